@@ -1,0 +1,12 @@
+import { startBedrockFake } from '../test/fakes/bedrock-fake.ts';
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED='true';
+process.env.AWS_ACCESS_KEY_ID='AKIDFAKE'; process.env.AWS_SECRET_ACCESS_KEY='secret'; process.env.AWS_REGION='us-east-1';
+const fake = await startBedrockFake();
+fake.enqueue({ steps: [{ thinking: 'hmm', signature: 'sig' }, { text: 'Hello ' }, { text: 'world' }, { toolCall: { name: 'read', args: { path: 'a.txt' } } }], usage: { input: 10, output: 5, cacheRead: 3, cacheWrite: 2 } });
+const { BedrockRuntimeClient, ConverseStreamCommand } = await import('@aws-sdk/client-bedrock-runtime');
+const { NodeHttpHandler } = await import('@smithy/node-http-handler');
+const client = new BedrockRuntimeClient({ endpoint: fake.url, requestHandler: new NodeHttpHandler() });
+const r = await client.send(new ConverseStreamCommand({ modelId: 'us.anthropic.claude-sonnet-4-20250514-v1:0', messages: [{ role: 'user', content: [{ text: 'hi' }, {cachePoint:{type:'default'}}] }], system: [{ text: 'sys' }, {cachePoint:{type:'default'}}], toolConfig: { tools: [{ toolSpec: { name: 'read', description: 'd', inputSchema: { json: { type: 'object', properties: {} } } } }] } }));
+for await (const ev of r.stream!) console.log(JSON.stringify(ev));
+console.log(fake.requests[0].path, JSON.stringify(fake.requests[0].body), fake.requests[0].headers);
+await fake.close();

@@ -1,0 +1,25 @@
+import { startGeminiFake } from '../test/fakes/gemini-fake.ts';
+const fake = await startGeminiFake();
+fake.enqueue({ steps: [{ thinking: 'hmm', signature: 'sig' }, { text: 'Hello ' }, { text: 'world' }, { toolCall: { name: 'read', args: { path: 'a.txt' } } }], usage: { input: 10, output: 5, cacheRead: 3 } });
+fake.enqueue({ steps: [{ text: 'done' }], usage: { input: 10, output: 5 } });
+let t = performance.now();
+const [{ genkit }, { googleAI }] = await Promise.all([import('genkit'), import('@genkit-ai/google-genai')]);
+console.log('import ms', Math.round(performance.now() - t));
+t = performance.now();
+const ai = genkit({ plugins: [googleAI({ apiKey: 'k', baseUrl: fake.url })] });
+console.log('init ms', Math.round(performance.now() - t));
+const tool = ai.dynamicTool({ name: 'read', description: 'read a file', inputJsonSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } });
+const messages: any[] = [{ role: 'system', content: [{ text: 'sys' }] }, { role: 'user', content: [{ text: 'hi' }] }];
+const { stream, response } = ai.generateStream({ model: googleAI.model('gemini-2.5-flash'), messages, tools: [tool], returnToolRequests: true, config: { maxOutputTokens: 100 } });
+for await (const c of stream) console.log('chunk', JSON.stringify(c.toJSON()));
+const r = await response;
+console.log('resp', JSON.stringify(r.message?.toJSON()), r.finishReason, JSON.stringify(r.usage));
+console.log(fake.requests[0].path, JSON.stringify(fake.requests[0].body));
+messages.push(r.message!.toJSON());
+messages.push({ role: 'tool', content: [{ toolResponse: { name: 'read', ref: undefined, output: 'file contents' } }] });
+const s2 = ai.generateStream({ model: googleAI.model('gemini-2.5-flash'), messages, tools: [tool], returnToolRequests: true, config: { maxOutputTokens: 100 } });
+for await (const c of s2.stream) {}
+const r2 = await s2.response;
+console.log(JSON.stringify(fake.requests[1].body));
+console.log(JSON.stringify(r2.usage), JSON.stringify(r2.toJSON().request ?? null).slice(0, 100));
+await fake.close();

@@ -1,0 +1,233 @@
+/**
+ * Session store benchmark: `npx tsx bench/session-store.ts [--records N] [--runs N] [--keep]`.
+ *
+ * Builds a synthetic transcript (100,000 records, ~100 MB, with three automatic compactions) in a
+ * temp KEEN_HOME, then reports medians of:
+ * - load + project (loadTranscript + buildConversation), each run in a fresh process so peak RSS
+ *   is the load's own (targets: < 1.5 s, peak growth < 3x the file size);
+ * - listing the session (summarizeSession: head, tail, byte scan);
+ * - opening it for appending (lock, load, tail check);
+ * - one append and one appendBatch (checkpoint + compaction_applied) on that file vs on a fresh,
+ *   empty session (target: the same order of magnitude), fdatasync included.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, openSync, rmSync, statSync, writeSync, fsyncSync, closeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Message } from '../src/llm/core/message.js';
+import { summarizeSession } from '../src/session/list.js';
+import { buildConversation } from '../src/session/projection.js';
+import { loadTranscript } from '../src/session/reader.js';
+import type { NewRecord, SessionRecord } from '../src/session/records.js';
+import { SessionStore } from '../src/session/store.js';
+
+const args = process.argv.slice(2);
+
+
+function numberArg(name: string, fallback: number): number {
+  const i = args.indexOf(name);
+  return i >= 0 ? Number(args[i + 1]) : fallback;
+}
+
+/** Runs in a fresh process: measure one load + projection and the RSS it adds. */
+async function childLoad(path: string): Promise<void> {
+  const baseline = process.memoryUsage().rss;
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const loaded = await loadTranscript(path);
+  const history = buildConversation(loaded.records);
+  const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  const peak = process.resourceUsage().maxRSS * 1024;
+  process.stdout.write(
+    JSON.stringify({ ms, cpuMs: (cpu.user + cpu.system) / 1000, baseline, peak, records: loaded.records.length, messages: history.length, warning: loaded.warning ?? null }),
+  );
+}
+
+async function main(recordCount: number, runs: number): Promise<void> {
+  const root = mkdtempSync(join(tmpdir(), 'keen-bench-session-'));
+  const home = join(root, 'home');
+  const cwd = '/bench/project';
+  try {
+    const big = await SessionStore.create(home, { cwd, provider: 'anthropic', model: 'bench-model', keenVersion: 'bench' });
+    await big.close();
+    const t0 = performance.now();
+    const size = writeSynthetic(big.path, recordCount);
+    console.log(`synthetic transcript: ${recordCount.toLocaleString('en-US')} records, ${mb(size)} (written in ${ms(performance.now() - t0)})`);
+
+    const loads = [];
+    for (let i = 0; i < runs; i++) {
+      const child = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child-load', big.path], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 20,
+      });
+      if (child.status !== 0) throw new Error(`load child failed: ${child.stderr}`);
+      loads.push(JSON.parse(child.stdout) as { ms: number; cpuMs: number; baseline: number; peak: number; records: number; messages: number });
+    }
+    const loadMs = median(loads.map((l) => l.ms));
+    const loadCpu = median(loads.map((l) => l.cpuMs));
+    const growth = median(loads.map((l) => l.peak - l.baseline));
+    const peak = median(loads.map((l) => l.peak));
+    console.log(
+      `load + project: median ${ms(loadMs)} wall, ${ms(loadCpu)} CPU (all threads, GC included) over ${runs} fresh processes (target < 1.5 s) -> ${loads[0].records} records, ${loads[0].messages} messages after the last compaction`,
+    );
+    console.log(
+      `memory: peak RSS grows by ${mb(growth)} = ${(growth / size).toFixed(2)}x the file (target < 3x); absolute peak RSS ${mb(peak)} = ${(peak / size).toFixed(2)}x`,
+    );
+
+    const listMs = median(await repeat(runs, async () => timed(() => summarizeSession(big.dir, big.id))));
+    console.log(`list (summarise) the 100 MB session: median ${ms(listMs)}`);
+
+    const openMs: number[] = [];
+    let opened: SessionStore | undefined;
+    for (let i = 0; i < 3; i++) {
+      const t = performance.now();
+      const o = await SessionStore.open(home, cwd, big.id);
+      openMs.push(performance.now() - t);
+      if (i < 2) await o.store.close();
+      else opened = o.store;
+    }
+    console.log(`open for appending (lock + load + tail check): median ${ms(median(openMs))}`);
+
+    const empty = await SessionStore.create(home, { cwd, provider: 'anthropic', model: 'bench-model', keenVersion: 'bench' });
+    const rounds = 30;
+    const bigAppend = await timeAppends(opened!, rounds);
+    const emptyAppend = await timeAppends(empty, rounds);
+    await opened!.close();
+    await empty.close();
+    const row = (name: string, onBig: number, onEmpty: number) =>
+      console.log(`${name}: ${ms(onBig)} on the ${mb(size)} file vs ${ms(onEmpty)} on an empty one (ratio ${(onBig / onEmpty).toFixed(2)})`);
+    console.log(`median of ${rounds}, fdatasync included:`);
+    row('  append      ', bigAppend.append, emptyAppend.append);
+    row('  appendBatch ', bigAppend.batch, emptyAppend.batch);
+  } finally {
+    if (args.includes('--keep')) console.log(`kept ${root}`);
+    else rmSync(root, { recursive: true, force: true });
+  }
+}
+
+async function timeAppends(store: SessionStore, rounds: number): Promise<{ append: number; batch: number }> {
+  const append: number[] = [];
+  const batch: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    append.push(await timed(() => store.append(userRecord(i))));
+    batch.push(await timed(() => store.appendBatch(compactionBatch(i))));
+  }
+  return { append: median(append), batch: median(batch) };
+}
+
+// ---- synthetic content ------------------------------------------------------------------------
+
+const WORDS =
+  'the of and to in is that for it as with was on be by at this from or an are which but not have had has one all were when we there can more if will would about so out up into than them some could time these two may first then do any like my now over such our man me even most made after also did many before must through back years where much your way well down should because each just those people how too little state good very make world still own see men work long get here between both life being under never day same another know while last might us great old year off come since against go came right used take three'.split(
+    ' ',
+  );
+
+let rng = 42;
+function rand(n: number): number {
+  rng = (rng * 1_103_515_245 + 12_345) % 2 ** 31;
+  return rng % n;
+}
+
+function words(count: number): string {
+  const out: string[] = [];
+  for (let i = 0; i < count; i++) out.push(WORDS[rand(WORDS.length)]);
+  return out.join(' ');
+}
+
+const usage = { input: 1200, output: 300, cache_read: 40_000, cache_write: 500 };
+
+function assistantTurn(i: number): NewRecord {
+  const callId = `call_${i}`;
+  const messages: Message[] = [
+    { role: 'assistant', content: words(20), tool_calls: [{ id: callId, name: 'read_file', args: JSON.stringify({ path: `src/module-${i % 500}.ts` }) }] },
+    { role: 'tool', tool_call_id: callId, name: 'read_file', content: words(45) },
+    { role: 'assistant', content: words(25) },
+  ];
+  const text = `${messages[0].content}\n${messages[2].content}`;
+  return {
+    kind: 'assistant_turn',
+    text,
+    tools: [{ id: callId, name: 'read_file', summary: `read src/module-${i % 500}.ts`, is_error: false, offset: 10 }],
+    usage,
+    messages,
+  };
+}
+
+function userRecord(i: number): NewRecord {
+  return { kind: 'user_message', message: { role: 'user', content: `request ${i}: ${words(25)}` } };
+}
+
+function compactionBatch(i: number): NewRecord[] {
+  return [
+    { ...(assistantTurn(i) as Extract<NewRecord, { kind: 'assistant_turn' }>), checkpoint: true },
+    { kind: 'compaction_applied', mode: 'auto', status: '', messages: [{ role: 'user', content: `summary ${i}: ${words(600)}` }] },
+  ];
+}
+
+/** Append records 2..count straight to the file (the store would fsync 100k times). */
+function writeSynthetic(path: string, count: number): number {
+  const fd = openSync(path, 'a');
+  const ts = new Date().toISOString();
+  let seq = 2;
+  let pending: string[] = [];
+  const flush = () => {
+    writeSync(fd, pending.join(''));
+    pending = [];
+  };
+  const put = (records: NewRecord[]) => {
+    const first = seq;
+    for (const r of records) {
+      const line = { seq, kind: r.kind, ts, ...(records.length > 1 ? { batch: { first_seq: first, count: records.length } } : {}), ...r } as SessionRecord;
+      pending.push(`${JSON.stringify(line)}\n`);
+      seq++;
+    }
+    if (pending.length >= 2000) flush();
+  };
+  const compactAt = new Set([Math.floor(count / 4), Math.floor(count / 2), Math.floor((count * 3) / 4)]);
+  while (seq <= count) {
+    if (compactAt.has(seq) && seq + 1 <= count) put(compactionBatch(seq));
+    else if (seq % 10 === 2) put([userRecord(seq)]);
+    else put([assistantTurn(seq)]);
+  }
+  flush();
+  fsyncSync(fd);
+  closeSync(fd);
+  return statSync(path).size;
+}
+
+// ---- helpers ----------------------------------------------------------------------------------
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const t = performance.now();
+  await fn();
+  return performance.now() - t;
+}
+
+async function repeat(n: number, fn: () => Promise<number>): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) out.push(await fn());
+  return out;
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+function ms(v: number): string {
+  return v >= 1000 ? `${(v / 1000).toFixed(2)} s` : `${v.toFixed(v < 10 ? 2 : 0)} ms`;
+}
+
+function mb(bytes: number): string {
+  return `${(bytes / 1e6).toFixed(1)} MB`;
+}
+
+// Last, so every constant above is initialised before the top-level await runs.
+if (args[0] === '--child-load') {
+  await childLoad(args[1]);
+} else {
+  await main(numberArg('--records', 100_000), numberArg('--runs', 5));
+}

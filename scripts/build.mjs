@@ -1,0 +1,39 @@
+// Bundles the CLI into dist/ so startup does not pay for hundreds of module files.
+// Heavy or binary-locating packages stay external and are imported lazily at run time.
+import { build } from 'esbuild';
+import { readFileSync, rmSync } from 'node:fs';
+
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+
+await build({
+  entryPoints: { main: 'src/cli/main.ts' },
+  outdir: 'dist',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: 'linked',
+  minify: false,
+  legalComments: 'none',
+  jsx: 'automatic',
+  define: {
+    'process.env.NODE_ENV': '"production"',
+    KEEN_VERSION: JSON.stringify(pkg.version),
+  },
+  external: [
+    '@anthropic-ai/sdk',
+    'openai',
+    '@aws-sdk/*',
+    '@smithy/*',
+    'genkit',
+    '@genkit-ai/*',
+    '@vscode/ripgrep',
+    'react-devtools-core',
+  ],
+  banner: {
+    js: "import { createRequire as __keenCreateRequire } from 'node:module'; const require = __keenCreateRequire(import.meta.url);",
+  },
+  logLevel: 'warning',
+});

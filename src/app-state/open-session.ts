@@ -1,0 +1,148 @@
+import { KeenError } from '../errors.js';
+import { loadConfig } from '../config/load.js';
+import { keenHome } from '../config/paths.js';
+import { resolveModel, type ResolvedModel } from '../config/resolve.js';
+import type { KeenConfig } from '../config/schema.js';
+import { computeBudget, DEFAULT_COMPACTION_POLICY, type ContextBudget } from '../llm/core/context-budget.js';
+import { ContextMeter } from '../llm/core/token-estimator.js';
+import { createChatClient } from '../llm/loop.js';
+import { buildSystemPrompt } from '../llm/prompts/system-prompt.js';
+import { createAdapter } from '../llm/providers/registry.js';
+import { latestSession } from '../session/list.js';
+import { buildConversation, currentModel } from '../session/projection.js';
+import type { SessionRecord } from '../session/records.js';
+import { SessionStore } from '../session/store.js';
+import { createDefaultRegistry } from '../tools/index.js';
+import { createHeadlessGate } from '../tools/permissions.js';
+import type { PermissionGate } from '../tools/types.js';
+import { VERSION } from '../version.js';
+import { AppState } from './app-state.js';
+import { SessionController } from './session-controller.js';
+
+export const DEFAULT_MAX_TURNS = 100;
+
+export interface SessionFlags {
+  provider?: string;
+  model?: string;
+  profile?: string;
+  yolo?: boolean;
+  /** Resume this session id. */
+  session?: string;
+  /** Resume this directory's latest session. */
+  continue?: boolean;
+}
+
+export interface OpenSessionOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  flags: SessionFlags;
+  interactive: boolean;
+  /** The REPL's asking gate; headless runs get the config/--yolo gate. */
+  permissions?: PermissionGate;
+}
+
+/** A running session: AppState + store + controller, ready for turns. */
+export interface LiveSession {
+  sessionId: string;
+  provider: string;
+  model: string;
+  resolved: ResolvedModel;
+  budget: ContextBudget;
+  config: KeenConfig;
+  home: string;
+  controller: SessionController;
+  store: SessionStore;
+  /** Records on disk when the session was opened (for replay); empty for a new session. */
+  records: SessionRecord[];
+  /** One-line notices for the user (damaged transcript lines, a disabled policy). */
+  warnings: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a new or stored session. Credentials are checked (the adapter is built) before anything
+ * is written, so a missing key never leaves an empty session behind; an unknown id or a locked
+ * session is a one-line KeenError.
+ */
+export async function openSession(opts: OpenSessionOptions): Promise<LiveSession> {
+  const home = keenHome(opts.env);
+  const config = loadConfig(home, opts.cwd);
+  const warnings: string[] = [];
+  let resumeId = opts.flags.session;
+  if (!resumeId && opts.flags.continue) {
+    const latest = await latestSession(home, opts.cwd);
+    if (!latest) throw new KeenError('no session to continue in this directory; start one with `keen run "…"` or `keen`');
+    resumeId = latest.id;
+  }
+
+  let store: SessionStore | undefined;
+  let records: SessionRecord[] = [];
+  try {
+    let stored: { provider: string; model: string } | undefined;
+    if (resumeId) {
+      const opened = await SessionStore.open(home, opts.cwd, resumeId, { env: opts.env });
+      store = opened.store;
+      records = opened.records;
+      if (opened.warning) warnings.push(opened.warning);
+      stored = currentModel(records);
+    }
+    const flags = { ...opts.flags };
+    if (stored && !flags.provider && !flags.model) {
+      flags.provider = stored.provider;
+      flags.model = stored.model;
+    }
+    const resolved = resolveModel(config, flags, opts.env, home);
+    const adapter = await createAdapter(resolved.provider, resolved.settings);
+    const budget = computeBudget(
+      { contextWindow: resolved.info.contextWindow, maxOutputTokens: resolved.info.maxOutputTokens },
+      { ...DEFAULT_COMPACTION_POLICY, ...stripUndefined(config.compaction ?? {}) },
+    );
+    if (budget.warning) warnings.push(budget.warning);
+    const secrets = resolved.settings.apiKey ? [resolved.settings.apiKey] : [];
+    if (!store) {
+      store = await SessionStore.create(home, { cwd: opts.cwd, provider: resolved.provider, model: resolved.name, keenVersion: VERSION, env: opts.env, secrets });
+    } else if (stored && (stored.provider !== resolved.provider || stored.model !== resolved.name)) {
+      await store.append({ kind: 'model_changed', provider: resolved.provider, model: resolved.name });
+    }
+    const permissions = opts.permissions ?? createHeadlessGate({ yolo: !!opts.flags.yolo, allow: config.permissions?.allow ?? [] });
+    const client = createChatClient(adapter, {
+      cwd: opts.cwd,
+      permissions,
+      budget,
+      newGauge: () => new ContextMeter(),
+      maxTurns: config.maxTurns ?? DEFAULT_MAX_TURNS,
+    });
+    const appState = new AppState({
+      client,
+      registry: createDefaultRegistry(),
+      model: resolved.wireId,
+      maxOutputTokens: resolved.info.maxOutputTokens,
+      thinkingBudget: config.thinkingBudget,
+      sessionId: store.id,
+      buildSystemPrompt: () => buildSystemPrompt({ cwd: opts.cwd }),
+      history: buildConversation(records),
+    });
+    const liveStore = store;
+    return {
+      sessionId: store.id,
+      provider: resolved.provider,
+      model: resolved.name,
+      resolved,
+      budget,
+      config,
+      home,
+      controller: new SessionController(appState, liveStore),
+      store: liveStore,
+      records,
+      warnings,
+      close: () => liveStore.close(),
+    };
+  } catch (err) {
+    await store?.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,96 @@
+import { Command, Option } from 'commander';
+import { VERSION } from '../version.js';
+
+/** Options shared by every command that talks to a model. */
+export interface ModelFlags {
+  provider?: string;
+  model?: string;
+  profile?: string;
+  yolo?: boolean;
+}
+
+export interface RunFlags extends ModelFlags {
+  format: 'text' | 'json';
+  session?: string;
+  continue?: boolean;
+  print?: string;
+}
+
+function addModelOptions(cmd: Command): Command {
+  return cmd
+    .option('--provider <provider>', 'provider: anthropic, openai, openai-responses, codex, bedrock, genkit')
+    .option('-m, --model <model>', 'model name (catalog or config models.<name>)')
+    .option('--profile <profile>', 'AWS profile for Bedrock')
+    .option('--yolo', 'allow write_file, edit_file and bash without asking');
+}
+
+/** Parses argv and runs the command. Returns the process exit code. */
+export async function runCli(argv: string[]): Promise<number> {
+  let code = 0;
+  const program = new Command('keen')
+    .description('A terminal coding agent that compacts its context and never loses your work.')
+    .version(VERSION, '-v, --version')
+    .argument('[prompt...]', 'a first message to send')
+    .option('--resume <id>', 'reopen a stored session')
+    .option('-c, --continue', "reopen this directory's latest session")
+    .option('-p, --print <message>', 'run headless once and print the answer (same as `keen run`)')
+    .addOption(new Option('--format <format>', 'headless output format').choices(['text', 'json']).default('text'))
+    .showHelpAfterError('(run `keen --help` for usage)');
+  addModelOptions(program);
+  program.action(async (prompt: string[], opts: RunFlags & { resume?: string }) => {
+    if (opts.print !== undefined) {
+      const { runHeadless } = await import('./run.js');
+      code = await runHeadless(opts.print, { ...opts, session: opts.resume ?? opts.session });
+      return;
+    }
+    const { startRepl } = await import('./repl-entry.js');
+    code = await startRepl({ ...opts, initialPrompt: prompt.join(' ') || undefined });
+  });
+
+  addModelOptions(
+    program
+      .command('run')
+      .description('run one turn headless: tools, compaction and persistence as in the REPL')
+      .argument('[message...]', 'the message (read from stdin when omitted)')
+      .option('-p, --print <message>', 'the message (alias)')
+      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+      .option('--session <id>', 'continue a stored session')
+      .option('-c, --continue', "continue this directory's latest session"),
+  ).action(async (message: string[], opts: RunFlags) => {
+    const { runHeadless } = await import('./run.js');
+    code = await runHeadless(opts.print ?? (message.length ? message.join(' ') : undefined), opts);
+  });
+
+  addModelOptions(
+    program
+      .command('compact')
+      .description('compact a stored session now (manual /compact, headless)')
+      .argument('[focus...]', 'what the summary must especially keep')
+      .option('--session <id>', 'the session to compact')
+      .option('-c, --continue', "compact this directory's latest session"),
+  ).action(async (focus: string[], opts: RunFlags) => {
+    const { runCompactCommand } = await import('./compact.js');
+    code = await runCompactCommand(focus.join(' ') || undefined, opts);
+  });
+
+  program
+    .command('sessions')
+    .description("list this directory's sessions")
+    .option('--all', 'list the sessions of every directory')
+    .action(async (opts: { all?: boolean }) => {
+      const { runSessionsCommand } = await import('./sessions.js');
+      code = await runSessionsCommand(opts);
+    });
+
+  program
+    .command('login')
+    .description('sign in to a provider that uses an account instead of an API key')
+    .argument('<provider>', 'codex')
+    .action(async (provider: string) => {
+      const { runLoginCommand } = await import('./login.js');
+      code = await runLoginCommand(provider);
+    });
+
+  await program.parseAsync(argv);
+  return code;
+}

@@ -1,0 +1,45 @@
+import { KeenError } from '../errors.js';
+import { openSession } from '../app-state/open-session.js';
+import type { RunFlags } from './commands.js';
+
+/**
+ * `keen compact [--session ID | --continue] [FOCUS]`: the manual compaction of the REPL, on a
+ * stored session. Streams the summary to stdout, persists it and exits 0; on failure exits
+ * non-zero with the transcript unchanged.
+ */
+export async function runCompactCommand(focus: string | undefined, flags: RunFlags): Promise<number> {
+  if (!flags.session && !flags.continue) throw new KeenError('keen compact needs --session <id> or --continue (list sessions with `keen sessions`)');
+  const session = await openSession({ cwd: process.cwd(), env: process.env, flags, interactive: false });
+  if (session.controller.appState.messages.length === 0) {
+    await session.close();
+    throw new KeenError(`session ${session.sessionId} has no conversation to compact`);
+  }
+  const controller = new AbortController();
+  const onSigint = () => controller.abort();
+  process.once('SIGINT', onSigint);
+  let failure: string | undefined;
+  let kind = '';
+  let applied = false;
+  let wrote = '';
+  try {
+    for await (const ev of session.controller.compact(focus, controller.signal)) {
+      if (ev.type === 'text_delta') {
+        wrote += ev.text;
+        process.stdout.write(ev.text);
+      } else if (ev.type === 'error') {
+        failure = ev.error.message;
+        kind = ev.error.kind;
+      } else if (ev.type === 'compaction_done') applied = true;
+    }
+  } finally {
+    process.off('SIGINT', onSigint);
+    await session.close();
+  }
+  if (wrote && !wrote.endsWith('\n')) process.stdout.write('\n');
+  if (!applied) {
+    process.stderr.write(`keen: compaction failed: ${failure ?? 'no summary'}; the session is unchanged\n`);
+    return kind === 'cancelled' ? 130 : 1;
+  }
+  process.stderr.write(`Context compacted. Run \`keen --resume ${session.sessionId}\` to continue.\n`);
+  return 0;
+}

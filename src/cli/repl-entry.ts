@@ -1,0 +1,12 @@
+import type { RunFlags } from './commands.js';
+
+export interface ReplFlags extends RunFlags {
+  resume?: string;
+  initialPrompt?: string;
+}
+
+/** `keen`: the interactive REPL (Ink). Loaded only when no headless command was given. */
+export async function startRepl(flags: ReplFlags): Promise<number> {
+  const { runRepl } = await import('../repl/run-repl.js');
+  return runRepl(flags);
+}

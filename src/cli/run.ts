@@ -1,0 +1,85 @@
+import { KeenError } from '../errors.js';
+import { addUsage, emptyUsage } from '../llm/core/usage.js';
+import type { RunFlags } from './commands.js';
+import { openSession } from '../app-state/open-session.js';
+import { readStdin } from './stdin.js';
+
+/**
+ * `keen run`: one turn, headless. Text format streams the assistant's visible text to stdout as
+ * it arrives (so output is pre-compaction text + post-compaction text, no separator and nothing
+ * private); JSON prints one object at the end. Failures: one line on stderr, non-zero exit, and
+ * whatever text was produced is still written.
+ */
+export async function runHeadless(message: string | undefined, flags: RunFlags): Promise<number> {
+  const input = message ?? (await readStdin());
+  if (!input?.trim()) throw new KeenError('no message: pass one as an argument or on stdin (keen run "fix the failing test")');
+  const session = await openSession({ cwd: process.cwd(), env: process.env, flags, interactive: false });
+  const controller = new AbortController();
+  const onSigint = () => controller.abort();
+  process.once('SIGINT', onSigint);
+  process.once('SIGTERM', onSigint);
+
+  let completed = '';
+  let current = '';
+  let usage = emptyUsage();
+  let compactions = 0;
+  let stopReason: string | undefined;
+  let failure: { kind: string; message: string } | undefined;
+  const json = flags.format === 'json';
+  const emit = (text: string) => {
+    current += text;
+    if (!json) process.stdout.write(text);
+  };
+  let lastWasText = false;
+  try {
+    for await (const ev of session.controller.chat(input, controller.signal)) {
+      switch (ev.type) {
+        case 'text_delta':
+          emit(ev.text);
+          lastWasText = true;
+          break;
+        case 'message':
+          // Separate the text of consecutive model requests so they do not run together.
+          if (ev.message.role === 'assistant' && lastWasText && !current.endsWith('\n')) emit('\n');
+          lastWasText = false;
+          break;
+        case 'usage':
+          usage = addUsage(usage, ev.usage);
+          break;
+        case 'checkpoint':
+          completed += current;
+          current = '';
+          compactions++;
+          break;
+        case 'done':
+          stopReason = ev.stopReason;
+          break;
+        case 'error':
+          failure = ev.error;
+          break;
+        default:
+          break;
+      }
+    }
+  } finally {
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigint);
+    await session.close();
+  }
+  const result = (completed + current).replace(/\n+$/, '');
+  if (json) {
+    const out: Record<string, unknown> = { session_id: session.sessionId, result, usage, stop_reason: stopReason ?? null, compactions, provider: session.provider, model: session.model };
+    if (failure) out.error = failure;
+    process.stdout.write(`${JSON.stringify(out)}\n`);
+  } else if (result && !(completed + current).endsWith('\n')) {
+    process.stdout.write('\n');
+  }
+  if (failure) {
+    process.stderr.write(`keen: ${failure.message}\n`);
+  } else if (stopReason === 'max_turns') {
+    process.stderr.write('keen: stopped after the maximum number of tool turns (config maxTurns)\n');
+  }
+  process.stderr.write(`Run \`keen --resume ${session.sessionId}\` to continue.\n`);
+  if (failure) return failure.kind === 'cancelled' ? 130 : 1;
+  return stopReason === 'max_turns' ? 2 : 0;
+}

@@ -1,0 +1,14 @@
+import { keenHome } from '../config/paths.js';
+import { formatSessionList, listSessions } from '../session/list.js';
+
+/** `keen sessions [--all]`: this directory's sessions (or every directory's), newest first. */
+export async function runSessionsCommand(opts: { all?: boolean }): Promise<number> {
+  const home = keenHome();
+  const rows = await listSessions(home, process.cwd(), { all: opts.all });
+  if (rows.length === 0) {
+    process.stdout.write(opts.all ? 'No sessions yet.\n' : 'No sessions in this directory yet (`keen sessions --all` lists every directory).\n');
+    return 0;
+  }
+  process.stdout.write(`${formatSessionList(rows, { showCwd: opts.all })}\n`);
+  return 0;
+}

@@ -1,0 +1,28 @@
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * Every path of user state, in one place. `KEEN_HOME` (default `~/.keen`) roots config, sessions,
+ * auth and input history; nothing else in Keen computes these paths.
+ */
+export function keenHome(env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env.KEEN_HOME?.trim();
+  return fromEnv ? path.resolve(fromEnv) : path.join(os.homedir(), '.keen');
+}
+
+export function userConfigPath(home: string): string {
+  return path.join(home, 'config.json');
+}
+
+/** The project config: `.keen/config.json` in the working directory. It wins over the user's. */
+export function projectConfigPath(cwd: string): string {
+  return path.join(cwd, '.keen', 'config.json');
+}
+
+export function authPath(home: string): string {
+  return path.join(home, 'auth.json');
+}
+
+export function inputHistoryDir(home: string): string {
+  return path.join(home, 'history');
+}

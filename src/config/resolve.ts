@@ -1,0 +1,58 @@
+import { KeenError } from '../errors.js';
+import { PROVIDER_IDS, type ProviderId, type ProviderSettings } from '../llm/providers/types.js';
+import { DEFAULT_MODEL, FALLBACK_CAPACITY, MODEL_CATALOG, type ModelInfo } from './models.js';
+import type { KeenConfig } from './schema.js';
+
+/** Flags that override config for one run. */
+export interface RuntimeFlags {
+  provider?: string;
+  model?: string;
+  profile?: string;
+}
+
+/** Everything a run needs to pick and talk to a model, resolved once. */
+export interface ResolvedModel {
+  provider: ProviderId;
+  /** The name the user chose (catalog or config key). */
+  name: string;
+  /** The id sent on the wire. */
+  wireId: string;
+  info: ModelInfo;
+  settings: ProviderSettings;
+}
+
+/**
+ * Resolves provider and model from flags, then config, then defaults. An unknown `--provider`
+ * is a KeenError listing the valid ones.
+ */
+export function resolveModel(config: KeenConfig, flags: RuntimeFlags, env: NodeJS.ProcessEnv, home: string): ResolvedModel {
+  const requested = flags.provider ?? config.provider;
+  if (requested !== undefined && !(PROVIDER_IDS as readonly string[]).includes(requested)) {
+    throw new KeenError(`unknown provider "${requested}"; choose one of ${PROVIDER_IDS.join(', ')}`);
+  }
+  const name = flags.model ?? (flags.provider ? undefined : config.model) ?? DEFAULT_MODEL[(requested ?? 'anthropic') as ProviderId];
+  const entry = config.models?.[name];
+  const catalog = MODEL_CATALOG[name];
+  const provider = (requested ?? entry?.provider ?? catalog?.provider ?? 'anthropic') as ProviderId;
+  const info: ModelInfo = {
+    provider,
+    contextWindow: entry?.contextWindow ?? catalog?.contextWindow ?? FALLBACK_CAPACITY.contextWindow,
+    maxOutputTokens: entry?.maxOutputTokens ?? catalog?.maxOutputTokens ?? FALLBACK_CAPACITY.maxOutputTokens,
+  };
+  const providerEntry = config.providers?.[provider];
+  const keyEnv = entry?.apiKeyEnv ?? providerEntry?.apiKeyEnv;
+  const settings: ProviderSettings = {
+    model: entry?.id ?? name,
+    apiKey: keyEnv ? env[keyEnv] : undefined,
+    baseURL: entry?.baseURL ?? providerEntry?.baseURL,
+    awsProfile: flags.profile ?? config.awsProfile,
+    region: config.region,
+    maxRetries: config.maxRetries,
+    home,
+    env,
+  };
+  if (keyEnv && !settings.apiKey && !settings.baseURL) {
+    throw new KeenError(`${keyEnv} is not set (named by apiKeyEnv for model "${name}"). Export it, or pick another provider with --provider.`);
+  }
+  return { provider, name, wireId: settings.model, info, settings };
+}

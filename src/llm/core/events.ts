@@ -1,0 +1,32 @@
+import type { LlmError } from './errors.js';
+import type { Message, ToolCall, ToolMessage } from './message.js';
+import type { Usage } from './usage.js';
+
+/**
+ * Everything a running chat stream reports, as one discriminated union on `type`.
+ *
+ * Invariants:
+ * - A stream never throws: it ends with exactly one `done` or one `error` event.
+ * - `message` is emitted for every generic message the loop appends to its history (each assistant
+ *   reply, each tool result), in order. Consumers rebuild "turn memory" from these alone.
+ * - After `auto_compaction_applied`, the history is `replacement` and later `message` events extend
+ *   it. The replacement includes the system message(s); strip them before storing.
+ * - The `auto_compaction_*` events are control events, never assistant content.
+ */
+export type StreamEvent =
+  | { type: 'text_delta'; text: string }
+  | { type: 'reasoning_delta'; text: string }
+  | { type: 'tool_call_started'; call: ToolCall }
+  | { type: 'tool_call_finished'; call: ToolCall; result: ToolMessage }
+  | { type: 'message'; message: Message }
+  | { type: 'usage'; usage: Usage }
+  | { type: 'auto_compaction_started'; cancel: () => void }
+  | { type: 'auto_compaction_applied'; replacement: Message[]; summary: string; usage?: Usage; tokensBefore: number; tokensAfter: number }
+  | { type: 'auto_compaction_cancelled'; usage?: Usage }
+  | { type: 'auto_compaction_failed'; reason: string; usage?: Usage }
+  | { type: 'error'; error: LlmError }
+  | { type: 'done'; stopReason: StopReason };
+
+export type StopReason = 'end_turn' | 'max_tokens' | 'max_turns' | 'other';
+
+export type StreamEventType = StreamEvent['type'];

@@ -1,0 +1,67 @@
+import type { LlmError } from './errors.js';
+import type { AssistantMessage, Message, ToolCall, ToolMessage } from './message.js';
+import type { Usage } from './usage.js';
+
+/** A tool as the model sees it: name, description and a JSON Schema for its input. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+}
+
+/** What the shared loop sends: the system message(s) first, then the conversation. */
+export interface ChatRequest {
+  model: string;
+  messages: Message[];
+  tools: ToolDefinition[];
+  maxOutputTokens: number;
+  /** Extended thinking budget where the provider supports it; 0 or undefined turns it off. */
+  thinkingBudget?: number;
+}
+
+/** What one provider turn reports to the loop. */
+export type ModelTurnEvent =
+  | { type: 'text_delta'; text: string }
+  | { type: 'reasoning_delta'; text: string }
+  | { type: 'tool_call'; call: ToolCall }
+  | { type: 'usage'; usage: Usage }
+  | { type: 'turn_end'; message: AssistantMessage; stopReason: 'end_turn' | 'tool_use' | 'max_tokens' | 'other' }
+  | { type: 'error'; error: LlmError };
+
+/**
+ * A provider's native conversation for one running stream. The adapter owns the wire shape
+ * (system blocks, content blocks, reasoning items); the loop owns the generic history beside it.
+ */
+export interface ProviderConversation {
+  /**
+   * Send the native history as one request and stream the reply. Never throws: it ends with
+   * exactly one `turn_end` (after appending the assistant's native reply to its history) or one
+   * `error` (history unchanged).
+   */
+  streamTurn(signal: AbortSignal): AsyncIterable<ModelTurnEvent>;
+  /** Append the results of the last turn's tool calls, in call order. */
+  appendToolResults(results: ToolMessage[]): void;
+  /**
+   * Append `text` as the final user content. Providers that refuse two user turns in a row
+   * (Bedrock Converse) add it as a text block to the last user turn, after its tool results.
+   */
+  appendUserText(text: string): void;
+  /**
+   * True while native state exists that a compaction must not split (e.g. Responses reasoning and
+   * function-call items that must stay paired). Automatic compaction waits while it is true.
+   */
+  hasPendingState(): boolean;
+  /**
+   * Install a compaction replacement (system message(s) + one user message) following the
+   * provider table in docs/compaction.md; clears pending state of the old history.
+   */
+  replaceHistory(replacement: Message[]): void;
+  /** An independent copy: mutating the fork never changes this conversation. */
+  fork(): ProviderConversation;
+}
+
+/** A provider: turns a generic request into a native conversation. Lazily imports its SDK. */
+export interface ProviderAdapter {
+  readonly id: string;
+  open(request: ChatRequest): Promise<ProviderConversation>;
+}

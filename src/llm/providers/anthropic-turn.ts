@@ -1,0 +1,163 @@
+/**
+ * Assembles one streamed Anthropic reply: emits deltas as they arrive and, once `message_stop`
+ * has been seen, yields the native content blocks to keep and the generic assistant message.
+ */
+import type {
+  RawContentBlockDelta,
+  RawContentBlockStartEvent,
+  RawMessageStreamEvent,
+} from '@anthropic-ai/sdk/resources/messages';
+import type { AssistantMessage, ReasoningPart, ToolCall } from '../core/message.js';
+import type { ModelTurnEvent } from '../core/provider.js';
+import type { Usage } from '../core/usage.js';
+import { ANTHROPIC_REASONING, parseToolInput, type NativeBlock } from './anthropic-wire.js';
+
+type TurnStopReason = Extract<ModelTurnEvent, { type: 'turn_end' }>['stopReason'];
+
+type OpenBlock =
+  | { kind: 'text'; text: string }
+  | { kind: 'thinking'; thinking: string; signature: string }
+  | { kind: 'redacted'; data: string }
+  | { kind: 'tool_use'; id: string; name: string; json: string; initial: unknown }
+  /** Server-side blocks (web search results, ...) this client neither shows nor replays. */
+  | { kind: 'ignored' };
+
+export interface AssembledTurn {
+  /** The assistant content to append to native history, thinking blocks verbatim. */
+  blocks: NativeBlock[];
+  message: AssistantMessage;
+  stopReason: TurnStopReason;
+  usage: Usage;
+}
+
+interface RawUsage {
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+}
+
+export function mapStopReason(reason: string | null | undefined): TurnStopReason {
+  switch (reason) {
+    case 'end_turn':
+    case 'stop_sequence':
+      return 'end_turn';
+    case 'tool_use':
+      return 'tool_use';
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return 'max_tokens';
+    default:
+      return 'other';
+  }
+}
+
+export class TurnAssembler {
+  private readonly blocks = new Map<number, OpenBlock>();
+  private readonly usage: Usage = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+  private stopReason: string | null = null;
+  private stopped = false;
+
+  /** Folds one SSE event in; returns the events to report now. */
+  accept(event: RawMessageStreamEvent): ModelTurnEvent[] {
+    switch (event.type) {
+      case 'message_start':
+        this.takeUsage(event.message.usage);
+        return [];
+      case 'content_block_start':
+        this.blocks.set(event.index, openBlock(event.content_block));
+        return [];
+      case 'content_block_delta':
+        return this.delta(event.index, event.delta);
+      case 'content_block_stop': {
+        const block = this.blocks.get(event.index);
+        if (block?.kind !== 'tool_use') return [];
+        return [{ type: 'tool_call', call: toolCallOf(block) }];
+      }
+      case 'message_delta':
+        this.stopReason = event.delta.stop_reason ?? this.stopReason;
+        this.takeUsage(event.usage);
+        return [];
+      case 'message_stop':
+        this.stopped = true;
+        return [];
+      default:
+        return [];
+    }
+  }
+
+  /** The finished turn, or undefined when the stream ended before `message_stop`. */
+  finish(): AssembledTurn | undefined {
+    if (!this.stopped) return undefined;
+    const blocks: NativeBlock[] = [];
+    const reasoning: ReasoningPart[] = [];
+    const calls: ToolCall[] = [];
+    let text = '';
+    for (const index of [...this.blocks.keys()].sort((a, b) => a - b)) {
+      const b = this.blocks.get(index)!;
+      if (b.kind === 'text') {
+        text += b.text;
+        if (b.text !== '') blocks.push({ type: 'text', text: b.text });
+      } else if (b.kind === 'thinking') {
+        blocks.push({ type: 'thinking', thinking: b.thinking, signature: b.signature });
+        reasoning.push({ provider: ANTHROPIC_REASONING, text: b.thinking, signature: b.signature });
+      } else if (b.kind === 'redacted') {
+        blocks.push({ type: 'redacted_thinking', data: b.data });
+        reasoning.push({ provider: ANTHROPIC_REASONING, text: '', encrypted_content: b.data, redacted: true });
+      } else if (b.kind === 'tool_use') {
+        const call = toolCallOf(b);
+        calls.push(call);
+        blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: parseToolInput(call.args) });
+      }
+    }
+    const message: AssistantMessage = { role: 'assistant', content: text };
+    if (calls.length > 0) message.tool_calls = calls;
+    if (reasoning.length > 0) message.reasoning = reasoning;
+    return { blocks, message, stopReason: mapStopReason(this.stopReason), usage: { ...this.usage } };
+  }
+
+  private delta(index: number, delta: RawContentBlockDelta): ModelTurnEvent[] {
+    const block = this.blocks.get(index);
+    if (delta.type === 'text_delta' && block?.kind === 'text') {
+      block.text += delta.text;
+      return delta.text ? [{ type: 'text_delta', text: delta.text }] : [];
+    }
+    if (delta.type === 'thinking_delta' && block?.kind === 'thinking') {
+      block.thinking += delta.thinking;
+      return delta.thinking ? [{ type: 'reasoning_delta', text: delta.thinking }] : [];
+    }
+    if (delta.type === 'signature_delta' && block?.kind === 'thinking') block.signature += delta.signature;
+    else if (delta.type === 'input_json_delta' && block?.kind === 'tool_use') block.json += delta.partial_json;
+    return [];
+  }
+
+  /** message_start carries the prompt usage; message_delta's counts are cumulative and win when set. */
+  private takeUsage(u: RawUsage | null | undefined): void {
+    if (!u) return;
+    if (u.input_tokens != null) this.usage.input = u.input_tokens;
+    if (u.output_tokens != null) this.usage.output = u.output_tokens;
+    if (u.cache_read_input_tokens != null) this.usage.cache_read = u.cache_read_input_tokens;
+    if (u.cache_creation_input_tokens != null) this.usage.cache_write = u.cache_creation_input_tokens;
+  }
+}
+
+function openBlock(block: RawContentBlockStartEvent['content_block']): OpenBlock {
+  switch (block.type) {
+    case 'text':
+      return { kind: 'text', text: block.text ?? '' };
+    case 'thinking':
+      return { kind: 'thinking', thinking: block.thinking ?? '', signature: block.signature ?? '' };
+    case 'redacted_thinking':
+      return { kind: 'redacted', data: block.data };
+    case 'tool_use':
+      return { kind: 'tool_use', id: block.id, name: block.name, json: '', initial: block.input };
+    default:
+      return { kind: 'ignored' };
+  }
+}
+
+function toolCallOf(block: Extract<OpenBlock, { kind: 'tool_use' }>): ToolCall {
+  // No input_json_delta at all means the start event's `input` was the whole input.
+  const args = block.json !== '' ? block.json : JSON.stringify(block.initial ?? {});
+  return { id: block.id, name: block.name, args };
+}

@@ -1,0 +1,184 @@
+/**
+ * Anthropic Messages wire shapes and the pure conversions between them and the generic messages.
+ *
+ * Native history is stored WITHOUT `cache_control`; breakpoints are added to a copy when a request
+ * is built (see {@link buildRequestBody}), so moving the message breakpoint never edits history.
+ */
+import type { AssistantMessage, Message, ReasoningPart, ToolMessage } from '../core/message.js';
+import type { ToolDefinition } from '../core/provider.js';
+
+export interface CacheControl {
+  type: 'ephemeral';
+}
+
+export type NativeBlock =
+  | { type: 'text'; text: string; cache_control?: CacheControl }
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown>; cache_control?: CacheControl }
+  | { type: 'tool_result'; tool_use_id: string; content?: string; is_error?: boolean; cache_control?: CacheControl };
+
+export interface NativeMessage {
+  role: 'user' | 'assistant';
+  content: NativeBlock[];
+}
+
+export interface NativeSystemBlock {
+  type: 'text';
+  text: string;
+  cache_control?: CacheControl;
+}
+
+export interface NativeTool {
+  name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+  cache_control?: CacheControl;
+}
+
+/** Everything one conversation sends besides the per-request switches. */
+export interface NativeHistory {
+  system: NativeSystemBlock[];
+  messages: NativeMessage[];
+  tools: NativeTool[];
+}
+
+export interface RequestSettings {
+  model: string;
+  maxOutputTokens: number;
+  thinkingBudget?: number;
+}
+
+/** The JSON body sent to `POST /v1/messages`; equal histories serialise to equal bytes. */
+export interface WireRequest {
+  model: string;
+  max_tokens: number;
+  system?: NativeSystemBlock[];
+  messages: NativeMessage[];
+  tools?: NativeTool[];
+  thinking?: { type: 'enabled'; budget_tokens: number };
+  stream: true;
+}
+
+/** The provider name stored on reasoning parts this adapter produces and replays. */
+export const ANTHROPIC_REASONING = 'anthropic';
+
+const EPHEMERAL: CacheControl = { type: 'ephemeral' };
+
+export function toSystemBlocks(messages: readonly Message[]): NativeSystemBlock[] {
+  return messages.filter((m) => m.role === 'system' && m.content !== '').map((m) => ({ type: 'text', text: m.content }));
+}
+
+export function toNativeTools(tools: readonly ToolDefinition[]): NativeTool[] {
+  return tools.map((t) => ({ name: t.name, description: t.description, input_schema: structuredClone(t.input_schema) }));
+}
+
+/** A tool call's arguments as the `input` object the API demands; unparsable or non-object text becomes `{}`. */
+export function parseToolInput(args: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(args);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+export function toolResultBlock(result: ToolMessage): NativeBlock {
+  // The API rejects empty text; an omitted `content` is the accepted way to say "no output".
+  return {
+    type: 'tool_result',
+    tool_use_id: result.tool_call_id,
+    ...(result.content !== '' ? { content: result.content } : {}),
+    ...(result.is_error ? { is_error: true } : {}),
+  };
+}
+
+export function userTextMessage(text: string): NativeMessage {
+  return { role: 'user', content: [{ type: 'text', text }] };
+}
+
+function reasoningBlock(part: ReasoningPart): NativeBlock | undefined {
+  if (part.provider !== ANTHROPIC_REASONING) return undefined;
+  if (part.redacted) {
+    const data = part.encrypted_content ?? part.signature;
+    return data ? { type: 'redacted_thinking', data } : undefined;
+  }
+  // A thinking block without its signature is refused by the API, so it cannot be replayed.
+  return part.signature ? { type: 'thinking', thinking: part.text, signature: part.signature } : undefined;
+}
+
+export function assistantBlocks(message: AssistantMessage): NativeBlock[] {
+  const blocks: NativeBlock[] = [];
+  for (const part of message.reasoning ?? []) {
+    const block = reasoningBlock(part);
+    if (block) blocks.push(block);
+  }
+  if (message.content !== '') blocks.push({ type: 'text', text: message.content });
+  for (const call of message.tool_calls ?? []) {
+    blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: parseToolInput(call.args) });
+  }
+  return blocks;
+}
+
+/**
+ * Generic (non-system) messages as Anthropic messages. Consecutive tool results share one user
+ * turn; a user text after tool results stays a separate user message, exactly as
+ * `appendToolResults` + `appendUserText` build it live (the API merges consecutive user turns).
+ * Messages that would be empty (the API rejects empty content) are left out.
+ */
+export function toNativeMessages(messages: readonly Message[]): NativeMessage[] {
+  const out: NativeMessage[] = [];
+  let toolTurn: NativeMessage | undefined;
+  for (const m of messages) {
+    if (m.role === 'tool') {
+      if (!toolTurn) {
+        toolTurn = { role: 'user', content: [] };
+        out.push(toolTurn);
+      }
+      toolTurn.content.push(toolResultBlock(m));
+      continue;
+    }
+    toolTurn = undefined;
+    if (m.role === 'user') {
+      if (m.content !== '') out.push(userTextMessage(m.content));
+    } else if (m.role === 'assistant') {
+      const content = assistantBlocks(m);
+      if (content.length > 0) out.push({ role: 'assistant', content });
+    }
+  }
+  return out;
+}
+
+function markLast<T extends object>(items: readonly T[]): T[] {
+  return items.map((item, i) => (i === items.length - 1 ? { ...item, cache_control: EPHEMERAL } : item));
+}
+
+/** Thinking blocks cannot carry a breakpoint; the newest block that can gets it. */
+function markNewestMessage(messages: readonly NativeMessage[]): NativeMessage[] {
+  const last = messages[messages.length - 1];
+  if (!last) return [...messages];
+  const at = last.content.findLastIndex((b) => b.type === 'text' || b.type === 'tool_use' || b.type === 'tool_result');
+  if (at < 0) return [...messages];
+  const content = last.content.map((b, i) => (i === at ? { ...b, cache_control: EPHEMERAL } : b));
+  return [...messages.slice(0, -1), { ...last, content }];
+}
+
+/**
+ * The request body for the current history. Prompt-cache breakpoints (3 of the API's 4): the last
+ * system block, the last tool definition, and the newest message's last cacheable block. The
+ * message breakpoint moves forward each request; earlier prefixes are still found by the API's
+ * lookback over block boundaries, so a request that only appends (the nested compaction request)
+ * reads the parent's cache entry.
+ */
+export function buildRequestBody(history: NativeHistory, settings: RequestSettings): WireRequest {
+  const budget = settings.thinkingBudget ?? 0;
+  return {
+    model: settings.model,
+    max_tokens: settings.maxOutputTokens,
+    ...(history.system.length > 0 ? { system: markLast(history.system) } : {}),
+    messages: markNewestMessage(history.messages),
+    ...(history.tools.length > 0 ? { tools: markLast(history.tools) } : {}),
+    ...(budget > 0 ? { thinking: { type: 'enabled' as const, budget_tokens: budget } } : {}),
+    stream: true,
+  };
+}

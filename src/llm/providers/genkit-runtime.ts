@@ -1,0 +1,82 @@
+import type { Genkit } from 'genkit';
+
+type GenkitModule = typeof import('genkit');
+type GooglePlugin = typeof import('@genkit-ai/google-genai');
+
+export interface GenkitModules {
+  genkit: GenkitModule;
+  google: GooglePlugin;
+  /** Milliseconds the first import took (the ~0.5–1 s cost this provider pays once). */
+  importMs: number;
+}
+
+/** A Genkit instance bound to one Gemini key and endpoint, plus the loaded modules. */
+export interface GenkitRuntime {
+  ai: Genkit;
+  modules: GenkitModules;
+}
+
+export interface GeminiEndpoint {
+  apiKey: string;
+  /** Origin (and path prefix) without the API version, e.g. `https://generativelanguage.googleapis.com`. */
+  baseUrl?: string;
+  apiVersion?: string;
+}
+
+/** Genkit logs through this global logger; anything it printed would corrupt the Ink screen. */
+const SILENT_LOGGER = { level: 'error', shouldLog: () => false, debug() {}, info() {}, warn() {}, error() {} };
+
+let modulesPromise: Promise<GenkitModules> | undefined;
+
+async function importGenkit(): Promise<GenkitModules> {
+  const started = performance.now();
+  const before = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
+  const [genkit, google, logging, tracing] = await Promise.all([
+    import('genkit'),
+    import('@genkit-ai/google-genai'),
+    import('genkit/logging'),
+    import('genkit/tracing'),
+  ]);
+  // Genkit otherwise starts an OpenTelemetry SDK on the first request (~400 ms, and a SIGTERM
+  // handler); Keen exports no traces.
+  tracing.disableGenkitOTelInitialization();
+  // Importing genkit installs SIGINT/SIGTERM handlers that call process.exit(0), which would skip
+  // Keen's own Ctrl-C handling and exit with success; remove exactly those.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    for (const listener of process.listeners(signal)) {
+      if (!before[signal].includes(listener) && listener.name === 'shutdown') process.removeListener(signal, listener);
+    }
+  }
+  logging.logger.init(SILENT_LOGGER);
+  return { genkit, google, importMs: Math.round(performance.now() - started) };
+}
+
+/** Genkit and the Google AI plugin, imported once per process on first use. */
+export function loadGenkit(): Promise<GenkitModules> {
+  modulesPromise ??= importGenkit();
+  modulesPromise.catch(() => {
+    modulesPromise = undefined;
+  });
+  return modulesPromise;
+}
+
+/**
+ * Splits a configured base URL into Genkit's `baseUrl` and `apiVersion` (Genkit appends the
+ * version itself, so `https://host/v1beta` must not become `https://host/v1beta/v1beta`).
+ */
+export function splitBaseUrl(url: string | undefined): { baseUrl?: string; apiVersion?: string } {
+  if (!url) return {};
+  const trimmed = url.replace(/\/+$/, '');
+  const m = /^(.*)\/(v1(?:alpha|beta)?\d*)$/.exec(trimmed);
+  return m ? { baseUrl: m[1], apiVersion: m[2] } : { baseUrl: trimmed };
+}
+
+export async function createGenkitRuntime(endpoint: GeminiEndpoint): Promise<GenkitRuntime> {
+  const modules = await loadGenkit();
+  const plugin = modules.google.googleAI({
+    apiKey: endpoint.apiKey,
+    ...(endpoint.baseUrl ? { baseUrl: endpoint.baseUrl } : {}),
+    ...(endpoint.apiVersion ? { apiVersion: endpoint.apiVersion } : {}),
+  });
+  return { ai: modules.genkit.genkit({ plugins: [plugin] }), modules };
+}

@@ -1,0 +1,261 @@
+import { open, readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { KeenError } from '../errors.js';
+import { TRANSCRIPT_FILE, assertSessionId, isValidSessionId, projectDir, sessionsRoot } from './paths.js';
+import { validateRecord, type SessionRecord } from './records.js';
+
+/**
+ * Listing and finding sessions without loading them. A summary reads the head of the transcript
+ * (session_started, first prompt), its tail (last activity) and counts turns and compactions with
+ * a byte scan — no JSON parsing of the bulk, so listing a 100 MB transcript takes milliseconds of
+ * CPU. The scan is exact for transcripts Keen wrote: inside a JSON string a `"` is always escaped,
+ * so `"kind":"user_message"` can only be a record's own kind.
+ */
+
+export interface SessionSummary {
+  id: string;
+  /** The directory the session was started in ('' if its first record is damaged). */
+  cwd: string;
+  dir: string;
+  transcript: string;
+  lastActivity: Date;
+  /** The first user prompt on one line, at most 200 characters ('' if none yet). */
+  firstPrompt: string;
+  /** Number of user prompts. */
+  turns: number;
+  compacted: boolean;
+  provider?: string;
+  model?: string;
+}
+
+const HEAD_BYTES = 64 << 10;
+const HEAD_LIMIT = 8 << 20;
+const TAIL_BYTES = 64 << 10;
+const SCAN_BYTES = 1 << 20;
+const USER_KIND = Buffer.from('"kind":"user_message"');
+const COMPACTION_KIND = Buffer.from('"kind":"compaction_applied"');
+
+/** Sessions of `cwd` (or of every directory with `all`), most recently active first. */
+export async function listSessions(home: string, cwd: string, opts: { all?: boolean } = {}): Promise<SessionSummary[]> {
+  const projects = opts.all ? (await subdirs(sessionsRoot(home))).map((d) => join(sessionsRoot(home), d)) : [projectDir(home, cwd)];
+  const rows: SessionSummary[] = [];
+  for (const project of projects) {
+    for (const id of await subdirs(project)) {
+      if (!isValidSessionId(id)) continue;
+      const row = await summarizeSession(join(project, id), id);
+      if (row) rows.push(row);
+    }
+  }
+  return rows.sort((a, b) => b.lastActivity.getTime() - a.lastActivity.getTime() || (a.id < b.id ? 1 : -1));
+}
+
+/**
+ * The session `id` of `cwd`. Throws a one-line KeenError when the id is malformed, belongs to
+ * another directory, or does not exist.
+ */
+export async function findSession(home: string, cwd: string, id: string): Promise<SessionSummary> {
+  assertSessionId(id);
+  const here = await summarizeSession(join(projectDir(home, cwd), id), id);
+  if (here) return here;
+  for (const project of await subdirs(sessionsRoot(home))) {
+    const elsewhere = await summarizeSession(join(sessionsRoot(home), project, id), id);
+    if (elsewhere) {
+      throw new KeenError(
+        `session ${id} belongs to ${elsewhere.cwd || 'another directory'}; run keen there (\`keen sessions --all\` lists every session)`,
+      );
+    }
+  }
+  throw new KeenError(`no session ${id} in ${cwd}; run \`keen sessions\` to list sessions`);
+}
+
+/** The most recently active session of `cwd` (by transcript mtime), or undefined if none. */
+export async function latestSession(home: string, cwd: string): Promise<SessionSummary | undefined> {
+  const project = projectDir(home, cwd);
+  let best: { id: string; mtime: number } | undefined;
+  for (const id of await subdirs(project)) {
+    if (!isValidSessionId(id)) continue;
+    try {
+      const { mtimeMs } = await stat(join(project, id, TRANSCRIPT_FILE));
+      if (!best || mtimeMs > best.mtime || (mtimeMs === best.mtime && id > best.id)) best = { id, mtime: mtimeMs };
+    } catch {
+      // a directory without a transcript is not a session
+    }
+  }
+  return best ? summarizeSession(join(project, best.id), best.id) : undefined;
+}
+
+/** Summarise one session directory, or undefined when it has no transcript. */
+export async function summarizeSession(dir: string, id: string): Promise<SessionSummary | undefined> {
+  const transcript = join(dir, TRANSCRIPT_FILE);
+  let fh;
+  try {
+    fh = await open(transcript, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const { size, mtime } = await fh.stat();
+    const head = await readHead(fh, size);
+    const counts = await countKinds(fh, size);
+    const lastTs = await readLastTs(fh, size);
+    const started = head.started;
+    const summary: SessionSummary = {
+      id,
+      cwd: started?.cwd ?? '',
+      dir,
+      transcript,
+      lastActivity: lastTs ?? mtime,
+      firstPrompt: oneLine(head.firstPrompt ?? '', 200),
+      turns: counts.users,
+      compacted: counts.compactions > 0,
+    };
+    if (started) {
+      summary.provider = started.provider;
+      summary.model = started.model;
+    }
+    return summary;
+  } finally {
+    await fh.close();
+  }
+}
+
+type Handle = Awaited<ReturnType<typeof open>>;
+
+/** Parse lines from the start until `session_started` and the first user prompt are found. */
+async function readHead(fh: Handle, size: number): Promise<{ started?: Extract<SessionRecord, { kind: 'session_started' }>; firstPrompt?: string }> {
+  const out: { started?: Extract<SessionRecord, { kind: 'session_started' }>; firstPrompt?: string } = {};
+  let pending = Buffer.alloc(0);
+  for (let pos = 0; pos < size && pos < HEAD_LIMIT; ) {
+    const chunk = Buffer.alloc(Math.min(HEAD_BYTES, size - pos));
+    const { bytesRead } = await fh.read(chunk, 0, chunk.length, pos);
+    if (bytesRead === 0) break;
+    pos += bytesRead;
+    pending = pending.length ? Buffer.concat([pending, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
+    let start = 0;
+    for (let nl = pending.indexOf(0x0a); nl !== -1; nl = pending.indexOf(0x0a, start)) {
+      const record = parseLine(pending.toString('utf8', start, nl));
+      start = nl + 1;
+      if (record?.kind === 'session_started') out.started ??= record;
+      if (record?.kind === 'user_message') {
+        out.firstPrompt = record.message.content;
+        return out;
+      }
+    }
+    pending = pending.subarray(start);
+  }
+  return out;
+}
+
+/** Count user prompts and compactions with a byte scan (chunks overlap so no match is split). */
+async function countKinds(fh: Handle, size: number): Promise<{ users: number; compactions: number }> {
+  const overlap = Math.max(USER_KIND.length, COMPACTION_KIND.length) - 1;
+  const buf = Buffer.alloc(SCAN_BYTES + overlap);
+  let carried = 0;
+  let users = 0;
+  let compactions = 0;
+  for (let pos = 0; pos < size; ) {
+    const { bytesRead } = await fh.read(buf, carried, SCAN_BYTES, pos);
+    if (bytesRead === 0) break;
+    pos += bytesRead;
+    const view = buf.subarray(0, carried + bytesRead);
+    users += occurrences(view, USER_KIND, carried);
+    compactions += occurrences(view, COMPACTION_KIND, carried);
+    const keep = Math.min(overlap, view.length);
+    view.copy(buf, 0, view.length - keep);
+    carried = keep;
+  }
+  return { users, compactions };
+}
+
+/** Matches of `needle` in `hay` that end after `fresh` (those inside the overlap were counted). */
+function occurrences(hay: Buffer, needle: Buffer, fresh: number): number {
+  let n = 0;
+  for (let i = hay.indexOf(needle); i !== -1; i = hay.indexOf(needle, i + 1)) {
+    if (i + needle.length > fresh) n++;
+  }
+  return n;
+}
+
+/** The `ts` of the last valid complete line within the tail window, if any. */
+async function readLastTs(fh: Handle, size: number): Promise<Date | undefined> {
+  const from = Math.max(0, size - TAIL_BYTES);
+  const buf = Buffer.alloc(size - from);
+  const { bytesRead } = await fh.read(buf, 0, buf.length, from);
+  const lines = buf.toString('utf8', 0, bytesRead).split('\n');
+  for (let i = lines.length - 1; i >= (from === 0 ? 0 : 1); i--) {
+    const record = parseLine(lines[i]);
+    if (record) {
+      const date = new Date(record.ts);
+      if (!Number.isNaN(date.getTime())) return date;
+    }
+  }
+  return undefined;
+}
+
+function parseLine(text: string): SessionRecord | undefined {
+  if (!text.trim()) return undefined;
+  try {
+    const checked = validateRecord(JSON.parse(text));
+    return checked.ok ? checked.record : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function subdirs(dir: string): Promise<string[]> {
+  try {
+    const entries = await readdir(dir, { withFileTypes: true });
+    return entries.filter((e) => e.isDirectory()).map((e) => e.name);
+  } catch {
+    return [];
+  }
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+// ---- printing ---------------------------------------------------------------------------------
+
+export interface FormatOptions {
+  /** For relative times; default now. */
+  now?: Date;
+  /** Add a DIRECTORY column (for `keen sessions --all`). */
+  showCwd?: boolean;
+  /** Width of the FIRST PROMPT column (default 60). */
+  promptWidth?: number;
+}
+
+/** A plain-text table, one session per line, ending with a newline. */
+export function formatSessionList(rows: readonly SessionSummary[], opts: FormatOptions = {}): string {
+  if (rows.length === 0) return 'No sessions found. Start one with `keen`.\n';
+  const now = opts.now ?? new Date();
+  const header = ['ID', 'LAST ACTIVE', 'TURNS', 'COMPACTED', ...(opts.showCwd ? ['DIRECTORY'] : []), 'FIRST PROMPT'];
+  const table = rows.map((r) => [
+    r.id,
+    relativeTime(r.lastActivity, now),
+    String(r.turns),
+    r.compacted ? 'yes' : 'no',
+    ...(opts.showCwd ? [r.cwd || '?'] : []),
+    oneLine(r.firstPrompt, opts.promptWidth ?? 60) || '(no prompt yet)',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i].length)));
+  const turnsCol = 2;
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : i === turnsCol ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .join('  ');
+  return `${[line(header), ...table.map(line)].join('\n')}\n`;
+}
+
+/** `just now`, `5m ago`, `3h ago`, `2d ago`, then the local date `2025-03-01`. */
+export function relativeTime(when: Date, now: Date): string {
+  const seconds = Math.max(0, Math.round((now.getTime() - when.getTime()) / 1000));
+  if (seconds < 60) return 'just now';
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m ago`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h ago`;
+  if (seconds < 7 * 86_400) return `${Math.floor(seconds / 86_400)}d ago`;
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${when.getFullYear()}-${pad(when.getMonth() + 1)}-${pad(when.getDate())}`;
+}

@@ -1,0 +1,201 @@
+import { z } from 'zod';
+import type { Message, UserMessage } from '../llm/core/message.js';
+import type { Usage } from '../llm/core/usage.js';
+
+/**
+ * The records of a session transcript (`transcript_events.jsonl`), one JSON object per line.
+ *
+ * Every record is flat: the envelope (`seq`, `kind`, `ts`, optional `batch`) followed by the
+ * payload of its kind. Keys are snake_case and never renamed: old transcripts must keep loading.
+ * Records are validated with zod when read (files are an edge) and trusted inside Keen.
+ */
+
+/** The transcript format written by this version of Keen (the `format` of `session_started`). */
+export const TRANSCRIPT_FORMAT = 1;
+
+/**
+ * Marks the records written by one `appendBatch` of two or more records. `first_seq` is the seq of
+ * the batch's first record (it doubles as the batch id) and `count` the number of records. A batch
+ * is accepted only when all of `first_seq … first_seq + count - 1` are present with this marker.
+ */
+export interface BatchMarker {
+  first_seq: number;
+  count: number;
+}
+
+interface Envelope<K extends string> {
+  /** 1, 2, 3 … in file order, one per record. */
+  seq: number;
+  kind: K;
+  /** ISO 8601 time the record was written. */
+  ts: string;
+  batch?: BatchMarker;
+}
+
+export interface SessionStartedRecord extends Envelope<'session_started'> {
+  format: number;
+  session_id: string;
+  cwd: string;
+  provider: string;
+  model: string;
+  keen_version: string;
+}
+
+export interface UserMessageRecord extends Envelope<'user_message'> {
+  message: UserMessage;
+}
+
+/** One tool call as the UI shows it: a card inserted at `offset` in the turn's visible text. */
+export interface ToolActivity {
+  id: string;
+  name: string;
+  /** One line shown on the card, e.g. `read src/a.ts` or `exit 1`. */
+  summary: string;
+  is_error: boolean;
+  /** Index into the turn's `text` where the call happened. */
+  offset: number;
+}
+
+export interface AssistantTurnRecord extends Envelope<'assistant_turn'> {
+  /** The assistant's visible text for the whole turn (all model requests of the tool loop). */
+  text: string;
+  tools: ToolActivity[];
+  usage: Usage;
+  /** The generic assistant and tool messages of this turn, in order. */
+  messages: Message[];
+  /** True when written just before an automatic compaction, in the same batch as it. */
+  checkpoint?: boolean;
+}
+
+export interface CompactionAppliedRecord extends Envelope<'compaction_applied'> {
+  mode: 'manual' | 'auto';
+  /** `Context compacted.` for a manual compaction, '' for an automatic one. */
+  status: string;
+  /** The system-free history that replaces everything before this record. */
+  messages: Message[];
+}
+
+export interface ModelChangedRecord extends Envelope<'model_changed'> {
+  provider: string;
+  model: string;
+}
+
+export type SessionRecord =
+  | SessionStartedRecord
+  | UserMessageRecord
+  | AssistantTurnRecord
+  | CompactionAppliedRecord
+  | ModelChangedRecord;
+
+export type RecordKind = SessionRecord['kind'];
+
+type WithoutEnvelope<R> = R extends SessionRecord ? Omit<R, 'seq' | 'ts' | 'batch'> : never;
+
+/** A record as callers hand it to the store: the store assigns `seq`, `ts` and `batch`. */
+export type NewRecord = WithoutEnvelope<SessionRecord>;
+
+// ---- zod schemas (the edge) -------------------------------------------------------------------
+
+const toolCallSchema = z.object({ id: z.string(), name: z.string(), args: z.string() });
+
+const reasoningSchema = z.object({
+  provider: z.string(),
+  text: z.string(),
+  signature: z.string().optional(),
+  encrypted_content: z.string().optional(),
+  id: z.string().optional(),
+  redacted: z.boolean().optional(),
+});
+
+const userMessageSchema = z.object({ role: z.literal('user'), content: z.string() });
+
+export const messageSchema = z.discriminatedUnion('role', [
+  z.object({ role: z.literal('system'), content: z.string() }),
+  userMessageSchema,
+  z.object({
+    role: z.literal('assistant'),
+    content: z.string(),
+    tool_calls: z.array(toolCallSchema).optional(),
+    reasoning: z.array(reasoningSchema).optional(),
+  }),
+  z.object({
+    role: z.literal('tool'),
+    tool_call_id: z.string(),
+    name: z.string(),
+    content: z.string(),
+    is_error: z.boolean().optional(),
+  }),
+]);
+
+const count = z.number().int().nonnegative();
+const usageSchema = z.object({ input: count, output: count, cache_read: count, cache_write: count });
+
+const envelope = {
+  seq: z.number().int().positive(),
+  ts: z.iso.datetime({ offset: true }),
+  batch: z
+    .object({ first_seq: z.number().int().positive(), count: z.number().int().min(2) })
+    .optional(),
+};
+
+export const recordSchema = z.discriminatedUnion('kind', [
+  z.object({
+    ...envelope,
+    kind: z.literal('session_started'),
+    format: z.number().int().positive(),
+    session_id: z.string(),
+    cwd: z.string(),
+    provider: z.string(),
+    model: z.string(),
+    keen_version: z.string(),
+  }),
+  z.object({ ...envelope, kind: z.literal('user_message'), message: userMessageSchema }),
+  z.object({
+    ...envelope,
+    kind: z.literal('assistant_turn'),
+    text: z.string(),
+    tools: z.array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        summary: z.string(),
+        is_error: z.boolean(),
+        offset: count,
+      }),
+    ),
+    usage: usageSchema,
+    messages: z.array(messageSchema),
+    checkpoint: z.boolean().optional(),
+  }),
+  z.object({
+    ...envelope,
+    kind: z.literal('compaction_applied'),
+    mode: z.enum(['manual', 'auto']),
+    status: z.string(),
+    messages: z.array(messageSchema),
+  }),
+  z.object({ ...envelope, kind: z.literal('model_changed'), provider: z.string(), model: z.string() }),
+]);
+
+// Compile-time proof that the schema and the hand-written types agree in both directions.
+type Parsed = z.infer<typeof recordSchema>;
+const parsedIsRecord = (r: Parsed): SessionRecord => r;
+const recordIsParsed = (r: SessionRecord): Parsed => r;
+void parsedIsRecord;
+void recordIsParsed;
+
+const KINDS = new Set<string>(['session_started', 'user_message', 'assistant_turn', 'compaction_applied', 'model_changed'] satisfies RecordKind[]);
+
+/**
+ * Validate one parsed JSON value as a record. Returns the record (a fresh object without unknown
+ * keys) or a short reason naming the first offending field. Never throws.
+ */
+export function validateRecord(value: unknown): { ok: true; record: SessionRecord } | { ok: false; reason: string } {
+  const result = recordSchema.safeParse(value);
+  if (result.success) return { ok: true, record: result.data };
+  const kind = (value as { kind?: unknown } | null)?.kind;
+  if (typeof kind === 'string' && !KINDS.has(kind)) return { ok: false, reason: `unknown kind ${JSON.stringify(kind)}` };
+  const issue = result.error.issues[0];
+  const where = issue && issue.path.length > 0 ? issue.path.join('.') : 'record';
+  return { ok: false, reason: `${where}: ${issue?.message ?? 'invalid'}` };
+}

@@ -1,0 +1,290 @@
+import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { KeenError, errorText } from '../errors.js';
+import { acquireLock, type SessionLock } from './lock.js';
+import {
+  CORRUPT_FILE,
+  LOCK_FILE,
+  TRANSCRIPT_FILE,
+  assertSessionId,
+  newSessionId,
+  projectDir,
+  sessionDir,
+} from './paths.js';
+import { loadTranscript, type LoadedTranscript } from './reader.js';
+import { TRANSCRIPT_FORMAT, recordSchema, type NewRecord, type SessionRecord } from './records.js';
+import { redactedJsonLine, secretValues } from './redact.js';
+
+/**
+ * The durable, append-only transcript of one session.
+ *
+ * Guarantees (see docs/sessions.md):
+ * - `append` and `appendBatch` cost O(records written): one `write()` on an O_APPEND descriptor
+ *   plus one `fdatasync`; the transcript is never rewritten.
+ * - A call resolves only once its bytes are on disk (fdatasync), so "durable before visible":
+ *   callers change in-memory state after the promise resolves. On failure nothing was written
+ *   (a partial write is truncated away) and the promise rejects with a one-line KeenError.
+ * - `appendBatch` is atomic: its records carry a batch marker and a reader accepts a batch only
+ *   when all of it is present, so a crash at any instant leaves all of it or none of it.
+ * - Seqs are consecutive from 1 and continue after the highest valid seq on open.
+ * - Calls are serialised in call order; one writer per session (a lock file), files 0600,
+ *   directories 0700, secrets from the environment replaced by `[REDACTED]` before writing.
+ */
+
+export interface StoreOptions {
+  /** Further secret values to redact (e.g. API keys read from config). */
+  secrets?: readonly string[];
+  /** Environment whose secret-looking variables are redacted. Default: process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** fdatasync after every write (default true). Off only for benchmarks of the write path itself. */
+  fsync?: boolean;
+}
+
+export interface CreateSessionOptions extends StoreOptions {
+  cwd: string;
+  provider: string;
+  model: string;
+  keenVersion: string;
+  /** Default: a fresh `newSessionId()`. */
+  id?: string;
+}
+
+export interface OpenedSession {
+  store: SessionStore;
+  /** The valid records on disk when the session was opened, in seq order. */
+  records: SessionRecord[];
+  /** One line for the user if damaged lines were skipped (print it once), else undefined. */
+  warning?: string;
+}
+
+export class SessionStore {
+  private nextSeq: number;
+  private size: number;
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+  private broken: KeenError | undefined;
+
+  private constructor(
+    readonly id: string,
+    readonly dir: string,
+    private readonly fh: FileHandle,
+    private readonly lock: SessionLock,
+    private readonly options: StoreOptions,
+    lastSeq: number,
+    size: number,
+  ) {
+    this.nextSeq = lastSeq + 1;
+    this.size = size;
+  }
+
+  get path(): string {
+    return join(this.dir, TRANSCRIPT_FILE);
+  }
+
+  /** The seq of the last record written (0 before any). */
+  get lastSeq(): number {
+    return this.nextSeq - 1;
+  }
+
+  /** Start a new session in `cwd`: creates its directory and writes `session_started`. */
+  static async create(home: string, opts: CreateSessionOptions): Promise<SessionStore> {
+    if (opts.id !== undefined) assertSessionId(opts.id);
+    const parent = projectDir(home, opts.cwd);
+    await mkdir(parent, { recursive: true, mode: 0o700 });
+    let id = opts.id ?? newSessionId();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await mkdir(sessionDir(home, opts.cwd, id), { mode: 0o700 });
+        break;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw writeError(id, err);
+        if (opts.id !== undefined || attempt >= 5) throw new KeenError(`session ${id} already exists`);
+        id = newSessionId();
+      }
+    }
+    const dir = sessionDir(home, opts.cwd, id);
+    const lock = await acquireLock(join(dir, LOCK_FILE), id);
+    let fh: FileHandle | undefined;
+    try {
+      fh = await open(join(dir, TRANSCRIPT_FILE), 'ax', 0o600);
+      await syncDir(dir);
+      await syncDir(parent);
+      const store = new SessionStore(id, dir, fh, lock, opts, 0, 0);
+      await store.append({
+        kind: 'session_started',
+        format: TRANSCRIPT_FORMAT,
+        session_id: id,
+        cwd: opts.cwd,
+        provider: opts.provider,
+        model: opts.model,
+        keen_version: opts.keenVersion,
+      });
+      return store;
+    } catch (err) {
+      await fh?.close().catch(() => undefined);
+      await lock.release();
+      throw err instanceof KeenError ? err : writeError(id, err);
+    }
+  }
+
+  /**
+   * Open an existing session of `cwd` for appending: takes the lock, loads the records, and moves
+   * a damaged tail (torn line, incomplete batch) into `transcript_events.jsonl.corrupt` so the
+   * next append starts on a clean line. Throws a one-line KeenError for a malformed or unknown
+   * id, or when another live process has the session open.
+   */
+  static async open(home: string, cwd: string, id: string, opts: StoreOptions = {}): Promise<OpenedSession> {
+    const dir = sessionDir(home, cwd, id);
+    const path = join(dir, TRANSCRIPT_FILE);
+    try {
+      await stat(path);
+    } catch {
+      throw new KeenError(`no session ${id} in ${cwd}; run \`keen sessions\` to list sessions`);
+    }
+    const lock = await acquireLock(join(dir, LOCK_FILE), id);
+    let fh: FileHandle | undefined;
+    try {
+      const loaded = await loadTranscript(path);
+      const started = loaded.records[0];
+      if (started?.kind === 'session_started' && started.format > TRANSCRIPT_FORMAT) {
+        throw new KeenError(`session ${id} was written by a newer Keen (transcript format ${started.format}); upgrade Keen to resume it`);
+      }
+      fh = await open(path, 'a', 0o600);
+      const size = await repairTail(fh, dir, loaded);
+      const lastSeq = loaded.records.length > 0 ? loaded.records[loaded.records.length - 1].seq : 0;
+      const store = new SessionStore(id, dir, fh, lock, opts, lastSeq, size);
+      const moved = loaded.tailStart < loaded.size ? `; the damaged bytes were moved to ${join(dir, CORRUPT_FILE)}` : '';
+      const warning = loaded.warning === undefined ? undefined : `${loaded.warning}${moved}`;
+      return { store, records: loaded.records, warning };
+    } catch (err) {
+      await fh?.close().catch(() => undefined);
+      await lock.release();
+      throw err instanceof KeenError ? err : writeError(id, err);
+    }
+  }
+
+  /** Append one record. Resolves with it (seq and ts assigned) once it is on disk. */
+  async append(record: NewRecord): Promise<SessionRecord> {
+    const [written] = await this.write([record], false);
+    return written;
+  }
+
+  /**
+   * Append records atomically with consecutive seqs: after a crash at any instant the transcript
+   * holds all of them or none. Two or more records carry a `batch` marker; a single record needs
+   * none (one line is already all-or-nothing).
+   */
+  appendBatch(records: readonly NewRecord[]): Promise<SessionRecord[]> {
+    return this.write(records, true);
+  }
+
+  /** Wait for pending writes, close the file and release the lock. Safe to call twice. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.queue;
+    await this.fh.close().catch(() => undefined);
+    await this.lock.release();
+  }
+
+  private write(input: readonly NewRecord[], batch: boolean): Promise<SessionRecord[]> {
+    if (this.closed) return Promise.reject(new KeenError(`session ${this.id} is closed; nothing was written`));
+    const run = this.queue.then(() => this.writeNow(input, batch));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async writeNow(input: readonly NewRecord[], batch: boolean): Promise<SessionRecord[]> {
+    if (this.broken) throw this.broken;
+    if (input.length === 0) return [];
+    const first = this.nextSeq;
+    const ts = new Date().toISOString();
+    const marker = batch && input.length > 1 ? { first_seq: first, count: input.length } : undefined;
+    const records = input.map((r, i) => envelope(r, first + i, ts, marker));
+    for (const r of records) {
+      const checked = recordSchema.safeParse(r);
+      if (!checked.success) {
+        const issue = checked.error.issues[0];
+        throw new KeenError(
+          `session ${this.id}: refusing to write an invalid ${r.kind} record (${issue?.path.join('.') || 'record'}: ${issue?.message ?? 'invalid'})`,
+        );
+      }
+    }
+    const secrets = secretValues(this.options.env ?? process.env, this.options.secrets ?? []);
+    const bytes = Buffer.from(records.map((r) => redactedJsonLine(r, secrets)).join(''), 'utf8');
+    const before = this.size;
+    try {
+      for (let off = 0; off < bytes.length; ) {
+        const { bytesWritten } = await this.fh.write(bytes, off, bytes.length - off);
+        off += bytesWritten;
+      }
+      if (this.options.fsync !== false) await this.fh.datasync();
+    } catch (err) {
+      try {
+        await this.fh.truncate(before);
+      } catch {
+        this.broken = new KeenError(`session ${this.id}: the transcript is in an unknown state after a failed write (${errorText(err)}); reopen the session`);
+      }
+      throw writeError(this.id, err);
+    }
+    this.size = before + bytes.length;
+    this.nextSeq = first + records.length;
+    return records;
+  }
+}
+
+/** Build the on-disk shape: envelope first (seq, kind, ts, batch), then the payload. */
+function envelope(r: NewRecord, seq: number, ts: string, batch: SessionRecord['batch']): SessionRecord {
+  const { kind, seq: _s, ts: _t, batch: _b, ...payload } = r as NewRecord & Partial<SessionRecord>;
+  return (batch ? { seq, kind, ts, batch, ...payload } : { seq, kind, ts, ...payload }) as SessionRecord;
+}
+
+/**
+ * Move `[tailStart, size)` into the side file (appended, fsynced), then truncate the transcript
+ * to `tailStart`. A crash between the two steps leaves the bytes in both places, never in none.
+ * Returns the transcript's size afterwards.
+ */
+async function repairTail(fh: FileHandle, dir: string, loaded: LoadedTranscript): Promise<number> {
+  let size = loaded.size;
+  if (loaded.tailStart < loaded.size) {
+    const tail = Buffer.alloc(loaded.size - loaded.tailStart);
+    const src = await open(loaded.path, 'r');
+    try {
+      await src.read(tail, 0, tail.length, loaded.tailStart);
+    } finally {
+      await src.close();
+    }
+    const side = await open(join(dir, CORRUPT_FILE), 'a', 0o600);
+    try {
+      await side.write(tail[tail.length - 1] === 0x0a ? tail : Buffer.concat([tail, Buffer.from('\n')]));
+      await side.sync();
+    } finally {
+      await side.close();
+    }
+    await fh.truncate(loaded.tailStart);
+    size = loaded.tailStart;
+  }
+  if (loaded.missingNewline) {
+    await fh.write('\n');
+    size += 1;
+  }
+  if (size !== loaded.size) await fh.datasync();
+  return size;
+}
+
+function writeError(id: string, err: unknown): KeenError {
+  return new KeenError(`session ${id}: could not write the transcript (${errorText(err)})`);
+}
+
+async function syncDir(dir: string): Promise<void> {
+  try {
+    const h = await open(dir, 'r');
+    try {
+      await h.sync();
+    } finally {
+      await h.close();
+    }
+  } catch {
+    // not every platform can fsync a directory; the data itself is still fsynced
+  }
+}

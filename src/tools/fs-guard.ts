@@ -1,0 +1,106 @@
+import { lstat, readlink, realpath } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { ToolError } from './registry.js';
+
+/**
+ * Where file tools may look and write.
+ *
+ * - Reads: a relative path must stay inside the workspace (`../x` is refused); an absolute path
+ *   (or `~/...`) may be read anywhere, since the model named it explicitly.
+ * - Writes: the target must be inside the workspace after resolving symlinks — of the nearest
+ *   existing ancestor, and of the target itself when it is a symlink — so a link pointing out of
+ *   the workspace cannot be written through.
+ */
+
+/** True when `p` is `root` or below it. Both must be absolute and normalised. */
+export function isInside(root: string, p: string): boolean {
+  const rel = path.relative(root, p);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/** `p` relative to the workspace when inside it (posix separators), else absolute. */
+export function displayPath(cwd: string, p: string): string {
+  if (!isInside(cwd, p)) return p;
+  const rel = path.relative(cwd, p);
+  return rel === '' ? '.' : rel.split(path.sep).join('/');
+}
+
+function expandHome(input: string): string {
+  if (input === '~') return homedir();
+  if (input.startsWith('~/')) return path.join(homedir(), input.slice(2));
+  return input;
+}
+
+/** Resolve a path for reading. Throws ToolError for a relative path that leaves the workspace. */
+export function resolveReadPath(cwd: string, input: string): string {
+  const expanded = expandHome(input.trim());
+  if (expanded === '') throw new ToolError('path must not be empty.');
+  const resolved = path.resolve(cwd, expanded);
+  if (!path.isAbsolute(expanded) && !isInside(cwd, resolved)) {
+    throw new ToolError(
+      `Refusing to read ${input}: it is outside the workspace ${cwd}. Pass an absolute path to read files elsewhere.`,
+    );
+  }
+  return resolved;
+}
+
+/**
+ * Resolve a path for writing. Throws ToolError when the target, after resolving symlinks, is
+ * outside the workspace. Returns the lexical absolute path (writes go through it).
+ */
+export async function resolveWritePath(cwd: string, input: string): Promise<string> {
+  const expanded = expandHome(input.trim());
+  if (expanded === '') throw new ToolError('path must not be empty.');
+  const resolved = path.resolve(cwd, expanded);
+  const tail = 'Only files inside the workspace can be changed.';
+  if (!isInside(cwd, resolved)) {
+    throw new ToolError(`Refusing to write ${input}: ${resolved} is outside the workspace ${cwd}. ${tail}`);
+  }
+  const root = await realpath(cwd).catch(() => cwd);
+  const real = await realTarget(resolved, 0);
+  if (!isInside(root, real)) {
+    throw new ToolError(`Refusing to write ${input}: it leads through a symlink to ${real}, outside the workspace ${cwd}. ${tail}`);
+  }
+  return resolved;
+}
+
+/** The real location a write to `p` would land on, following symlinks of existing parts. */
+async function realTarget(p: string, depth: number): Promise<string> {
+  const info = await lstat(p).catch(() => null);
+  if (info?.isSymbolicLink() && depth < 40) {
+    // readlink, not realpath: a dangling link still decides where the new file would go.
+    const target = path.resolve(path.dirname(p), await readlink(p));
+    return realTarget(target, depth + 1);
+  }
+  let existing = path.dirname(p);
+  const rest: string[] = [path.basename(p)];
+  for (;;) {
+    try {
+      return path.join(await realpath(existing), ...rest);
+    } catch {
+      const parent = path.dirname(existing);
+      if (parent === existing) return p;
+      rest.unshift(path.basename(existing));
+      existing = parent;
+    }
+  }
+}
+
+/** One line for a failed fs call, naming the path as the model gave it. */
+export function fsErrorText(err: unknown, shown: string): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case 'ENOENT':
+      return `File not found: ${shown}.`;
+    case 'EACCES':
+    case 'EPERM':
+      return `Permission denied by the file system: ${shown}.`;
+    case 'EISDIR':
+      return `${shown} is a directory; use list_dir to see what is inside.`;
+    case 'ENOTDIR':
+      return `${shown}: a part of this path is a file, not a directory.`;
+    default:
+      return `${shown}: ${err instanceof Error ? err.message : String(err)}`;
+  }
+}

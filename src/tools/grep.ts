@@ -1,0 +1,92 @@
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { displayPath, fsErrorText, resolveReadPath } from './fs-guard.js';
+import { createGlobMatcher } from './glob-match.js';
+import { nameFilterArgs } from './glob.js';
+import { clipLine } from './output-cap.js';
+import { defineTool, ToolError } from './registry.js';
+import { RG_COMMON, ripgrepErrorLine, runRipgrep } from './ripgrep.js';
+
+export const GREP_MAX_LINES = 250;
+export const GREP_MAX_CHARS = 30_000;
+const MAX_COLUMNS = 500;
+
+const schema = z.object({
+  pattern: z.string().min(1).describe('Regular expression (ripgrep/Rust syntax), e.g. "fn \\w+\\(" or "TODO".'),
+  path: z.string().optional().describe('File or directory to search, relative to the workspace. Default: the workspace.'),
+  glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts" or "src/**/*.go".'),
+  case_insensitive: z.boolean().default(false).describe('Match regardless of case.'),
+  context: z.number().int().min(0).max(10).optional().describe('Lines of context to show around each match.'),
+  files_only: z.boolean().default(false).describe('List only the paths of files that match.'),
+});
+
+export const grepTool = defineTool({
+  name: 'grep',
+  description:
+    'Search file contents with a regular expression (ripgrep). Respects .gitignore and skips .git. ' +
+    'Returns "path:line:text" for each matching line (context lines as "path-line-text"), or only paths ' +
+    `with files_only. Output is capped at ${GREP_MAX_LINES} lines; narrow with path or glob when it is cut.`,
+  schema,
+  mutating: false,
+  async run(args, ctx) {
+    const abs = resolveReadPath(ctx.cwd, args.path ?? '.');
+    const shown = displayPath(ctx.cwd, abs);
+    const info = await stat(abs).catch((err: unknown) => {
+      throw new ToolError(fsErrorText(err, shown));
+    });
+    const searchDir = info.isDirectory() ? abs : path.dirname(abs);
+    const target = shown === '.' ? '.' : abs;
+    const keep = args.glob && info.isDirectory() ? createGlobMatcher(args.glob) : () => true;
+    const relToSearch = (p: string) => path.relative(searchDir, path.resolve(ctx.cwd, p)).split(path.sep).join('/');
+
+    const flags = [...RG_COMMON, '--max-columns', String(MAX_COLUMNS), '--max-columns-preview'];
+    if (args.case_insensitive) flags.push('--ignore-case');
+    if (args.files_only) flags.push('--files-with-matches');
+    else flags.push('--line-number', '--no-heading', '--with-filename', '--null');
+    if (args.context !== undefined && !args.files_only) flags.push('--context', String(args.context));
+    if (args.glob && info.isDirectory()) flags.push(...nameFilterArgs(args.glob));
+
+    const out: string[] = [];
+    let chars = 0;
+    let total = 0;
+    let full = false;
+    const emit = (line: string) => {
+      total++;
+      if (full) return;
+      const clipped = clipLine(line, MAX_COLUMNS + 100);
+      if (out.length >= GREP_MAX_LINES || chars + clipped.length > GREP_MAX_CHARS) {
+        full = true;
+        return;
+      }
+      out.push(clipped);
+      chars += clipped.length + 1;
+    };
+
+    const run = await runRipgrep([...flags, '--regexp', args.pattern, '--', target], {
+      cwd: ctx.cwd,
+      signal: ctx.signal,
+      onLine: (line) => {
+        if (line === '--') {
+          if (!full && out.length > 0 && out[out.length - 1] !== '--') out.push('--');
+          return;
+        }
+        const nul = line.indexOf('\0');
+        const file = nul === -1 ? line : line.slice(0, nul);
+        if (!keep(relToSearch(file))) return;
+        const name = displayPath(ctx.cwd, path.resolve(ctx.cwd, file));
+        if (nul === -1) return emit(name);
+        const rest = line.slice(nul + 1);
+        emit(`${name}${/^\d+:/.test(rest) ? ':' : '-'}${rest}`);
+      },
+    });
+    if (run.code === 2 && total === 0) throw new ToolError(`grep failed: ${ripgrepErrorLine(run.stderr)}`);
+    while (out[out.length - 1] === '--') out.pop();
+    if (total === 0) return `No matches for ${args.pattern} in ${shown === '.' ? 'the workspace' : shown}.`;
+    if (full) {
+      const unit = args.files_only ? 'files' : 'lines';
+      out.push(`[Showing ${out.filter((l) => l !== '--').length} of ${total} ${unit}. Narrow the search with path, glob or a more specific pattern.]`);
+    }
+    return out.join('\n');
+  },
+});

@@ -1,0 +1,37 @@
+import type { ToolCall, ToolMessage } from '../llm/core/message.js';
+import type { ToolDefinition } from '../llm/core/provider.js';
+
+/** The answer to a permission question. */
+export type PermissionDecision = 'allow' | 'deny';
+
+export interface PermissionRequest {
+  tool: string;
+  /** One line: what will happen ("write src/a.ts (12 lines)", "bash: npm test"). */
+  summary: string;
+  /** Optional detail for a prompt, e.g. a unified diff of an edit. */
+  detail?: string;
+}
+
+/** Decides whether a mutating tool call may run. Headless denies unless allowed; the REPL asks. */
+export interface PermissionGate {
+  check(request: PermissionRequest): Promise<PermissionDecision>;
+}
+
+export interface ToolContext {
+  /** The workspace root; writes outside it are refused. */
+  cwd: string;
+  signal: AbortSignal;
+  permissions: PermissionGate;
+}
+
+/** A tool's outcome. `is_error` results go back to the model as tool errors; the loop goes on. */
+export interface ToolOutcome {
+  content: string;
+  is_error?: boolean;
+}
+
+/** A set of tools. `execute` never throws: every failure becomes an error ToolMessage. */
+export interface ToolRegistry {
+  definitions(): ToolDefinition[];
+  execute(call: ToolCall, ctx: ToolContext): Promise<ToolMessage>;
+}

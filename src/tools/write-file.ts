@@ -1,0 +1,64 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { unifiedDiff } from './diff.js';
+import { displayPath, fsErrorText, resolveWritePath } from './fs-guard.js';
+import { defineTool, ToolError } from './registry.js';
+
+const schema = z.object({
+  path: z.string().describe('File to write, relative to the workspace.'),
+  content: z.string().describe('The complete new content of the file.'),
+});
+
+export function linesText(n: number): string {
+  return n === 1 ? '1 line' : `${n} lines`;
+}
+
+/** Lines as an editor counts them: a trailing newline does not start another line. */
+export function lineCount(text: string): number {
+  if (text === '') return 0;
+  const n = text.split('\n').length;
+  return text.endsWith('\n') ? n - 1 : n;
+}
+
+async function currentContent(abs: string, shown: string): Promise<string | undefined> {
+  try {
+    return await readFile(abs, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    throw new ToolError(fsErrorText(err, shown));
+  }
+}
+
+export const writeFileTool = defineTool({
+  name: 'write_file',
+  description:
+    'Create or overwrite a file with the given content, creating parent directories as needed. ' +
+    'Only paths inside the workspace can be written. Prefer edit_file for changing part of an existing file.',
+  schema,
+  mutating: true,
+  async describe(args, ctx) {
+    const abs = await resolveWritePath(ctx.cwd, args.path);
+    const shown = displayPath(ctx.cwd, abs);
+    const before = await currentContent(abs, shown);
+    const lines = lineCount(args.content);
+    return {
+      tool: 'write_file',
+      summary: `write ${shown} (${linesText(lines)}, ${before === undefined ? 'new file' : 'overwrite'})`,
+      detail: unifiedDiff(before ?? '', args.content, { path: shown }),
+    };
+  },
+  async run(args, ctx) {
+    const abs = await resolveWritePath(ctx.cwd, args.path);
+    const shown = displayPath(ctx.cwd, abs);
+    const existed = (await currentContent(abs, shown)) !== undefined;
+    try {
+      await mkdir(path.dirname(abs), { recursive: true });
+      await writeFile(abs, args.content, 'utf8');
+    } catch (err) {
+      throw new ToolError(fsErrorText(err, shown));
+    }
+    return `Wrote ${linesText(lineCount(args.content))} to ${shown}${existed ? ' (replaced the previous content)' : ' (new file)'}.`;
+  },
+});

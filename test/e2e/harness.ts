@@ -1,0 +1,81 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export const KEEN_BIN = path.resolve(import.meta.dirname, '../../bin/keen.js');
+
+export interface Workspace {
+  /** The project directory keen runs in. */
+  cwd: string;
+  /** KEEN_HOME for the run. */
+  home: string;
+  cleanup(): void;
+}
+
+/** A temp project dir (a git repo is not required) and a temp KEEN_HOME. */
+export function makeWorkspace(files: Record<string, string> = {}): Workspace {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-e2e-'));
+  const cwd = path.join(root, 'project');
+  const home = path.join(root, 'home');
+  fs.mkdirSync(cwd, { recursive: true });
+  fs.mkdirSync(home, { recursive: true });
+  for (const [rel, content] of Object.entries(files)) {
+    const file = path.join(cwd, rel);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, content);
+  }
+  return { cwd, home, cleanup: () => fs.rmSync(root, { recursive: true, force: true }) };
+}
+
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  cwd: string;
+  home: string;
+  env?: Record<string, string | undefined>;
+  stdin?: string;
+  /** Kill the process after this long (ms). */
+  timeoutMs?: number;
+}
+
+/** Environment with every provider variable removed, so a test states exactly what it sets. */
+export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (/^(ANTHROPIC|OPENAI|AWS|GEMINI|GOOGLE|KEEN|CODEX)_/.test(k)) continue;
+    env[k] = v;
+  }
+  env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  for (const [k, v] of Object.entries(extra)) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  return env;
+}
+
+/** Spawns `bin/keen.js ARGS` and collects its output. */
+export function runKeen(args: string[], opts: RunOptions): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [KEEN_BIN, ...args], {
+      cwd: opts.cwd,
+      env: cleanEnv({ KEEN_HOME: opts.home, ...opts.env }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 20_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(opts.stdin ?? '');
+  });
+}

@@ -1,0 +1,191 @@
+/**
+ * A loopback Anthropic Messages API: `POST /v1/messages` answered from the shared script, as the
+ * real streaming SSE protocol (or one JSON message when `stream` is not true).
+ */
+import type http from 'node:http';
+import type { FakeReply, FakeStep, RecordedRequest } from './script.js';
+import { argsText, sleep, stopReasonOf } from './script.js';
+import { startScriptedServer, type ScriptedServer } from './scripted-server.js';
+
+const ERROR_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  529: 'overloaded_error',
+};
+
+/** Delay the SDK is told to wait before retrying, so retry tests stay fast. */
+export const FAKE_RETRY_AFTER_MS = 20;
+
+export function startAnthropicFake(): Promise<ScriptedServer> {
+  let served = 0;
+  return startScriptedServer({
+    accepts: (method, path) => method === 'POST' && path.split('?')[0] === '/v1/messages',
+    encodeError: writeError,
+    encode: async (reply, res, req) => {
+      served++;
+      if (!hasCredentials(req)) {
+        writeError({ status: 401, message: 'x-api-key header is required' }, res);
+        return;
+      }
+      const id = `msg_fake_${served}`;
+      if (req.body?.stream === true) await writeStream(reply, res, req, id);
+      else writeJson(reply, res, req, id);
+    },
+  });
+}
+
+/** The real API takes `x-api-key`; this SDK version sends the key as `Authorization: Bearer`. */
+function hasCredentials(req: RecordedRequest): boolean {
+  const key = req.headers['x-api-key'];
+  const auth = req.headers.authorization;
+  return (typeof key === 'string' && key !== '') || (typeof auth === 'string' && /^Bearer \S+/.test(auth));
+}
+
+function writeError(error: NonNullable<FakeReply['error']>, res: http.ServerResponse): void {
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'request-id': 'req_fake' };
+  const retryable = error.status === 408 || error.status === 409 || error.status === 429 || error.status >= 500;
+  if (retryable) {
+    headers['retry-after-ms'] = String(FAKE_RETRY_AFTER_MS);
+    headers['retry-after'] = '1';
+  }
+  const type = error.type ?? ERROR_TYPES[error.status] ?? (error.status >= 500 ? 'api_error' : 'invalid_request_error');
+  res.writeHead(error.status, headers);
+  res.end(JSON.stringify({ type: 'error', error: { type, message: error.message }, request_id: 'req_fake' }));
+}
+
+function usageOf(reply: FakeReply, req: RecordedRequest) {
+  const prompt = JSON.stringify([req.body?.system ?? '', req.body?.messages ?? [], req.body?.tools ?? []]);
+  const produced = (reply.steps ?? []).reduce((n, s) => n + stepChars(s), 0);
+  return {
+    input_tokens: reply.usage?.input ?? Math.ceil(prompt.length / 4),
+    cache_creation_input_tokens: reply.usage?.cacheWrite ?? 0,
+    cache_read_input_tokens: reply.usage?.cacheRead ?? 0,
+    output_tokens: reply.usage?.output ?? Math.max(1, Math.ceil(produced / 4)),
+  };
+}
+
+function stepChars(step: FakeStep): number {
+  if ('text' in step) return step.text.length;
+  if ('thinking' in step) return step.thinking.length;
+  if ('toolCall' in step) return argsText(step.toolCall.args).length;
+  return 0;
+}
+
+function send(res: http.ServerResponse, event: string, data: unknown): Promise<void> {
+  return new Promise((resolve, reject) => {
+    res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`, (err) => (err ? reject(err) : resolve()));
+  });
+}
+
+/** Splits text into `parts` roughly equal pieces (fewer when the text is short). */
+function pieces(text: string, parts: number): string[] {
+  if (text.length <= 1) return [text];
+  const size = Math.max(1, Math.ceil(text.length / parts));
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+async function writeStream(reply: FakeReply, res: http.ServerResponse, req: RecordedRequest, id: string): Promise<void> {
+  const usage = usageOf(reply, req);
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': 'req_fake' });
+  await send(res, 'message_start', {
+    type: 'message_start',
+    message: {
+      id,
+      type: 'message',
+      role: 'assistant',
+      model: req.body?.model ?? 'claude-fake',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { ...usage, output_tokens: 1, service_tier: 'standard' },
+    },
+  });
+  await send(res, 'ping', { type: 'ping' });
+  let index = 0;
+  let tools = 0;
+  for (const step of reply.steps ?? []) {
+    if ('cut' in step) {
+      res.destroy();
+      return;
+    }
+    if ('delayMs' in step) {
+      await sleep(step.delayMs);
+      continue;
+    }
+    const at = index++;
+    if ('text' in step) {
+      await send(res, 'content_block_start', { type: 'content_block_start', index: at, content_block: { type: 'text', text: '' } });
+      for (const text of pieces(step.text, 3)) {
+        await send(res, 'content_block_delta', { type: 'content_block_delta', index: at, delta: { type: 'text_delta', text } });
+      }
+    } else if ('thinking' in step) {
+      const start = { type: 'thinking', thinking: '', signature: '' };
+      await send(res, 'content_block_start', { type: 'content_block_start', index: at, content_block: start });
+      for (const thinking of pieces(step.thinking, 3)) {
+        await send(res, 'content_block_delta', { type: 'content_block_delta', index: at, delta: { type: 'thinking_delta', thinking } });
+      }
+      const signature = step.signature ?? `sig_fake_${id}_${at}`;
+      await send(res, 'content_block_delta', { type: 'content_block_delta', index: at, delta: { type: 'signature_delta', signature } });
+    } else {
+      const call = step.toolCall;
+      const block = { type: 'tool_use', id: call.id ?? `toolu_fake_${id}_${++tools}`, name: call.name, input: {} };
+      await send(res, 'content_block_start', { type: 'content_block_start', index: at, content_block: block });
+      // Like the real API: an empty first chunk, then the JSON in several partial pieces.
+      for (const partial_json of ['', ...pieces(argsText(call.args), 4)]) {
+        await send(res, 'content_block_delta', { type: 'content_block_delta', index: at, delta: { type: 'input_json_delta', partial_json } });
+      }
+    }
+    await send(res, 'content_block_stop', { type: 'content_block_stop', index: at });
+  }
+  await send(res, 'message_delta', {
+    type: 'message_delta',
+    delta: { stop_reason: stopReasonOf(reply), stop_sequence: null },
+    usage,
+  });
+  await send(res, 'message_stop', { type: 'message_stop' });
+  res.end();
+}
+
+function writeJson(reply: FakeReply, res: http.ServerResponse, req: RecordedRequest, id: string): void {
+  if ((reply.steps ?? []).some((s) => 'cut' in s)) {
+    res.destroy();
+    return;
+  }
+  let tools = 0;
+  const content: unknown[] = [];
+  for (const step of reply.steps ?? []) {
+    if ('text' in step) content.push({ type: 'text', text: step.text });
+    else if ('thinking' in step) content.push({ type: 'thinking', thinking: step.thinking, signature: step.signature ?? `sig_fake_${id}` });
+    else if ('toolCall' in step) {
+      const c = step.toolCall;
+      content.push({ type: 'tool_use', id: c.id ?? `toolu_fake_${id}_${++tools}`, name: c.name, input: parseOr(argsText(c.args)) });
+    }
+  }
+  const message = {
+    id,
+    type: 'message',
+    role: 'assistant',
+    model: req.body?.model ?? 'claude-fake',
+    content,
+    stop_reason: stopReasonOf(reply),
+    stop_sequence: null,
+    usage: usageOf(reply, req),
+  };
+  res.writeHead(200, { 'content-type': 'application/json', 'request-id': 'req_fake' });
+  res.end(JSON.stringify(message));
+}
+
+function parseOr(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,180 @@
+import type http from 'node:http';
+import { EventStreamCodec } from '@smithy/eventstream-codec';
+import type { FakeReply, RecordedRequest, Responder } from './script.js';
+import { argsText, sleep, stopReasonOf } from './script.js';
+import type { ScriptedServer } from './scripted-server.js';
+import { startScriptedServer } from './scripted-server.js';
+
+/**
+ * A loopback Amazon Bedrock Runtime speaking ConverseStream: `POST /model/<modelId>/converse-stream`
+ * answered with `application/vnd.amazon.eventstream` frames, errors as AWS JSON errors with an
+ * `x-amzn-errortype` header. Like the service, it refuses (400 ValidationException) conversations
+ * that start with an assistant turn, whose roles do not alternate, that hold blank text, unanswered
+ * tool uses or more than four cache points.
+ */
+export async function startBedrockFake(): Promise<ScriptedServer> {
+  const server = await startScriptedServer({
+    accepts: (method, path) => method === 'POST' && /^\/model\/[^/]+\/converse-stream$/.test(path),
+    encodeError: writeAwsError,
+    encode: (reply, res) => writeEventStream(reply, res),
+  });
+  // Validation runs before the script, so a refused request consumes no scripted reply.
+  const queue: FakeReply[] = [];
+  let responder: Responder | undefined;
+  server.setResponder((req, index) => {
+    const invalid = validateConverse(req.body);
+    if (invalid) return { error: { status: 400, type: 'ValidationException', message: invalid } };
+    return queue.shift() ?? responder?.(req, index) ?? { error: { status: 500, message: `fake: no scripted reply for request #${index + 1}` } };
+  });
+  return {
+    ...server,
+    enqueue: (...replies) => queue.push(...replies),
+    setResponder: (r) => {
+      responder = r;
+    },
+  };
+}
+
+/** The model id from a recorded request path (URL-decoded). */
+export function bedrockModelOf(req: RecordedRequest): string {
+  const m = /^\/model\/([^/]+)\/converse-stream$/.exec(req.path);
+  return m ? decodeURIComponent(m[1]) : '';
+}
+
+const ERROR_TYPES: Record<number, string> = {
+  400: 'ValidationException',
+  403: 'AccessDeniedException',
+  404: 'ResourceNotFoundException',
+  429: 'ThrottlingException',
+  500: 'InternalServerException',
+  503: 'ServiceUnavailableException',
+};
+
+function writeAwsError(error: NonNullable<FakeReply['error']>, res: http.ServerResponse): void {
+  const type = error.type ?? ERROR_TYPES[error.status] ?? 'InternalServerException';
+  res.writeHead(error.status, {
+    'content-type': 'application/json',
+    'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
+    'x-amzn-requestid': 'fake-request-id',
+  });
+  res.end(JSON.stringify({ message: error.message }));
+}
+
+/** The service's own checks on a Converse request; returns its error message, or undefined. */
+export function validateConverse(body: any): string | undefined {
+  const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
+  if (messages.length === 0) return 'The messages field is required: provide at least one message.';
+  if (messages[0].role !== 'user') {
+    return 'A conversation must start with a user message. Try again with a conversation that starts with a user message.';
+  }
+  let cachePoints = countCachePoints(body?.system) + countCachePoints(body?.toolConfig?.tools);
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    if (i > 0 && messages[i - 1].role === m.role) {
+      return 'A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.';
+    }
+    const content: any[] = Array.isArray(m.content) ? m.content : [];
+    if (content.length === 0) return `The content field in the Message object at messages.${i} is empty.`;
+    cachePoints += countCachePoints(content);
+    for (let j = 0; j < content.length; j++) {
+      if ('text' in content[j] && !String(content[j].text).trim()) {
+        return `The text field in the ContentBlock object at messages.${i}.content.${j} is blank. Add text to the text field, and try again.`;
+      }
+    }
+    if (m.role === 'assistant') {
+      const uses = content.filter((b) => b.toolUse).map((b) => b.toolUse.toolUseId as string);
+      if (uses.length === 0) continue;
+      if (!body?.toolConfig) return 'The toolConfig field must be defined when using toolUse and toolResult content blocks.';
+      const next: any[] = messages[i + 1]?.content ?? [];
+      const answered = new Set(next.filter((b) => b.toolResult).map((b) => b.toolResult.toolUseId as string));
+      const missing = uses.filter((id) => !answered.has(id));
+      if (i + 1 < messages.length && missing.length > 0) {
+        return `Expected toolResult blocks at messages.${i + 1}.content for the following Ids: ${missing.join(', ')}`;
+      }
+    }
+  }
+  if (cachePoints > 4) return `A maximum of 4 cache points may be provided. Found ${cachePoints}.`;
+  return undefined;
+}
+
+function countCachePoints(blocks: unknown): number {
+  return Array.isArray(blocks) ? blocks.filter((b) => b && typeof b === 'object' && 'cachePoint' in b).length : 0;
+}
+
+const codec = new EventStreamCodec(
+  (bytes) => new TextDecoder().decode(bytes),
+  (text) => new TextEncoder().encode(text),
+);
+
+function frame(eventType: string, payload: unknown): Uint8Array {
+  return codec.encode({
+    headers: {
+      ':event-type': { type: 'string', value: eventType },
+      ':content-type': { type: 'string', value: 'application/json' },
+      ':message-type': { type: 'string', value: 'event' },
+    },
+    body: new TextEncoder().encode(JSON.stringify(payload)),
+  });
+}
+
+async function writeEventStream(reply: FakeReply, res: http.ServerResponse): Promise<void> {
+  res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': 'fake-request-id' });
+  const send = (type: string, payload: unknown) => res.write(frame(type, payload));
+  send('messageStart', { role: 'assistant' });
+  let index = -1;
+  let open: 'text' | 'reasoning' | undefined;
+  const close = () => {
+    if (open) send('contentBlockStop', { contentBlockIndex: index });
+    open = undefined;
+  };
+  let toolSeq = 0;
+  for (const step of reply.steps ?? []) {
+    if ('delayMs' in step) {
+      await sleep(step.delayMs);
+    } else if ('cut' in step) {
+      await sleep(10); // let the frames already written reach the client first
+      res.socket?.destroy();
+      return;
+    } else if ('text' in step) {
+      if (open !== 'text') {
+        close();
+        index++;
+        open = 'text';
+      }
+      send('contentBlockDelta', { contentBlockIndex: index, delta: { text: step.text } });
+    } else if ('thinking' in step) {
+      if (open !== 'reasoning') {
+        close();
+        index++;
+        open = 'reasoning';
+      }
+      send('contentBlockDelta', { contentBlockIndex: index, delta: { reasoningContent: { text: step.thinking } } });
+      if (step.signature) {
+        send('contentBlockDelta', { contentBlockIndex: index, delta: { reasoningContent: { signature: step.signature } } });
+      }
+    } else {
+      close();
+      index++;
+      const id = step.toolCall.id ?? `tooluse_${++toolSeq}`;
+      send('contentBlockStart', { contentBlockIndex: index, start: { toolUse: { toolUseId: id, name: step.toolCall.name } } });
+      const json = argsText(step.toolCall.args);
+      const cut = Math.floor(json.length / 2);
+      for (const part of [json.slice(0, cut), json.slice(cut)]) {
+        if (part) send('contentBlockDelta', { contentBlockIndex: index, delta: { toolUse: { input: part } } });
+      }
+      send('contentBlockStop', { contentBlockIndex: index });
+    }
+  }
+  close();
+  send('messageStop', { stopReason: stopReasonOf(reply) });
+  const u = reply.usage ?? { input: 0, output: 0 };
+  const usage: Record<string, number> = {
+    inputTokens: u.input,
+    outputTokens: u.output,
+    totalTokens: u.input + u.output + (u.cacheRead ?? 0) + (u.cacheWrite ?? 0),
+  };
+  if (u.cacheRead !== undefined) usage.cacheReadInputTokens = u.cacheRead;
+  if (u.cacheWrite !== undefined) usage.cacheWriteInputTokens = u.cacheWrite;
+  send('metadata', { usage, metrics: { latencyMs: 1 } });
+  res.end();
+}

@@ -1,0 +1,108 @@
+import type http from 'node:http';
+import { argsText, sleep, stopReasonOf, type FakeReply } from './script.js';
+import { startScriptedServer, writeSse, type ScriptedServer } from './scripted-server.js';
+
+/**
+ * A loopback Chat Completions server speaking the real SSE format: `chat.completion.chunk` deltas
+ * (tool calls by index, arguments split across chunks), a finish chunk, a final usage chunk with
+ * empty `choices`, then `data: [DONE]`. Point the SDK at `${url}/v1`.
+ *
+ * Usage is encoded the OpenAI way: `prompt_tokens` = input + cacheRead (cached tokens are part of
+ * the prompt) and `prompt_tokens_details.cached_tokens` = cacheRead; cacheWrite has no field.
+ * `thinking` steps become `reasoning_content` deltas (DeepSeek / vLLM style).
+ */
+export async function startOpenAIChatFake(): Promise<ScriptedServer> {
+  return startScriptedServer({
+    accepts: (method, path) => method === 'POST' && /^(\/v1)?\/chat\/completions(\?|$)/.test(path),
+    encode: encodeChatReply,
+    encodeError: writeOpenAIError,
+  });
+}
+
+/** OpenAI's error JSON shape; 429s carry a tiny retry-after-ms so SDK retries stay fast. */
+export function writeOpenAIError(error: NonNullable<FakeReply['error']>, res: http.ServerResponse): void {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (error.status === 429) headers['retry-after-ms'] = '5';
+  res.writeHead(error.status, headers);
+  res.end(
+    JSON.stringify({
+      error: { message: error.message, type: error.type ?? defaultType(error.status), param: null, code: error.type ?? null },
+    }),
+  );
+}
+
+function defaultType(status: number): string {
+  if (status === 401) return 'invalid_api_key';
+  if (status === 429) return 'rate_limit_exceeded';
+  if (status >= 500) return 'server_error';
+  return 'invalid_request_error';
+}
+
+/**
+ * Destroys the socket only after everything written so far reached the client, so the cut lands
+ * mid-stream (after the 200 and some deltas) rather than before the response began.
+ */
+export async function cutAfterFlush(res: http.ServerResponse): Promise<void> {
+  await new Promise<void>((resolve) => res.write(': flush\n\n', () => resolve()));
+  await sleep(20);
+  res.destroy();
+}
+
+let completionCounter = 0;
+
+async function encodeChatReply(reply: FakeReply, res: http.ServerResponse): Promise<void> {
+  const id = `chatcmpl-fake${++completionCounter}`;
+  const created = Math.floor(Date.now() / 1000);
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => ({
+    id,
+    object: 'chat.completion.chunk',
+    created,
+    model: 'fake-model',
+    choices,
+    ...extra,
+  });
+  const delta = (d: Record<string, unknown>, finish: string | null = null) => chunk([{ index: 0, delta: d, finish_reason: finish }]);
+
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  writeSse(res, undefined, delta({ role: 'assistant', content: '' }));
+  let toolIndex = 0;
+  for (const step of reply.steps ?? []) {
+    if ('cut' in step) {
+      await cutAfterFlush(res);
+      return;
+    }
+    if ('delayMs' in step) {
+      await sleep(step.delayMs);
+    } else if ('text' in step) {
+      writeSse(res, undefined, delta({ content: step.text }));
+    } else if ('thinking' in step) {
+      writeSse(res, undefined, delta({ reasoning_content: step.thinking }));
+    } else if ('toolCall' in step) {
+      const index = toolIndex++;
+      const callId = step.toolCall.id ?? `call_fake_${index}`;
+      const args = argsText(step.toolCall.args);
+      const half = Math.ceil(args.length / 2);
+      writeSse(res, undefined, delta({ tool_calls: [{ index, id: callId, type: 'function', function: { name: step.toolCall.name, arguments: '' } }] }));
+      writeSse(res, undefined, delta({ tool_calls: [{ index, function: { arguments: args.slice(0, half) } }] }));
+      writeSse(res, undefined, delta({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] }));
+    }
+  }
+  const stop = stopReasonOf(reply);
+  writeSse(res, undefined, delta({}, stop === 'tool_use' ? 'tool_calls' : stop === 'max_tokens' ? 'length' : 'stop'));
+  const u = reply.usage ?? { input: 10, output: 5 };
+  const cached = u.cacheRead ?? 0;
+  writeSse(
+    res,
+    undefined,
+    chunk([], {
+      usage: {
+        prompt_tokens: u.input + cached,
+        completion_tokens: u.output,
+        total_tokens: u.input + cached + u.output,
+        prompt_tokens_details: { cached_tokens: cached },
+      },
+    }),
+  );
+  writeSse(res, undefined, '[DONE]');
+  res.end();
+}

@@ -1,0 +1,243 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cutAfterFlush, writeOpenAIError } from './openai-chat-fake.js';
+import { argsText, sleep, stopReasonOf, type FakeReply, type RecordedRequest } from './script.js';
+import { startScriptedServer, writeSse, type ScriptedServer } from './scripted-server.js';
+
+/**
+ * A loopback Responses API server speaking the real SSE events: response.created, then per item
+ * response.output_item.added / *.delta / response.output_item.done, then response.completed (or
+ * response.incomplete for max_tokens) with usage. Serves `/v1/responses`, `/responses` and the
+ * Codex path `/backend-api/codex/responses`.
+ *
+ * Script mapping: consecutive `text` steps form one assistant message item; a `thinking` step is a
+ * reasoning item whose summary is the text and whose `encrypted_content` is the step's signature
+ * (default `enc:<base64 of the text>`); a `toolCall` is a function_call item, its arguments sent in
+ * two deltas. Usage: input_tokens = input + cacheRead, input_tokens_details.cached_tokens = cacheRead.
+ */
+export async function startOpenAIResponsesFake(): Promise<ScriptedServer> {
+  return startScriptedServer({
+    accepts: (method, path) => method === 'POST' && /^((\/v1)?|\/backend-api\/codex)\/responses(\?|$)/.test(path),
+    encode: encodeResponsesReply,
+    encodeError: writeOpenAIError,
+  });
+}
+
+let responseCounter = 0;
+
+async function encodeResponsesReply(reply: FakeReply, res: http.ServerResponse, req: RecordedRequest): Promise<void> {
+  const responseId = `resp_fake${++responseCounter}`;
+  let seq = 0;
+  const send = (type: string, data: Record<string, unknown>) => writeSse(res, type, { type, sequence_number: seq++, ...data });
+  const output: Record<string, unknown>[] = [];
+  const base = (status: string) => ({
+    id: responseId,
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    status,
+    model: typeof req.body?.model === 'string' ? req.body.model : 'fake-model',
+    output: status === 'in_progress' ? [] : output,
+    parallel_tool_calls: true,
+    tool_choice: 'auto',
+    tools: [],
+    incomplete_details: null,
+    error: null,
+  });
+
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  send('response.created', { response: base('in_progress') });
+  send('response.in_progress', { response: base('in_progress') });
+
+  let open: { id: string; index: number; text: string } | undefined;
+  const closeMessage = () => {
+    if (!open) return;
+    const { id, index, text } = open;
+    const part = { type: 'output_text', text, annotations: [] };
+    send('response.output_text.done', { item_id: id, output_index: index, content_index: 0, text, logprobs: [] });
+    send('response.content_part.done', { item_id: id, output_index: index, content_index: 0, part });
+    const item = { id, type: 'message', status: 'completed', role: 'assistant', content: [part] };
+    send('response.output_item.done', { output_index: index, item });
+    output.push(item);
+    open = undefined;
+  };
+
+  for (const step of reply.steps ?? []) {
+    if ('cut' in step) {
+      await cutAfterFlush(res);
+      return;
+    }
+    if ('delayMs' in step) {
+      await sleep(step.delayMs);
+      continue;
+    }
+    if ('text' in step) {
+      if (!open) {
+        open = { id: `msg_fake${output.length}`, index: output.length, text: '' };
+        send('response.output_item.added', {
+          output_index: open.index,
+          item: { id: open.id, type: 'message', status: 'in_progress', role: 'assistant', content: [] },
+        });
+        send('response.content_part.added', {
+          item_id: open.id,
+          output_index: open.index,
+          content_index: 0,
+          part: { type: 'output_text', text: '', annotations: [] },
+        });
+      }
+      open.text += step.text;
+      send('response.output_text.delta', { item_id: open.id, output_index: open.index, content_index: 0, delta: step.text, logprobs: [] });
+      continue;
+    }
+    closeMessage();
+    const index = output.length;
+    if ('thinking' in step) {
+      const id = `rs_fake${index}`;
+      const summaryPart = { type: 'summary_text', text: step.thinking };
+      send('response.output_item.added', { output_index: index, item: { id, type: 'reasoning', summary: [] } });
+      send('response.reasoning_summary_part.added', { item_id: id, output_index: index, summary_index: 0, part: { type: 'summary_text', text: '' } });
+      send('response.reasoning_summary_text.delta', { item_id: id, output_index: index, summary_index: 0, delta: step.thinking });
+      send('response.reasoning_summary_text.done', { item_id: id, output_index: index, summary_index: 0, text: step.thinking });
+      send('response.reasoning_summary_part.done', { item_id: id, output_index: index, summary_index: 0, part: summaryPart });
+      const encrypted = step.signature ?? `enc:${Buffer.from(step.thinking).toString('base64')}`;
+      const item = { id, type: 'reasoning', summary: [summaryPart], encrypted_content: encrypted };
+      send('response.output_item.done', { output_index: index, item });
+      output.push(item);
+    } else if ('toolCall' in step) {
+      const id = `fc_fake${index}`;
+      const callId = step.toolCall.id ?? `call_fake${index}`;
+      const args = argsText(step.toolCall.args);
+      const half = Math.ceil(args.length / 2);
+      const item = { id, type: 'function_call', status: 'in_progress', call_id: callId, name: step.toolCall.name, arguments: '' };
+      send('response.output_item.added', { output_index: index, item });
+      send('response.function_call_arguments.delta', { item_id: id, output_index: index, delta: args.slice(0, half) });
+      send('response.function_call_arguments.delta', { item_id: id, output_index: index, delta: args.slice(half) });
+      send('response.function_call_arguments.done', { item_id: id, output_index: index, arguments: args });
+      const done = { ...item, status: 'completed', arguments: args };
+      send('response.output_item.done', { output_index: index, item: done });
+      output.push(done);
+    }
+  }
+  closeMessage();
+
+  const u = reply.usage ?? { input: 10, output: 5 };
+  const cached = u.cacheRead ?? 0;
+  const usage = {
+    input_tokens: u.input + cached,
+    input_tokens_details: { cached_tokens: cached },
+    output_tokens: u.output,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: u.input + cached + u.output,
+  };
+  if (stopReasonOf(reply) === 'max_tokens') {
+    send('response.incomplete', { response: { ...base('incomplete'), incomplete_details: { reason: 'max_output_tokens' }, usage } });
+  } else {
+    send('response.completed', { response: { ...base('completed'), usage } });
+  }
+  res.end();
+}
+
+/** A base64url, unsigned JWT carrying `claims`: enough for code that only reads the payload. */
+export function fakeJwt(claims: Record<string, unknown>): string {
+  const enc = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  return `${enc({ alg: 'none', typ: 'JWT' })}.${enc(claims)}.c2ln`;
+}
+
+/**
+ * Writes a Codex CLI style `auth.json` into `codexHome` (use it as CODEX_HOME): a ChatGPT login
+ * for account `acct_123` whose access token is valid for an hour unless `accessToken` is given.
+ */
+export async function writeFakeCodexAuth(codexHome: string, opts: { accessToken?: string; refreshToken?: string } = {}): Promise<void> {
+  const claim = { 'https://api.openai.com/auth': { chatgpt_account_id: 'acct_123' } };
+  const file = {
+    OPENAI_API_KEY: null,
+    auth_mode: 'chatgpt',
+    tokens: {
+      id_token: fakeJwt({ email: 'dev@example.com', ...claim }),
+      access_token: opts.accessToken ?? fakeJwt({ exp: Math.floor(Date.now() / 1000) + 3600, ...claim }),
+      refresh_token: opts.refreshToken ?? 'refresh-old-cli',
+      account_id: 'acct_123',
+    },
+    last_refresh: '2025-01-01T00:00:00Z',
+  };
+  await mkdir(codexHome, { recursive: true });
+  await writeFile(`${codexHome}/auth.json`, JSON.stringify(file), { mode: 0o600 });
+}
+
+export interface FakeTokenRequest {
+  path: string;
+  contentType: string;
+  /** Parsed JSON or form body. */
+  body: Record<string, string>;
+}
+
+export interface FakeOAuthServer {
+  /** Use as the OAuth issuer: token endpoint at `${url}/oauth/token`. */
+  url: string;
+  requests: FakeTokenRequest[];
+  /** Replaces the default reply (fresh tokens for any grant); undefined restores it. */
+  respond(fn: ((req: FakeTokenRequest) => { status: number; body: unknown }) | undefined): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A fake OAuth issuer for Codex sign-in: POST /oauth/token answers both `refresh_token` and
+ * `authorization_code` grants with new tokens (access token expiring in an hour, account
+ * `acct_fake` in the ChatGPT auth claim).
+ */
+export async function startFakeOAuthServer(): Promise<FakeOAuthServer> {
+  const requests: FakeTokenRequest[] = [];
+  let counter = 0;
+  const freshTokens = (_req: FakeTokenRequest): { status: number; body: unknown } => {
+    counter++;
+    const exp = Math.floor(Date.now() / 1000) + 3600;
+    const auth = { 'https://api.openai.com/auth': { chatgpt_account_id: 'acct_fake' } };
+    return {
+      status: 200,
+      body: {
+        access_token: fakeJwt({ exp, n: counter, ...auth }),
+        refresh_token: `refresh-new-${counter}`,
+        id_token: fakeJwt({ exp, email: 'dev@example.com', ...auth }),
+        expires_in: 3600,
+        token_type: 'Bearer',
+      },
+    };
+  };
+  let responder = freshTokens;
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const raw = Buffer.concat(chunks).toString('utf8');
+    const contentType = String(req.headers['content-type'] ?? '');
+    let body: Record<string, string> = {};
+    try {
+      body = contentType.includes('json') ? JSON.parse(raw) : Object.fromEntries(new URLSearchParams(raw));
+    } catch {
+      /* leave empty */
+    }
+    const path = req.url ?? '/';
+    if (req.method !== 'POST' || !path.startsWith('/oauth/token')) {
+      res.writeHead(404).end();
+      return;
+    }
+    const recorded = { path, contentType, body };
+    requests.push(recorded);
+    const reply = responder(recorded);
+    res.writeHead(reply.status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(reply.body));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    respond: (fn) => {
+      responder = fn ?? freshTokens;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * The protocol-neutral script that every loopback fake provider speaks. A test enqueues replies;
+ * each protocol's fake encodes them in its real wire format (SSE, AWS event-stream, ...).
+ */
+
+export type FakeStep =
+  | { text: string }
+  | { thinking: string; signature?: string }
+  | { toolCall: { id?: string; name: string; args: unknown } }
+  | { delayMs: number }
+  /** Destroy the socket here, mid-stream, without a proper end. */
+  | { cut: true };
+
+export interface FakeUsage {
+  input: number;
+  output: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+}
+
+export interface FakeReply {
+  steps?: FakeStep[];
+  usage?: FakeUsage;
+  /** Defaults to tool_use when the steps hold a tool call, else end_turn. */
+  stopReason?: 'end_turn' | 'tool_use' | 'max_tokens';
+  /** Answer with this HTTP error instead of a stream. */
+  error?: { status: number; type?: string; message: string };
+  /** Wait this long before answering at all (headers included). */
+  delayMs?: number;
+}
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: any;
+}
+
+/** Decides the reply for a request when the queue is empty (or always, when set). */
+export type Responder = (req: RecordedRequest, index: number) => FakeReply;
+
+export function hasToolCall(reply: FakeReply): boolean {
+  return (reply.steps ?? []).some((s) => 'toolCall' in s);
+}
+
+export function stopReasonOf(reply: FakeReply): 'end_turn' | 'tool_use' | 'max_tokens' {
+  return reply.stopReason ?? (hasToolCall(reply) ? 'tool_use' : 'end_turn');
+}
+
+export function argsText(args: unknown): string {
+  return typeof args === 'string' ? args : JSON.stringify(args ?? {});
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -1,0 +1,363 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { systemMessage, userMessage, type Message, type ToolMessage } from '../../src/llm/core/message.js';
+import type { ChatRequest, ModelTurnEvent, ProviderConversation } from '../../src/llm/core/provider.js';
+import { createBedrockAdapter } from '../../src/llm/providers/bedrock.js';
+import { cacheFieldsFor } from '../../src/llm/providers/bedrock-wire.js';
+import type { ProviderSettings } from '../../src/llm/providers/types.js';
+import { bedrockModelOf, startBedrockFake } from '../fakes/bedrock-fake.js';
+import type { ScriptedServer } from '../fakes/scripted-server.js';
+
+const CLAUDE = 'us.anthropic.claude-sonnet-4-20250514-v1:0';
+const AWS_VARS = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_REGION', 'AWS_PROFILE', 'AWS_CONFIG_FILE', 'AWS_SHARED_CREDENTIALS_FILE', 'AWS_EC2_METADATA_DISABLED', 'AWS_ENDPOINT_URL', 'AWS_ENDPOINT_URL_BEDROCK_RUNTIME', 'AWS_BEARER_TOKEN_BEDROCK', 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'];
+const savedEnv = new Map<string, string | undefined>();
+let awsDir: string;
+let fake: ScriptedServer;
+let stderr: string[];
+
+beforeAll(() => {
+  for (const k of AWS_VARS) savedEnv.set(k, process.env[k]);
+  for (const k of AWS_VARS) delete process.env[k];
+  awsDir = mkdtempSync(join(tmpdir(), 'keen-aws-'));
+  writeFileSync(join(awsDir, 'credentials'), '[keen-test]\naws_access_key_id = AKIDPROFILE\naws_secret_access_key = profile-secret\n');
+  writeFileSync(join(awsDir, 'config'), '[profile keen-test]\nregion = eu-west-1\n');
+  // Fake credentials; the default chain must find nothing else on this machine.
+  Object.assign(process.env, {
+    AWS_ACCESS_KEY_ID: 'AKIDTEST',
+    AWS_SECRET_ACCESS_KEY: 'test-secret',
+    AWS_REGION: 'us-east-1',
+    AWS_CONFIG_FILE: join(awsDir, 'config'),
+    AWS_SHARED_CREDENTIALS_FILE: join(awsDir, 'credentials'),
+    AWS_EC2_METADATA_DISABLED: 'true',
+  });
+});
+
+afterAll(() => {
+  for (const [k, v] of savedEnv) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  rmSync(awsDir, { recursive: true, force: true });
+});
+
+beforeEach(async () => {
+  fake = await startBedrockFake();
+  stderr = [];
+  const capture = (...args: unknown[]) => {
+    stderr.push(args.map(String).join(' '));
+    return true;
+  };
+  vi.spyOn(process.stderr, 'write').mockImplementation(capture as never);
+  vi.spyOn(process, 'emitWarning').mockImplementation(capture as never);
+  vi.spyOn(console, 'warn').mockImplementation(capture);
+  vi.spyOn(console, 'error').mockImplementation(capture);
+});
+
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await fake.close();
+  // Nothing from the SDK may reach stderr: it would corrupt the Ink screen.
+  expect(stderr).toEqual([]);
+});
+
+function settings(over: Partial<ProviderSettings> = {}): ProviderSettings {
+  return { model: CLAUDE, baseURL: fake.url, region: 'us-east-1', maxRetries: 2, home: '/tmp/keen-test', env: {}, ...over };
+}
+
+const TOOLS = [
+  { name: 'read_file', description: 'Read a file', input_schema: { type: 'object', properties: { path: { type: 'string' } } } },
+  { name: 'grep', description: 'Search files', input_schema: { type: 'object', properties: { pattern: { type: 'string' } } } },
+];
+
+function request(messages: Message[], over: Partial<ChatRequest> = {}): ChatRequest {
+  return { model: CLAUDE, messages, tools: TOOLS, maxOutputTokens: 4096, ...over };
+}
+
+async function open(messages: Message[] = [systemMessage('You are Keen.'), userMessage('hi')], over: Partial<ChatRequest> = {}, s = settings()) {
+  const adapter = await createBedrockAdapter(s);
+  return adapter.open(request(messages, over));
+}
+
+async function turn(conv: ProviderConversation, signal = new AbortController().signal): Promise<ModelTurnEvent[]> {
+  const events: ModelTurnEvent[] = [];
+  for await (const e of conv.streamTurn(signal)) events.push(e);
+  return events;
+}
+
+function only<T extends ModelTurnEvent['type']>(events: ModelTurnEvent[], type: T): Extract<ModelTurnEvent, { type: T }>[] {
+  return events.filter((e): e is Extract<ModelTurnEvent, { type: T }> => e.type === type);
+}
+
+function last(events: ModelTurnEvent[]): ModelTurnEvent {
+  return events[events.length - 1];
+}
+
+function errorOf(events: ModelTurnEvent[]) {
+  const e = last(events);
+  if (e.type !== 'error') throw new Error(`expected an error, got ${JSON.stringify(events)}`);
+  return e.error;
+}
+
+/** Paths of every cachePoint block in a request body. */
+function cachePoints(body: unknown): string[] {
+  const found: string[] = [];
+  const walk = (v: unknown, path: string) => {
+    if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`));
+    else if (v && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        if (k === 'cachePoint') found.push(path);
+        else walk(x, `${path}.${k}`);
+      }
+    }
+  };
+  walk(body, '');
+  return found;
+}
+
+const readResult = (id: string, content: string): ToolMessage => ({ role: 'tool', tool_call_id: id, name: 'read_file', content });
+
+/** One tool turn: the model reads a.txt; the result goes back. */
+async function toolTurn(conv: ProviderConversation) {
+  fake.enqueue({ steps: [{ text: 'Let me look.' }, { toolCall: { id: 'tu_1', name: 'read_file', args: { path: 'a.txt' } } }], usage: { input: 50, output: 10 } });
+  const events = await turn(conv);
+  conv.appendToolResults([readResult('tu_1', 'contents of a')]);
+  return events;
+}
+
+describe('bedrock adapter: streaming', () => {
+  it('streams text, reports usage with cache reads and writes, and sends system blocks', async () => {
+    fake.enqueue({ steps: [{ text: 'Hello' }, { text: ', world' }], usage: { input: 12, output: 4, cacheRead: 900, cacheWrite: 100 } });
+    const conv = await open();
+    const events = await turn(conv);
+
+    expect(only(events, 'text_delta').map((e) => e.text)).toEqual(['Hello', ', world']);
+    expect(only(events, 'usage')[0].usage).toEqual({ input: 12, output: 4, cache_read: 900, cache_write: 100 });
+    expect(last(events)).toEqual({ type: 'turn_end', message: { role: 'assistant', content: 'Hello, world' }, stopReason: 'end_turn' });
+
+    const req = fake.requests[0];
+    expect(bedrockModelOf(req)).toBe(CLAUDE);
+    expect(req.body.system[0]).toEqual({ text: 'You are Keen.' });
+    expect(req.body.messages[0].content[0]).toEqual({ text: 'hi' });
+    expect(req.body.toolConfig.tools[0].toolSpec).toEqual({ name: 'read_file', description: 'Read a file', inputSchema: { json: TOOLS[0].input_schema } });
+    expect(req.body.inferenceConfig).toEqual({ maxTokens: 4096 });
+    expect(String(req.headers.authorization)).toContain('Credential=AKIDTEST/');
+  });
+
+  it('returns a tool call and sends its result back as a toolResult in the next user turn', async () => {
+    const conv = await open();
+    const events = await toolTurn(conv);
+    expect(only(events, 'tool_call').map((e) => e.call)).toEqual([{ id: 'tu_1', name: 'read_file', args: '{"path":"a.txt"}' }]);
+    const end = last(events);
+    expect(end.type === 'turn_end' && end.stopReason).toBe('tool_use');
+    expect(end.type === 'turn_end' && end.message.tool_calls).toEqual([{ id: 'tu_1', name: 'read_file', args: '{"path":"a.txt"}' }]);
+
+    fake.enqueue({ steps: [{ text: 'a says: contents of a' }] });
+    await turn(conv);
+    const msgs = fake.requests[1].body.messages;
+    expect(msgs.map((m: any) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(msgs[1].content).toEqual([{ text: 'Let me look.' }, { toolUse: { toolUseId: 'tu_1', name: 'read_file', input: { path: 'a.txt' } } }]);
+    expect(msgs[2].content[0]).toEqual({ toolResult: { toolUseId: 'tu_1', content: [{ text: 'contents of a' }] } });
+  });
+
+  it('replays reasoning with its signature in the tool loop', async () => {
+    const conv = await open([userMessage('think')], { thinkingBudget: 2048 });
+    fake.enqueue({ steps: [{ thinking: 'Consider a.txt', signature: 'sig-1' }, { toolCall: { id: 'tu_9', name: 'read_file', args: { path: 'a.txt' } } }] });
+    const events = await turn(conv);
+    expect(only(events, 'reasoning_delta').map((e) => e.text)).toEqual(['Consider a.txt']);
+    conv.appendToolResults([readResult('tu_9', 'x')]);
+    fake.enqueue({ steps: [{ text: 'done' }] });
+    await turn(conv);
+    const body = fake.requests[1].body;
+    expect(body.additionalModelRequestFields).toEqual({ thinking: { type: 'enabled', budget_tokens: 2048 } });
+    expect(body.messages[1].content[0]).toEqual({ reasoningContent: { reasoningText: { text: 'Consider a.txt', signature: 'sig-1' } } });
+  });
+});
+
+describe('bedrock adapter: prompt caching', () => {
+  it('puts cache points after the system blocks, after the tools and on the newest message', async () => {
+    const conv = await open();
+    await toolTurn(conv);
+    fake.enqueue({ steps: [{ text: 'ok' }] });
+    await turn(conv);
+    expect(cachePoints(fake.requests[0].body)).toEqual(['.messages[0].content[1]', '.system[1]', '.toolConfig.tools[2]']);
+    expect(cachePoints(fake.requests[1].body)).toEqual(['.messages[2].content[1]', '.system[1]', '.toolConfig.tools[2]']);
+  });
+
+  it('knows which models take cache points, and where', async () => {
+    expect(cacheFieldsFor('amazon.nova-pro-v1:0')).toEqual({ system: true, tools: false, messages: true });
+    expect(cacheFieldsFor('anthropic.claude-3-haiku-20240307-v1:0')).toBeUndefined();
+    expect(cacheFieldsFor('meta.llama3-70b-instruct-v1:0')).toBeUndefined();
+    expect(cacheFieldsFor(`arn:aws:bedrock:us-east-1:123:inference-profile/${CLAUDE}`)).toEqual({ system: true, tools: true, messages: true });
+
+    fake.enqueue({ steps: [{ text: 'a' }] }, { steps: [{ text: 'b' }] });
+    await turn(await open(undefined, { model: 'us.amazon.nova-lite-v1:0' }));
+    await turn(await open(undefined, { model: 'meta.llama3-70b-instruct-v1:0' }));
+    expect(cachePoints(fake.requests[0].body)).toEqual(['.messages[0].content[1]', '.system[1]']);
+    expect(cachePoints(fake.requests[1].body)).toEqual([]);
+  });
+});
+
+describe('bedrock adapter: alternating turns', () => {
+  it('is refused by the fake, as by the service, when roles do not alternate', async () => {
+    const { BedrockRuntimeClient, ConverseStreamCommand } = await import('@aws-sdk/client-bedrock-runtime');
+    const { NodeHttpHandler } = await import('@smithy/node-http-handler');
+    const client = new BedrockRuntimeClient({ endpoint: fake.url, region: 'us-east-1', requestHandler: new NodeHttpHandler(), maxAttempts: 1 });
+    const send = (messages: any[]) => client.send(new ConverseStreamCommand({ modelId: CLAUDE, messages }));
+    await expect(send([{ role: 'user', content: [{ text: 'a' }] }, { role: 'user', content: [{ text: 'b' }] }])).rejects.toMatchObject({
+      name: 'ValidationException',
+      message: expect.stringContaining('must alternate between user and assistant'),
+    });
+    await expect(send([{ role: 'assistant', content: [{ text: 'a' }] }])).rejects.toMatchObject({ name: 'ValidationException' });
+  });
+
+  it('merges consecutive user content into one turn', async () => {
+    fake.enqueue({ steps: [{ text: 'ok' }] });
+    const conv = await open([systemMessage('sys'), userMessage('first'), userMessage('second')]);
+    expect(last(await turn(conv)).type).toBe('turn_end');
+    const msgs = fake.requests[0].body.messages;
+    expect(msgs).toHaveLength(1);
+    expect(msgs[0].content.filter((b: any) => b.text)).toEqual([{ text: 'first' }, { text: 'second' }]);
+  });
+
+  it('answers a tool call that never got its result, so an interrupted history is accepted', async () => {
+    fake.enqueue({ steps: [{ text: 'ok' }] });
+    const conv = await open([
+      userMessage('read it'),
+      { role: 'assistant', content: '', tool_calls: [{ id: 'tu_x', name: 'read_file', args: '{"path":"a"}' }] },
+      userMessage('never mind'),
+    ]);
+    expect(last(await turn(conv)).type).toBe('turn_end');
+    const msgs = fake.requests[0].body.messages;
+    expect(msgs.map((m: any) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(msgs[2].content[0].toolResult).toMatchObject({ toolUseId: 'tu_x', status: 'error' });
+    expect(msgs[2].content[1]).toEqual({ text: 'never mind' });
+  });
+
+  it('fork + appendUserText after tool results sends the parent request plus one text block in the final user turn', async () => {
+    const conv = await open();
+    await toolTurn(conv);
+    const child = conv.fork();
+    child.appendUserText('Summarize the conversation.');
+
+    fake.enqueue({ steps: [{ text: 'summary' }] }, { steps: [{ text: 'parent reply' }] });
+    expect(last(await turn(child)).type).toBe('turn_end');
+    expect(last(await turn(conv)).type).toBe('turn_end');
+
+    const childBody = fake.requests[1].body;
+    const parentBody = fake.requests[2].body;
+    const finalTurn = childBody.messages[childBody.messages.length - 1];
+    expect(finalTurn.content[finalTurn.content.length - 1]).toEqual({ text: 'Summarize the conversation.' });
+    const expected = structuredClone(parentBody);
+    expected.messages[expected.messages.length - 1].content.push({ text: 'Summarize the conversation.' });
+    expect(childBody).toEqual(expected);
+    // Same cached prefix: the cache point still follows the tool results.
+    expect(cachePoints(childBody)).toEqual(cachePoints(parentBody));
+    // The parent never saw the child's text.
+    expect(JSON.stringify(parentBody)).not.toContain('Summarize');
+  });
+});
+
+describe('bedrock adapter: compaction replacement', () => {
+  it('keeps its system blocks and rebuilds the messages from the replacement', async () => {
+    const conv = await open();
+    await toolTurn(conv);
+    const summary = '<compacted_context>read a.txt</compacted_context>\n<last_user_message>hi</last_user_message>';
+    conv.replaceHistory([systemMessage('a different system prompt'), userMessage(summary)]);
+    fake.enqueue({ steps: [{ text: 'continuing' }] });
+    await turn(conv);
+    const body = fake.requests[1].body;
+    expect(body.system).toEqual([{ text: 'You are Keen.' }, { cachePoint: { type: 'default' } }]);
+    expect(body.messages).toEqual([{ role: 'user', content: [{ text: summary }, { cachePoint: { type: 'default' } }] }]);
+    expect(body.toolConfig.tools).toHaveLength(3);
+  });
+});
+
+describe('bedrock adapter: errors', () => {
+  it('maps "Input is too long" to context_window and leaves the history unchanged', async () => {
+    const conv = await open();
+    fake.enqueue({ error: { status: 400, type: 'ValidationException', message: 'Input is too long for requested model.' } });
+    const err = errorOf(await turn(conv));
+    expect(err.kind).toBe('context_window');
+    expect(err.message).not.toContain('\n');
+    fake.enqueue({ steps: [{ text: 'ok' }] });
+    await turn(conv);
+    expect(fake.requests[1].body).toEqual(fake.requests[0].body);
+  });
+
+  it('retries throttling, then succeeds', async () => {
+    fake.enqueue({ error: { status: 429, message: 'Too many requests, please wait before trying again.' } }, { steps: [{ text: 'made it' }] });
+    const events = await turn(await open());
+    expect(last(events)).toMatchObject({ type: 'turn_end', message: { content: 'made it' } });
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it('surfaces throttling as rate_limit once the retries are spent', async () => {
+    fake.setResponder(() => ({ error: { status: 429, message: 'Too many requests, please wait before trying again.' } }));
+    const err = errorOf(await turn(await open(undefined, undefined, settings({ maxRetries: 1 }))));
+    expect(err.kind).toBe('rate_limit');
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it('turns expired credentials into one clear auth line', async () => {
+    fake.enqueue({ error: { status: 403, type: 'ExpiredTokenException', message: 'The security token included in the request is expired' } });
+    const err = errorOf(await turn(await open()));
+    expect(err.kind).toBe('auth');
+    expect(err.message).toMatch(/AWS credentials have expired/);
+    expect(err.message).not.toContain('\n');
+  });
+
+  it('names the fix when no credentials can be found', async () => {
+    const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+    delete process.env.AWS_ACCESS_KEY_ID;
+    delete process.env.AWS_SECRET_ACCESS_KEY;
+    try {
+      const err = errorOf(await turn(await open()));
+      expect(err.kind).toBe('auth');
+      expect(err.message).toMatch(/^No AWS credentials found: set AWS_PROFILE/);
+      expect(fake.requests).toHaveLength(0);
+    } finally {
+      process.env.AWS_ACCESS_KEY_ID = saved.id;
+      process.env.AWS_SECRET_ACCESS_KEY = saved.secret;
+    }
+  });
+
+  it('reports a cut stream as a network error', async () => {
+    fake.enqueue({ steps: [{ text: 'partial' }, { cut: true }] });
+    const conv = await open();
+    const events = await turn(conv);
+    expect(errorOf(events).kind).toBe('network');
+    fake.enqueue({ steps: [{ text: 'ok' }] });
+    await turn(conv);
+    expect(fake.requests[1].body.messages).toHaveLength(1);
+  });
+
+  it('reports an abort as cancelled', async () => {
+    fake.enqueue({ steps: [{ text: 'slow' }, { delayMs: 5000 }, { text: 'never' }] });
+    const ac = new AbortController();
+    const conv = await open();
+    const events: ModelTurnEvent[] = [];
+    for await (const e of conv.streamTurn(ac.signal)) {
+      events.push(e);
+      if (e.type === 'text_delta') ac.abort();
+    }
+    expect(errorOf(events).kind).toBe('cancelled');
+  });
+});
+
+describe('bedrock adapter: configuration', () => {
+  it('reads the endpoint from AWS_ENDPOINT_URL_BEDROCK_RUNTIME', async () => {
+    fake.enqueue({ steps: [{ text: 'via env' }] });
+    const events = await turn(await open(undefined, undefined, settings({ baseURL: undefined, env: { AWS_ENDPOINT_URL_BEDROCK_RUNTIME: fake.url } })));
+    expect(last(events).type).toBe('turn_end');
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('signs with the configured profile', async () => {
+    fake.enqueue({ steps: [{ text: 'profiled' }] });
+    const events = await turn(await open(undefined, undefined, settings({ awsProfile: 'keen-test', region: undefined })));
+    expect(last(events).type).toBe('turn_end');
+    expect(String(fake.requests[0].headers.authorization)).toMatch(/Credential=AKIDPROFILE\/\d+\/us-east-1\/bedrock\//);
+  });
+});

@@ -1,0 +1,126 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BASH_HEAD_CHARS, BASH_TAIL_CHARS } from '../../src/tools/bash.js';
+import { call, workspace } from './helpers.js';
+
+/** Alive and not a zombie (a container's init may be slow to reap). */
+async function alive(pid: number): Promise<boolean> {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  return stat !== '' && !/^\d+ \(.*\) Z/.test(stat);
+}
+
+async function waitGone(pids: number[], ms = 5000): Promise<boolean[]> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const states = await Promise.all(pids.map(alive));
+    if (!states.some(Boolean) || Date.now() > deadline) return states;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function readPid(file: string): Promise<number> {
+  for (let k = 0; k < 100; k++) {
+    const text = await readFile(file, 'utf8').catch(() => '');
+    if (/^\d+\n$/.test(text)) return Number(text);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`no pid in ${file}`);
+}
+
+/** A child and a grandchild (in a nested bash), both sleeping, pids written to files. */
+const FAMILY = `sleep 300 & echo $! > child.pid; bash -c 'sleep 301 & echo $! > grand.pid; wait' & wait`;
+
+describe('bash', () => {
+  it('runs in the workspace and reports output and exit code', async () => {
+    const dir = await workspace();
+    const msg = await call(dir, 'bash', { command: 'pwd; echo oops >&2; exit 3' });
+    expect(msg.is_error).toBe(true);
+    expect(msg.content).toBe(`${dir}\noops\n[exit code 3]`);
+    const ok = await call(dir, 'bash', { command: 'true' });
+    expect(ok).toMatchObject({ content: '(no output)\n[exit code 0]' });
+    expect(ok.is_error).toBeUndefined();
+  });
+
+  it('gives commands an empty stdin instead of hanging', async () => {
+    const dir = await workspace();
+    expect((await call(dir, 'bash', { command: 'cat; echo done' })).content).toBe('done\n[exit code 0]');
+  });
+
+  it('kills the whole process group on timeout, grandchildren included', async () => {
+    const dir = await workspace();
+    const started = Date.now();
+    const msg = await call(dir, 'bash', { command: FAMILY, timeout_seconds: 0.5 });
+    expect(msg.is_error).toBe(true);
+    expect(msg.content).toBe('(no output)\n[timed out after 0.5s; the command and its child processes were killed]');
+    expect(Date.now() - started).toBeLessThan(4000);
+    const pids = [await readPid(path.join(dir, 'child.pid')), await readPid(path.join(dir, 'grand.pid'))];
+    expect(await waitGone(pids)).toEqual([false, false]);
+  });
+
+  it('escalates to SIGKILL for a grandchild that ignores SIGTERM', async () => {
+    const dir = await workspace();
+    const msg = await call(dir, 'bash', {
+      command: `bash -c "trap '' TERM; sleep 300 & echo \\$! > stubborn.pid; wait" & wait`,
+      timeout_seconds: 0.3,
+    });
+    expect(msg.content).toContain('[timed out after 0.3s');
+    const pid = await readPid(path.join(dir, 'stubborn.pid'));
+    expect(await waitGone([pid])).toEqual([false]);
+  });
+
+  it('returns "cancelled" on abort and kills the process group', async () => {
+    const dir = await workspace();
+    const ac = new AbortController();
+    const pending = call(dir, 'bash', { command: FAMILY }, { signal: ac.signal });
+    const pids = [await readPid(path.join(dir, 'child.pid')), await readPid(path.join(dir, 'grand.pid'))];
+    expect(await Promise.all(pids.map(alive))).toEqual([true, true]);
+    ac.abort();
+    expect(await pending).toMatchObject({ is_error: true, content: 'cancelled' });
+    expect(await waitGone(pids)).toEqual([false, false]);
+  });
+
+  it('keeps the head and tail of long output and says exactly how much was cut', async () => {
+    const dir = await workspace();
+    const msg = await call(dir, 'bash', { command: 'seq 1 100000' });
+    const full = Array.from({ length: 100000 }, (_, k) => `${k + 1}\n`).join('');
+    const lines = msg.content.split('\n');
+    expect(lines.at(-1)).toBe('[exit code 0]');
+    const markerAt = lines.findIndex((l) => l.startsWith('[... '));
+    const m = /^\[\.\.\. (\d+) lines \((\d+) characters\) cut from the middle of the output \.\.\.\]$/.exec(lines[markerAt]);
+    expect(m).not.toBeNull();
+    const head = lines.slice(0, markerAt);
+    const tail = lines.slice(markerAt + 1, -1);
+    expect(head[0]).toBe('1');
+    expect(tail.at(-1)).toBe('100000');
+    // Whole lines on both sides, consecutive numbers, and the counts add up exactly.
+    expect(Number(tail[0]) - Number(head.at(-1)) - 1).toBe(Number(m![1]));
+    const kept = head.join('\n').length + 1 + tail.join('\n').length + 1;
+    expect(kept + Number(m![2])).toBe(full.length);
+    expect(msg.content.length).toBeLessThan(BASH_HEAD_CHARS + BASH_TAIL_CHARS + 200);
+  });
+
+  it('does not wait for background processes that keep the output open', async () => {
+    const dir = await workspace();
+    const started = Date.now();
+    const msg = await call(dir, 'bash', { command: 'sleep 30 & echo $! > bg.pid; echo started' });
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(msg.content).toBe(
+      'started\n[exit code 0]\n[background processes are still running; their later output is not captured]',
+    );
+    process.kill(await readPid(path.join(dir, 'bg.pid')), 'SIGKILL');
+  });
+
+  it('refuses a timeout above the maximum, naming the field', async () => {
+    const dir = await workspace();
+    expect(await call(dir, 'bash', { command: 'true', timeout_seconds: 1200 })).toMatchObject({
+      is_error: true,
+      content: 'Invalid arguments for bash: timeout_seconds: Too big: expected number to be <=600.',
+    });
+  });
+});

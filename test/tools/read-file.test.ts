@@ -1,0 +1,111 @@
+import { symlink } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { READ_DEFAULT_LIMIT, READ_MAX_CHARS, READ_MAX_LINE_CHARS } from '../../src/tools/read-file.js';
+import { call, workspace } from './helpers.js';
+
+const numbered = (n: number, text: string) => `${String(n).padStart(6)}\t${text}`;
+
+describe('read_file', () => {
+  it('returns numbered lines without a trailing phantom line, dropping CRs', async () => {
+    const dir = await workspace({ 'a.txt': 'one\r\ntwo\nthree\n' });
+    const msg = await call(dir, 'read_file', { path: 'a.txt' });
+    expect(msg.is_error).toBeUndefined();
+    expect(msg.content).toBe([numbered(1, 'one'), numbered(2, 'two'), numbered(3, 'three')].join('\n'));
+  });
+
+  it('reads a line range and says how to read the rest', async () => {
+    const lines = Array.from({ length: 50 }, (_, k) => `line ${k + 1}`).join('\n');
+    const dir = await workspace({ 'a.txt': lines });
+    const msg = await call(dir, 'read_file', { path: 'a.txt', offset: 10, limit: 3 });
+    expect(msg.content).toBe(
+      [numbered(10, 'line 10'), numbered(11, 'line 11'), numbered(12, 'line 12'), '[Showing lines 10-12 of 50. Read more with offset=13.]'].join('\n'),
+    );
+  });
+
+  it(`stops at ${READ_DEFAULT_LIMIT} lines by default`, async () => {
+    const dir = await workspace({ 'big.txt': 'x\n'.repeat(READ_DEFAULT_LIMIT + 500) });
+    const msg = await call(dir, 'read_file', { path: 'big.txt' });
+    const shown = msg.content.split('\n');
+    expect(shown).toHaveLength(READ_DEFAULT_LIMIT + 1);
+    expect(shown.at(-1)).toBe(`[Showing lines 1-${READ_DEFAULT_LIMIT} of ${READ_DEFAULT_LIMIT + 500}. Read more with offset=${READ_DEFAULT_LIMIT + 1}.]`);
+  });
+
+  it('caps the output size and says exactly where it stopped', async () => {
+    const line = 'y'.repeat(1000);
+    const dir = await workspace({ 'wide.txt': `${line}\n`.repeat(200) });
+    const msg = await call(dir, 'read_file', { path: 'wide.txt' });
+    expect(msg.content.length).toBeLessThanOrEqual(READ_MAX_CHARS + 200);
+    const last = msg.content.split('\n').at(-1)!;
+    const m = /^\[Output cap of 50000 characters reached\. Showing lines 1-(\d+) of 200\. Read more with offset=(\d+)\.\]$/.exec(last);
+    expect(m).not.toBeNull();
+    expect(Number(m![2])).toBe(Number(m![1]) + 1);
+    const next = await call(dir, 'read_file', { path: 'wide.txt', offset: Number(m![2]), limit: 1 });
+    expect(next.content.startsWith(numbered(Number(m![2]), line))).toBe(true);
+  });
+
+  it('shortens very long lines and says so', async () => {
+    const dir = await workspace({ 'min.js': 'z'.repeat(READ_MAX_LINE_CHARS + 10) });
+    const msg = await call(dir, 'read_file', { path: 'min.js' });
+    expect(msg.content).toContain('… [10 more characters]');
+    expect(msg.content).toContain(`[1 line longer than ${READ_MAX_LINE_CHARS} characters was shortened.]`);
+  });
+
+  it('streams files too large to load whole, without counting all their lines', async () => {
+    const line = `${'q'.repeat(99)}\n`;
+    const dir = await workspace({ 'huge.log': line.repeat(340_000) }); // ~34 MB
+    const msg = await call(dir, 'read_file', { path: 'huge.log', offset: 300_000, limit: 2 });
+    expect(msg.content).toBe(
+      [
+        numbered(300_000, 'q'.repeat(99)),
+        numbered(300_001, 'q'.repeat(99)),
+        '[Showing lines 300000-300001; the file is 32 MB, total lines not counted. Read more with offset=300002.]',
+      ].join('\n'),
+    );
+    const end = await call(dir, 'read_file', { path: 'huge.log', offset: 339_999 });
+    expect(end.content).toBe([numbered(339_999, 'q'.repeat(99)), numbered(340_000, 'q'.repeat(99))].join('\n'));
+  });
+
+  it('refuses binary files', async () => {
+    const dir = await workspace({ 'img.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0x02]) });
+    const msg = await call(dir, 'read_file', { path: 'img.png' });
+    expect(msg).toMatchObject({ is_error: true, content: 'Refusing to read img.png: it is a binary file (contains NUL bytes).' });
+  });
+
+  it('reports a missing file, a directory and an offset past the end clearly', async () => {
+    const dir = await workspace({ 'src/a.ts': 'a\nb\n' });
+    expect(await call(dir, 'read_file', { path: 'nope.ts' })).toMatchObject({ is_error: true, content: 'File not found: nope.ts.' });
+    expect(await call(dir, 'read_file', { path: 'src' })).toMatchObject({
+      is_error: true,
+      content: 'src is a directory; use list_dir to see what is inside.',
+    });
+    expect(await call(dir, 'read_file', { path: 'src/a.ts', offset: 9 })).toMatchObject({
+      is_error: true,
+      content: 'offset 9 is past the end of src/a.ts, which has 2 lines.',
+    });
+  });
+
+  it('says when a file is empty', async () => {
+    const dir = await workspace({ 'empty.txt': '' });
+    expect((await call(dir, 'read_file', { path: 'empty.txt' })).content).toBe('(empty.txt is empty)');
+  });
+
+  it('refuses relative paths that leave the workspace but reads absolute paths anywhere', async () => {
+    const outside = await workspace({ 'secret.txt': 'outside\n' });
+    const dir = await workspace();
+    const rel = path.relative(dir, path.join(outside, 'secret.txt'));
+    const refused = await call(dir, 'read_file', { path: rel });
+    expect(refused.is_error).toBe(true);
+    expect(refused.content).toBe(
+      `Refusing to read ${rel}: it is outside the workspace ${dir}. Pass an absolute path to read files elsewhere.`,
+    );
+    const abs = await call(dir, 'read_file', { path: path.join(outside, 'secret.txt') });
+    expect(abs.content).toBe(numbered(1, 'outside'));
+  });
+
+  it('follows symlinks inside the workspace', async () => {
+    const dir = await workspace({ 'real.txt': 'linked\n' });
+    await symlink(path.join(dir, 'real.txt'), path.join(dir, 'link.txt'));
+    expect((await call(dir, 'read_file', { path: 'link.txt' })).content).toBe(numbered(1, 'linked'));
+  });
+});
