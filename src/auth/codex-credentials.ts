@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { authPath } from '../config/paths.js';
 import { KeenError } from '../errors.js';
 import { codexIssuer, refreshCodexTokens, type IssuedTokens } from './codex-oauth.js';
 import { chatgptAccountId, jwtExpiryMs } from './jwt.js';
@@ -24,7 +25,7 @@ export interface CodexTokens {
 export type CodexTokenSource = { kind: 'keen' | 'codex-cli'; path: string };
 
 export function keenAuthPath(home: string): string {
-  return join(home, 'auth.json');
+  return authPath(home);
 }
 
 export function codexCliAuthPath(env: NodeJS.ProcessEnv): string {

@@ -35,7 +35,10 @@ export async function runCli(argv: string[]): Promise<number> {
     .option('-c, --continue', "reopen this directory's latest session")
     .option('-p, --print <message>', 'run headless once and print the answer (same as `keen run`)')
     .addOption(new Option('--format <format>', 'headless output format').choices(['text', 'json']).default('text'))
-    .showHelpAfterError('(run `keen --help` for usage)');
+    .showHelpAfterError('(run `keen --help` for usage)')
+    // Subcommands repeat the program's option names (--format, --continue, --yolo, ...); without
+    // this, commander hands `keen run --yolo` to the program and `run` never sees it.
+    .enablePositionalOptions();
   addModelOptions(program);
   program.action(async (prompt: string[], opts: RunFlags & { resume?: string }) => {
     if (opts.print !== undefined) {

@@ -13,7 +13,7 @@ import { promptTokens } from './core/usage.js';
 export interface ContextGauge {
   estimate(messages: readonly Message[], tools: readonly ToolDefinition[]): number;
   /** A request covering `messageCount` messages reported this prompt size. */
-  observe(promptTokens: number, messageCount: number): void;
+  observe(promptTokens: number, messageCount: number, messages?: readonly Message[]): void;
   /** The history was replaced: forget the last observation. */
   reset(): void;
 }
@@ -141,7 +141,7 @@ export async function* runToolLoop(run: LoopRun): AsyncGenerator<StreamEvent> {
           yield ev;
           break;
         case 'usage':
-          gauge.observe(promptTokens(ev.usage), sentCount);
+          gauge.observe(promptTokens(ev.usage), sentCount, history);
           yield ev;
           break;
         case 'error':

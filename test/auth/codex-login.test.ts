@@ -111,3 +111,27 @@ describe('loginCodex', () => {
     await expect(login).rejects.toThrow(/cancelled/);
   });
 });
+
+describe('runCodexLogin', () => {
+  it('prints the URL, opens it, and reports where the login was saved', async () => {
+    const { runCodexLogin } = await import('../../src/auth/codex-login-cli.js');
+    let out = '';
+    let opened = '';
+    const done = runCodexLogin({
+      env: { KEEN_HOME: home, KEEN_CODEX_AUTH_URL: oauth.url },
+      port: 0,
+      write: (t) => {
+        out += t;
+      },
+      openBrowser: (u) => {
+        opened = u;
+        const authorize = new URL(u);
+        void callback(authorize, { code: 'c', state: authorize.searchParams.get('state')! });
+      },
+    });
+    await expect(done).resolves.toBe(0);
+    expect(out).toContain(opened);
+    expect(out).toContain(`Signed in to Codex as dev@example.com. Credentials saved to ${join(home, 'auth.json')}`);
+    expect(out).not.toMatch(/refresh-new|eyJ/);
+  });
+});

@@ -10,7 +10,8 @@ import { startScriptedServer } from './scripted-server.js';
  * answered with `application/vnd.amazon.eventstream` frames, errors as AWS JSON errors with an
  * `x-amzn-errortype` header. Like the service, it refuses (400 ValidationException) conversations
  * that start with an assistant turn, whose roles do not alternate, that hold blank text, unanswered
- * tool uses or more than four cache points.
+ * tool uses or more than four cache points — before looking at the script, so a refused request
+ * consumes no scripted reply.
  */
 export async function startBedrockFake(): Promise<ScriptedServer> {
   const server = await startScriptedServer({
@@ -43,6 +44,7 @@ export function bedrockModelOf(req: RecordedRequest): string {
 
 const ERROR_TYPES: Record<number, string> = {
   400: 'ValidationException',
+  401: 'UnrecognizedClientException',
   403: 'AccessDeniedException',
   404: 'ResourceNotFoundException',
   429: 'ThrottlingException',
@@ -51,7 +53,9 @@ const ERROR_TYPES: Record<number, string> = {
 };
 
 function writeAwsError(error: NonNullable<FakeReply['error']>, res: http.ServerResponse): void {
-  const type = error.type ?? ERROR_TYPES[error.status] ?? 'InternalServerException';
+  // Protocol-neutral scripts may carry another API's error type; AWS names end in "Exception".
+  const scripted = error.type && /Exception$/.test(error.type) ? error.type : undefined;
+  const type = scripted ?? ERROR_TYPES[error.status] ?? 'InternalServerException';
   res.writeHead(error.status, {
     'content-type': 'application/json',
     'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
@@ -177,4 +181,44 @@ async function writeEventStream(reply: FakeReply, res: http.ServerResponse): Pro
   if (u.cacheWrite !== undefined) usage.cacheWriteInputTokens = u.cacheWrite;
   send('metadata', { usage, metrics: { latencyMs: 1 } });
   res.end();
+}
+
+const AWS_ENV_VARS = [
+  'AWS_ACCESS_KEY_ID',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_SESSION_TOKEN',
+  'AWS_REGION',
+  'AWS_DEFAULT_REGION',
+  'AWS_PROFILE',
+  'AWS_CONFIG_FILE',
+  'AWS_SHARED_CREDENTIALS_FILE',
+  'AWS_EC2_METADATA_DISABLED',
+  'AWS_ENDPOINT_URL',
+  'AWS_ENDPOINT_URL_BEDROCK_RUNTIME',
+  'AWS_BEARER_TOKEN_BEDROCK',
+];
+
+/**
+ * Points the SDK's default credential chain at fake static keys (AKIDTEST, region us-east-1) and
+ * at nothing else on this machine: no profile, no shared files, no instance metadata. `extra`
+ * overrides any variable. Returns a function that restores the previous environment.
+ */
+export function useFakeAwsEnv(extra: Record<string, string> = {}): () => void {
+  const saved = new Map(AWS_ENV_VARS.concat(Object.keys(extra)).map((k) => [k, process.env[k]]));
+  for (const k of AWS_ENV_VARS) delete process.env[k];
+  Object.assign(process.env, {
+    AWS_ACCESS_KEY_ID: 'AKIDTEST',
+    AWS_SECRET_ACCESS_KEY: 'test-secret',
+    AWS_REGION: 'us-east-1',
+    AWS_CONFIG_FILE: '/nonexistent/keen-test/aws-config',
+    AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/keen-test/aws-credentials',
+    AWS_EC2_METADATA_DISABLED: 'true',
+    ...extra,
+  });
+  return () => {
+    for (const [k, v] of saved) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  };
 }

@@ -43,7 +43,9 @@ const STATUS_NAMES: Record<number, string> = {
 
 function writeGoogleError(error: NonNullable<FakeReply['error']>, res: http.ServerResponse): void {
   res.writeHead(error.status, { 'content-type': 'application/json; charset=UTF-8' });
-  res.end(JSON.stringify({ error: { code: error.status, message: error.message, status: error.type ?? STATUS_NAMES[error.status] ?? 'UNKNOWN' } }, null, 2));
+  // Protocol-neutral scripts may carry another API's error type; Google statuses are UPPER_SNAKE.
+  const status = error.type && /^[A-Z_]+$/.test(error.type) ? error.type : (STATUS_NAMES[error.status] ?? 'UNKNOWN');
+  res.end(JSON.stringify({ error: { code: error.status, message: error.message, status } }, null, 2));
 }
 
 const FINISH: Record<string, string> = { end_turn: 'STOP', tool_use: 'STOP', max_tokens: 'MAX_TOKENS' };

@@ -7,38 +7,31 @@ import type { ChatRequest, ModelTurnEvent, ProviderConversation } from '../../sr
 import { createBedrockAdapter } from '../../src/llm/providers/bedrock.js';
 import { cacheFieldsFor } from '../../src/llm/providers/bedrock-wire.js';
 import type { ProviderSettings } from '../../src/llm/providers/types.js';
-import { bedrockModelOf, startBedrockFake } from '../fakes/bedrock-fake.js';
+import { bedrockModelOf, startBedrockFake, useFakeAwsEnv } from '../fakes/bedrock-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 
 const CLAUDE = 'us.anthropic.claude-sonnet-4-20250514-v1:0';
-const AWS_VARS = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_REGION', 'AWS_PROFILE', 'AWS_CONFIG_FILE', 'AWS_SHARED_CREDENTIALS_FILE', 'AWS_EC2_METADATA_DISABLED', 'AWS_ENDPOINT_URL', 'AWS_ENDPOINT_URL_BEDROCK_RUNTIME', 'AWS_BEARER_TOKEN_BEDROCK', 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'];
-const savedEnv = new Map<string, string | undefined>();
 let awsDir: string;
+let restoreEnv: () => void;
 let fake: ScriptedServer;
 let stderr: string[];
 
 beforeAll(() => {
-  for (const k of AWS_VARS) savedEnv.set(k, process.env[k]);
-  for (const k of AWS_VARS) delete process.env[k];
   awsDir = mkdtempSync(join(tmpdir(), 'keen-aws-'));
   writeFileSync(join(awsDir, 'credentials'), '[keen-test]\naws_access_key_id = AKIDPROFILE\naws_secret_access_key = profile-secret\n');
   writeFileSync(join(awsDir, 'config'), '[profile keen-test]\nregion = eu-west-1\n');
-  // Fake credentials; the default chain must find nothing else on this machine.
-  Object.assign(process.env, {
-    AWS_ACCESS_KEY_ID: 'AKIDTEST',
-    AWS_SECRET_ACCESS_KEY: 'test-secret',
-    AWS_REGION: 'us-east-1',
-    AWS_CONFIG_FILE: join(awsDir, 'config'),
-    AWS_SHARED_CREDENTIALS_FILE: join(awsDir, 'credentials'),
-    AWS_EC2_METADATA_DISABLED: 'true',
-  });
+  // Unset, so the test proves the adapter itself silences the SDK's Node-version warning.
+  const warning = process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED;
+  delete process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED;
+  const restore = useFakeAwsEnv({ AWS_CONFIG_FILE: join(awsDir, 'config'), AWS_SHARED_CREDENTIALS_FILE: join(awsDir, 'credentials') });
+  restoreEnv = () => {
+    restore();
+    if (warning !== undefined) process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = warning;
+  };
 });
 
 afterAll(() => {
-  for (const [k, v] of savedEnv) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
+  restoreEnv();
   rmSync(awsDir, { recursive: true, force: true });
 });
 

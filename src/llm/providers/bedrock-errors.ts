@@ -33,7 +33,7 @@ export function bedrockError(err: unknown, ctx: BedrockErrorContext): LlmError {
   const status = e.$metadata?.httpStatusCode;
   const profile = ctx.profile ? ` (profile ${ctx.profile})` : '';
 
-  if (name === 'ValidationException' && CONTEXT_WINDOW.test(message)) {
+  if ((name === 'ValidationException' || status === 400) && CONTEXT_WINDOW.test(message)) {
     return llmError('context_window', `Bedrock: the request is larger than ${ctx.modelId}'s context window: ${message}`, status);
   }
   if (THROTTLED.has(name) || status === 429) {
@@ -51,6 +51,9 @@ export function bedrockError(err: unknown, ctx: BedrockErrorContext): LlmError {
   }
   if (name === 'AccessDeniedException') {
     return llmError('auth', `AWS denied access to Bedrock model ${ctx.modelId}${profile}: ${message} Enable model access in the Bedrock console, or pick another --model / --profile.`, status);
+  }
+  if (status === 401 || status === 403) {
+    return llmError('auth', `AWS refused the request${profile} (${name || status}): ${message} Check your AWS credentials, or use --provider to pick another provider.`, status);
   }
   if (/region is missing/i.test(message)) {
     return llmError('other', 'No AWS region set for Bedrock: set AWS_REGION, `region` in the config, or a region in your AWS profile.');

@@ -125,7 +125,12 @@ export const createBedrockAdapter: AdapterFactory = async (settings) => {
   const adapter: ProviderAdapter = {
     id: 'bedrock',
     async open(request: ChatRequest): Promise<ProviderConversation> {
-      client ??= createClient(settings);
+      if (!client) {
+        client = createClient(settings);
+        client.catch(() => {
+          client = undefined;
+        });
+      }
       const state: WireState = {
         modelId: request.model || settings.model,
         system: systemBlocks(request.messages),

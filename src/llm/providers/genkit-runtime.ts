@@ -53,10 +53,12 @@ async function importGenkit(): Promise<GenkitModules> {
 
 /** Genkit and the Google AI plugin, imported once per process on first use. */
 export function loadGenkit(): Promise<GenkitModules> {
-  modulesPromise ??= importGenkit();
-  modulesPromise.catch(() => {
-    modulesPromise = undefined;
-  });
+  if (!modulesPromise) {
+    modulesPromise = importGenkit();
+    modulesPromise.catch(() => {
+      modulesPromise = undefined; // a failed import may be retried
+    });
+  }
   return modulesPromise;
 }
 

@@ -83,6 +83,20 @@ class GenkitConversation implements ProviderConversation {
   }
 
   async *streamTurn(signal: AbortSignal): AsyncIterable<ModelTurnEvent> {
+    // A local controller also stops the request when the consumer stops reading early.
+    const local = new AbortController();
+    const onAbort = () => local.abort();
+    if (signal.aborted) local.abort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      yield* this.attempts(local.signal);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      local.abort();
+    }
+  }
+
+  private async *attempts(signal: AbortSignal): AsyncGenerator<ModelTurnEvent> {
     for (let attempt = 0; ; attempt++) {
       let received = false;
       try {
@@ -165,10 +179,12 @@ export const createGenkitAdapter: AdapterFactory = async (settings) => {
   const adapter: ProviderAdapter = {
     id: 'genkit',
     async open(request: ChatRequest): Promise<ProviderConversation> {
-      runtime ??= createGenkitRuntime(endpoint);
-      runtime.catch(() => {
-        runtime = undefined;
-      });
+      if (!runtime) {
+        runtime = createGenkitRuntime(endpoint);
+        runtime.catch(() => {
+          runtime = undefined;
+        });
+      }
       const config: TurnConfig = {
         model: geminiModel(request.model || settings.model),
         tools: request.tools,

@@ -1,0 +1,60 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { computeBudget } from '../../src/llm/core/context-budget.js';
+import type { StreamEvent } from '../../src/llm/core/events.js';
+import type { Message } from '../../src/llm/core/message.js';
+import type { ChatRequest, ProviderAdapter } from '../../src/llm/core/provider.js';
+import { ContextMeter } from '../../src/llm/core/token-estimator.js';
+import { createChatClient, type ChatClient } from '../../src/llm/loop.js';
+import { createDefaultRegistry } from '../../src/tools/index.js';
+import { createHeadlessGate } from '../../src/tools/permissions.js';
+
+export const COMPACTION_MARKER = 'This is a context compaction';
+
+export interface ClientOptions {
+  /** Context window of the model (small windows make compaction reachable). */
+  window?: number;
+  cwd?: string;
+  maxTurns?: number;
+  auto?: boolean;
+}
+
+export function tempDir(prefix = 'keen-loop-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** The real shared loop over a real adapter, tools allowed (--yolo), in a temp workspace. */
+export function makeClient(adapter: ProviderAdapter, opts: ClientOptions = {}): ChatClient {
+  return createChatClient(adapter, {
+    cwd: opts.cwd ?? tempDir(),
+    permissions: createHeadlessGate({ yolo: true, allow: [] }),
+    budget: computeBudget({ contextWindow: opts.window ?? 200_000, maxOutputTokens: 1000 }, { auto: opts.auto ?? true, threshold: 0.9 }),
+    newGauge: () => new ContextMeter(),
+    maxTurns: opts.maxTurns ?? 60,
+  });
+}
+
+export function request(messages: Message[], model = 'test-model'): ChatRequest {
+  return { model, messages, tools: createDefaultRegistry().definitions(), maxOutputTokens: 1000 };
+}
+
+export async function collect(stream: AsyncIterable<StreamEvent>, onEvent?: (ev: StreamEvent) => void): Promise<StreamEvent[]> {
+  const events: StreamEvent[] = [];
+  for await (const ev of stream) {
+    events.push(ev);
+    onEvent?.(ev);
+  }
+  return events;
+}
+
+export function textOf(events: StreamEvent[]): string {
+  return events.map((e) => (e.type === 'text_delta' ? e.text : '')).join('');
+}
+
+/** Event types in order, with consecutive duplicates (deltas) collapsed. */
+export function eventOrder(events: StreamEvent[]): string[] {
+  const out: string[] = [];
+  for (const e of events) if (out[out.length - 1] !== e.type) out.push(e.type);
+  return out;
+}
