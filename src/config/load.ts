@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { KeenError } from '../errors.js';
+import { parseAllowRule } from '../tools/permissions.js';
 import { projectConfigPath, userConfigPath } from './paths.js';
 import { configSchema, type KeenConfig } from './schema.js';
 
@@ -30,11 +31,34 @@ export function readConfigFile(file: string): KeenConfig {
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const field = issue.path.length ? issue.path.join('.') : '(top level)';
-    const what = issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}` : issue.message;
-    throw new KeenError(`invalid config ${file}: field ${field}: ${what}`);
+    if (issue.code === 'unrecognized_keys') {
+      const names = issue.keys.map((k) => fieldName([...issue.path, k]));
+      throw new KeenError(`invalid config ${file}: unknown field ${names.join(', ')}`);
+    }
+    const field = issue.path.length ? `field ${fieldName(issue.path)}` : 'the file must hold one JSON object';
+    throw new KeenError(`invalid config ${file}: ${field}: ${issue.message}`);
   }
+  // Rule syntax is checked here, not when the first tool call is gated, so the message names the
+  // file and no session is started with a config that cannot work.
+  const allow = parsed.data.permissions?.allow ?? [];
+  allow.forEach((entry, i) => {
+    try {
+      parseAllowRule(entry);
+    } catch (err) {
+      throw new KeenError(`invalid config ${file}: field permissions.allow[${i}]: ${(err as Error).message}`);
+    }
+  });
   return parsed.data;
+}
+
+/** `models.fast.contextWindow`, `permissions.allow[2]`. */
+function fieldName(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out ? `.${String(part)}` : String(part);
+  }
+  return out;
 }
 
 /** Project settings win; `models`, `providers`, `compaction` and `permissions` merge per key. */

@@ -22,18 +22,24 @@ export interface ResolvedModel {
 }
 
 /**
- * Resolves provider and model from flags, then config, then defaults. An unknown `--provider`
- * is a KeenError listing the valid ones.
+ * Resolves provider and model from flags, then config, then defaults: the provider is `--provider`,
+ * else the provider of `--model` (config `models` or the catalog), else config `provider`, else the
+ * provider of the model's name, else Anthropic. An unknown provider is a KeenError listing the
+ * valid ones; a config `apiKeyEnv` naming an unset variable is a KeenError naming both.
  */
 export function resolveModel(config: KeenConfig, flags: RuntimeFlags, env: NodeJS.ProcessEnv, home: string): ResolvedModel {
   const requested = flags.provider ?? config.provider;
   if (requested !== undefined && !(PROVIDER_IDS as readonly string[]).includes(requested)) {
     throw new KeenError(`unknown provider "${requested}"; choose one of ${PROVIDER_IDS.join(', ')}`);
   }
-  const name = flags.model ?? (flags.provider ? undefined : config.model) ?? DEFAULT_MODEL[(requested ?? 'anthropic') as ProviderId];
+  // Config's model survives `--provider` only when it belongs to that provider.
+  const configModel = flags.provider && providerOf(config, config.model) !== flags.provider ? undefined : config.model;
+  const name = flags.model ?? configModel ?? DEFAULT_MODEL[(requested ?? 'anthropic') as ProviderId];
   const entry = config.models?.[name];
   const catalog = MODEL_CATALOG[name];
-  const provider = (requested ?? entry?.provider ?? catalog?.provider ?? 'anthropic') as ProviderId;
+  const known = entry?.provider ?? catalog?.provider;
+  // A flag beats config: `--model gpt-5` picks gpt-5's provider even when config names another.
+  const provider = (flags.provider ?? (flags.model ? known : undefined) ?? config.provider ?? known ?? 'anthropic') as ProviderId;
   const info: ModelInfo = {
     provider,
     contextWindow: entry?.contextWindow ?? catalog?.contextWindow ?? FALLBACK_CAPACITY.contextWindow,
@@ -41,6 +47,7 @@ export function resolveModel(config: KeenConfig, flags: RuntimeFlags, env: NodeJ
   };
   const providerEntry = config.providers?.[provider];
   const keyEnv = entry?.apiKeyEnv ?? providerEntry?.apiKeyEnv;
+  const keyField = entry?.apiKeyEnv ? `models.${name}.apiKeyEnv` : `providers.${provider}.apiKeyEnv`;
   const settings: ProviderSettings = {
     model: entry?.id ?? name,
     apiKey: keyEnv ? env[keyEnv] : undefined,
@@ -52,7 +59,13 @@ export function resolveModel(config: KeenConfig, flags: RuntimeFlags, env: NodeJ
     env,
   };
   if (keyEnv && !settings.apiKey && !settings.baseURL) {
-    throw new KeenError(`${keyEnv} is not set (named by apiKeyEnv for model "${name}"). Export it, or pick another provider with --provider.`);
+    throw new KeenError(`${keyEnv} is not set (named by ${keyField} in config). Export it, or pick another provider with --provider.`);
   }
   return { provider, name, wireId: settings.model, info, settings };
+}
+
+/** The provider config `models` or the catalog assigns to `model`, if any. */
+function providerOf(config: KeenConfig, model: string | undefined): ProviderId | undefined {
+  if (model === undefined) return undefined;
+  return config.models?.[model]?.provider ?? MODEL_CATALOG[model]?.provider;
 }
