@@ -1,5 +1,5 @@
 import { KeenError } from '../errors.js';
-import { openSession } from '../app-state/open-session.js';
+import { openCliSession } from './open-cli-session.js';
 import type { RunFlags } from './commands.js';
 
 /**
@@ -9,7 +9,7 @@ import type { RunFlags } from './commands.js';
  */
 export async function runCompactCommand(focus: string | undefined, flags: RunFlags): Promise<number> {
   if (!flags.session && !flags.continue) throw new KeenError('keen compact needs --session <id> or --continue (list sessions with `keen sessions`)');
-  const session = await openSession({ cwd: process.cwd(), env: process.env, flags, interactive: false });
+  const session = await openCliSession(flags);
   if (session.controller.appState.messages.length === 0) {
     await session.close();
     throw new KeenError(`session ${session.sessionId} has no conversation to compact`);

@@ -1,7 +1,7 @@
 import { KeenError } from '../errors.js';
 import { addUsage, emptyUsage } from '../llm/core/usage.js';
 import type { RunFlags } from './commands.js';
-import { openSession } from '../app-state/open-session.js';
+import { openCliSession } from './open-cli-session.js';
 import { readStdin } from './stdin.js';
 
 /**
@@ -13,7 +13,7 @@ import { readStdin } from './stdin.js';
 export async function runHeadless(message: string | undefined, flags: RunFlags): Promise<number> {
   const input = message ?? (await readStdin());
   if (!input?.trim()) throw new KeenError('no message: pass one as an argument or on stdin (keen run "fix the failing test")');
-  const session = await openSession({ cwd: process.cwd(), env: process.env, flags, interactive: false });
+  const session = await openCliSession(flags);
   const controller = new AbortController();
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);

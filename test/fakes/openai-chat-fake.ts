@@ -1,5 +1,5 @@
 import type http from 'node:http';
-import { argsText, sleep, stopReasonOf, type FakeReply } from './script.js';
+import { argsText, sleep, stopReasonOf, type FakeReply, type RecordedRequest } from './script.js';
 import { startScriptedServer, writeSse, type ScriptedServer } from './scripted-server.js';
 
 /**
@@ -50,7 +50,7 @@ export async function cutAfterFlush(res: http.ServerResponse): Promise<void> {
 
 let completionCounter = 0;
 
-async function encodeChatReply(reply: FakeReply, res: http.ServerResponse): Promise<void> {
+async function encodeChatReply(reply: FakeReply, res: http.ServerResponse, req: RecordedRequest): Promise<void> {
   const id = `chatcmpl-fake${++completionCounter}`;
   const created = Math.floor(Date.now() / 1000);
   const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => ({
@@ -89,7 +89,8 @@ async function encodeChatReply(reply: FakeReply, res: http.ServerResponse): Prom
   }
   const stop = stopReasonOf(reply);
   writeSse(res, undefined, delta({}, stop === 'tool_use' ? 'tool_calls' : stop === 'max_tokens' ? 'length' : 'stop'));
-  const u = reply.usage ?? { input: 10, output: 5 };
+  // Without a scripted usage, report a realistic prompt size (~4 characters a token) as a real server would.
+  const u = reply.usage ?? { input: Math.ceil(JSON.stringify(req.body ?? '').length / 4), output: 5 };
   const cached = u.cacheRead ?? 0;
   writeSse(
     res,

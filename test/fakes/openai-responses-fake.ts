@@ -120,7 +120,8 @@ async function encodeResponsesReply(reply: FakeReply, res: http.ServerResponse, 
   }
   closeMessage();
 
-  const u = reply.usage ?? { input: 10, output: 5 };
+  // Without a scripted usage, report a realistic prompt size (~4 characters a token) as a real server would.
+  const u = reply.usage ?? { input: Math.ceil(JSON.stringify(req.body ?? '').length / 4), output: 5 };
   const cached = u.cacheRead ?? 0;
   const usage = {
     input_tokens: u.input + cached,

@@ -1,0 +1,16 @@
+import { openSession, type LiveSession, type SessionFlags } from '../app-state/open-session.js';
+import { keenHome } from '../config/paths.js';
+import { findSession } from '../session/list.js';
+
+/**
+ * Opens the session of a headless command (`keen run`, `keen compact`). A `--session` id is looked
+ * up first so an id from another directory is named as such (with `keen sessions --all`) instead
+ * of "no session"; the session's notices (a damaged transcript repaired, a policy turned off)
+ * go to stderr, one line each, because nobody else shows them in headless mode.
+ */
+export async function openCliSession(flags: SessionFlags): Promise<LiveSession> {
+  if (flags.session) await findSession(keenHome(process.env), process.cwd(), flags.session);
+  const session = await openSession({ cwd: process.cwd(), env: process.env, flags, interactive: false });
+  for (const warning of session.warnings) process.stderr.write(`keen: warning: ${warning.replace(/\s+/g, ' ').trim()}\n`);
+  return session;
+}

@@ -1,0 +1,213 @@
+/**
+ * The provider conformance suite: every adapter, driven by the one shared loop with its real SDK
+ * against a loopback fake that speaks its real wire protocol, must behave the same.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { AppState } from '../../src/app-state/app-state.js';
+import { SessionController, type TranscriptSink, type TurnRecord } from '../../src/app-state/session-controller.js';
+import type { StreamEvent } from '../../src/llm/core/events.js';
+import { systemMessage, userMessage } from '../../src/llm/core/message.js';
+import { createDefaultRegistry } from '../../src/tools/index.js';
+import type { FakeReply, RecordedRequest } from '../fakes/script.js';
+import type { ScriptedServer } from '../fakes/scripted-server.js';
+import { COMPACTION_MARKER, collect, makeClient, request, tempDir, textOf } from '../llm/loop-harness.js';
+import { PROVIDER_CASES, stripCacheMarkers, type ProviderCase } from './conformance-cases.js';
+
+const isCompaction = (req: RecordedRequest) => JSON.stringify(req.body).includes(COMPACTION_MARKER);
+const SUMMARY = '## Goal\nRead the notes.\n## Accomplished\nnotes-1 read.';
+const notes = (n: number) => Array.from({ length: 150 }, (_, k) => `note ${k} in file ${n}: token_${(k * 7919 + n) % 10007} gamma`).join('\n');
+
+function expectParentPlusOneUserMessage(pc: ProviderCase, parentBody: any, nestedBody: any): void {
+  const p = stripCacheMarkers(pc.parts(parentBody));
+  const n = stripCacheMarkers(pc.parts(nestedBody));
+  expect(n.system).toEqual(p.system);
+  expect(n.tools).toEqual(p.tools);
+  if (pc.userTurns === 'separate') {
+    expect(n.messages).toHaveLength(p.messages.length + 1);
+    expect(n.messages.slice(0, -1)).toEqual(p.messages);
+  } else {
+    // The instruction joins the final user turn as one more block, after its tool results.
+    expect(n.messages).toHaveLength(p.messages.length);
+    expect(n.messages.slice(0, -1)).toEqual(p.messages.slice(0, -1));
+    const pl = p.messages.at(-1);
+    const nl = n.messages.at(-1);
+    expect(nl.content).toHaveLength(pl.content.length + 1);
+    expect(nl.content.slice(0, -1)).toEqual(pl.content);
+  }
+  expect(JSON.stringify(n.messages.at(-1))).toContain(COMPACTION_MARKER);
+}
+
+describe.each(PROVIDER_CASES)('$name conformance', (pc) => {
+  let fake: ScriptedServer;
+  let restore: (() => void) | undefined;
+  let cwd: string;
+  let home: string;
+
+  beforeAll(async () => {
+    restore = pc.setup?.();
+    fake = await pc.start();
+  });
+  afterAll(async () => {
+    await fake.close();
+    restore?.();
+  });
+  beforeEach(() => {
+    fake.requests.length = 0;
+    fake.setResponder(undefined);
+    cwd = tempDir();
+    home = tempDir('keen-home-');
+    fs.writeFileSync(path.join(cwd, 'note.txt'), 'the answer is 42\n');
+    for (let i = 1; i <= 6; i++) fs.writeFileSync(path.join(cwd, `notes-${i}.txt`), notes(i));
+  });
+
+  const client = async (window = 200_000) => makeClient(await pc.adapter(fake, home), { window, cwd });
+  const start = () => request([systemMessage('You are a conformance test agent.'), userMessage('Go.')]);
+  const run = async (window?: number, onEvent?: (ev: StreamEvent) => void, signal?: AbortSignal) =>
+    collect((await client(window)).streamChat(start(), createDefaultRegistry(), { signal }), onEvent);
+
+  it('streams text', async () => {
+    fake.enqueue({ steps: [{ text: 'Hello, ' }, { text: 'world.' }] });
+    const events = await run();
+    expect(textOf(events)).toBe('Hello, world.');
+    expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
+  });
+
+  it('runs a multi-step tool loop', async () => {
+    fake.enqueue(
+      { steps: [{ text: 'Reading.' }, { toolCall: { id: 'call_1', name: 'read_file', args: { path: 'note.txt' } } }] },
+      { steps: [{ toolCall: { id: 'call_2', name: 'list_dir', args: { path: '.' } } }] },
+      { steps: [{ text: 'It is 42.' }] },
+    );
+    const events = await run();
+    const results = events.filter((e) => e.type === 'tool_call_finished') as Extract<StreamEvent, { type: 'tool_call_finished' }>[];
+    expect(results.map((r) => r.call.name)).toEqual(['read_file', 'list_dir']);
+    expect(results[0].result.content).toContain('the answer is 42');
+    expect(JSON.stringify(fake.requests[1].body)).toContain('the answer is 42');
+    expect(JSON.stringify(fake.requests[2].body)).toContain('note.txt');
+    expect(textOf(events)).toContain('It is 42.');
+    expect(fake.requests).toHaveLength(3);
+  });
+
+  it('returns a bad tool argument to the model as a tool error and goes on', async () => {
+    fake.enqueue({ steps: [{ toolCall: { id: 'bad_1', name: 'read_file', args: { path: 42 } } }] }, { steps: [{ text: 'Sorry.' }] });
+    const events = await run();
+    const finished = events.find((e) => e.type === 'tool_call_finished') as any;
+    expect(finished.result.is_error).toBe(true);
+    expect(finished.result.content).toMatch(/Invalid arguments for read_file/);
+    expect(JSON.stringify(fake.requests[1].body)).toContain('Invalid arguments for read_file');
+    expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
+  });
+
+  it('reports usage', async () => {
+    fake.enqueue({ steps: [{ text: 'ok' }], usage: { input: 120, output: 7, cacheRead: 30 } });
+    const events = await run();
+    const usage = events.filter((e) => e.type === 'usage').reduce(
+      (a, e: any) => ({ input: a.input + e.usage.input, output: a.output + e.usage.output, cache_read: a.cache_read + e.usage.cache_read }),
+      { input: 0, output: 0, cache_read: 0 },
+    );
+    expect(usage).toEqual({ input: 120, output: 7, cache_read: 30 });
+  });
+
+  it('cancels mid-stream', async () => {
+    fake.enqueue({ steps: [{ text: 'partial' }, { delayMs: 5000 }, { text: ' never' }] });
+    const abort = new AbortController();
+    const t0 = Date.now();
+    const events = await run(undefined, (ev) => ev.type === 'text_delta' && abort.abort(), abort.signal);
+    expect(events.at(-1)).toMatchObject({ type: 'error', error: { kind: 'cancelled' } });
+    expect(textOf(events)).not.toContain('never');
+    expect(Date.now() - t0).toBeLessThan(4000);
+  });
+
+  it('retries a 429 and then succeeds', async () => {
+    fake.enqueue({ error: { status: 429, message: 'slow down' } }, { steps: [{ text: 'after retry' }] });
+    const events = await run();
+    expect(textOf(events)).toBe('after retry');
+    expect(fake.requests.length).toBe(2);
+  });
+
+  it('reports a stream cut mid-way as a clear network error', async () => {
+    fake.enqueue({ steps: [{ text: 'half an ans' }, { cut: true }] });
+    const events = await run();
+    const last = events.at(-1) as any;
+    expect(last).toMatchObject({ type: 'error', error: { kind: 'network' } });
+    expect(last.error.message).not.toMatch(/\n/);
+    expect(last.error.message.length).toBeGreaterThan(10);
+  });
+
+  it('maps a context-length error to context_window and never compacts', async () => {
+    fake.enqueue(
+      { steps: [{ toolCall: { id: 'c1', name: 'read_file', args: { path: 'note.txt' } } }] },
+      { error: { status: 400, message: 'prompt is too long: 250000 tokens > 200000 maximum' } },
+    );
+    const events = await run();
+    expect(events.at(-1)).toMatchObject({ type: 'error', error: { kind: 'context_window' } });
+    expect(events.some((e) => e.type.startsWith('auto_compaction'))).toBe(false);
+  });
+
+  function readerAgent(reads: number, compaction: () => FakeReply) {
+    let turns = 0;
+    fake.setResponder((req) => {
+      if (isCompaction(req)) return compaction();
+      turns++;
+      if (turns > reads) return { steps: [{ text: 'All read.' }] };
+      return { steps: [{ text: `Reading ${turns}.` }, { toolCall: { id: `r_${turns}`, name: 'read_file', args: { path: `notes-${turns}.txt` } } }] };
+    });
+  }
+
+  it('automatic compaction: the nested request is the parent request plus one final user message', async () => {
+    readerAgent(4, () => ({ steps: [{ text: '' }] })); // an empty summary fails, so the parent goes on unchanged
+    const events = await run(12_000);
+    expect(events.some((e) => e.type === 'auto_compaction_failed')).toBe(true);
+    const nested = fake.requests.find(isCompaction)!;
+    const parent = fake.requests[fake.requests.indexOf(nested) + 1];
+    expect(isCompaction(parent)).toBe(false);
+    expectParentPlusOneUserMessage(pc, parent.body, nested.body);
+  });
+
+  it('automatic compaction: the replacement is what the next request carries', async () => {
+    readerAgent(4, () => ({ steps: [{ text: SUMMARY }] }));
+    const events = await run(12_000);
+    const applied = events.find((e) => e.type === 'auto_compaction_applied') as any;
+    expect(applied).toBeDefined();
+    const nested = fake.requests.find(isCompaction)!;
+    const next = fake.requests[fake.requests.indexOf(nested) + 1];
+    const parts = stripCacheMarkers(pc.parts(next.body));
+    expect(parts.system).toEqual(stripCacheMarkers(pc.parts(nested.body)).system);
+    const wire = JSON.stringify(parts.messages);
+    expect(wire).toContain('<compacted_context>');
+    expect(wire).toContain('notes-1 read.');
+    expect(wire).not.toContain('note 5 in file 1'); // old tool output is gone
+    expect(textOf(events)).not.toContain('notes-1 read.');
+    expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
+  });
+
+  it('manual compaction: same system prompt and tools, guidance as the final user message, then one summary message', async () => {
+    const records: TurnRecord[] = [];
+    const sink: TranscriptSink = { append: async (r) => records.push(r), appendBatch: async (rs) => records.push(...rs) };
+    const appState = new AppState({
+      client: await client(),
+      registry: createDefaultRegistry(),
+      model: 'm',
+      maxOutputTokens: 1000,
+      sessionId: 's',
+      buildSystemPrompt: () => 'You are a conformance test agent.',
+    });
+    const c = new SessionController(appState, sink);
+    fake.enqueue({ steps: [{ text: 'Hi.' }] }, { steps: [{ text: SUMMARY }] }, { steps: [{ text: 'Next.' }] });
+    await collect(c.chat('Hello') as AsyncIterable<StreamEvent>);
+    await collect(c.compact('keep the greeting') as AsyncIterable<StreamEvent>);
+    const normal = stripCacheMarkers(pc.parts(fake.requests[0].body));
+    const compact = stripCacheMarkers(pc.parts(fake.requests[1].body));
+    expect(compact.system).toEqual(normal.system);
+    expect(compact.tools).toEqual(normal.tools);
+    expect(JSON.stringify(compact.messages.at(-1))).toContain('keep the greeting');
+    expect(appState.messages).toEqual([{ role: 'user', content: SUMMARY }]);
+    expect(records.at(-1)).toMatchObject({ kind: 'compaction_applied', mode: 'manual' });
+    await collect(c.chat('Continue') as AsyncIterable<StreamEvent>);
+    const after = stripCacheMarkers(pc.parts(fake.requests[2].body));
+    expect(JSON.stringify(after.messages)).toContain(SUMMARY.split('\n')[1]);
+    expect(JSON.stringify(after.messages)).not.toContain('Hi.');
+  });
+});
