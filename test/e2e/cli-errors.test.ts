@@ -73,7 +73,7 @@ describe('a bad config file', () => {
     expect(filesUnder(path.join(ws.home, 'sessions'))).toEqual([]);
   });
 
-  it('also stops `keen sessions`-independent commands like `keen run --continue` early', async () => {
+  it('is reported before `--continue` looks for a session', async () => {
     const ws = workspace({ '.keen/config.json': '{"model": 5}' });
     const line = expectOneLineFailure(await rig.keen(ws, ['run', '--continue', 'again']));
     expect(line).toMatch(/field model: /);
