@@ -178,8 +178,9 @@ function writeSynthetic(path: string, count: number): number {
   };
   const put = (records: NewRecord[]) => {
     const first = seq;
-    for (const r of records) {
-      const line = { seq, kind: r.kind, ts, ...(records.length > 1 ? { batch: { first_seq: first, count: records.length } } : {}), ...r } as SessionRecord;
+    for (const { kind, ...payload } of records) {
+      const batch = records.length > 1 ? { batch: { first_seq: first, count: records.length } } : {};
+      const line = { seq, kind, ts, ...batch, ...payload } as SessionRecord;
       pending.push(`${JSON.stringify(line)}\n`);
       seq++;
     }

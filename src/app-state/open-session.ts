@@ -98,13 +98,13 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       { ...DEFAULT_COMPACTION_POLICY, ...stripUndefined(config.compaction ?? {}) },
     );
     if (budget.warning) warnings.push(budget.warning);
+    const permissions = opts.permissions ?? createHeadlessGate({ yolo: !!opts.flags.yolo, allow: config.permissions?.allow ?? [] });
     const secrets = resolved.settings.apiKey ? [resolved.settings.apiKey] : [];
     if (!store) {
       store = await SessionStore.create(home, { cwd: opts.cwd, provider: resolved.provider, model: resolved.name, keenVersion: VERSION, env: opts.env, secrets });
     } else if (stored && (stored.provider !== resolved.provider || stored.model !== resolved.name)) {
       await store.append({ kind: 'model_changed', provider: resolved.provider, model: resolved.name });
     }
-    const permissions = opts.permissions ?? createHeadlessGate({ yolo: !!opts.flags.yolo, allow: config.permissions?.allow ?? [] });
     const client = createChatClient(adapter, {
       cwd: opts.cwd,
       permissions,

@@ -32,9 +32,7 @@ export function resolveModel(config: KeenConfig, flags: RuntimeFlags, env: NodeJ
   if (requested !== undefined && !(PROVIDER_IDS as readonly string[]).includes(requested)) {
     throw new KeenError(`unknown provider "${requested}"; choose one of ${PROVIDER_IDS.join(', ')}`);
   }
-  // Config's model survives `--provider` only when it belongs to that provider.
-  const configModel = flags.provider && providerOf(config, config.model) !== flags.provider ? undefined : config.model;
-  const name = flags.model ?? configModel ?? DEFAULT_MODEL[(requested ?? 'anthropic') as ProviderId];
+  const name = flags.model ?? (flags.provider ? undefined : config.model) ?? DEFAULT_MODEL[(requested ?? 'anthropic') as ProviderId];
   const entry = config.models?.[name];
   const catalog = MODEL_CATALOG[name];
   const known = entry?.provider ?? catalog?.provider;
@@ -62,10 +60,4 @@ export function resolveModel(config: KeenConfig, flags: RuntimeFlags, env: NodeJ
     throw new KeenError(`${keyEnv} is not set (named by ${keyField} in config). Export it, or pick another provider with --provider.`);
   }
   return { provider, name, wireId: settings.model, info, settings };
-}
-
-/** The provider config `models` or the catalog assigns to `model`, if any. */
-function providerOf(config: KeenConfig, model: string | undefined): ProviderId | undefined {
-  if (model === undefined) return undefined;
-  return config.models?.[model]?.provider ?? MODEL_CATALOG[model]?.provider;
 }

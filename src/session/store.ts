@@ -1,6 +1,7 @@
 import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KeenError, errorText } from '../errors.js';
+import { findSession } from './list.js';
 import { acquireLock, type SessionLock } from './lock.js';
 import {
   CORRUPT_FILE,
@@ -139,6 +140,7 @@ export class SessionStore {
     try {
       await stat(path);
     } catch {
+      await findSession(home, cwd, id); // throws the precise one-line error (unknown, or another directory's)
       throw new KeenError(`no session ${id} in ${cwd}; run \`keen sessions\` to list sessions`);
     }
     const lock = await acquireLock(join(dir, LOCK_FILE), id);
@@ -254,12 +256,15 @@ async function repairTail(fh: FileHandle, dir: string, loaded: LoadedTranscript)
     } finally {
       await src.close();
     }
-    const side = await open(join(dir, CORRUPT_FILE), 'a', 0o600);
-    try {
-      await side.write(tail[tail.length - 1] === 0x0a ? tail : Buffer.concat([tail, Buffer.from('\n')]));
-      await side.sync();
-    } finally {
-      await side.close();
+    // Blank lines carry no data; anything else is kept in the side file.
+    if (!tail.every((b) => b === 0x0a || b === 0x0d || b === 0x20 || b === 0x09)) {
+      const side = await open(join(dir, CORRUPT_FILE), 'a', 0o600);
+      try {
+        await side.write(tail[tail.length - 1] === 0x0a ? tail : Buffer.concat([tail, Buffer.from('\n')]));
+        await side.sync();
+      } finally {
+        await side.close();
+      }
     }
     await fh.truncate(loaded.tailStart);
     size = loaded.tailStart;

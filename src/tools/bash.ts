@@ -52,6 +52,18 @@ interface BashResult {
   leftRunning: boolean;
 }
 
+/**
+ * Keen's own provider credentials are not handed to commands the model runs: a model that runs
+ * `env` would otherwise send the key back to the provider in a tool result.
+ */
+export const WITHHELD_FROM_COMMANDS = ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GEMINI_API_KEY', 'GOOGLE_API_KEY'];
+
+export function commandEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...env, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' };
+  for (const name of WITHHELD_FROM_COMMANDS) delete out[name];
+  return out;
+}
+
 /** Run `command` in its own process group; on timeout or abort the whole group is killed. */
 export function runBash(command: string, options: { cwd: string; timeoutMs: number; signal: AbortSignal }): Promise<BashResult> {
   installExitHook();
@@ -60,7 +72,7 @@ export function runBash(command: string, options: { cwd: string; timeoutMs: numb
       cwd: options.cwd,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' },
+      env: commandEnv(process.env),
     });
     const pgid = child.pid;
     const buffer = new HeadTailBuffer(BASH_HEAD_CHARS, BASH_TAIL_CHARS);

@@ -35,9 +35,10 @@ describe('resolveModel: which provider and model', () => {
     expect(r.info.contextWindow).toBe(MODEL_CATALOG['gpt-5'].contextWindow);
   });
 
-  it('--provider drops a config model of another provider but keeps one of its own', () => {
-    expect(resolve({ model: 'claude-opus-5' }, { provider: 'openai' }).name).toBe(DEFAULT_MODEL.openai);
-    expect(resolve({ model: 'gpt-4.1' }, { provider: 'openai' }).name).toBe('gpt-4.1');
+  it('--provider alone uses that provider default model, not the config model', () => {
+    const r = resolve({ model: 'claude-opus-5' }, { provider: 'openai' });
+    expect(r.provider).toBe('openai');
+    expect(r.name).toBe(DEFAULT_MODEL.openai);
   });
 
   it('--provider and --model together are taken as given', () => {

@@ -137,6 +137,35 @@ describe('keen run: failures', () => {
   });
 });
 
+describe('keen run: failures in JSON and limits', () => {
+  it('with --format json a failure still prints one JSON object, carrying the error kind', async () => {
+    const ws = workspace();
+    rig.fake.enqueue({ error: { status: 400, message: 'prompt is too long: 215000 tokens > 200000 maximum' } });
+    const r = await rig.keen(ws, ['run', '--format', 'json', 'summarise everything']);
+    expect(r.code).not.toBe(0);
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+    const out = JSON.parse(r.stdout);
+    expect(out.error.kind).toBe('context_window');
+    expect(out.session_id).toBe(resumeIdOf(r.stderr));
+    expect(errorLines(r.stderr)).toHaveLength(1);
+  });
+
+  it('config maxTurns stops a tool loop with one line and exit code 2', async () => {
+    const ws = workspace({ 'a.txt': 'a\n', '.keen/config.json': JSON.stringify({ maxTurns: 2 }) });
+    const from = rig.fake.requests.length;
+    rig.fake.enqueue(
+      { steps: [{ toolCall: { name: 'read_file', args: { path: 'a.txt' } } }] },
+      { steps: [{ toolCall: { name: 'read_file', args: { path: 'a.txt' } } }] },
+    );
+    const r = await rig.keen(ws, ['run', 'loop forever']);
+    expect(r.code).toBe(2);
+    expect(rig.since(from)).toHaveLength(2);
+    const lines = errorLines(r.stderr);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/maximum number of tool turns.*maxTurns/);
+  });
+});
+
 describe('keen run: output and input', () => {
   it('--format json prints exactly one JSON object with session_id, result and usage', async () => {
     const ws = workspace();

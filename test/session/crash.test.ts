@@ -94,7 +94,7 @@ describe('SIGKILL while appending batches', () => {
         acked = new Set();
       }
       const early = rand() < 0.25;
-      const delay = early ? rand() * 150 : rand() * 25;
+      const delay = early ? rand() * 150 : rand() * 80;
       const child = spawn(process.execPath, [bundle, home, CWD, id, rand() < 0.5 ? 'on' : 'off'], {
         stdio: ['ignore', 'pipe', 'pipe'],
       });

@@ -167,3 +167,17 @@ describe('incomplete batch', () => {
     expect(await readFile(join(store.dir, 'transcript_events.jsonl.corrupt'), 'utf8')).toBe(original.replaceAll('"seq"', '"sq"'));
   });
 });
+
+describe('blank lines', () => {
+  it('are harmless anywhere and never create a side file', async () => {
+    const store = await sessionWith('one');
+    await appendFile(store.path, '\n  \n');
+    const { store: again, records, warning } = await SessionStore.open(home, CWD, store.id);
+    expect(warning).toBeUndefined();
+    expect(prompts(records)).toEqual(['one']);
+    await again.append(user('two'));
+    await again.close();
+    await expect(stat(join(store.dir, 'transcript_events.jsonl.corrupt'))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(prompts((await loadTranscript(store.path)).records)).toEqual(['one', 'two']);
+  });
+});

@@ -1,4 +1,4 @@
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KeenError } from '../../src/errors.js';
@@ -191,5 +191,24 @@ describe('secrets', () => {
     const toolTurn = records[2];
     expect(toolTurn.kind === 'assistant_turn' && toolTurn.messages[1].content).toBe('[REDACTED]\n[REDACTED]');
     expect(toolTurn.kind === 'assistant_turn' && toolTurn.tools[0].summary).toBe('echo [REDACTED]');
+  });
+});
+
+describe('opening sessions', () => {
+  it("names the directory when the id is another directory's session", async () => {
+    const other = await createStore(home, { cwd: '/somewhere/else' });
+    await other.close();
+    await expect(SessionStore.open(home, CWD, other.id)).rejects.toThrow(`session ${other.id} belongs to /somewhere/else; run keen there`);
+  });
+
+  it('refuses to append to a transcript written by a newer Keen', async () => {
+    const store = await createStore(home);
+    await store.close();
+    const text = await readFile(store.path, 'utf8');
+    await writeFile(store.path, text.replace('"format":1', '"format":2'));
+    await expect(SessionStore.open(home, CWD, store.id)).rejects.toThrow(
+      `session ${store.id} was written by a newer Keen (transcript format 2); upgrade Keen to resume it`,
+    );
+    expect(await readFile(store.path, 'utf8')).toBe(text.replace('"format":1', '"format":2'));
   });
 });

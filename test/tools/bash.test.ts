@@ -124,3 +124,20 @@ describe('bash', () => {
     });
   });
 });
+
+describe('bash environment', () => {
+  it("does not hand Keen's provider keys to commands the model runs", async () => {
+    const dir = await workspace();
+    const saved = process.env.ANTHROPIC_API_KEY;
+    process.env.ANTHROPIC_API_KEY = 'sk-ant-leak-check-123';
+    process.env.KEEN_TEST_PLAIN_VAR = 'still-here';
+    try {
+      const msg = await call(dir, 'bash', { command: 'echo "key=[$ANTHROPIC_API_KEY] plain=[$KEEN_TEST_PLAIN_VAR]"' });
+      expect(msg.content).toContain('key=[] plain=[still-here]');
+    } finally {
+      if (saved === undefined) delete process.env.ANTHROPIC_API_KEY;
+      else process.env.ANTHROPIC_API_KEY = saved;
+      delete process.env.KEEN_TEST_PLAIN_VAR;
+    }
+  });
+});

@@ -1,0 +1,92 @@
+/**
+ * Time to first byte of `keen run "…"` against the loopback Anthropic fake: from spawn to the
+ * first byte on stdout (the first text delta), with the time the request reached the fake and the
+ * time to exit alongside. Medians over N runs, each in a fresh KEEN_HOME (a new session).
+ *
+ *   npm run build && npx tsx bench/first-byte.ts [runs]
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startAnthropicFake } from '../test/fakes/anthropic-fake.js';
+
+const root = path.resolve(import.meta.dirname, '..');
+const bin = path.join(root, 'bin', 'keen.js');
+const runs = Number(process.argv[2] ?? 15);
+
+if (!fs.existsSync(path.join(root, 'dist', 'main.js'))) {
+  console.error('dist/main.js is missing: run `npm run build` first');
+  process.exit(1);
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+const fake = await startAnthropicFake();
+let requestAt = 0;
+fake.setResponder(() => {
+  requestAt = performance.now();
+  return { steps: [{ text: 'Hello from the fake model.' }] };
+});
+
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-first-byte-'));
+const cwd = path.join(scratch, 'project');
+fs.mkdirSync(cwd);
+const env: NodeJS.ProcessEnv = {};
+for (const [k, v] of Object.entries(process.env)) if (!/^(ANTHROPIC|OPENAI|AWS|GEMINI|GOOGLE|KEEN|CODEX)_/.test(k)) env[k] = v;
+
+interface Sample {
+  request: number;
+  firstByte: number;
+  exit: number;
+}
+
+function once(i: number): Promise<Sample> {
+  const home = path.join(scratch, `home-${i}`);
+  requestAt = 0;
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    let firstByte = 0;
+    let stdout = '';
+    let stderr = '';
+    const child = spawn(process.execPath, [bin, 'run', 'say hello'], {
+      cwd,
+      env: { ...env, KEEN_HOME: home, ANTHROPIC_API_KEY: 'sk-bench-fake', ANTHROPIC_BASE_URL: fake.url },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.on('data', (d) => {
+      if (!firstByte) firstByte = performance.now() - start;
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const exit = performance.now() - start;
+      if (code !== 0 || !stdout.includes('Hello from the fake model.')) {
+        reject(new Error(`keen run exited ${code}: ${stderr.trim()}`));
+        return;
+      }
+      resolve({ request: requestAt - start, firstByte, exit });
+    });
+  });
+}
+
+try {
+  await once(-1); // warm the file cache
+  const samples: Sample[] = [];
+  for (let i = 0; i < runs; i++) samples.push(await once(i));
+  const col = (pick: (s: Sample) => number) => {
+    const xs = samples.map(pick);
+    return `${median(xs).toFixed(1).padStart(6)} ms  (min ${Math.min(...xs).toFixed(1)}, max ${Math.max(...xs).toFixed(1)})`;
+  };
+  console.log(`keen run against the loopback Anthropic fake, ${runs} runs (median, node ${process.version}):`);
+  console.log(`  request reaches the fake   ${col((s) => s.request)}`);
+  console.log(`  first byte on stdout       ${col((s) => s.firstByte)}`);
+  console.log(`  process exit               ${col((s) => s.exit)}`);
+} finally {
+  await fake.close();
+  fs.rmSync(scratch, { recursive: true, force: true });
+}

@@ -1,0 +1,80 @@
+/**
+ * `@path` mentions: on submit, each mentioned file inside the working directory is attached to the
+ * message the model receives. The transcript stores that full message; {@link splitAttachments}
+ * turns it back into the typed text plus a list of attached paths for display.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+/** Bytes of one file attached at most; the rest is cut with a note. */
+export const ATTACHMENT_MAX_BYTES = 200_000;
+
+export interface Attachment {
+  path: string;
+  lines: number;
+  truncated: boolean;
+}
+
+export interface ExpandedMessage {
+  /** What the model receives. */
+  text: string;
+  attachments: Attachment[];
+  /** One line per mention that could not be attached. */
+  problems: string[];
+}
+
+const MENTION = /(^|\s)@([^\s]+)/g;
+const OPEN = (p: string) => `<attached_file path="${p}">`;
+const CLOSE = '</attached_file>';
+
+/** Attach the files `text` mentions. Mentions that are not files are left as typed. */
+export function expandMentions(text: string, cwd: string): ExpandedMessage {
+  const attachments: Attachment[] = [];
+  const problems: string[] = [];
+  const blocks: string[] = [];
+  const seen = new Set<string>();
+  for (const m of text.matchAll(MENTION)) {
+    const raw = m[2].replace(/[.,;:!?)]+$/, '');
+    const abs = path.resolve(cwd, raw);
+    const rel = path.relative(cwd, abs);
+    if (seen.has(abs)) continue;
+    seen.add(abs);
+    if (rel.startsWith('..') || path.isAbsolute(rel)) {
+      problems.push(`@${raw} is outside the working directory; not attached`);
+      continue;
+    }
+    let size: number;
+    try {
+      const st = statSync(abs);
+      if (!st.isFile()) continue;
+      size = st.size;
+    } catch {
+      continue;
+    }
+    const buf = readFileSync(abs);
+    if (buf.subarray(0, 8000).includes(0)) {
+      problems.push(`@${raw} looks binary; not attached`);
+      continue;
+    }
+    const truncated = size > ATTACHMENT_MAX_BYTES;
+    let content = buf.subarray(0, ATTACHMENT_MAX_BYTES).toString('utf8');
+    if (truncated) content += `\n[truncated: the file has ${size} bytes; only the first ${ATTACHMENT_MAX_BYTES} are attached]`;
+    const shown = rel.split(path.sep).join('/');
+    blocks.push(`${OPEN(shown)}\n${content.replace(/\n$/, '')}\n${CLOSE}`);
+    attachments.push({ path: shown, lines: content.split('\n').length, truncated });
+  }
+  return { text: blocks.length ? `${text}\n\n${blocks.join('\n\n')}` : text, attachments, problems };
+}
+
+/** Split a stored user message into what was typed and the paths attached after it. */
+export function splitAttachments(message: string): { text: string; attachments: string[] } {
+  const attachments: string[] = [];
+  let rest = message;
+  for (;;) {
+    const m = /\n\n<attached_file path="([^"]*)">\n[\s\S]*?\n<\/attached_file>$/.exec(rest);
+    if (!m) break;
+    attachments.unshift(m[1]);
+    rest = rest.slice(0, m.index);
+  }
+  return { text: rest, attachments };
+}

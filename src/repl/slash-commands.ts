@@ -1,0 +1,58 @@
+/**
+ * The REPL's slash commands: the table (for /help and Tab completion) and the parser that decides
+ * whether a line is a command, an unknown command (a one-line hint, never a model call) or a
+ * message. A leading `/` followed by something that is not a command name (`/usr/bin/env …`) is a
+ * message.
+ */
+
+export interface SlashCommand {
+  name: string;
+  aliases: string[];
+  /** Argument synopsis for /help, e.g. `[focus]`. */
+  args?: string;
+  description: string;
+}
+
+export const SLASH_COMMANDS: readonly SlashCommand[] = [
+  { name: 'compact', aliases: [], args: '[focus]', description: 'summarise the conversation to free context' },
+  { name: 'clear', aliases: ['new'], description: 'start a new session' },
+  { name: 'resume', aliases: [], description: "pick one of this directory's sessions" },
+  { name: 'sessions', aliases: [], description: "list this directory's sessions" },
+  { name: 'model', aliases: [], args: '[name]', description: 'switch the model' },
+  { name: 'usage', aliases: [], description: 'tokens, cache hits and cost so far' },
+  { name: 'help', aliases: [], description: 'keys and commands' },
+  { name: 'exit', aliases: ['quit'], description: 'leave Keen' },
+];
+
+export type ParsedInput =
+  | { kind: 'message'; text: string }
+  | { kind: 'command'; name: string; args: string }
+  | { kind: 'unknown'; name: string };
+
+const COMMAND = /^\/([A-Za-z][\w-]*)(?:\s+([\s\S]*))?$/;
+
+export function findCommand(name: string): SlashCommand | undefined {
+  const n = name.toLowerCase();
+  return SLASH_COMMANDS.find((c) => c.name === n || c.aliases.includes(n));
+}
+
+export function parseInput(text: string): ParsedInput {
+  const trimmed = text.trim();
+  const m = COMMAND.exec(trimmed);
+  if (!m) return { kind: 'message', text };
+  const command = findCommand(m[1]);
+  if (!command) return { kind: 'unknown', name: m[1] };
+  return { kind: 'command', name: command.name, args: (m[2] ?? '').trim() };
+}
+
+/** The one-line hint for an unknown command. */
+export function unknownCommandHint(name: string): string {
+  const near = SLASH_COMMANDS.find((c) => c.name.startsWith(name.toLowerCase().slice(0, 2)));
+  return `Unknown command /${name}.${near ? ` Did you mean /${near.name}?` : ''} Type /help for the list.`;
+}
+
+/** Commands whose name or alias starts with `prefix` (without the slash). */
+export function matchCommands(prefix: string): SlashCommand[] {
+  const p = prefix.toLowerCase();
+  return SLASH_COMMANDS.filter((c) => c.name.startsWith(p) || c.aliases.some((a) => a.startsWith(p)));
+}

@@ -1,0 +1,150 @@
+/**
+ * Everything the REPL shows, as one immutable value. The transcript (`items`) is append-only and
+ * rendered through Ink's `<Static>`: an item is printed once and never redrawn, which keeps long
+ * sessions fast. Only `live` (the unfinished line of streamed text and a running tool), the
+ * loader, the prompt and the footer are redrawn.
+ */
+import type { PermissionRequest } from '../../tools/types.js';
+import type { EditorCommand, EditorState } from '../input/editor.js';
+import type { MarkdownLine, MarkdownState } from '../markdown/markdown-lines.js';
+
+export type ToolStatus = 'running' | 'done' | 'error';
+
+export interface ToolCardData {
+  id: string;
+  name: string;
+  /** The arguments on one line (the tool summary without the tool's name). */
+  args: string;
+  status: ToolStatus;
+  /** The result text ('' while running). */
+  output: string;
+  /** A unified diff, for edits and writes. */
+  diff?: string;
+}
+
+export type NoticeTone = 'info' | 'success' | 'warning' | 'error' | 'muted';
+
+export type TranscriptItem =
+  | { kind: 'banner'; id: number; version: string; cwd: string }
+  | { kind: 'user'; id: number; text: string; attachments: string[] }
+  /** Committed lines of assistant text; `lead` marks the first lines of a segment. */
+  | { kind: 'markdown'; id: number; lines: MarkdownLine[]; lead: boolean }
+  | { kind: 'tool'; id: number; card: ToolCardData; expanded: boolean }
+  | { kind: 'notice'; id: number; text: string; tone: NoticeTone }
+  | { kind: 'error'; id: number; title: string; message: string }
+  | { kind: 'block'; id: number; title: string; lines: string[] };
+
+type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
+export type NewItem = WithoutId<TranscriptItem>;
+
+/** The turn being streamed: what is not committed to the transcript yet. */
+export interface LiveTurn {
+  mode: 'chat' | 'compact';
+  /** Streamed text not committed yet: held blank lines and the unfinished last line. */
+  pending: string;
+  /** Markdown state at the start of `pending`. */
+  md: MarkdownState;
+  /** The next committed text starts a segment (a marker and a blank line above it). */
+  lead: boolean;
+  tool?: ToolCardData;
+}
+
+export interface Busy {
+  kind: 'chat' | 'compact' | 'command';
+  /** Loader text: `Thinking…`, `Running bash…`, `Compacting...`. */
+  status: string;
+  /** An automatic compaction is running inside the chat turn. */
+  autoCompacting: boolean;
+}
+
+export interface SessionInfo {
+  sessionId: string;
+  provider: string;
+  model: string;
+  inputBudget: number;
+  /** Estimated input tokens of the next request. */
+  contextTokens: number;
+}
+
+export interface PickerOption {
+  value: string;
+  label: string;
+  hint?: string;
+}
+
+export interface PickerView {
+  kind: 'resume' | 'model';
+  title: string;
+  options: PickerOption[];
+  selected: number;
+}
+
+export interface PermissionView {
+  request: PermissionRequest;
+  /** 0 allow once, 1 allow for this session, 2 deny. */
+  selected: number;
+}
+
+export interface UiState {
+  items: TranscriptItem[];
+  /** Bumped when the transcript is replaced (/clear, /resume): remounts `<Static>`. */
+  epoch: number;
+  nextId: number;
+  live?: LiveTurn;
+  busy?: Busy;
+  /** Inputs typed while busy, run in order afterwards. */
+  queue: string[];
+  editor: EditorState;
+  /** Tab-completion candidates shown under the prompt. */
+  candidates: string[];
+  permission?: PermissionView;
+  picker?: PickerView;
+  session?: SessionInfo;
+  /** Ctrl+C was pressed once while idle: the next one exits. */
+  exitArmed: boolean;
+  /** Tool cards show their whole output (Ctrl+O). */
+  expandTools: boolean;
+}
+
+export type AutoCompactionPhase = 'started' | 'cancelled' | 'failed' | 'applied';
+
+export type UiAction =
+  | { type: 'edit'; command: EditorCommand }
+  | { type: 'candidates'; candidates: string[] }
+  | { type: 'session'; info: SessionInfo }
+  | { type: 'context'; tokens: number }
+  /** Replace the transcript (a new or resumed session). */
+  | { type: 'reset'; items: NewItem[] }
+  | { type: 'append'; items: NewItem[] }
+  | { type: 'turn-start'; mode: 'chat' | 'compact'; status: string }
+  | { type: 'command-busy'; status: string | undefined }
+  | { type: 'text'; text: string }
+  | { type: 'tool-start'; card: ToolCardData }
+  | { type: 'tool-diff'; diff: string }
+  | { type: 'tool-end'; id: string; status: ToolStatus; output: string }
+  | { type: 'auto-compaction'; phase: AutoCompactionPhase; reason?: string }
+  /** An automatic compaction is durable: commit what is visible, then the notice. */
+  | { type: 'checkpoint' }
+  /** Commit everything streamed so far (before an error card, a notice, the end). */
+  | { type: 'flush' }
+  | { type: 'turn-end' }
+  | { type: 'queue-push'; text: string }
+  | { type: 'queue-shift' }
+  | { type: 'permission-open'; request: PermissionRequest }
+  | { type: 'permission-move'; delta: number }
+  | { type: 'permission-close' }
+  | { type: 'picker-open'; picker: Omit<PickerView, 'selected'> & { selected?: number } }
+  | { type: 'picker-move'; delta: number }
+  | { type: 'picker-close' }
+  | { type: 'exit-armed'; armed: boolean }
+  | { type: 'toggle-expand' };
+
+export const STATUS_THINKING = 'Thinking…';
+export const STATUS_COMPACTING = 'Compacting...';
+export const NOTICE_AUTO_COMPACTED = 'Context compacted automatically';
+/** Inputs waiting while the agent is busy, at most. */
+export const QUEUE_LIMIT = 5;
+
+export function runningStatus(tool: string): string {
+  return `Running ${tool}…`;
+}
