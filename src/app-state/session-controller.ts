@@ -1,16 +1,14 @@
 import { errorText } from '../errors.js';
 import type { StreamEvent } from '../llm/core/events.js';
-import { stripSystem, userMessage, type Message } from '../llm/core/message.js';
+import { stripSystem, userMessage } from '../llm/core/message.js';
 import { addUsage, emptyUsage, type Usage } from '../llm/core/usage.js';
 import { llmError } from '../llm/core/errors.js';
 import type { AppState } from './app-state.js';
-import { TurnMemory, type AssistantTurnPayload } from './turn-memory.js';
+import type { NewRecord } from '../session/records.js';
+import { TurnMemory } from './turn-memory.js';
 
-/** The records the controller writes (the store adds seq and timestamp). */
-export type TurnRecord =
-  | { kind: 'user_message'; message: { role: 'user'; content: string } }
-  | ({ kind: 'assistant_turn' } & AssistantTurnPayload)
-  | { kind: 'compaction_applied'; mode: 'manual' | 'auto'; status: string; messages: Message[] };
+/** The records the controller writes (the store adds seq, timestamp and batch marker). */
+export type TurnRecord = Extract<NewRecord, { kind: 'user_message' | 'assistant_turn' | 'compaction_applied' }>;
 
 /** Where records go. The session store implements it; `appendBatch` is atomic. */
 export interface TranscriptSink {

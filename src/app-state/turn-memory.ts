@@ -1,26 +1,11 @@
 import type { StreamEvent } from '../llm/core/events.js';
 import type { Message } from '../llm/core/message.js';
 import { addUsage, emptyUsage, type Usage } from '../llm/core/usage.js';
+import type { AssistantTurnRecord, ToolActivity } from '../session/records.js';
 import { toolSummary } from '../tools/summary.js';
 
-/** A tool call as shown and persisted: where in the text it happened and how it ended. */
-export interface ToolActivity {
-  id: string;
-  name: string;
-  summary: string;
-  is_error: boolean;
-  /** Index into the turn's visible text at which the call started. */
-  offset: number;
-}
-
-/** The payload of an `assistant_turn` record. */
-export interface AssistantTurnPayload {
-  text: string;
-  tools: ToolActivity[];
-  usage: Usage;
-  messages: Message[];
-  checkpoint?: boolean;
-}
+/** The payload of an `assistant_turn` record (the record type lives with the store). */
+export type AssistantTurnPayload = Omit<AssistantTurnRecord, 'seq' | 'ts' | 'batch' | 'kind'>;
 
 /**
  * Accumulates what one assistant turn produced since the turn started or since the last

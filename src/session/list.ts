@@ -126,7 +126,8 @@ async function readHead(fh: Handle, size: number): Promise<{ started?: Extract<S
   const out: { started?: Extract<SessionRecord, { kind: 'session_started' }>; firstPrompt?: string } = {};
   let pending = Buffer.alloc(0);
   for (let pos = 0; pos < size && pos < HEAD_LIMIT; ) {
-    const chunk = Buffer.alloc(Math.min(HEAD_BYTES, size - pos));
+    // Grow the read with the unfinished line, so a huge first line costs O(n), not O(n²).
+    const chunk = Buffer.alloc(Math.min(Math.max(HEAD_BYTES, pending.length), size - pos));
     const { bytesRead } = await fh.read(chunk, 0, chunk.length, pos);
     if (bytesRead === 0) break;
     pos += bytesRead;

@@ -1,4 +1,4 @@
-import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, rm, rmdir, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KeenError, errorText } from '../errors.js';
 import { findSession } from './list.js';
@@ -123,7 +123,12 @@ export class SessionStore {
       return store;
     } catch (err) {
       await fh?.close().catch(() => undefined);
+      // Leave no empty session behind: the file and directory are ours and hold nothing yet.
+      if (fh && (await stat(join(dir, TRANSCRIPT_FILE)).catch(() => undefined))?.size === 0) {
+        await rm(join(dir, TRANSCRIPT_FILE), { force: true }).catch(() => undefined);
+      }
       await lock.release();
+      await rmdir(dir).catch(() => undefined);
       throw err instanceof KeenError ? err : writeError(id, err);
     }
   }
@@ -161,7 +166,7 @@ export class SessionStore {
     } catch (err) {
       await fh?.close().catch(() => undefined);
       await lock.release();
-      throw err instanceof KeenError ? err : writeError(id, err);
+      throw err instanceof KeenError ? err : writeError(id, err, 'open');
     }
   }
 
@@ -277,8 +282,8 @@ async function repairTail(fh: FileHandle, dir: string, loaded: LoadedTranscript)
   return size;
 }
 
-function writeError(id: string, err: unknown): KeenError {
-  return new KeenError(`session ${id}: could not write the transcript (${errorText(err)})`);
+function writeError(id: string, err: unknown, verb: 'write' | 'open' = 'write'): KeenError {
+  return new KeenError(`session ${id}: could not ${verb} the transcript (${errorText(err)})`);
 }
 
 async function syncDir(dir: string): Promise<void> {

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { transcriptPath } from '../../src/session/paths.js';
+import { sessionDir, transcriptPath } from '../../src/session/paths.js';
 import { loadTranscript, type LoadedTranscript } from '../../src/session/reader.js';
 import { SessionStore } from '../../src/session/store.js';
 import { CWD, compaction, createStore, tempHome, turn, user } from './helpers.js';
@@ -88,6 +88,7 @@ describe('SIGKILL while appending batches', () => {
 
     for (let kill = 0; kill < KILLS; kill++) {
       if (kill % PER_SESSION === 0) {
+        if (id) await rm(sessionDir(home, CWD, id), { recursive: true }); // checked already; free the disk
         const store = await createStore(home);
         await store.close();
         id = store.id;

@@ -212,3 +212,11 @@ describe('opening sessions', () => {
     expect(await readFile(store.path, 'utf8')).toBe(text.replace('"format":1', '"format":2'));
   });
 });
+
+describe('a failed start', () => {
+  it('leaves no empty session behind', async () => {
+    const err = await createStore(home, { provider: undefined as unknown as string }).catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/refusing to write an invalid session_started record \(provider/);
+    expect(await readdir(projectDir(home, CWD))).toEqual([]);
+  });
+});

@@ -122,7 +122,8 @@ export function uiReducer(s: UiState, a: UiAction): UiState {
     case 'tool-start': {
       const flushed = flushLive(s);
       if (!flushed.live) return s;
-      return setStatus({ ...flushed, live: { ...flushed.live, tool: a.card } }, runningStatus(a.card.name));
+      const status = flushed.busy?.kind === 'compact' ? STATUS_COMPACTING : runningStatus(a.card.name);
+      return setStatus({ ...flushed, live: { ...flushed.live, tool: a.card } }, status);
     }
     case 'tool-diff':
       return s.live?.tool ? { ...s, live: { ...s.live, tool: { ...s.live.tool, diff: a.diff } } } : s;
@@ -131,7 +132,8 @@ export function uiReducer(s: UiState, a: UiAction): UiState {
       if (!live?.tool || live.tool.id !== a.id) return s;
       const card = { ...live.tool, status: a.status, output: a.output };
       const next = withItems(s, [{ kind: 'tool', card, expanded: s.expandTools }]);
-      return setStatus({ ...next, live: { ...live, tool: undefined, lead: true } }, STATUS_THINKING);
+      const status = s.busy?.kind === 'compact' ? STATUS_COMPACTING : STATUS_THINKING;
+      return setStatus({ ...next, live: { ...live, tool: undefined, lead: true } }, status);
     }
     case 'auto-compaction': {
       if (a.phase === 'started') return setStatus(s, STATUS_COMPACTING, true);

@@ -1,0 +1,121 @@
+/**
+ * What each slash command does. Commands run like turns (one at a time; queued while busy) and
+ * report through transcript items. None of them calls the model except /compact.
+ */
+import { MODEL_CATALOG } from '../config/models.js';
+import { errorText } from '../errors.js';
+import { PROVIDER_IDS } from '../llm/providers/types.js';
+import { formatSessionList, listSessions, relativeTime } from '../session/list.js';
+import type { ReplRuntime } from './runtime.js';
+import { SLASH_COMMANDS } from './slash-commands.js';
+import { usageLines } from './usage-report.js';
+
+export const KEY_HELP = [
+  'Enter send · Shift+Enter, Alt+Enter, Ctrl+J or \\ then Enter: new line',
+  '↑/↓ input history · Tab complete /commands and @files (@file attaches the file)',
+  'Esc cancel a compaction · Ctrl+C interrupt the agent; twice when idle to exit',
+  'Ctrl+O expand tool output · input typed while the agent works is queued (up to 5)',
+];
+
+export function helpLines(): string[] {
+  const width = Math.max(...SLASH_COMMANDS.map((c) => `/${c.name}${c.args ? ` ${c.args}` : ''}`.length));
+  const commands = SLASH_COMMANDS.map((c) => {
+    const name = `/${c.name}${c.args ? ` ${c.args}` : ''}`;
+    const aliases = c.aliases.length ? ` (also ${c.aliases.map((a) => `/${a}`).join(', ')})` : '';
+    return `${name.padEnd(width)}  ${c.description}${aliases}`;
+  });
+  return [...commands, '', ...KEY_HELP];
+}
+
+export async function runCommand(rt: ReplRuntime, name: string, args: string): Promise<void> {
+  switch (name) {
+    case 'help':
+      rt.append({ kind: 'block', title: 'Commands', lines: helpLines() });
+      return;
+    case 'usage': {
+      const info = rt.store.getState().session;
+      rt.append({ kind: 'block', title: 'Usage this session', lines: usageLines(rt.spendSoFar(), { tokens: info?.contextTokens ?? 0, budget: info?.inputBudget ?? 0 }) });
+      return;
+    }
+    case 'sessions': {
+      const session = rt.requireSession();
+      const rows = (await listSessions(session.home, rt.cwd)).filter((r) => r.turns > 0 || r.id === session.sessionId);
+      rt.append({ kind: 'block', title: "This directory's sessions", lines: formatSessionList(rows).replace(/\n$/, '').split('\n') });
+      return;
+    }
+    case 'resume':
+      await resume(rt, args);
+      return;
+    case 'model':
+      await switchModel(rt, args);
+      return;
+    case 'clear': {
+      const s = rt.requireSession();
+      await rt.switchSession({ ...rt.baseFlags(), provider: s.provider, model: s.model }, 'reset', 'Starting a new session…');
+      return;
+    }
+    case 'compact':
+      await rt.compact(args);
+      return;
+    case 'exit':
+      await rt.exit(0);
+      return;
+  }
+}
+
+async function resume(rt: ReplRuntime, id: string): Promise<void> {
+  const session = rt.requireSession();
+  if (id) {
+    if (id === session.sessionId) {
+      rt.notice(`Session ${id} is the current session.`, 'muted');
+      return;
+    }
+    await rt.switchSession({ ...rt.baseFlags(), session: id }, 'reset', 'Opening session…');
+    return;
+  }
+  let rows;
+  try {
+    rows = await listSessions(session.home, rt.cwd);
+  } catch (err) {
+    rt.notice(`Could not list sessions: ${errorText(err)}`, 'error');
+    return;
+  }
+  const now = new Date();
+  const options = rows
+    .filter((r) => r.id !== session.sessionId && r.turns > 0)
+    .map((r) => ({
+      value: r.id,
+      label: `${relativeTime(r.lastActivity, now).padEnd(10)} ${r.firstPrompt || '(no prompt yet)'}`,
+      hint: `${r.turns} ${r.turns === 1 ? 'turn' : 'turns'}${r.compacted ? ', compacted' : ''} · ${r.id}`,
+    }));
+  if (options.length === 0) {
+    rt.notice('No other sessions in this directory.', 'muted');
+    return;
+  }
+  rt.store.dispatch({ type: 'picker-open', picker: { kind: 'resume', title: 'Resume a session', options } });
+}
+
+async function switchModel(rt: ReplRuntime, args: string): Promise<void> {
+  const session = rt.requireSession();
+  const models = session.config.models ?? {};
+  if (!args) {
+    const names = [...new Set([...Object.keys(models), ...Object.keys(MODEL_CATALOG)])];
+    const options = names.map((n) => ({ value: n, label: n, hint: models[n]?.provider ?? MODEL_CATALOG[n]?.provider ?? '' }));
+    const current = Math.max(0, names.indexOf(session.model));
+    rt.store.dispatch({ type: 'picker-open', picker: { kind: 'model', title: `Switch model (now ${session.provider}/${session.model})`, options, selected: current } });
+    return;
+  }
+  const words = args.split(/\s+/);
+  const explicit = words.length === 2 && (PROVIDER_IDS as readonly string[]).includes(words[0]) ? words[0] : undefined;
+  const model = explicit ? words[1] : args;
+  const provider = explicit ?? models[model]?.provider ?? MODEL_CATALOG[model]?.provider;
+  if (model === session.model && (!provider || provider === session.provider)) {
+    rt.notice(`Already using ${session.provider}/${session.model}.`, 'muted');
+    return;
+  }
+  const ok = await rt.switchSession({ ...rt.baseFlags(), session: session.sessionId, provider, model }, 'keep', 'Switching model…');
+  if (ok) {
+    const now = rt.requireSession();
+    rt.notice(`Model: ${now.provider}/${now.model}`, 'success');
+  }
+}

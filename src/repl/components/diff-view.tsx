@@ -1,0 +1,22 @@
+import { Box, Text } from 'ink';
+import { color } from '../theme.js';
+
+/** A unified diff, coloured by line: additions, removals, hunk headers. */
+export function DiffView({ diff, maxLines }: { diff: string; maxLines?: number }) {
+  const all = diff.replace(/\n$/, '').split('\n');
+  const lines = maxLines !== undefined && all.length > maxLines ? all.slice(0, maxLines) : all;
+  const hidden = all.length - lines.length;
+  return (
+    <Box flexDirection="column">
+      {lines.map((line, i) => {
+        const role = line.startsWith('+++') || line.startsWith('---') || line.startsWith('@@') ? 'diffHunk' : line.startsWith('+') ? 'diffAdd' : line.startsWith('-') ? 'diffRemove' : undefined;
+        return (
+          <Text key={i} color={role ? color(role) : undefined} dimColor={!role}>
+            {line || ' '}
+          </Text>
+        );
+      })}
+      {hidden > 0 && <Text dimColor>… +{hidden} lines (ctrl+o to expand)</Text>}
+    </Box>
+  );
+}

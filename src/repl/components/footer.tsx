@@ -1,0 +1,41 @@
+import { Box, Text } from 'ink';
+import { memo } from 'react';
+import type { SessionInfo } from '../state/ui-state.js';
+import { color } from '../theme.js';
+
+/** Context use (of the input budget) above which the footer suggests /compact. */
+export const COMPACT_HINT_PERCENT = 70;
+
+export function contextPercent(info: SessionInfo): number {
+  return info.inputBudget > 0 ? Math.min(999, Math.round((info.contextTokens / info.inputBudget) * 100)) : 0;
+}
+
+/** provider/model · context % of the input budget · session id (· the /compact hint past 70%). */
+export const Footer = memo(function Footer({ session, exitArmed }: { session?: SessionInfo; exitArmed: boolean }) {
+  if (exitArmed) {
+    return (
+      <Box paddingX={1}>
+        <Text color={color('warning')}>Press Ctrl+C again to exit</Text>
+      </Box>
+    );
+  }
+  if (!session) {
+    return (
+      <Box paddingX={1}>
+        <Text dimColor>starting…</Text>
+      </Box>
+    );
+  }
+  const pct = contextPercent(session);
+  const high = pct >= COMPACT_HINT_PERCENT;
+  return (
+    <Box paddingX={1}>
+      <Text dimColor={!high} wrap="truncate-end">
+        {`${session.provider}/${session.model} · `}
+        <Text color={high ? color('warning') : undefined}>{`${pct}% context`}</Text>
+        {` · session ${session.sessionId}`}
+        {high ? <Text color={color('warning')}>{' · /compact is available to free context'}</Text> : null}
+      </Text>
+    </Box>
+  );
+});

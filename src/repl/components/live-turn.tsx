@@ -1,0 +1,19 @@
+import { Box } from 'ink';
+import { memo } from 'react';
+import { classifyLines } from '../markdown/markdown-lines.js';
+import type { LiveTurn } from '../state/ui-state.js';
+import { MarkdownView } from './markdown-view.js';
+import { ToolCard } from './tool-card.js';
+
+/** What is still streaming: the uncommitted text (usually one partial line) and a running tool. */
+export const LiveTurnView = memo(function LiveTurnView({ live, expanded }: { live: LiveTurn; expanded: boolean }) {
+  let text = live.pending;
+  if (live.lead) text = text.replace(/^(\s*\n)+/, '');
+  const lines = text.replace(/\n+$/, '') ? classifyLines(text.replace(/\n+$/, '').split('\n'), live.md).lines : [];
+  return (
+    <Box flexDirection="column">
+      {lines.length > 0 && <MarkdownView lines={lines} lead={live.lead} />}
+      {live.tool && <ToolCard card={live.tool} expanded={expanded} />}
+    </Box>
+  );
+});

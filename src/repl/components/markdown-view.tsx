@@ -1,0 +1,67 @@
+import { Box, Text } from 'ink';
+import { memo } from 'react';
+import type { MarkdownLine } from '../markdown/markdown-lines.js';
+import { color } from '../theme.js';
+import { Spans, Tokens } from './spans.js';
+
+/** The marker in front of the first line of an assistant text segment. */
+export const TEXT_MARKER = '●';
+
+function LineView({ line }: { line: MarkdownLine }) {
+  switch (line.kind) {
+    case 'blank':
+      return <Text> </Text>;
+    case 'heading':
+      return <Spans spans={line.spans} bold role={line.level <= 2 ? 'heading' : undefined} />;
+    case 'item':
+      return (
+        <Box paddingLeft={line.indent * 2}>
+          <Text>{line.bullet} </Text>
+          <Box flexGrow={1} flexShrink={1}>
+            <Spans spans={line.spans} />
+          </Box>
+        </Box>
+      );
+    case 'quote':
+      return (
+        <Box>
+          <Text color={color('muted')} dimColor={!color('muted')}>│ </Text>
+          <Box flexGrow={1} flexShrink={1}>
+            <Text italic>
+              <Spans spans={line.spans} />
+            </Text>
+          </Box>
+        </Box>
+      );
+    case 'rule':
+      return <Text dimColor>{'─'.repeat(40)}</Text>;
+    case 'fence':
+      return line.open && line.info ? <Text dimColor>{line.info}</Text> : null;
+    case 'code':
+      return (
+        <Box paddingLeft={2}>
+          <Tokens tokens={line.tokens} />
+        </Box>
+      );
+    case 'table':
+      return line.separator ? <Text dimColor>{'─'.repeat(24)}</Text> : <Text>{line.cells.join('  │  ')}</Text>;
+    case 'text':
+      return <Spans spans={line.spans} />;
+  }
+}
+
+/** Lines of assistant Markdown; `lead` puts the segment marker in front of the first line. */
+export const MarkdownView = memo(function MarkdownView({ lines, lead }: { lines: readonly MarkdownLine[]; lead: boolean }) {
+  return (
+    <Box flexDirection="row" marginTop={lead ? 1 : 0}>
+      <Box width={2} flexShrink={0}>
+        <Text>{lead ? TEXT_MARKER : ' '}</Text>
+      </Box>
+      <Box flexDirection="column" flexGrow={1} flexShrink={1}>
+        {lines.map((line, i) => (
+          <LineView key={i} line={line} />
+        ))}
+      </Box>
+    </Box>
+  );
+});

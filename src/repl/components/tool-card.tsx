@@ -1,0 +1,65 @@
+import { Box, Text } from 'ink';
+import { memo } from 'react';
+import type { ToolCardData } from '../state/ui-state.js';
+import { color } from '../theme.js';
+import { DiffView } from './diff-view.js';
+import { ErrorCard } from './error-card.js';
+
+/** Output lines a collapsed card shows. */
+export const PREVIEW_LINES = 3;
+/** Diff lines a collapsed card shows. */
+export const PREVIEW_DIFF_LINES = 12;
+
+function Header({ card }: { card: ToolCardData }) {
+  const glyph = card.status === 'running' ? '○' : card.status === 'done' ? '✓' : '✗';
+  const role = card.status === 'running' ? 'warning' : card.status === 'done' ? 'success' : 'error';
+  return (
+    <Box>
+      <Text color={color(role)}>{glyph} </Text>
+      <Box flexShrink={1}>
+        <Text>
+          <Text bold>{card.name}</Text>
+          {card.args ? <Text> {card.args}</Text> : null}
+          {card.status === 'running' ? <Text dimColor> running…</Text> : null}
+        </Text>
+      </Box>
+    </Box>
+  );
+}
+
+function Output({ text, expanded }: { text: string; expanded: boolean }) {
+  const all = text.replace(/\n+$/, '').split('\n');
+  const lines = expanded ? all : all.slice(0, PREVIEW_LINES);
+  const hidden = all.length - lines.length;
+  return (
+    <Box flexDirection="row">
+      <Text dimColor>{'  ⎿ '}</Text>
+      <Box flexDirection="column" flexShrink={1}>
+        <Text dimColor>{lines.join('\n')}</Text>
+        {hidden > 0 && <Text dimColor>… +{hidden} lines (ctrl+o to expand)</Text>}
+      </Box>
+    </Box>
+  );
+}
+
+/**
+ * One tool call: status glyph, name, arguments on one line, then collapsed output (a coloured
+ * diff for edits). A failed call — including a call refused during compaction — is an error card.
+ */
+export const ToolCard = memo(function ToolCard({ card, expanded }: { card: ToolCardData; expanded: boolean }) {
+  if (card.status === 'error') {
+    return <ErrorCard title={`${card.name}${card.args ? ` ${card.args}` : ''}`} message={card.output} maxLines={expanded ? undefined : 6} />;
+  }
+  return (
+    <Box flexDirection="column" marginTop={1}>
+      <Header card={card} />
+      {card.diff ? (
+        <Box paddingLeft={4} flexDirection="column">
+          <DiffView diff={card.diff} maxLines={expanded ? undefined : PREVIEW_DIFF_LINES} />
+        </Box>
+      ) : null}
+      {card.status === 'done' && card.output && !card.diff ? <Output text={card.output} expanded={expanded} /> : null}
+      {card.status === 'done' && card.output && card.diff ? <Output text={card.output.split('\n')[0]} expanded={false} /> : null}
+    </Box>
+  );
+});

@@ -1,0 +1,67 @@
+/**
+ * The transcript a resumed session shows before the prompt: stored user prompts, assistant text
+ * with tool cards at their offsets, compaction markers and model switches (from
+ * `replayTranscript`). Tool output is not stored, so replayed cards show their summary only.
+ */
+import { MANUAL_COMPACTION_STATUS } from '../app-state/session-controller.js';
+import { classifyText } from './markdown/markdown-lines.js';
+import type { SessionRecord } from '../session/records.js';
+import { replayTranscript } from '../session/projection.js';
+import { splitAttachments } from './input/mentions.js';
+import { NOTICE_AUTO_COMPACTED, type NewItem } from './state/ui-state.js';
+import { argsOf } from './tool-cards.js';
+
+/** Items replayed at most; older ones are summarised in one line (the prompt must come fast). */
+export const REPLAY_LIMIT = 400;
+
+function markdown(text: string): NewItem | undefined {
+  const trimmed = text.replace(/^\s*\n/, '').replace(/\s+$/, '');
+  return trimmed ? { kind: 'markdown', lines: classifyText(trimmed), lead: true } : undefined;
+}
+
+export function replayItems(records: readonly SessionRecord[], limit = REPLAY_LIMIT): NewItem[] {
+  const bySeq = new Map(records.map((r) => [r.seq, r]));
+  const items: NewItem[] = [];
+  for (const r of replayTranscript(records)) {
+    switch (r.type) {
+      case 'user': {
+        const { text, attachments } = splitAttachments(r.text);
+        items.push({ kind: 'user', text, attachments });
+        break;
+      }
+      case 'assistant':
+        for (const seg of r.segments) {
+          if (seg.type === 'text') {
+            const item = markdown(seg.text);
+            if (item) items.push(item);
+          } else {
+            const t = seg.tool;
+            items.push({
+              kind: 'tool',
+              card: { id: t.id, name: t.name, args: argsOf(t.summary, t.name), status: t.is_error ? 'error' : 'done', output: '' },
+              expanded: false,
+            });
+          }
+        }
+        break;
+      case 'compaction': {
+        if (r.mode === 'auto') {
+          items.push({ kind: 'notice', text: NOTICE_AUTO_COMPACTED, tone: 'success' });
+          break;
+        }
+        const record = bySeq.get(r.seq);
+        const summary = record?.kind === 'compaction_applied' ? record.messages.find((m) => m.role === 'user')?.content : undefined;
+        const item = summary ? markdown(summary) : undefined;
+        if (item) items.push(item);
+        items.push({ kind: 'notice', text: r.status || MANUAL_COMPACTION_STATUS, tone: 'success' });
+        break;
+      }
+      case 'model_changed':
+        items.push({ kind: 'notice', text: `Model: ${r.provider}/${r.model}`, tone: 'muted' });
+        break;
+    }
+  }
+  if (items.length <= limit) return items;
+  const hidden = items.length - limit;
+  return [{ kind: 'notice', text: `… ${hidden} earlier ${hidden === 1 ? 'item' : 'items'} not shown`, tone: 'muted' }, ...items.slice(-limit)];
+}

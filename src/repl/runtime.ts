@@ -1,0 +1,401 @@
+/**
+ * The REPL's behaviour outside React: the live session, running turns, the input queue, slash
+ * commands, permission answers and exit. Components only render the {@link UiStore}; the key
+ * router calls the methods here.
+ *
+ * Invariants:
+ * - At most one turn or command runs at a time (`running`); input submitted meanwhile is queued
+ *   (at most QUEUE_LIMIT) and runs in order when the running one ends, however it ended.
+ * - The REPL writes no session records itself: SessionController persists turns, checkpoints and
+ *   compactions; `openSession` records a model switch.
+ */
+import type { LiveSession, OpenSessionOptions, SessionFlags } from '../app-state/open-session.js';
+import { errorText } from '../errors.js';
+import { estimateRequest } from '../llm/core/token-estimator.js';
+import { promptTokens, type Usage } from '../llm/core/usage.js';
+import type { SessionAnswer } from '../tools/permissions.js';
+import { runCommand } from './commands.js';
+import type { InputHistory } from './input/history-store.js';
+import { expandMentions } from './input/mentions.js';
+import { PermissionBroker, ReplGate } from './permission-broker.js';
+import { replayItems } from './replay.js';
+import { parseInput, unknownCommandHint } from './slash-commands.js';
+import { QUEUE_LIMIT, type NewItem } from './state/ui-state.js';
+import type { UiStore } from './state/ui-store.js';
+import { runTurn, TEXT_BATCH_MS, type TurnHandle } from './turn-runner.js';
+import { addSpend, type SpendByModel } from './usage-report.js';
+
+export type SessionOpener = (opts: OpenSessionOptions) => Promise<LiveSession>;
+
+export interface RuntimeOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Flags of the first session (`--resume`, `--continue`, `--model` …). */
+  flags: SessionFlags;
+  store: UiStore;
+  version: string;
+  /** Opens sessions; default: `openSession` (imported when first needed). */
+  open?: SessionOpener;
+  history?: InputHistory;
+  /** Clears the terminal before a replaced transcript (/clear, /resume) is drawn. */
+  clearScreen?: () => void;
+  /** Called once when the REPL should end (after the session is closed). */
+  onExit: (code: number) => void;
+  /** Text delta batching interval (tests pass 0). */
+  batchMs?: number;
+}
+
+/** How long the second Ctrl+C may come after the first. */
+export const EXIT_WINDOW_MS = 2000;
+
+export class ReplRuntime {
+  session?: LiveSession;
+  readonly store: UiStore;
+  readonly broker: PermissionBroker;
+  private gate: ReplGate;
+  private turn?: TurnHandle;
+  private running = false;
+  private exiting = false;
+  private ready = false;
+  private lastReported?: number;
+  private readonly spend: SpendByModel = new Map();
+  private exitTimer?: NodeJS.Timeout;
+  private current?: Promise<void>;
+
+  constructor(readonly opts: RuntimeOptions) {
+    this.store = opts.store;
+    this.broker = new PermissionBroker(this.store);
+    this.gate = new ReplGate(this.broker, !!opts.flags.yolo);
+  }
+
+  get busy(): boolean {
+    return this.running || !this.ready;
+  }
+
+  get cwd(): string {
+    return this.opts.cwd;
+  }
+
+  /** Open the first session, replay it, load history, then send the initial prompt (if any). */
+  async start(initialPrompt?: string): Promise<void> {
+    const historyLoad = this.opts.history?.load().then((entries) => this.store.dispatch({ type: 'edit', command: { type: 'history-loaded', entries } }));
+    try {
+      const session = await this.openWith(this.opts.flags);
+      this.install(session, 'append');
+    } catch (err) {
+      await historyLoad?.catch(() => undefined);
+      throw err;
+    }
+    this.ready = true;
+    await historyLoad?.catch(() => undefined);
+    if (initialPrompt?.trim()) this.submit(initialPrompt, { remember: false });
+    else this.drain();
+  }
+
+  // ---- input ---------------------------------------------------------------------------------
+
+  /** The user pressed Enter on `text`: run it now, or queue it while busy. */
+  submit(text: string, opts: { remember?: boolean } = {}): void {
+    if (!text.trim() || this.exiting) return;
+    if (opts.remember !== false) {
+      this.store.dispatch({ type: 'edit', command: { type: 'remember', text } });
+      void this.opts.history?.append(text);
+    }
+    if (this.busy || this.store.getState().queue.length > 0) {
+      if (this.store.getState().queue.length >= QUEUE_LIMIT) {
+        this.notice(`The queue is full (${QUEUE_LIMIT}); wait for the agent to finish, or press Ctrl+C to interrupt it.`, 'warning');
+        this.store.dispatch({ type: 'edit', command: { type: 'set', text } });
+        return;
+      }
+      this.store.dispatch({ type: 'queue-push', text });
+      this.drain();
+      return;
+    }
+    this.launch(text);
+  }
+
+  private launch(text: string): void {
+    this.running = true;
+    this.current = this.execute(text)
+      .catch((err) => this.store.dispatch({ type: 'append', items: [{ kind: 'error', title: 'Error', message: errorText(err) }] }))
+      .finally(() => {
+        this.running = false;
+        this.current = undefined;
+        this.drain();
+      });
+  }
+
+  /** Run the next queued input when nothing is running. */
+  private drain(): void {
+    if (this.busy || this.exiting) return;
+    const next = this.store.getState().queue[0];
+    if (next === undefined) return;
+    this.store.dispatch({ type: 'queue-shift' });
+    this.launch(next);
+  }
+
+  private async execute(text: string): Promise<void> {
+    const parsed = parseInput(text);
+    if (parsed.kind === 'unknown') {
+      this.append({ kind: 'user', text: text.trim(), attachments: [] }, { kind: 'notice', text: unknownCommandHint(parsed.name), tone: 'warning' });
+      return;
+    }
+    if (parsed.kind === 'command') {
+      this.append({ kind: 'user', text: text.trim(), attachments: [] });
+      await runCommand(this, parsed.name, parsed.args);
+      return;
+    }
+    await this.chat(text);
+  }
+
+  private async chat(text: string): Promise<void> {
+    const session = this.requireSession();
+    const expanded = expandMentions(text, this.cwd);
+    this.append({ kind: 'user', text, attachments: expanded.attachments.map((a) => a.path) });
+    for (const problem of expanded.problems) this.notice(problem, 'warning');
+    await this.stream('chat', (signal) => session.controller.chat(expanded.text, signal));
+  }
+
+  /** Manual compaction (`/compact [focus]`). */
+  async compact(focus: string): Promise<void> {
+    const session = this.requireSession();
+    if (session.controller.appState.messages.length === 0) {
+      this.notice('Nothing to compact yet.', 'muted');
+      return;
+    }
+    await this.stream('compact', (signal) => session.controller.compact(focus || undefined, signal));
+  }
+
+  private async stream(mode: TurnHandle['mode'], start: (signal: AbortSignal) => AsyncIterable<import('../app-state/session-controller.js').ControllerEvent>): Promise<void> {
+    const handle: TurnHandle = { mode, abort: new AbortController() };
+    this.turn = handle;
+    try {
+      await runTurn(
+        this.store,
+        handle,
+        start(handle.abort.signal),
+        {
+          onUsage: (u) => this.onUsage(u),
+          onHistoryReplaced: () => {
+            this.lastReported = undefined;
+            this.store.dispatch({ type: 'context', tokens: this.estimateContext() });
+          },
+        },
+        this.opts.batchMs ?? TEXT_BATCH_MS,
+      );
+    } finally {
+      this.turn = undefined;
+      this.broker.answer('deny');
+      this.store.dispatch({ type: 'context', tokens: Math.max(this.estimateContext(), this.lastReported ?? 0) });
+    }
+  }
+
+  // ---- keys ----------------------------------------------------------------------------------
+
+  /**
+   * Ctrl+C: answers an open permission question with deny and cancels the running parent stream
+   * (chat or manual compaction); when idle it clears the input, then asks for a second press to exit.
+   */
+  interrupt(): void {
+    const state = this.store.getState();
+    if (this.turn) {
+      this.broker.answer('deny');
+      this.turn.abort.abort();
+      return;
+    }
+    if (state.picker) {
+      this.store.dispatch({ type: 'picker-close' });
+      return;
+    }
+    if (state.editor.text) {
+      this.store.dispatch({ type: 'edit', command: { type: 'clear' } });
+      return;
+    }
+    if (this.running) return;
+    if (state.exitArmed) {
+      void this.exit(0);
+      return;
+    }
+    this.store.dispatch({ type: 'exit-armed', armed: true });
+    clearTimeout(this.exitTimer);
+    this.exitTimer = setTimeout(() => this.store.dispatch({ type: 'exit-armed', armed: false }), EXIT_WINDOW_MS);
+    this.exitTimer.unref?.();
+  }
+
+  /**
+   * Esc: denies an open permission question, closes a picker, cancels a manual compaction, or —
+   * during an automatic compaction — calls only the child's cancel (the parent turn goes on).
+   */
+  escape(): void {
+    const state = this.store.getState();
+    if (this.broker.asking) {
+      this.broker.answer('deny');
+      return;
+    }
+    if (state.picker) {
+      this.store.dispatch({ type: 'picker-close' });
+      return;
+    }
+    if (this.turn?.mode === 'compact') {
+      this.turn.abort.abort();
+      return;
+    }
+    if (this.turn?.childCancel) {
+      const cancel = this.turn.childCancel;
+      this.turn.childCancel = undefined;
+      cancel();
+      return;
+    }
+    if (state.candidates.length) this.store.dispatch({ type: 'candidates', candidates: [] });
+  }
+
+  answerPermission(answer: SessionAnswer): void {
+    this.broker.answer(answer);
+  }
+
+  /** A picker row was chosen. */
+  choose(kind: 'resume' | 'model', value: string): void {
+    this.store.dispatch({ type: 'picker-close' });
+    const text = kind === 'resume' ? `/resume ${value}` : `/model ${value}`;
+    if (this.busy) this.store.dispatch({ type: 'queue-push', text });
+    else this.launch(text);
+  }
+
+  toggleExpand(): void {
+    this.store.dispatch({ type: 'toggle-expand' });
+    const state = this.store.getState();
+    this.notice(state.expandTools ? 'Tool output expanded (Ctrl+O to collapse)' : 'Tool output collapsed (Ctrl+O to expand)', 'muted');
+    if (!state.expandTools || this.running) return;
+    const last = [...state.items].reverse().find((i) => i.kind === 'tool');
+    if (last?.kind === 'tool' && !last.expanded && (last.card.output || last.card.diff)) {
+      this.append({ kind: 'tool', card: last.card, expanded: true });
+    }
+  }
+
+  // ---- sessions ------------------------------------------------------------------------------
+
+  private async openWith(flags: SessionFlags): Promise<LiveSession> {
+    const open = this.opts.open ?? (await import('../app-state/open-session.js')).openSession;
+    return open({ cwd: this.cwd, env: this.opts.env, flags, interactive: true, permissions: this.gate });
+  }
+
+  /** Make `session` current; `reset` replaces the transcript with its replay, `append` adds it. */
+  private install(session: LiveSession, how: 'reset' | 'append' | 'keep'): void {
+    this.session = session;
+    // A model switch keeps "allow for this session" answers; a new or resumed session starts fresh.
+    if (!this.gate.configured) this.gate.configure(session.config.permissions?.allow ?? []);
+    this.lastReported = undefined;
+    const items: NewItem[] = how === 'keep' ? [] : replayItems(session.records);
+    if (how !== 'keep' && session.records.some((r) => r.kind === 'user_message')) {
+      items.push({ kind: 'notice', text: `Resumed session ${session.sessionId}`, tone: 'muted' });
+    }
+    for (const w of session.warnings) items.push({ kind: 'notice', text: w, tone: 'warning' });
+    if (how === 'reset') {
+      this.opts.clearScreen?.();
+      this.store.dispatch({ type: 'reset', items: [{ kind: 'banner', version: this.opts.version, cwd: this.cwd }, ...items] });
+    } else if (items.length) {
+      this.store.dispatch({ type: 'append', items });
+    }
+    this.store.dispatch({
+      type: 'session',
+      info: {
+        sessionId: session.sessionId,
+        provider: session.provider,
+        model: session.model,
+        inputBudget: session.budget.inputBudget,
+        contextTokens: this.estimateContext(),
+      },
+    });
+  }
+
+  /**
+   * Close the current session and open another (`flags`). On failure the previous session is
+   * reopened and the error is shown; the transcript is `reset` (new/resumed) or `keep` (model).
+   */
+  async switchSession(flags: SessionFlags, how: 'reset' | 'keep', status: string): Promise<boolean> {
+    const old = this.requireSession();
+    this.store.dispatch({ type: 'command-busy', status });
+    try {
+      this.foldSpend(old);
+      await old.close();
+      let next: LiveSession;
+      try {
+        next = await this.openWith(flags);
+      } catch (err) {
+        this.notice(errorText(err), 'error');
+        const back = await this.openWith({ ...this.baseFlags(), session: old.sessionId, provider: old.provider, model: old.model });
+        this.install(back, 'keep');
+        return false;
+      }
+      if (how === 'reset') this.gate = new ReplGate(this.broker, !!this.opts.flags.yolo);
+      this.install(next, how);
+      return true;
+    } finally {
+      this.store.dispatch({ type: 'command-busy', status: undefined });
+    }
+  }
+
+  /** Flags every reopened session keeps (profile, yolo). */
+  baseFlags(): SessionFlags {
+    return { profile: this.opts.flags.profile, yolo: this.opts.flags.yolo };
+  }
+
+  requireSession(): LiveSession {
+    if (!this.session) throw new Error('no session is open');
+    return this.session;
+  }
+
+  /** Spend so far, per model, compaction included. */
+  spendSoFar(): SpendByModel {
+    const out: SpendByModel = new Map(this.spend);
+    if (this.session) addSpend(out, this.session.model, this.session.controller.spent);
+    return out;
+  }
+
+  private foldSpend(session: LiveSession): void {
+    addSpend(this.spend, session.model, session.controller.spent);
+  }
+
+  // ---- context gauge -------------------------------------------------------------------------
+
+  estimateContext(): number {
+    const app = this.session?.controller.appState;
+    if (!app) return 0;
+    return estimateRequest({ messages: app.messages, tools: app.toolDefinitions });
+  }
+
+  private onUsage(u: Usage): void {
+    const reported = promptTokens(u) + u.output;
+    if (reported <= 0) return;
+    this.lastReported = reported;
+    this.store.dispatch({ type: 'context', tokens: reported });
+  }
+
+  // ---- output helpers ------------------------------------------------------------------------
+
+  append(...items: NewItem[]): void {
+    this.store.dispatch({ type: 'append', items });
+  }
+
+  notice(text: string, tone: 'info' | 'success' | 'warning' | 'error' | 'muted' = 'info'): void {
+    this.append({ kind: 'notice', text, tone });
+  }
+
+  // ---- exit ----------------------------------------------------------------------------------
+
+  /** Cancel what runs, wait for its records to be written, close the session, then `onExit`. */
+  async exit(code = 0): Promise<void> {
+    if (this.exiting) return;
+    this.exiting = true;
+    clearTimeout(this.exitTimer);
+    this.broker.answer('deny');
+    this.turn?.abort.abort();
+    if (this.current) await Promise.race([this.current, new Promise((r) => setTimeout(r, 3000).unref?.())]);
+    await this.session?.close().catch(() => undefined);
+    this.opts.onExit(code);
+  }
+
+  get exited(): boolean {
+    return this.exiting;
+  }
+}
