@@ -80,7 +80,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
   try {
     let stored: { provider: string; model: string } | undefined;
     if (resumeId) {
-      const opened = await SessionStore.open(home, opts.cwd, resumeId, { env: opts.env });
+      const opened = await SessionStore.open(home, opts.cwd, resumeId, { env: opts.env, secrets: configSecrets(config, opts.env) });
       store = opened.store;
       records = opened.records;
       if (opened.warning) warnings.push(opened.warning);
@@ -99,7 +99,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     );
     if (budget.warning) warnings.push(budget.warning);
     const permissions = opts.permissions ?? createHeadlessGate({ yolo: !!opts.flags.yolo, allow: config.permissions?.allow ?? [] });
-    const secrets = resolved.settings.apiKey ? [resolved.settings.apiKey] : [];
+    const secrets = [...configSecrets(config, opts.env), ...(resolved.settings.apiKey ? [resolved.settings.apiKey] : [])];
     if (!store) {
       store = await SessionStore.create(home, { cwd: opts.cwd, provider: resolved.provider, model: resolved.name, keenVersion: VERSION, env: opts.env, secrets });
     } else if (stored && (stored.provider !== resolved.provider || stored.model !== resolved.name)) {
@@ -141,6 +141,12 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     await store?.close().catch(() => undefined);
     throw err;
   }
+}
+
+/** Values of the variables that config names as holding keys: redacted from transcripts too. */
+function configSecrets(config: KeenConfig, env: NodeJS.ProcessEnv): string[] {
+  const names = [...Object.values(config.models ?? {}), ...Object.values(config.providers ?? {})].map((e) => e?.apiKeyEnv);
+  return names.flatMap((n) => (n && env[n] ? [env[n] as string] : []));
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

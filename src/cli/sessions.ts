@@ -9,6 +9,6 @@ export async function runSessionsCommand(opts: { all?: boolean }): Promise<numbe
     process.stdout.write(opts.all ? 'No sessions yet.\n' : 'No sessions in this directory yet (`keen sessions --all` lists every directory).\n');
     return 0;
   }
-  process.stdout.write(`${formatSessionList(rows, { showCwd: opts.all })}\n`);
+  process.stdout.write(formatSessionList(rows, { showCwd: opts.all }));
   return 0;
 }

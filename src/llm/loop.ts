@@ -20,6 +20,8 @@ export interface ContextGauge {
 
 /** The budget the trigger checks, from src/llm/core/context-budget.ts. */
 export interface LoopBudget {
+  /** The effective context window (capacity or working window). */
+  window: number;
   inputBudget: number;
   threshold: number;
   autoEnabled: boolean;
@@ -133,8 +135,11 @@ export async function* runToolLoop(run: LoopRun): AsyncGenerator<StreamEvent> {
     }
 
     const sentCount = history.length;
+    // Leave the answer room in the window: prompt + max output must fit (Anthropic and Bedrock refuse otherwise).
+    const room = env.budget.window - gauge.estimate(history, tools) - OUTPUT_ROOM_MARGIN;
+    const limits = { maxOutputTokens: Math.max(MIN_OUTPUT_TOKENS, room) };
     let ended: Extract<ModelTurnEvent, { type: 'turn_end' }> | undefined;
-    for await (const ev of conversation.streamTurn(signal)) {
+    for await (const ev of conversation.streamTurn(signal, limits)) {
       switch (ev.type) {
         case 'text_delta':
         case 'reasoning_delta':
@@ -184,6 +189,10 @@ export async function* runToolLoop(run: LoopRun): AsyncGenerator<StreamEvent> {
   }
 }
 
+/** Tokens kept free beside prompt + output for estimation error. */
+export const OUTPUT_ROOM_MARGIN = 1024;
+/** The output cap never goes below this, even when the prompt leaves less room. */
+export const MIN_OUTPUT_TOKENS = 1024;
 /** Failed automatic compactions allowed per stream before it stops trying. */
 export const MAX_FAILED_ATTEMPTS = 3;
 /** Model requests a compaction child may make (a refused tool call costs one). */

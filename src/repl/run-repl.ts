@@ -1,7 +1,16 @@
-import { KeenError } from '../errors.js';
 import type { ReplFlags } from '../cli/repl-entry.js';
+import { KeenError } from '../errors.js';
 
-/** Placeholder until the Ink REPL lands (issue 6): points the user at headless mode. */
-export async function runRepl(_flags: ReplFlags): Promise<number> {
-  throw new KeenError('the interactive REPL is not available yet; use `keen run "…"`');
+/**
+ * `keen` in a terminal: the interactive REPL. This module stays tiny; Ink, React and the app load
+ * through one dynamic import after the environment is set up, so nothing (the AWS SDK's Node
+ * version warning included) can print before the screen is ours.
+ */
+export async function runRepl(flags: ReplFlags): Promise<number> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  if (!process.stdin.isTTY || !process.stdout.isTTY) {
+    throw new KeenError('the interactive REPL needs a terminal; for pipes and scripts use `keen run "…"` (or `echo "…" | keen run`)');
+  }
+  const { startInteractive } = await import('./interactive.js');
+  return startInteractive(flags);
 }

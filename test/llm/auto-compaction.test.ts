@@ -186,3 +186,23 @@ describe('automatic compaction in the tool loop', () => {
     expect(compactionRequests()).toHaveLength(0);
   });
 });
+
+describe('output room', () => {
+  it('caps max_tokens per request so prompt + output fit the window', async () => {
+    agentScript(2, () => ({ steps: [{ text: SUMMARY }] }));
+    const adapter = await createAnthropicAdapter({ model: 'test-model', apiKey: 'test-key', baseURL: fake.url, home: cwd, env: {} });
+    const { makeClient: mk } = await import('./loop-harness.js');
+    const c = mk(adapter, { window: 12_000, cwd, auto: false });
+    const req = { ...start(), maxOutputTokens: 8000 };
+    await collect(c.streamChat(req, (await import('../../src/tools/index.js')).createDefaultRegistry()));
+    const maxTokens = fake.requests.map((r) => r.body.max_tokens as number);
+    expect(maxTokens[0]).toBe(8000); // a small first prompt leaves the configured limit
+    expect(maxTokens[2]).toBeLessThan(maxTokens[1]); // each big tool result shrinks the room
+    expect(maxTokens[2]).toBeLessThan(8000);
+    for (const r of fake.requests) {
+      const promptEstimate = JSON.stringify(r.body).length / 4; // the fake's own rough count
+      expect(r.body.max_tokens).toBeGreaterThanOrEqual(1024);
+      expect(promptEstimate * 0.6 + r.body.max_tokens).toBeLessThanOrEqual(12_000);
+    }
+  });
+});

@@ -19,6 +19,21 @@ export interface ChatRequest {
   thinkingBudget?: number;
 }
 
+/** Per-request limits the loop computes from its context estimate. */
+export interface TurnLimits {
+  /**
+   * Cap on output tokens for this request: the room left in the window after the prompt. APIs
+   * that reject prompt + max_tokens over the window (Anthropic, Bedrock) fail without it.
+   */
+  maxOutputTokens?: number;
+}
+
+/** The output-token limit to send: the configured one, capped by the turn's limit. */
+export function outputLimit(configured: number, limits: TurnLimits | undefined): number {
+  const cap = limits?.maxOutputTokens;
+  return cap !== undefined && cap > 0 ? Math.min(configured, cap) : configured;
+}
+
 /** What one provider turn reports to the loop. */
 export type ModelTurnEvent =
   | { type: 'text_delta'; text: string }
@@ -38,7 +53,7 @@ export interface ProviderConversation {
    * exactly one `turn_end` (after appending the assistant's native reply to its history) or one
    * `error` (history unchanged).
    */
-  streamTurn(signal: AbortSignal): AsyncIterable<ModelTurnEvent>;
+  streamTurn(signal: AbortSignal, limits?: TurnLimits): AsyncIterable<ModelTurnEvent>;
   /** Append the results of the last turn's tool calls, in call order. */
   appendToolResults(results: ToolMessage[]): void;
   /**

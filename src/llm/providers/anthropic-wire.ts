@@ -171,14 +171,16 @@ function markNewestMessage(messages: readonly NativeMessage[]): NativeMessage[] 
  * reads the parent's cache entry.
  */
 export function buildRequestBody(history: NativeHistory, settings: RequestSettings): WireRequest {
-  const budget = settings.thinkingBudget ?? 0;
+  // Thinking needs budget_tokens ≥ 1024 and below max_tokens; a tight output limit shrinks or drops it.
+  const wanted = settings.thinkingBudget ?? 0;
+  const budget = wanted > 0 ? Math.min(wanted, settings.maxOutputTokens - 1) : 0;
   return {
     model: settings.model,
     max_tokens: settings.maxOutputTokens,
     ...(history.system.length > 0 ? { system: markLast(history.system) } : {}),
     messages: markNewestMessage(history.messages),
     ...(history.tools.length > 0 ? { tools: markLast(history.tools) } : {}),
-    ...(budget > 0 ? { thinking: { type: 'enabled' as const, budget_tokens: budget } } : {}),
+    ...(budget >= 1024 ? { thinking: { type: 'enabled' as const, budget_tokens: budget } } : {}),
     stream: true,
   };
 }

@@ -7,6 +7,7 @@ import type { MessageCreateParamsStreaming } from '@anthropic-ai/sdk/resources/m
 import { KeenError } from '../../errors.js';
 import { llmError } from '../core/errors.js';
 import { stripSystem, type Message, type ToolMessage } from '../core/message.js';
+import { outputLimit, type TurnLimits } from '../core/provider.js';
 import type { ChatRequest, ModelTurnEvent, ProviderAdapter, ProviderConversation } from '../core/provider.js';
 import { mapAnthropicError } from './anthropic-errors.js';
 import { TurnAssembler } from './anthropic-turn.js';
@@ -96,11 +97,11 @@ class AnthropicConversation implements ProviderConversation {
     private history: NativeHistory,
   ) {}
 
-  async *streamTurn(signal: AbortSignal): AsyncIterable<ModelTurnEvent> {
+  async *streamTurn(signal: AbortSignal, limits?: TurnLimits): AsyncIterable<ModelTurnEvent> {
     const errorContext = { signal, baseURL: this.ctx.baseURL };
     const assembler = new TurnAssembler();
     try {
-      const body = buildRequestBody(this.history, this.settings);
+      const body = buildRequestBody(this.history, { ...this.settings, maxOutputTokens: outputLimit(this.settings.maxOutputTokens, limits) });
       // Our narrower block types are a subset of the SDK's per-role unions.
       const params = body as unknown as MessageCreateParamsStreaming;
       const stream = await this.ctx.client.messages.create(params, { signal });

@@ -179,12 +179,13 @@ export function converseInput(s: WireState): ConverseStreamRequest {
       return { ...m, content };
     });
   }
-  const thinking = s.thinkingBudget && s.thinkingBudget > 0 && /anthropic\.claude/i.test(s.modelId) ? s.thinkingBudget : 0;
+  const wanted = s.thinkingBudget && s.thinkingBudget > 0 && /anthropic\.claude/i.test(s.modelId) ? s.thinkingBudget : 0;
+  // Room for the answer beyond the thinking budget, within maxTokens (which the loop may have capped).
+  const thinking = wanted > 0 && s.maxTokens > 2048 ? Math.min(wanted, s.maxTokens - 1024) : 0;
   const input: ConverseStreamRequest = {
     modelId: s.modelId,
     messages,
-    // Claude requires room for the answer beyond the thinking budget.
-    inferenceConfig: { maxTokens: thinking ? Math.max(s.maxTokens, thinking + 1024) : s.maxTokens },
+    inferenceConfig: { maxTokens: s.maxTokens },
   };
   if (system.length > 0) input.system = system;
   if (tools.length > 0) input.toolConfig = { tools };

@@ -1,5 +1,6 @@
 import type { BedrockRuntimeClient, BedrockRuntimeClientConfig } from '@aws-sdk/client-bedrock-runtime';
 import type { Message, ToolMessage } from '../core/message.js';
+import { outputLimit, type TurnLimits } from '../core/provider.js';
 import type { ChatRequest, ModelTurnEvent, ProviderAdapter, ProviderConversation } from '../core/provider.js';
 import type { AdapterFactory, ProviderSettings } from './types.js';
 import { bedrockError } from './bedrock-errors.js';
@@ -56,7 +57,7 @@ class BedrockConversation implements ProviderConversation {
     private readonly profile: string | undefined,
   ) {}
 
-  async *streamTurn(signal: AbortSignal): AsyncIterable<ModelTurnEvent> {
+  async *streamTurn(signal: AbortSignal, limits?: TurnLimits): AsyncIterable<ModelTurnEvent> {
     const local = new AbortController();
     const onAbort = () => local.abort();
     if (signal.aborted) local.abort();
@@ -64,7 +65,7 @@ class BedrockConversation implements ProviderConversation {
     let finished = false;
     try {
       const { ConverseStreamCommand } = await loadSdk();
-      const res = await this.client.send(new ConverseStreamCommand(converseInput(this.state)), { abortSignal: local.signal });
+      const res = await this.client.send(new ConverseStreamCommand(converseInput({ ...this.state, maxTokens: outputLimit(this.state.maxTokens, limits) })), { abortSignal: local.signal });
       if (!res.stream) throw new TruncatedStreamError();
       const reader = readConverseStream(res.stream);
       let step = await reader.next();

@@ -1,6 +1,7 @@
 import type { GenerateResponse } from 'genkit';
 import { KeenError } from '../../errors.js';
 import type { Message, ToolMessage } from '../core/message.js';
+import { outputLimit, type TurnLimits } from '../core/provider.js';
 import type { ChatRequest, ModelTurnEvent, ProviderAdapter, ProviderConversation, ToolDefinition } from '../core/provider.js';
 import type { Usage } from '../core/usage.js';
 import type { AdapterFactory } from './types.js';
@@ -62,7 +63,7 @@ class GenkitConversation implements ProviderConversation {
     private history: GenkitHistory,
   ) {}
 
-  private generate(signal: AbortSignal) {
+  private generate(signal: AbortSignal, maxOutputTokens: number) {
     const { ai, modules } = this.runtime;
     // Fresh tool actions per call: Genkit registers them per request and complains about reuse.
     const tools = this.config.tools.map((t) =>
@@ -76,31 +77,31 @@ class GenkitConversation implements ProviderConversation {
       returnToolRequests: true,
       abortSignal: signal,
       config: {
-        maxOutputTokens: this.config.maxOutputTokens,
+        maxOutputTokens,
         ...(thinking ? { thinkingConfig: { thinkingBudget: this.config.thinkingBudget, includeThoughts: true } } : {}),
       },
     });
   }
 
-  async *streamTurn(signal: AbortSignal): AsyncIterable<ModelTurnEvent> {
+  async *streamTurn(signal: AbortSignal, limits?: TurnLimits): AsyncIterable<ModelTurnEvent> {
     // A local controller also stops the request when the consumer stops reading early.
     const local = new AbortController();
     const onAbort = () => local.abort();
     if (signal.aborted) local.abort();
     else signal.addEventListener('abort', onAbort, { once: true });
     try {
-      yield* this.attempts(local.signal);
+      yield* this.attempts(local.signal, outputLimit(this.config.maxOutputTokens, limits));
     } finally {
       signal.removeEventListener('abort', onAbort);
       local.abort();
     }
   }
 
-  private async *attempts(signal: AbortSignal): AsyncGenerator<ModelTurnEvent> {
+  private async *attempts(signal: AbortSignal, maxOutputTokens: number): AsyncGenerator<ModelTurnEvent> {
     for (let attempt = 0; ; attempt++) {
       let received = false;
       try {
-        const { stream, response } = this.generate(signal);
+        const { stream, response } = this.generate(signal, maxOutputTokens);
         response.catch(() => {}); // read below; an early failure must not go unhandled
         for await (const chunk of stream) {
           for (const part of chunk.content) {

@@ -6,6 +6,7 @@ import type {
 } from 'openai/resources/chat/completions/completions';
 import type { LlmError } from '../core/errors.js';
 import type { AssistantMessage, Message, ToolCall, ToolMessage } from '../core/message.js';
+import { outputLimit, type TurnLimits } from '../core/provider.js';
 import type { ChatRequest, ModelTurnEvent, ProviderAdapter, ProviderConversation } from '../core/provider.js';
 import type { Usage } from '../core/usage.js';
 import type { AdapterFactory, ProviderSettings } from './types.js';
@@ -62,7 +63,7 @@ class ChatConversation implements ProviderConversation {
     private messages: ChatCompletionMessageParam[],
   ) {}
 
-  async *streamTurn(signal: AbortSignal): AsyncIterable<ModelTurnEvent> {
+  async *streamTurn(signal: AbortSignal, limits?: TurnLimits): AsyncIterable<ModelTurnEvent> {
     const { endpoint } = this;
     let sdk: OpenAIModule | undefined;
     const local = new AbortController();
@@ -73,7 +74,7 @@ class ChatConversation implements ProviderConversation {
     try {
       const loaded = await endpoint.getClient();
       sdk = loaded.sdk;
-      const stream = await loaded.client.chat.completions.create(this.body(), { signal: local.signal });
+      const stream = await loaded.client.chat.completions.create(this.body(outputLimit(this.request.maxOutputTokens, limits)), { signal: local.signal });
       const acc = new ChatTurnAccumulator();
       for await (const chunk of stream) {
         for (const ev of acc.add(chunk)) yield ev;
@@ -104,7 +105,7 @@ class ChatConversation implements ProviderConversation {
     }
   }
 
-  private body(): ChatCompletionCreateParamsStreaming {
+  private body(maxOutputTokens: number): ChatCompletionCreateParamsStreaming {
     const { request, endpoint } = this;
     const body: ChatCompletionCreateParamsStreaming = {
       model: request.model || endpoint.model,
@@ -113,9 +114,9 @@ class ChatConversation implements ProviderConversation {
       stream_options: { include_usage: true },
     };
     if (request.tools.length > 0) body.tools = toChatTools(request.tools);
-    if (request.maxOutputTokens > 0) {
-      if (endpoint.officialApi) body.max_completion_tokens = request.maxOutputTokens;
-      else body.max_tokens = request.maxOutputTokens;
+    if (maxOutputTokens > 0) {
+      if (endpoint.officialApi) body.max_completion_tokens = maxOutputTokens;
+      else body.max_tokens = maxOutputTokens;
     }
     return body;
   }

@@ -1,6 +1,7 @@
 import type OpenAI from 'openai';
 import type { ResponseCreateParamsStreaming, ResponseInputItem } from 'openai/resources/responses/responses';
 import type { Message, ToolMessage } from '../core/message.js';
+import { outputLimit, type TurnLimits } from '../core/provider.js';
 import type { ChatRequest, ModelTurnEvent, ProviderConversation } from '../core/provider.js';
 import { mapOpenAIError, truncatedStream, type OpenAIErrorContext } from './openai-errors.js';
 import { instructionsOf, toResponsesInput, toResponsesTools, unansweredCalls, withoutItemIds } from './openai-responses-items.js';
@@ -42,7 +43,7 @@ class ResponsesConversation implements ProviderConversation {
     private state: ResponsesState,
   ) {}
 
-  async *streamTurn(signal: AbortSignal): AsyncIterable<ModelTurnEvent> {
+  async *streamTurn(signal: AbortSignal, limits?: TurnLimits): AsyncIterable<ModelTurnEvent> {
     const { endpoint } = this;
     let sdk: OpenAIModule | undefined;
     const local = new AbortController();
@@ -53,7 +54,7 @@ class ResponsesConversation implements ProviderConversation {
     try {
       const loaded = await endpoint.getClient();
       sdk = loaded.sdk;
-      const stream = await loaded.client.responses.create(this.body(), { signal: local.signal });
+      const stream = await loaded.client.responses.create(this.body(outputLimit(this.request.maxOutputTokens, limits)), { signal: local.signal });
       const acc = new ResponsesTurnAccumulator(endpoint.reasoningProvider, endpoint.errors);
       for await (const event of stream) {
         for (const ev of acc.add(event)) yield ev;
@@ -86,7 +87,7 @@ class ResponsesConversation implements ProviderConversation {
     }
   }
 
-  private body(): ResponseCreateParamsStreaming {
+  private body(maxOutputTokens: number): ResponseCreateParamsStreaming {
     const { request, endpoint, state } = this;
     const body: ResponseCreateParamsStreaming = {
       model: request.model || endpoint.model,
@@ -97,7 +98,7 @@ class ResponsesConversation implements ProviderConversation {
     };
     if (state.instructions) body.instructions = state.instructions;
     if (request.tools.length > 0) body.tools = toResponsesTools(request.tools);
-    if (!endpoint.codex && request.maxOutputTokens > 0) body.max_output_tokens = request.maxOutputTokens;
+    if (!endpoint.codex && maxOutputTokens > 0) body.max_output_tokens = maxOutputTokens;
     if (request.thinkingBudget && request.thinkingBudget > 0) {
       body.reasoning = { effort: effortFor(request.thinkingBudget), summary: 'auto' };
     }

@@ -32,7 +32,7 @@ export type EditorCommand =
   | { type: 'kill-line-start' }
   | { type: 'kill-line-end' }
   | { type: 'delete-word' }
-  | { type: 'set'; text: string }
+  | { type: 'set'; text: string; cursor?: number }
   | { type: 'clear' }
   | { type: 'history-loaded'; entries: readonly string[] }
   | { type: 'remember'; text: string };
@@ -139,7 +139,7 @@ export function editorReducer(s: EditorState, cmd: EditorCommand): EditorState {
       return edit(s, text.slice(0, i) + text.slice(cursor), i);
     }
     case 'set':
-      return edit(s, cmd.text, cmd.text.length);
+      return edit(s, cmd.text, Math.max(0, Math.min(cmd.cursor ?? cmd.text.length, cmd.text.length)));
     case 'clear':
       return { ...s, text: '', cursor: 0, browsing: -1, draft: '' };
     case 'history-loaded':

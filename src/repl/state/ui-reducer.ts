@@ -30,6 +30,7 @@ export function initialUiState(init: Partial<Pick<UiState, 'items' | 'editor' | 
     session: init.session,
     exitArmed: false,
     expandTools: false,
+    closed: false,
   };
 }
 
@@ -172,5 +173,7 @@ export function uiReducer(s: UiState, a: UiAction): UiState {
       return { ...s, exitArmed: a.armed };
     case 'toggle-expand':
       return { ...s, expandTools: !s.expandTools };
+    case 'close':
+      return { ...flushLive(s), live: undefined, busy: undefined, permission: undefined, picker: undefined, closed: true };
   }
 }

@@ -104,6 +104,8 @@ export interface UiState {
   exitArmed: boolean;
   /** Tool cards show their whole output (Ctrl+O). */
   expandTools: boolean;
+  /** The REPL is ending: only the transcript stays on screen. */
+  closed: boolean;
 }
 
 export type AutoCompactionPhase = 'started' | 'cancelled' | 'failed' | 'applied';
@@ -137,7 +139,8 @@ export type UiAction =
   | { type: 'picker-move'; delta: number }
   | { type: 'picker-close' }
   | { type: 'exit-armed'; armed: boolean }
-  | { type: 'toggle-expand' };
+  | { type: 'toggle-expand' }
+  | { type: 'close' };
 
 export const STATUS_THINKING = 'Thinking…';
 export const STATUS_COMPACTING = 'Compacting...';

@@ -1,0 +1,54 @@
+import { Box, Static, useInput } from 'ink';
+import { useMemo, useSyncExternalStore } from 'react';
+import { Footer } from './components/footer.js';
+import { LiveTurnView } from './components/live-turn.js';
+import { Loader } from './components/loader.js';
+import { PermissionPrompt } from './components/permission-prompt.js';
+import { Picker } from './components/picker.js';
+import { PromptInput } from './components/prompt-input.js';
+import { QueueView } from './components/queue-view.js';
+import { Suggestions } from './components/suggestions.js';
+import { TranscriptItemView } from './components/transcript-item.js';
+import { createKeyRouter } from './input/key-router.js';
+import type { ReplRuntime } from './runtime.js';
+import type { UiState } from './state/ui-state.js';
+
+/**
+ * The whole screen. Finished transcript items go to `<Static>` (printed once, never redrawn);
+ * below it only the live turn, a prompt or picker, the loader, the queue, the input and the
+ * footer are redrawn.
+ */
+export function App({ runtime }: { runtime: ReplRuntime }) {
+  const state = useSyncExternalStore(runtime.store.subscribe, runtime.store.getState);
+  const router = useMemo(() => createKeyRouter(runtime), [runtime]);
+  useInput(router.handle);
+  return (
+    <Box flexDirection="column">
+      <Static key={state.epoch} items={state.items}>
+        {(item) => <TranscriptItemView key={item.id} item={item} />}
+      </Static>
+      {state.closed ? null : <Screen state={state} />}
+    </Box>
+  );
+}
+
+/** Everything below the transcript. */
+function Screen({ state }: { state: UiState }) {
+  const asking = state.permission !== undefined || state.picker !== undefined;
+  return (
+    <Box flexDirection="column">
+      {state.live && <LiveTurnView live={state.live} expanded={state.expandTools} />}
+      {state.permission && <PermissionPrompt view={state.permission} />}
+      {state.picker && <Picker view={state.picker} />}
+      {state.busy && !state.permission && <Loader busy={state.busy} />}
+      <QueueView queue={state.queue} />
+      {!asking && (
+        <Box flexDirection="column" marginTop={1}>
+          <PromptInput editor={state.editor} />
+          <Suggestions text={state.editor.text} candidates={state.candidates} />
+        </Box>
+      )}
+      <Footer session={state.session} exitArmed={state.exitArmed} />
+    </Box>
+  );
+}

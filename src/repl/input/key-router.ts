@@ -1,0 +1,134 @@
+/**
+ * Routes each key press to the right place: the permission prompt, the picker, the global keys
+ * (Ctrl+C, Esc, Ctrl+O, Ctrl+D) and the editor. One router instead of several competing input
+ * hooks, so a key means exactly one thing in each state.
+ */
+import type { Key } from 'ink';
+import type { ReplRuntime } from '../runtime.js';
+import { complete } from './completion.js';
+import type { EditorCommand } from './editor.js';
+
+/** Bracketed paste markers as Ink delivers them (escape stripped). */
+const PASTE_START = '[200~';
+const PASTE_END = '[201~';
+
+export interface KeyRouter {
+  handle(input: string, key: Key): void;
+}
+
+export function createKeyRouter(rt: ReplRuntime): KeyRouter {
+  let pasting = false;
+  const edit = (command: EditorCommand) => rt.store.dispatch({ type: 'edit', command });
+
+  const submit = () => {
+    const text = rt.store.getState().editor.text;
+    if (!text.trim()) return;
+    edit({ type: 'clear' });
+    rt.submit(text);
+  };
+
+  /** A chunk of several characters without bracketed paste: typed fast, or pasted. */
+  const chunk = (input: string) => {
+    const crs = input.match(/\r\n?|\n/g)?.length ?? 0;
+    if (crs === 1 && /(\r\n?|\n)$/.test(input)) {
+      // "text⏎" in one read is typing (or a one-line paste): insert, then send.
+      edit({ type: 'insert', text: input.replace(/(\r\n?|\n)$/, '') });
+      submit();
+      return;
+    }
+    edit({ type: 'insert', text: input });
+  };
+
+  function permissionKey(input: string, key: Key): void {
+    if (key.upArrow) rt.store.dispatch({ type: 'permission-move', delta: -1 });
+    else if (key.downArrow || key.tab) rt.store.dispatch({ type: 'permission-move', delta: 1 });
+    else if (key.escape) rt.answerPermission('deny');
+    else if (key.return) {
+      const selected = rt.store.getState().permission?.selected ?? 2;
+      rt.answerPermission(selected === 0 ? 'once' : selected === 1 ? 'session' : 'deny');
+    } else if (input === '1' || input === 'y') rt.answerPermission('once');
+    else if (input === '2' || input === 'a') rt.answerPermission('session');
+    else if (input === '3' || input === 'n') rt.answerPermission('deny');
+  }
+
+  function pickerKey(input: string, key: Key): void {
+    const picker = rt.store.getState().picker!;
+    if (key.upArrow) rt.store.dispatch({ type: 'picker-move', delta: -1 });
+    else if (key.downArrow || key.tab) rt.store.dispatch({ type: 'picker-move', delta: 1 });
+    else if (key.escape) rt.store.dispatch({ type: 'picker-close' });
+    else if (key.return) rt.choose(picker.kind, picker.options[picker.selected].value);
+    else if (/^[1-9]$/.test(input) && Number(input) <= picker.options.length) rt.choose(picker.kind, picker.options[Number(input) - 1].value);
+  }
+
+  function editorKey(input: string, key: Key): void {
+    const { editor } = rt.store.getState();
+    if (key.return) {
+      if (key.shift || key.meta) edit({ type: 'newline' });
+      else if (editor.cursor > 0 && editor.text[editor.cursor - 1] === '\\') {
+        edit({ type: 'backspace' });
+        edit({ type: 'newline' });
+      } else submit();
+      return;
+    }
+    if (input === '\n') return edit({ type: 'newline' });
+    if (key.tab && !key.shift) {
+      const result = complete(editor.text, editor.cursor, rt.cwd);
+      if (result.text !== undefined) edit({ type: 'set', text: result.text, cursor: result.cursor });
+      rt.store.dispatch({ type: 'candidates', candidates: result.candidates });
+      return;
+    }
+    if (key.backspace || key.delete) return edit(key.meta ? { type: 'delete-word' } : { type: 'backspace' });
+    if (key.leftArrow) return edit(key.ctrl || key.meta ? { type: 'word-left' } : { type: 'left' });
+    if (key.rightArrow) return edit(key.ctrl || key.meta ? { type: 'word-right' } : { type: 'right' });
+    if (key.upArrow) return edit({ type: 'up' });
+    if (key.downArrow) return edit({ type: 'down' });
+    if (key.home) return edit({ type: 'line-start' });
+    if (key.end) return edit({ type: 'line-end' });
+    if (key.ctrl) {
+      if (input === 'a') edit({ type: 'line-start' });
+      else if (input === 'e') edit({ type: 'line-end' });
+      else if (input === 'u') edit({ type: 'kill-line-start' });
+      else if (input === 'k') edit({ type: 'kill-line-end' });
+      else if (input === 'w') edit({ type: 'delete-word' });
+      else if (input === 'b') edit({ type: 'left' });
+      else if (input === 'f') edit({ type: 'right' });
+      return;
+    }
+    if (key.meta) {
+      if (input === 'b') edit({ type: 'word-left' });
+      else if (input === 'f') edit({ type: 'word-right' });
+      return;
+    }
+    if (!input) return;
+    if (input.length > 1) return chunk(input);
+    edit({ type: 'insert', text: input });
+  }
+
+  return {
+    handle(input, key) {
+      if (rt.exited) return;
+      if (pasting) {
+        if (input === PASTE_END) pasting = false;
+        else edit({ type: 'insert', text: key.return ? '\n' : key.tab ? '\t' : input });
+        return;
+      }
+      if (input === PASTE_START) {
+        pasting = true;
+        return;
+      }
+      if (input === PASTE_END) return;
+      const state = rt.store.getState();
+      if (key.ctrl && input === 'c') return rt.interrupt();
+      if (state.permission) return permissionKey(input, key);
+      if (state.picker) return pickerKey(input, key);
+      if (key.escape) return rt.escape();
+      if (key.ctrl && input === 'o') return rt.toggleExpand();
+      if (key.ctrl && input === 'd') {
+        if (!state.editor.text) void rt.exit(0);
+        else edit({ type: 'delete' });
+        return;
+      }
+      editorKey(input, key);
+    },
+  };
+}
