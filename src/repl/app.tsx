@@ -1,5 +1,5 @@
 import { Box, Static, useInput } from 'ink';
-import { useMemo, useSyncExternalStore } from 'react';
+import { memo, useMemo, useSyncExternalStore } from 'react';
 import { Footer } from './components/footer.js';
 import { LiveTurnView } from './components/live-turn.js';
 import { Loader } from './components/loader.js';
@@ -11,7 +11,7 @@ import { Suggestions } from './components/suggestions.js';
 import { TranscriptItemView } from './components/transcript-item.js';
 import { createKeyRouter } from './input/key-router.js';
 import type { ReplRuntime } from './runtime.js';
-import type { UiState } from './state/ui-state.js';
+import type { TranscriptItem, UiState } from './state/ui-state.js';
 
 /**
  * The whole screen. Finished transcript items go to `<Static>` (printed once, never redrawn);
@@ -24,20 +24,26 @@ export function App({ runtime }: { runtime: ReplRuntime }) {
   useInput(router.handle);
   return (
     <Box flexDirection="column">
-      <Static key={state.epoch} items={state.items}>
-        {(item) => <TranscriptItemView key={item.id} item={item} />}
-      </Static>
+      <Transcript key={state.epoch} items={state.items} />
       {state.closed ? null : <Screen state={state} />}
     </Box>
   );
 }
+
+/**
+ * Memoised so that a text delta that commits no line does not touch `<Static>`: Ink redraws at
+ * once (unthrottled) whenever the Static node is updated.
+ */
+const Transcript = memo(function Transcript({ items }: { items: TranscriptItem[] }) {
+  return <Static items={items}>{(item) => <TranscriptItemView key={item.id} item={item} />}</Static>;
+});
 
 /** Everything below the transcript. */
 function Screen({ state }: { state: UiState }) {
   const asking = state.permission !== undefined || state.picker !== undefined;
   return (
     <Box flexDirection="column">
-      {state.live && <LiveTurnView live={state.live} expanded={state.expandTools} />}
+      {state.live && <LiveTurnView live={state.live} expanded={state.expandTools} asking={state.permission !== undefined} />}
       {state.permission && <PermissionPrompt view={state.permission} />}
       {state.picker && <Picker view={state.picker} />}
       {state.busy && !state.permission && <Loader busy={state.busy} />}

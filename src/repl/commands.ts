@@ -58,7 +58,8 @@ export async function runCommand(rt: ReplRuntime, name: string, args: string): P
       await rt.compact(args);
       return;
     case 'exit':
-      await rt.exit(0);
+      // Not awaited: exit waits for the running command, which is this one.
+      void rt.exit(0);
       return;
   }
 }

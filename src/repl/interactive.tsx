@@ -9,11 +9,15 @@ import { errorText } from '../errors.js';
 import { VERSION } from '../version.js';
 import { App } from './app.js';
 import { InputHistory, historyFile } from './input/history-store.js';
+import { RENDER_MAX_FPS } from './render-options.js';
 import { ReplRuntime } from './runtime.js';
 import { initialUiState } from './state/ui-reducer.js';
 import { createUiStore } from './state/ui-store.js';
+import type { FirstFrame } from './first-frame.js';
 import { CLEAR_SCREEN, guardTerminal } from './terminal.js';
 import { refreshTheme } from './theme.js';
+
+const RESIZE_DEBOUNCE_MS = 120;
 
 export interface InteractiveIo {
   stdin: NodeJS.ReadStream;
@@ -21,7 +25,7 @@ export interface InteractiveIo {
   stderr: NodeJS.WriteStream;
 }
 
-export async function startInteractive(flags: ReplFlags, io: InteractiveIo = process): Promise<number> {
+export async function startInteractive(flags: ReplFlags, io: InteractiveIo = process, firstFrame?: FirstFrame): Promise<number> {
   refreshTheme(process.env);
   const cwd = process.cwd();
   const home = keenHome(process.env);
@@ -69,14 +73,39 @@ export async function startInteractive(flags: ReplFlags, io: InteractiveIo = pro
     guard.restore();
   }
 
+  firstFrame?.handOver();
   instance = render(<App runtime={runtime} />, {
     stdin: io.stdin,
     stdout: io.stdout,
     stderr: io.stderr,
     exitOnCtrlC: false,
     patchConsole: true,
+    maxFps: RENDER_MAX_FPS,
     kittyKeyboard: { mode: 'auto' },
   });
+  firstFrame?.release();
+  // A render error ends Ink (its error boundary unmounts); end the REPL with it.
+  let crash: unknown;
+  instance.waitUntilExit().catch((err: unknown) => {
+    crash = err;
+    finish(1);
+  });
+
+  // Text already printed does not re-wrap by itself: when the width changes, clear the screen
+  // and print the transcript again at the new width (debounced while the user drags).
+  let width = io.stdout.columns;
+  let resizeTimer: NodeJS.Timeout | undefined;
+  const onResize = () => {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(() => {
+      if (io.stdout.columns === width || tornDown) return;
+      width = io.stdout.columns;
+      instance?.clear();
+      io.stdout.write(CLEAR_SCREEN);
+      store.dispatch({ type: 'redraw' });
+    }, RESIZE_DEBOUNCE_MS);
+  };
+  io.stdout.on('resize', onResize);
 
   let startupError: unknown;
   runtime.start(flags.initialPrompt).catch((err: unknown) => {
@@ -85,9 +114,19 @@ export async function startInteractive(flags: ReplFlags, io: InteractiveIo = pro
   });
 
   const code = await finished;
+  io.stdout.off('resize', onResize);
+  clearTimeout(resizeTimer);
+  // Let React commit the closed screen (transcript only) before Ink writes its last frame.
+  store.dispatch({ type: 'close' });
+  await new Promise((resolve) => setTimeout(resolve, 30));
   teardown();
   await instance.waitUntilExit().catch(() => undefined);
   if (startupError) throw startupError;
+  if (crash) {
+    await runtime.exit(1);
+    if (runtime.session) io.stderr.write(`Run \`keen --resume ${runtime.session.sessionId}\` to continue.\n`);
+    throw crash;
+  }
   if (runtime.session) io.stdout.write(`Run \`keen --resume ${runtime.session.sessionId}\` to continue.\n`);
   return code;
 }

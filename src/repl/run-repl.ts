@@ -1,16 +1,26 @@
 import type { ReplFlags } from '../cli/repl-entry.js';
 import { KeenError } from '../errors.js';
+import { VERSION } from '../version.js';
+import { paintFirstFrame } from './first-frame.js';
 
 /**
  * `keen` in a terminal: the interactive REPL. This module stays tiny; Ink, React and the app load
  * through one dynamic import after the environment is set up, so nothing (the AWS SDK's Node
- * version warning included) can print before the screen is ours.
+ * version warning included) can print before the screen is ours. The prompt is painted before
+ * that import (see first-frame.ts), so the user sees it as soon as Node has started.
  */
 export async function runRepl(flags: ReplFlags): Promise<number> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
     throw new KeenError('the interactive REPL needs a terminal; for pipes and scripts use `keen run "…"` (or `echo "…" | keen run`)');
   }
-  const { startInteractive } = await import('./interactive.js');
-  return startInteractive(flags);
+  const firstFrame = paintFirstFrame({ stdin: process.stdin, stdout: process.stdout, version: VERSION, cwd: process.cwd(), noColor: !!process.env.NO_COLOR });
+  let startInteractive: typeof import('./interactive.js').startInteractive;
+  try {
+    ({ startInteractive } = await import('./interactive.js'));
+  } catch (err) {
+    firstFrame.abort();
+    throw err;
+  }
+  return startInteractive(flags, process, firstFrame);
 }

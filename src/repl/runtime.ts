@@ -274,9 +274,9 @@ export class ReplRuntime {
 
   // ---- sessions ------------------------------------------------------------------------------
 
-  private async openWith(flags: SessionFlags): Promise<LiveSession> {
+  private async openWith(flags: SessionFlags, gate: ReplGate = this.gate): Promise<LiveSession> {
     const open = this.opts.open ?? (await import('../app-state/open-session.js')).openSession;
-    return open({ cwd: this.cwd, env: this.opts.env, flags, interactive: true, permissions: this.gate });
+    return open({ cwd: this.cwd, env: this.opts.env, flags, interactive: true, permissions: gate });
   }
 
   /** Make `session` current; `reset` replaces the transcript with its replay, `append` adds it. */
@@ -318,16 +318,18 @@ export class ReplRuntime {
     try {
       this.foldSpend(old);
       await old.close();
+      // A new or resumed session gets a fresh gate (no earlier "allow for this session" answers).
+      const gate = how === 'reset' ? new ReplGate(this.broker, !!this.opts.flags.yolo) : this.gate;
       let next: LiveSession;
       try {
-        next = await this.openWith(flags);
+        next = await this.openWith(flags, gate);
       } catch (err) {
         this.notice(errorText(err), 'error');
         const back = await this.openWith({ ...this.baseFlags(), session: old.sessionId, provider: old.provider, model: old.model });
         this.install(back, 'keep');
         return false;
       }
-      if (how === 'reset') this.gate = new ReplGate(this.broker, !!this.opts.flags.yolo);
+      this.gate = gate;
       this.install(next, how);
       return true;
     } finally {

@@ -18,7 +18,7 @@ export interface GuardOptions {
   stdout: NodeJS.WriteStream;
   /** A crash: restore the screen first, then report it. Must end the process. */
   onCrash(err: unknown): void;
-  /** SIGTERM / SIGHUP: end gracefully with this exit code. */
+  /** SIGTERM / SIGHUP / SIGINT from outside (Ctrl+C itself is a key in raw mode): end gracefully. */
   onSignal(code: number): void;
 }
 
@@ -44,10 +44,12 @@ export function guardTerminal(opts: GuardOptions): TerminalGuard {
   const crash = (err: unknown) => opts.onCrash(err);
   const term = () => opts.onSignal(143);
   const hup = () => opts.onSignal(129);
+  const int = () => opts.onSignal(130);
   process.on('uncaughtException', crash);
   process.on('unhandledRejection', crash);
   process.on('SIGTERM', term);
   process.on('SIGHUP', hup);
+  process.on('SIGINT', int);
 
   let restored = false;
   return {
@@ -60,6 +62,7 @@ export function guardTerminal(opts: GuardOptions): TerminalGuard {
       process.off('unhandledRejection', crash);
       process.off('SIGTERM', term);
       process.off('SIGHUP', hup);
+      process.off('SIGINT', int);
       write(BRACKETED_PASTE_OFF + SHOW_CURSOR);
     },
   };

@@ -68,20 +68,29 @@ export async function findSession(home: string, cwd: string, id: string): Promis
   throw new KeenError(`no session ${id} in ${cwd}; run \`keen sessions\` to list sessions`);
 }
 
-/** The most recently active session of `cwd` (by transcript mtime), or undefined if none. */
+/**
+ * The most recently active session of `cwd` that holds at least one user message (by transcript
+ * mtime), or undefined. Sessions opened and left without a message (a REPL started and quit) are
+ * skipped, so `--continue` never lands on an empty one.
+ */
 export async function latestSession(home: string, cwd: string): Promise<SessionSummary | undefined> {
   const project = projectDir(home, cwd);
-  let best: { id: string; mtime: number } | undefined;
+  const found: { id: string; mtime: number }[] = [];
   for (const id of await subdirs(project)) {
     if (!isValidSessionId(id)) continue;
     try {
       const { mtimeMs } = await stat(join(project, id, TRANSCRIPT_FILE));
-      if (!best || mtimeMs > best.mtime || (mtimeMs === best.mtime && id > best.id)) best = { id, mtime: mtimeMs };
+      found.push({ id, mtime: mtimeMs });
     } catch {
       // a directory without a transcript is not a session
     }
   }
-  return best ? summarizeSession(join(project, best.id), best.id) : undefined;
+  found.sort((a, b) => b.mtime - a.mtime || (a.id < b.id ? 1 : -1));
+  for (const { id } of found) {
+    const summary = await summarizeSession(join(project, id), id);
+    if (summary && summary.turns > 0) return summary;
+  }
+  return undefined;
 }
 
 /** Summarise one session directory, or undefined when it has no transcript. */

@@ -157,3 +157,22 @@ describe('formatSessionList', () => {
     expect(relativeTime(new Date('2025-03-01T12:00:00'), now)).toBe('2025-03-01');
   });
 });
+
+describe('latestSession and empty sessions', () => {
+  it('skips a newer session that has no user message, so --continue resumes real work', async () => {
+    const { SessionStore } = await import('../../src/session/store.js');
+    const { latestSession } = await import('../../src/session/list.js');
+    const { mkdtemp } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const home = await mkdtemp(join(tmpdir(), 'keen-latest-'));
+    const cwd = '/work/project-latest';
+    const real = await SessionStore.create(home, { cwd, provider: 'anthropic', model: 'm', keenVersion: 't' });
+    await real.append({ kind: 'user_message', message: { role: 'user', content: 'real work' } });
+    await real.close();
+    await new Promise((r) => setTimeout(r, 20));
+    const empty = await SessionStore.create(home, { cwd, provider: 'anthropic', model: 'm', keenVersion: 't' });
+    await empty.close();
+    expect((await latestSession(home, cwd))?.id).toBe(real.id);
+  });
+});

@@ -2,7 +2,7 @@ import { Box, Text } from 'ink';
 import { color } from '../theme.js';
 
 /** A unified diff, coloured by line: additions, removals, hunk headers. */
-export function DiffView({ diff, maxLines }: { diff: string; maxLines?: number }) {
+export function DiffView({ diff, maxLines, expandHint = true }: { diff: string; maxLines?: number; expandHint?: boolean }) {
   const all = diff.replace(/\n$/, '').split('\n');
   const lines = maxLines !== undefined && all.length > maxLines ? all.slice(0, maxLines) : all;
   const hidden = all.length - lines.length;
@@ -16,7 +16,7 @@ export function DiffView({ diff, maxLines }: { diff: string; maxLines?: number }
           </Text>
         );
       })}
-      {hidden > 0 && <Text dimColor>… +{hidden} lines (ctrl+o to expand)</Text>}
+      {hidden > 0 && <Text dimColor>{`… +${hidden} lines${expandHint ? ' (ctrl+o to expand)' : ''}`}</Text>}
     </Box>
   );
 }

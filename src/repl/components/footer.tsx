@@ -10,7 +10,7 @@ export function contextPercent(info: SessionInfo): number {
   return info.inputBudget > 0 ? Math.min(999, Math.round((info.contextTokens / info.inputBudget) * 100)) : 0;
 }
 
-/** provider/model · context % of the input budget · session id (· the /compact hint past 70%). */
+/** provider/model · context % of the input budget (· the /compact hint past 70%) · session id. */
 export const Footer = memo(function Footer({ session, exitArmed }: { session?: SessionInfo; exitArmed: boolean }) {
   if (exitArmed) {
     return (
@@ -30,11 +30,11 @@ export const Footer = memo(function Footer({ session, exitArmed }: { session?: S
   const high = pct >= COMPACT_HINT_PERCENT;
   return (
     <Box paddingX={1}>
-      <Text dimColor={!high} wrap="truncate-end">
+      <Text dimColor={!high}>
         {`${session.provider}/${session.model} · `}
         <Text color={high ? color('warning') : undefined}>{`${pct}% context`}</Text>
+        {high ? <Text color={color('warning')}>{' · /compact to free context'}</Text> : null}
         {` · session ${session.sessionId}`}
-        {high ? <Text color={color('warning')}>{' · /compact is available to free context'}</Text> : null}
       </Text>
     </Box>
   );

@@ -6,14 +6,15 @@ import { MarkdownView } from './markdown-view.js';
 import { ToolCard } from './tool-card.js';
 
 /** What is still streaming: the uncommitted text (usually one partial line) and a running tool. */
-export const LiveTurnView = memo(function LiveTurnView({ live, expanded }: { live: LiveTurn; expanded: boolean }) {
+/** While a permission prompt shows the diff, the running card does not repeat it. */
+export const LiveTurnView = memo(function LiveTurnView({ live, expanded, asking }: { live: LiveTurn; expanded: boolean; asking: boolean }) {
   let text = live.pending;
   if (live.lead) text = text.replace(/^(\s*\n)+/, '');
   const lines = text.replace(/\n+$/, '') ? classifyLines(text.replace(/\n+$/, '').split('\n'), live.md).lines : [];
   return (
     <Box flexDirection="column">
       {lines.length > 0 && <MarkdownView lines={lines} lead={live.lead} />}
-      {live.tool && <ToolCard card={live.tool} expanded={expanded} />}
+      {live.tool && <ToolCard card={asking ? { ...live.tool, diff: undefined } : live.tool} expanded={expanded} />}
     </Box>
   );
 });

@@ -30,7 +30,7 @@ export const PermissionPrompt = memo(function PermissionPrompt({ view }: { view:
       ) : null}
       {diff ? (
         <Box paddingLeft={2} marginTop={1} flexDirection="column">
-          <DiffView diff={diff} maxLines={PROMPT_DIFF_LINES} />
+          <DiffView diff={diff} maxLines={PROMPT_DIFF_LINES} expandHint={false} />
         </Box>
       ) : null}
       <Box flexDirection="column" marginTop={1}>

@@ -10,6 +10,7 @@ export const PICKER_ROWS = 10;
 export const Picker = memo(function Picker({ view }: { view: PickerView }) {
   const start = Math.max(0, Math.min(view.selected - PICKER_ROWS + 1, view.options.length - PICKER_ROWS));
   const rows = view.options.slice(start, start + PICKER_ROWS);
+  const width = Math.max(...rows.map((o) => o.label.length));
   return (
     <Box flexDirection="column" borderStyle="round" borderColor={color('accent')} paddingX={1} marginTop={1}>
       <Text bold>{view.title}</Text>
@@ -20,7 +21,7 @@ export const Picker = memo(function Picker({ view }: { view: PickerView }) {
           <Box key={o.value}>
             <Text color={selected ? color('accent') : undefined} bold={selected}>
               {selected ? '❯ ' : '  '}
-              {o.label}
+              {o.hint ? o.label.padEnd(width) : o.label}
             </Text>
             {o.hint ? <Text dimColor>{`  ${o.hint}`}</Text> : null}
           </Box>

@@ -85,7 +85,8 @@ function completeMention(text: string, cursor: number, cwd: string): Completion 
   };
   if (entries.length === 1) {
     const e = entries[0];
-    return { ...replace(e.dir ? `${e.name}/` : `${e.name} `), candidates: [] };
+    const space = /^\s/.test(text.slice(cursor)) ? '' : ' ';
+    return { ...replace(e.dir ? `${e.name}/` : `${e.name}${space}`), candidates: [] };
   }
   const prefix = commonPrefix(entries.map((e) => e.name));
   const candidates = entries.map((e) => `@${e.name}${e.dir ? '/' : ''}`);

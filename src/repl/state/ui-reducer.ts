@@ -173,6 +173,8 @@ export function uiReducer(s: UiState, a: UiAction): UiState {
       return { ...s, exitArmed: a.armed };
     case 'toggle-expand':
       return { ...s, expandTools: !s.expandTools };
+    case 'redraw':
+      return { ...s, epoch: s.epoch + 1 };
     case 'close':
       return { ...flushLive(s), live: undefined, busy: undefined, permission: undefined, picker: undefined, closed: true };
   }

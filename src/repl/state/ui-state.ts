@@ -140,7 +140,9 @@ export type UiAction =
   | { type: 'picker-close' }
   | { type: 'exit-armed'; armed: boolean }
   | { type: 'toggle-expand' }
-  | { type: 'close' };
+  | { type: 'close' }
+  /** Print the whole transcript again (after the terminal width changed). */
+  | { type: 'redraw' };
 
 export const STATUS_THINKING = 'Thinking…';
 export const STATUS_COMPACTING = 'Compacting...';

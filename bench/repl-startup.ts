@@ -1,0 +1,101 @@
+/**
+ * REPL startup benchmark: `npx tsx bench/repl-startup.ts [--runs N]` (after `npm run build`).
+ *
+ * Launches `node bin/keen.js` in a pseudo-terminal (util-linux `script`) and measures the time
+ * until the first frame with the prompt (`Type a message`) reaches the terminal, against a bare
+ * `node -e 0` launched the same way in the same run. Reports medians and the ratio
+ * (target: at most 2.5×). The first frame is painted before Ink loads (src/repl/first-frame.ts);
+ * the time until Ink has taken over and the session is open (the footer shows `% context`) is
+ * reported too. Each keen run uses a fresh KEEN_HOME and is killed after the measurement.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const args = process.argv.slice(2);
+const runsArg = args.indexOf('--runs');
+const RUNS = runsArg >= 0 ? Number(args[runsArg + 1]) : 15;
+const KEEN = resolve(import.meta.dirname, '../bin/keen.js');
+const PROMPT = 'Type a message';
+/** The footer once the session is open and Ink draws the screen. */
+const READY = '% context';
+
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * ms from spawn until each of `marks` appears in the terminal output (escapes removed), or until
+ * the process exits when there are none.
+ */
+function timeRun(command: string, env: NodeJS.ProcessEnv, marks: string[] = []): Promise<number[]> {
+  return new Promise((done, fail) => {
+    const t0 = performance.now();
+    // A 100x40 terminal, as a user's would be (a pty from `script` starts at 0x0).
+    const child = spawn('script', ['-q', '-f', '-e', '-c', `stty rows 40 cols 100; ${command}`, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let finished = false;
+    const seen: number[] = [];
+    const finish = (times: number[]) => {
+      if (finished) return;
+      finished = true;
+      child.kill('SIGKILL');
+      done(times);
+    };
+    child.stdout.on('data', (d) => {
+      out += d;
+      const now = performance.now() - t0;
+      const plain = stripAnsi(out);
+      while (seen.length < marks.length && plain.includes(marks[seen.length])) seen.push(now);
+      if (marks.length && seen.length === marks.length) finish(seen);
+    });
+    child.on('exit', () => {
+      if (!marks.length) finish([performance.now() - t0]);
+      else if (!finished) fail(new Error(`exited before ${JSON.stringify(marks[seen.length])} appeared:\n${out.slice(-2000)}`));
+    });
+    setTimeout(() => (finished ? undefined : fail(new Error(`timeout; output:\n${out.slice(-2000)}`))), 20_000).unref();
+  });
+}
+
+function stripAnsi(s: string): string {
+  return s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+async function main(): Promise<void> {
+  const root = mkdtempSync(join(tmpdir(), 'keen-bench-startup-'));
+  const base: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm-256color', COLUMNS: '100', LINES: '40' };
+  for (const k of Object.keys(base)) if (/^(ANTHROPIC|OPENAI|AWS|GEMINI|GOOGLE|KEEN|CODEX)_/.test(k)) delete base[k];
+  const node = shellQuote(process.execPath);
+  const bare: number[] = [];
+  const keen: number[] = [];
+  const ready: number[] = [];
+  try {
+    // Warm the file cache once.
+    await timeRun(`${node} -e 0`, base);
+    for (let i = 0; i < RUNS; i++) {
+      bare.push((await timeRun(`${node} -e 0`, base))[0]);
+      const home = join(root, `home-${i}`);
+      const env = { ...base, KEEN_HOME: home, ANTHROPIC_API_KEY: 'bench', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' };
+      const [prompt, interactive] = await timeRun(`cd ${shellQuote(root)} && ${node} ${shellQuote(KEEN)}`, env, [PROMPT, READY]);
+      keen.push(prompt);
+      ready.push(interactive);
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+  const b = median(bare);
+  const k = median(keen);
+  console.log(`bare node -e 0 (in a pty): median ${b.toFixed(0)} ms over ${RUNS} runs`);
+  console.log(`keen first frame with the prompt: median ${k.toFixed(0)} ms (min ${Math.min(...keen).toFixed(0)}, max ${Math.max(...keen).toFixed(0)})`);
+  console.log(`ratio: ${(k / b).toFixed(2)}x (target <= 2.5x)`);
+  console.log(`Ink drawing and the session open (footer shows the model): median ${median(ready).toFixed(0)} ms = ${(median(ready) / b).toFixed(2)}x`);
+}
+
+await main();

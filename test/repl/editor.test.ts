@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { editorReducer, emptyEditor, type EditorCommand, type EditorState } from '../../src/repl/input/editor.js';
+
+const run = (s: EditorState, ...cmds: EditorCommand[]) => cmds.reduce(editorReducer, s);
+const type = (text: string): EditorCommand => ({ type: 'insert', text });
+
+describe('prompt editor', () => {
+  it('edits a multi-line input and moves between lines keeping the column', () => {
+    let s = run(emptyEditor(), type('first line'), { type: 'newline' }, type('second'));
+    expect(s.text).toBe('first line\nsecond');
+    s = run(s, { type: 'up' });
+    expect(s.cursor).toBe(6);
+    s = run(s, { type: 'line-end' }, { type: 'down' });
+    expect(s.cursor).toBe(s.text.length);
+  });
+
+  it('turns pasted CR line breaks into newlines', () => {
+    expect(run(emptyEditor(), type('a\r\nb\rc')).text).toBe('a\nb\nc');
+  });
+
+  it('recalls history with ↑ on the first line and restores the draft with ↓', () => {
+    let s = run(emptyEditor(['old one', 'old two']), type('draft'));
+    s = run(s, { type: 'up' });
+    expect(s.text).toBe('old two');
+    s = run(s, { type: 'up' });
+    expect(s.text).toBe('old one');
+    s = run(s, { type: 'down' }, { type: 'down' });
+    expect(s.text).toBe('draft');
+  });
+
+  it('keeps inputs typed before the history file loaded as the newest entries', () => {
+    const s = run(emptyEditor(), { type: 'remember', text: 'typed early' }, { type: 'history-loaded', entries: ['from disk'] });
+    expect(s.history).toEqual(['from disk', 'typed early']);
+  });
+
+  it('deletes words and line parts like a shell', () => {
+    const s = run(emptyEditor(), type('git commit -m'), { type: 'delete-word' });
+    expect(s.text).toBe('git commit ');
+    expect(run(s, { type: 'kill-line-start' }).text).toBe('');
+  });
+});

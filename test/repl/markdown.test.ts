@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { highlightLine, languageOf } from '../../src/repl/markdown/highlight.js';
+import { parseInline } from '../../src/repl/markdown/inline.js';
+import { classifyLines, classifyText } from '../../src/repl/markdown/markdown-lines.js';
+
+describe('inline markdown', () => {
+  it('turns markers into styled spans and keeps the visible text', () => {
+    expect(parseInline('run `npm test`, then **fix** the *first* failure')).toEqual([
+      { text: 'run ', style: 'plain' },
+      { text: 'npm test', style: 'code' },
+      { text: ', then ', style: 'plain' },
+      { text: 'fix', style: 'bold' },
+      { text: ' the ', style: 'plain' },
+      { text: 'first', style: 'italic' },
+      { text: ' failure', style: 'plain' },
+    ]);
+  });
+
+  it('leaves unclosed markers and snake_case identifiers literal', () => {
+    expect(parseInline('half **open and snake_case_name here')).toEqual([{ text: 'half **open and snake_case_name here', style: 'plain' }]);
+  });
+
+  it('shows a link as its label with the url after it', () => {
+    expect(parseInline('see [the docs](https://x.dev/a)')).toEqual([
+      { text: 'see ', style: 'plain' },
+      { text: 'the docs', style: 'link' },
+      { text: ' (https://x.dev/a)', style: 'url' },
+    ]);
+  });
+});
+
+describe('markdown lines', () => {
+  it('classifies headings, list items, quotes, rules and paragraphs', () => {
+    const kinds = classifyText('# Title\n\n- one\n  2. two\n> quoted\n---\nplain').map((l) => l.kind);
+    expect(kinds).toEqual(['heading', 'blank', 'item', 'item', 'quote', 'rule', 'text']);
+  });
+
+  it('carries an open code fence across separately committed lines', () => {
+    const first = classifyLines(['```ts', 'const a = 1;'], {});
+    expect(first.state.fence?.lang).toBe('js');
+    const second = classifyLines(['# not a heading', '```', '# a heading'], first.state);
+    expect(second.lines.map((l) => l.kind)).toEqual(['code', 'fence', 'heading']);
+    expect(second.state.fence).toBeUndefined();
+  });
+
+  it('numbers ordered items as written and marks task items', () => {
+    const [a, b] = classifyText('3. third\n- [x] done');
+    expect(a).toMatchObject({ kind: 'item', bullet: '3.' });
+    expect(b).toMatchObject({ kind: 'item', bullet: '☑', spans: [{ text: 'done', style: 'plain' }] });
+  });
+});
+
+describe('syntax highlighting', () => {
+  it('marks keywords, strings, numbers and comments in TypeScript', () => {
+    const { tokens } = highlightLine('const n = 42; // the answer', 'ts');
+    expect(tokens).toEqual([
+      { text: 'const', kind: 'keyword' },
+      { text: ' n = ', kind: 'plain' },
+      { text: '42', kind: 'number' },
+      { text: '; ', kind: 'plain' },
+      { text: '// the answer', kind: 'comment' },
+    ]);
+  });
+
+  it('keeps a block comment and a Python triple-quoted string open across lines', () => {
+    const a = highlightLine('x = 1 /* start', 'js');
+    expect(a.state.open).toEqual({ kind: 'comment', close: '*/' });
+    const b = highlightLine('still comment */ y', 'js', a.state);
+    expect(b.tokens[0]).toEqual({ text: 'still comment */', kind: 'comment' });
+    const c = highlightLine('doc = """first', 'python');
+    expect(highlightLine('last""" + x', 'python', c.state).tokens[0]).toEqual({ text: 'last"""', kind: 'string' });
+  });
+
+  it('colours diff lines and leaves unknown languages plain', () => {
+    expect(highlightLine('+added', 'diff').tokens).toEqual([{ text: '+added', kind: 'add' }]);
+    expect(highlightLine('-gone', languageOf('patch')).tokens).toEqual([{ text: '-gone', kind: 'remove' }]);
+    expect(highlightLine('whatever 1', 'brainfuck').tokens).toEqual([{ text: 'whatever 1', kind: 'plain' }]);
+  });
+});

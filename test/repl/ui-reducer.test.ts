@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { initialUiState, uiReducer } from '../../src/repl/state/ui-reducer.js';
+import type { TranscriptItem, UiAction, UiState } from '../../src/repl/state/ui-state.js';
+
+const run = (...actions: UiAction[]) => actions.reduce(uiReducer, initialUiState());
+const start: UiAction = { type: 'turn-start', mode: 'chat', status: 'Thinking…' };
+
+/** The text of committed markdown items, in order (one string per line). */
+function committedText(s: UiState): string[] {
+  return s.items.flatMap((i: TranscriptItem) =>
+    i.kind === 'markdown' ? i.lines.map((l) => ('spans' in l ? l.spans.map((sp) => sp.text).join('') : l.kind === 'blank' ? '' : `<${l.kind}>`)) : [`<${i.kind}>`],
+  );
+}
+
+describe('streaming into the transcript', () => {
+  it('commits complete lines and keeps the unfinished one live', () => {
+    const s = run(start, { type: 'text', text: 'First li' }, { type: 'text', text: 'ne\nSecond' });
+    expect(committedText(s)).toEqual(['First line']);
+    expect(s.live?.pending).toBe('Second');
+    expect(s.items[0]).toMatchObject({ kind: 'markdown', lead: true });
+  });
+
+  it('holds trailing blank lines until more text comes, and drops them at the end', () => {
+    let s = run(start, { type: 'text', text: 'Para one\n\n' });
+    expect(committedText(s)).toEqual(['Para one']);
+    s = uiReducer(s, { type: 'text', text: 'Para two\n\n\n' });
+    expect(committedText(s)).toEqual(['Para one', '', 'Para two']);
+    s = uiReducer(s, { type: 'turn-end' });
+    expect(committedText(s)).toEqual(['Para one', '', 'Para two']);
+    expect(s.live).toBeUndefined();
+    expect(s.busy).toBeUndefined();
+  });
+
+  it('flushes text before a tool card and shows the running tool in the loader', () => {
+    const card = { id: 't1', name: 'bash', args: 'npm test', status: 'running' as const, output: '' };
+    let s = run(start, { type: 'text', text: 'Let me run the tests' }, { type: 'tool-start', card });
+    expect(committedText(s)).toEqual(['Let me run the tests']);
+    expect(s.busy?.status).toBe('Running bash…');
+    s = uiReducer(s, { type: 'tool-end', id: 't1', status: 'done', output: 'ok' });
+    expect(s.items.at(-1)).toMatchObject({ kind: 'tool', card: { status: 'done', output: 'ok' } });
+    expect(s.busy?.status).toBe('Thinking…');
+    expect(s.live?.lead).toBe(true);
+  });
+
+  it('on an automatic compaction changes only the loader text, then commits what is visible once', () => {
+    let s = run(start, { type: 'text', text: 'Working on it' }, { type: 'auto-compaction', phase: 'started' });
+    expect(s.busy).toMatchObject({ status: 'Compacting...', autoCompacting: true });
+    s = run(start, { type: 'text', text: 'Working on it' }, { type: 'auto-compaction', phase: 'started' }, { type: 'auto-compaction', phase: 'applied' }, { type: 'checkpoint' });
+    expect(s.busy).toMatchObject({ status: 'Thinking…', autoCompacting: false });
+    expect(committedText(s)).toEqual(['Working on it', '<notice>']);
+    expect(s.items.at(-1)).toMatchObject({ kind: 'notice', text: 'Context compacted automatically' });
+    expect(s.live?.pending).toBe('');
+    s = uiReducer(uiReducer(s, { type: 'text', text: 'Done.' }), { type: 'turn-end' });
+    expect(committedText(s)).toEqual(['Working on it', '<notice>', 'Done.']);
+  });
+
+  it('restores the loader after a cancelled automatic compaction', () => {
+    const s = run(start, { type: 'auto-compaction', phase: 'started' }, { type: 'auto-compaction', phase: 'cancelled' });
+    expect(s.busy).toMatchObject({ status: 'Thinking…', autoCompacting: false });
+  });
+
+  it('keeps `Compacting...` while a manual compaction has a tool call refused', () => {
+    const card = { id: 't', name: 'read_file', args: 'a.ts', status: 'running' as const, output: '' };
+    const s = run({ type: 'turn-start', mode: 'compact', status: 'Compacting...' }, { type: 'tool-start', card }, { type: 'tool-end', id: 't', status: 'error', output: 'refused' });
+    expect(s.busy?.status).toBe('Compacting...');
+  });
+
+  it('queues at most five inputs', () => {
+    const pushes = Array.from({ length: 7 }, (_, i): UiAction => ({ type: 'queue-push', text: `q${i}` }));
+    const s = run(...pushes);
+    expect(s.queue).toEqual(['q0', 'q1', 'q2', 'q3', 'q4']);
+    expect(uiReducer(s, { type: 'queue-shift' }).queue[0]).toBe('q1');
+  });
+});
