@@ -4,27 +4,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { filesUnder, startRig, type CliRig } from './cli-fixtures.js';
-import { makeWorkspace, type RunResult, type Workspace } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { filesUnder, useCliRig } from './cli-fixtures.js';
+import type { RunResult } from './harness.js';
 
-let rig: CliRig;
-const workspaces: Workspace[] = [];
-
-function workspace(files: Record<string, string> = {}): Workspace {
-  const ws = makeWorkspace(files);
-  workspaces.push(ws);
-  return ws;
-}
-
-beforeAll(async () => {
-  rig = await startRig();
-});
-
-afterAll(async () => {
-  await rig?.fake.close();
-  for (const ws of workspaces) ws.cleanup();
-});
+const { rig, workspace } = useCliRig();
 
 /** The run failed with exactly one `keen:` line on stderr and nothing on stdout. */
 function expectOneLineFailure(r: RunResult): string {

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { RecordedRequest } from '../fakes/script.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
-import { runKeen, type RunResult, type Workspace } from './harness.js';
+import { afterAll, beforeAll } from 'vitest';
+import { makeWorkspace, runKeen, type RunResult, type Workspace } from './harness.js';
 
 const DIST_MAIN = path.resolve(import.meta.dirname, '../../dist/main.js');
 
@@ -118,4 +119,38 @@ export function resumeIdOf(stderr: string): string | undefined {
     if (m) return m[1];
   }
   return undefined;
+}
+
+/**
+ * Registers the per-file hooks: one fake for the file, temp workspaces cleaned up after it. The
+ * returned rig delegates to the one started in beforeAll.
+ */
+export function useCliRig(): { rig: CliRig; workspace: (files?: Record<string, string>) => Workspace } {
+  let inner: CliRig | undefined;
+  const workspaces: Workspace[] = [];
+  beforeAll(async () => {
+    inner = await startRig();
+  });
+  afterAll(async () => {
+    await inner?.fake.close();
+    for (const ws of workspaces) ws.cleanup();
+  });
+  const live = (): CliRig => {
+    if (!inner) throw new Error('the CLI rig is used before beforeAll started it');
+    return inner;
+  };
+  return {
+    rig: {
+      get fake() {
+        return live().fake;
+      },
+      keen: (ws, args, opts) => live().keen(ws, args, opts),
+      since: (from) => live().since(from),
+    },
+    workspace: (files = {}) => {
+      const ws = makeWorkspace(files);
+      workspaces.push(ws);
+      return ws;
+    },
+  };
 }

@@ -4,27 +4,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorLines, resumeIdOf, startRig, toolResults, userTexts, wireMessages, type CliRig } from './cli-fixtures.js';
-import { makeWorkspace, type Workspace } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { errorLines, resumeIdOf, useCliRig, toolResults, userTexts, wireMessages } from './cli-fixtures.js';
 
-let rig: CliRig;
-const workspaces: Workspace[] = [];
-
-function workspace(files: Record<string, string> = {}): Workspace {
-  const ws = makeWorkspace(files);
-  workspaces.push(ws);
-  return ws;
-}
-
-beforeAll(async () => {
-  rig = await startRig();
-});
-
-afterAll(async () => {
-  await rig?.fake.close();
-  for (const ws of workspaces) ws.cleanup();
-});
+const { rig, workspace } = useCliRig();
 
 const GREET = 'export const greet = (name: string) => `Hello, ${name}!`;\n';
 

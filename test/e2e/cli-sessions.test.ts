@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../fakes/script.js';
 import {
   blocksOf,
@@ -12,31 +12,14 @@ import {
   FAKE_KEY,
   filesUnder,
   resumeIdOf,
-  startRig,
+  useCliRig,
   toolResults,
   userTexts,
   wireMessages,
-  type CliRig,
 } from './cli-fixtures.js';
-import { makeWorkspace, type RunResult, type Workspace } from './harness.js';
+import type { RunResult, Workspace } from './harness.js';
 
-let rig: CliRig;
-const workspaces: Workspace[] = [];
-
-function workspace(files: Record<string, string> = {}): Workspace {
-  const ws = makeWorkspace(files);
-  workspaces.push(ws);
-  return ws;
-}
-
-beforeAll(async () => {
-  rig = await startRig();
-});
-
-afterAll(async () => {
-  await rig?.fake.close();
-  for (const ws of workspaces) ws.cleanup();
-});
+const { rig, workspace } = useCliRig();
 
 /** `[role, block types]` per message: the shape of the history the model was sent. */
 function shape(req: RecordedRequest): string[] {
