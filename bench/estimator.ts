@@ -8,13 +8,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import type { Message } from '../src/llm/core/message.js';
 import type { ToolDefinition } from '../src/llm/core/provider.js';
 import { ContextMeter, estimateText, TokenEstimator } from '../src/llm/core/token-estimator.js';
+import { median } from './common.js';
 
 const importStart = performance.now();
 const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
 const tokenizerImportMs = performance.now() - importStart;
 const realTokens = (text: string) => countTokens(text, { disallowedSpecial: new Set() });
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ms = (x: number) => `${x.toFixed(3)} ms`;
 const pct = (e: number, r: number) => `${(((e - r) / r) * 100).toFixed(1).padStart(5)}%`;
 

@@ -10,20 +10,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startAnthropicFake } from '../test/fakes/anthropic-fake.js';
+import { KEEN_BIN, median, requireBuilt, ROOT } from './common.js';
 
-const root = path.resolve(import.meta.dirname, '..');
-const bin = path.join(root, 'bin', 'keen.js');
+const root = ROOT;
+const bin = KEEN_BIN;
 const runs = Number(process.argv[2] ?? 15);
-
-if (!fs.existsSync(path.join(root, 'dist', 'main.js'))) {
-  console.error('dist/main.js is missing: run `npm run build` first');
-  process.exit(1);
-}
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
+requireBuilt();
 
 const fake = await startAnthropicFake();
 let requestAt = 0;

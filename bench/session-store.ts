@@ -21,6 +21,7 @@ import { buildConversation } from '../src/session/projection.js';
 import { loadTranscript } from '../src/session/reader.js';
 import type { NewRecord, SessionRecord } from '../src/session/records.js';
 import { SessionStore } from '../src/session/store.js';
+import { median } from './common.js';
 
 const args = process.argv.slice(2);
 
@@ -212,11 +213,6 @@ async function repeat(n: number, fn: () => Promise<number>): Promise<number[]> {
   return out;
 }
 
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-}
 
 function ms(v: number): string {
   return v >= 1000 ? `${(v / 1000).toFixed(2)} s` : `${v.toFixed(v < 10 ? 2 : 0)} ms`;

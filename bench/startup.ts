@@ -14,20 +14,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { KEEN_BIN, median, requireBuilt, ROOT } from './common.js';
 
-const root = path.resolve(import.meta.dirname, '..');
-const bin = path.join(root, 'bin', 'keen.js');
+const root = ROOT;
+const bin = KEEN_BIN;
 const runs = Number(process.argv[2] ?? 15);
-
-if (!fs.existsSync(path.join(root, 'dist', 'main.js'))) {
-  console.error('dist/main.js is missing: run `npm run build` first');
-  process.exit(1);
-}
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
+requireBuilt();
 
 function timeOnce(args: string[]): number {
   const start = process.hrtime.bigint();
