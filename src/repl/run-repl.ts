@@ -17,10 +17,26 @@ export async function runRepl(flags: ReplFlags): Promise<number> {
   const firstFrame = paintFirstFrame({ stdin: process.stdin, stdout: process.stdout, version: VERSION, cwd: process.cwd(), noColor: !!process.env.NO_COLOR });
   let startInteractive: typeof import('./interactive.js').startInteractive;
   try {
-    ({ startInteractive } = await import('./interactive.js'));
+    ({ startInteractive } = await importWithoutCiFlag(() => import('./interactive.js')));
   } catch (err) {
     firstFrame.abort();
     throw err;
   }
   return startInteractive(flags, process, firstFrame);
+}
+
+/**
+ * Ink reads `CI` / `CONTINUOUS_INTEGRATION` once, when it loads, and then renders only the final
+ * frame. In a real terminal that would freeze the screen, so hide them while Ink loads and put
+ * them back for everything else (commands the model runs still see them).
+ */
+async function importWithoutCiFlag<T>(load: () => Promise<T>): Promise<T> {
+  const saved = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION };
+  delete process.env.CI;
+  delete process.env.CONTINUOUS_INTEGRATION;
+  try {
+    return await load();
+  } finally {
+    for (const [key, value] of Object.entries(saved)) if (value !== undefined) process.env[key] = value;
+  }
 }
