@@ -9,6 +9,7 @@
  * - The REPL writes no session records itself: SessionController persists turns, checkpoints and
  *   compactions; `openSession` records a model switch.
  */
+import type { ControllerEvent } from '../app-state/session-controller.js';
 import type { LiveSession, OpenSessionOptions, SessionFlags } from '../app-state/open-session.js';
 import { errorText } from '../errors.js';
 import { estimateRequest } from '../llm/core/token-estimator.js';
@@ -166,7 +167,7 @@ export class ReplRuntime {
     await this.stream('compact', (signal) => session.controller.compact(focus || undefined, signal));
   }
 
-  private async stream(mode: TurnHandle['mode'], start: (signal: AbortSignal) => AsyncIterable<import('../app-state/session-controller.js').ControllerEvent>): Promise<void> {
+  private async stream(mode: TurnHandle['mode'], start: (signal: AbortSignal) => AsyncIterable<ControllerEvent>): Promise<void> {
     const handle: TurnHandle = { mode, abort: new AbortController() };
     this.turn = handle;
     try {
