@@ -13,6 +13,9 @@ await build({
   splitting: true,
   format: 'esm',
   platform: 'node',
+  // Prefer packages' ESM builds: named exports survive a dynamic import() (the AWS SDK's CJS
+  // build would arrive as a `default` object) and unused code can be dropped.
+  mainFields: ['module', 'main'],
   target: 'node20',
   sourcemap: 'linked',
   minify: false,
@@ -22,11 +25,10 @@ await build({
     'process.env.NODE_ENV': '"production"',
     KEEN_VERSION: JSON.stringify(pkg.version),
   },
+  // Provider SDKs are bundled: each dynamic import() becomes its own lazily loaded chunk, which
+  // loads far faster than the SDK's hundreds of module files (issue: speed). genkit stays external
+  // (it resolves plugins and protobuf files at run time), and so does ripgrep (binary path).
   external: [
-    '@anthropic-ai/sdk',
-    'openai',
-    '@aws-sdk/*',
-    '@smithy/*',
     'genkit',
     '@genkit-ai/*',
     '@vscode/ripgrep',
