@@ -66,18 +66,34 @@ function once(i: number): Promise<Sample> {
   });
 }
 
+/** A bare `node -e 0`, spawned the same way: the floor every ratio below is measured against. */
+function bareNode(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    const child = spawn(process.execPath, ['-e', '0'], { cwd, env, stdio: 'ignore' });
+    child.on('error', reject);
+    child.on('close', () => resolve(performance.now() - start));
+  });
+}
+
 try {
   await once(-1); // warm the file cache
   const samples: Sample[] = [];
-  for (let i = 0; i < runs; i++) samples.push(await once(i));
+  const bare: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    bare.push(await bareNode());
+    samples.push(await once(i));
+  }
+  const bareMs = median(bare);
   const col = (pick: (s: Sample) => number) => {
     const xs = samples.map(pick);
-    return `${median(xs).toFixed(1).padStart(6)} ms  (min ${Math.min(...xs).toFixed(1)}, max ${Math.max(...xs).toFixed(1)})`;
+    return `${median(xs).toFixed(1).padStart(6)} ms  ${(median(xs) / bareMs).toFixed(2)}× bare node  (min ${Math.min(...xs).toFixed(1)}, max ${Math.max(...xs).toFixed(1)})`;
   };
   console.log(`keen run against the loopback Anthropic fake, ${runs} runs (median, node ${process.version}):`);
   console.log(`  request reaches the fake   ${col((s) => s.request)}`);
   console.log(`  first byte on stdout       ${col((s) => s.firstByte)}`);
   console.log(`  process exit               ${col((s) => s.exit)}`);
+  console.log(`  bare node -e 0             ${bareMs.toFixed(1).padStart(6)} ms`);
 } finally {
   await fake.close();
   fs.rmSync(scratch, { recursive: true, force: true });
