@@ -6,20 +6,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RecordedRequest } from '../fakes/script.js';
 import { errorLines, toolResults, useCliRig, userTexts } from './cli-fixtures.js';
+import { systemText, toolNames } from './context-fixtures.js';
 import type { Workspace } from './harness.js';
 
 const { rig, workspace } = useCliRig();
-
-/** The system prompt of a recorded Messages API request. */
-export function systemText(req: RecordedRequest): string {
-  const system = req.body?.system;
-  if (typeof system === 'string') return system;
-  return Array.isArray(system) ? system.map((b: { text?: string }) => b.text ?? '').join('\n') : '';
-}
-
-const toolNames = (req: RecordedRequest): string[] => (req.body?.tools ?? []).map((t: { name: string }) => t.name);
 
 function writeHome(ws: Workspace, files: Record<string, string>): void {
   for (const [rel, content] of Object.entries(files)) {
