@@ -139,13 +139,15 @@ export class ReplRuntime {
   private async execute(text: string): Promise<void> {
     if (await memoryInput(this, text)) return;
     const parsed = parseInput(text);
-    if (parsed.kind === 'unknown') {
+    if (parsed.kind !== 'command' && text.trim().startsWith('/')) {
       // A custom command or a skill: its text goes to the model; the user sees what they typed.
       const expansion = this.requireSession().expandSlash(text);
       if (expansion.kind !== 'none') {
         await this.chat(text.trim(), expansion.text);
         return;
       }
+    }
+    if (parsed.kind === 'unknown') {
       this.append({ kind: 'user', text: text.trim(), attachments: [] }, { kind: 'notice', text: unknownCommandHint(parsed.name), tone: 'warning' });
       return;
     }
