@@ -7,13 +7,26 @@ import { parseAgentMode } from '../context/agent-mode.js';
 import { existingInstructions, initPrompt } from '../context/init-prompt.js';
 import { appendMemory } from '../context/memory.js';
 import { readCapped } from '../context/read-capped.js';
-import type { ReplRuntime } from './runtime.js';
+import type { LiveSession } from '../app-state/open-session.js';
 import type { SlashCommand } from './slash-commands.js';
+import type { NewItem, NoticeTone } from './state/ui-state.js';
+import type { UiStore } from './state/ui-store.js';
+
+/** What these commands use of the REPL runtime (kept narrow so this file does not import it). */
+export interface ContextCommandHost {
+  readonly cwd: string;
+  readonly store: UiStore;
+  requireSession(): LiveSession;
+  append(...items: NewItem[]): void;
+  notice(text: string, tone?: NoticeTone): void;
+  /** A turn sending `prompt` (the user's command line is already on screen). */
+  chatAs(prompt: string): Promise<void>;
+}
 
 /** Lines of a memory file /memory shows at most. */
 const MEMORY_SHOWN_BYTES = 8 * 1024;
 
-export function memoryCommand(rt: ReplRuntime): void {
+export function memoryCommand(rt: ContextCommandHost): void {
   const ctx = rt.requireSession().loadContext();
   const lines: string[] = [];
   for (const scope of ['user', 'project'] as const) {
@@ -29,7 +42,7 @@ export function memoryCommand(rt: ReplRuntime): void {
   rt.append({ kind: 'block', title: 'Memory', lines });
 }
 
-export function skillsCommand(rt: ReplRuntime): void {
+export function skillsCommand(rt: ContextCommandHost): void {
   const { skills } = rt.requireSession().loadContext();
   if (skills.length === 0) {
     rt.notice('No skills found (.agents/skills, .keen/skills, .claude/skills, $KEEN_HOME/skills, ~/.agents/skills).', 'muted');
@@ -40,7 +53,7 @@ export function skillsCommand(rt: ReplRuntime): void {
   rt.append({ kind: 'block', title: 'Skills', lines: [...lines, '', 'Type /<skill> [args] to run one; the model also loads them itself.'] });
 }
 
-export function modeCommand(rt: ReplRuntime, args: string): void {
+export function modeCommand(rt: ContextCommandHost, args: string): void {
   const session = rt.requireSession();
   if (!args) {
     rt.notice(`Mode: ${session.mode.get()} (switch with /mode plan or /mode build)`, 'muted');
@@ -56,7 +69,7 @@ export function modeCommand(rt: ReplRuntime, args: string): void {
   rt.notice(mode === 'plan' ? 'Plan mode: the agent reads and plans; writes and mutating commands are refused.' : 'Build mode: the agent may change files (with your permission).', 'success');
 }
 
-export async function initCommand(rt: ReplRuntime): Promise<void> {
+export async function initCommand(rt: ContextCommandHost): Promise<void> {
   const existing = existingInstructions(rt.cwd);
   if (existing) {
     rt.notice(`${existing} already exists; edit it, or remove it to draft a new one.`, 'muted');
@@ -69,7 +82,7 @@ export async function initCommand(rt: ReplRuntime): Promise<void> {
  * `# fact` (project memory) or `#~ fact` (user memory) typed at the prompt: saved without asking
  * the model. Returns false when `text` is not memory input.
  */
-export async function memoryInput(rt: ReplRuntime, text: string): Promise<boolean> {
+export async function memoryInput(rt: ContextCommandHost, text: string): Promise<boolean> {
   const m = /^#(~?)\s*([\s\S]*)$/.exec(text.trim());
   if (!m) return false;
   const scope = m[1] ? 'user' : 'project';
@@ -84,7 +97,7 @@ export async function memoryInput(rt: ReplRuntime, text: string): Promise<boolea
 }
 
 /** The session's custom commands and skills as /help and Tab-completion rows. */
-export function projectSlashCommands(rt: ReplRuntime): SlashCommand[] {
+export function projectSlashCommands(rt: ContextCommandHost): SlashCommand[] {
   const ctx = rt.requireSession().loadContext();
   const commands = ctx.commands.map((c) => ({ name: c.name, aliases: [], args: '[args]', description: c.description ?? `custom command (${path.basename(path.dirname(path.dirname(c.file)))})` }));
   const skills = ctx.skills.map((s) => ({ name: s.name, aliases: [], args: '[args]', description: `skill: ${s.description}` }));

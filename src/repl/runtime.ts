@@ -123,6 +123,7 @@ export class ReplRuntime {
       .finally(() => {
         this.running = false;
         this.current = undefined;
+        this.refreshProjectCommands();
         this.drain();
       });
   }
@@ -333,7 +334,17 @@ export class ReplRuntime {
         mode: session.mode.get(),
       },
     });
-    setProjectCommands(projectSlashCommands(this));
+    this.refreshProjectCommands();
+  }
+
+  /** Custom commands and skills for /help and Tab, re-read after every turn (files may have changed). */
+  private refreshProjectCommands(): void {
+    if (!this.session) return;
+    try {
+      setProjectCommands(projectSlashCommands(this));
+    } catch {
+      // a directory vanished mid-read: keep the previous list
+    }
   }
 
   /**

@@ -141,3 +141,34 @@ describe('REPL: subagents', () => {
     expect(frame).not.toContain('scout · 1 request');
   });
 });
+
+describe('REPL: cancelling a subagent', () => {
+  it('Ctrl+C cancels the running child with the parent; its transcript ends cancelled', async () => {
+    h = await startHarness({
+      files: { '.keen/agents/slow.md': '---\nname: slow\ndescription: takes long\n---\nYou are SLOW.\n' },
+      responder: (req) => {
+        if (systemText(req).startsWith('You are SLOW')) return { steps: [{ text: 'thinking' }, { delayMs: 20_000 }, { text: 'never' }] };
+        return { steps: [{ toolCall: { id: 'task-slow', name: 'task', args: { agent: 'slow', prompt: 'wait' } } }] };
+      },
+    });
+    h.send('delegate');
+    await h.waitFor('slow · 0 requests');
+    h.write(KEYS.ctrlC);
+    const frame = await h.waitFor('Interrupted');
+    expect(frame).not.toContain('never');
+    const dir = path.join(h.runtime.session!.store.dir, 'subagents');
+    const end = await waitForEnd(path.join(dir, 'task-slow.jsonl'));
+    expect(end).toMatchObject({ kind: 'end', error: 'cancelled' });
+    expect(h.fake.requests.filter((r) => systemText(r).startsWith('You are SLOW'))).toHaveLength(1);
+  });
+});
+
+async function waitForEnd(file: string): Promise<unknown> {
+  for (let i = 0; i < 500; i++) {
+    const lines = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n') : [];
+    const last = lines.length ? JSON.parse(lines[lines.length - 1]) : undefined;
+    if (last?.kind === 'end') return last;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`no end record in ${file}`);
+}
