@@ -85,6 +85,34 @@ describe('keen run: the task tool', () => {
     expect(toolResults(sent[3])[1].text).toContain('hi from child');
   });
 
+  it('an agent with a model talks to that model; a model the provider refuses is a tool error for the parent', async () => {
+    const ws = workspace({
+      '.keen/config.json': JSON.stringify({ models: { small: { provider: 'anthropic', id: 'small-wire-id', contextWindow: 100_000, maxOutputTokens: 2000 } } }),
+      '.keen/agents/quick.md': '---\nname: quick\ndescription: fast\nmodel: small\n---\nYou are QUICK.\n',
+      '.keen/agents/ghost.md': '---\nname: ghost\ndescription: broken\nmodel: no-such-model\n---\nYou are GHOST.\n',
+    });
+    const from = rig.fake.requests.length;
+    rig.fake.enqueue(
+      { steps: [{ toolCall: { name: 'task', args: { agent: 'quick', prompt: 'p' } } }] },
+      { steps: [{ text: 'quick answer' }] },
+      { steps: [{ toolCall: { name: 'task', args: { agent: 'ghost', prompt: 'p' } } }] },
+      { error: { status: 404, type: 'not_found_error', message: 'model: no-such-model' } },
+      { steps: [{ text: 'Done.' }] },
+    );
+    const r = await rig.keen(ws, ['run', 'go']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('Done.\n');
+    const sent = rig.since(from);
+    expect(systemText(sent[1])).toMatch(/^You are QUICK/);
+    expect(sent[1].body.model).toBe('small-wire-id');
+    expect(sent[0].body.model).not.toBe('small-wire-id');
+    expect(systemText(sent[3])).toMatch(/^You are GHOST/);
+    expect(sent[3].body.model).toBe('no-such-model');
+    const [ghost] = toolResults(sent[4]).slice(-1);
+    expect(ghost.isError).toBe(true);
+    expect(ghost.text).toMatch(/^The subagent failed: .*no-such-model/);
+  });
+
   it('a child in plan mode cannot write either, even with --yolo; the parent permissions apply to it otherwise', async () => {
     const ws = workspace();
     rig.fake.enqueue(
