@@ -62,6 +62,8 @@ describe('REPL: skills and custom commands', () => {
     h.send('/help');
     expect(await h.waitFor('Project commands and skills:')).toContain('/review [args]  Review one file');
     h.write('/revi');
+    // The suggestion row under the prompt carries the description too (once in /help, once here).
+    await h.waitFor((f) => f.split('Review one file').length === 3);
     h.write(KEYS.tab);
     await h.waitFor('› /review');
     h.write('src/a.ts');
