@@ -6,18 +6,24 @@ import type { KeenConfig } from '../config/schema.js';
 import { computeBudget, DEFAULT_COMPACTION_POLICY, type ContextBudget } from '../llm/core/context-budget.js';
 import { ContextMeter } from '../llm/core/token-estimator.js';
 import { createChatClient } from '../llm/loop.js';
-import { buildSystemPrompt } from '../llm/prompts/system-prompt.js';
 import { createAdapter } from '../llm/providers/registry.js';
+import { modeHolder, type AgentMode, type ModeHolder } from '../context/agent-mode.js';
+import { loadProjectContext, type ProjectContext } from '../context/project-context.js';
+import { expandSlash, type SlashExpansion } from '../context/slash-expansion.js';
+import { buildSystemPrompt } from '../context/system-prompt.js';
+import { secretValues } from '../session/redact.js';
 import { latestSession } from '../session/list.js';
 import { buildConversation, currentModel } from '../session/projection.js';
 import type { SessionRecord } from '../session/records.js';
 import { SessionStore } from '../session/store.js';
-import { createDefaultRegistry } from '../tools/index.js';
+import { createRememberTool, createSkillTool, createTaskTool, defaultTools, mutatingCalls, planModeRegistry } from '../tools/index.js';
+import { createToolRegistry, type Tool } from '../tools/registry.js';
 import { createHeadlessGate } from '../tools/permissions.js';
 import type { PermissionGate } from '../tools/types.js';
 import { VERSION } from '../version.js';
 import { AppState } from './app-state.js';
 import { SessionController } from './session-controller.js';
+import { createSubagentRunner, type ChildModel, type SubagentProgress } from './subagent-runner.js';
 
 export const DEFAULT_MAX_TURNS = 100;
 
@@ -30,6 +36,8 @@ export interface SessionFlags {
   session?: string;
   /** Resume this directory's latest session. */
   continue?: boolean;
+  /** The agent mode to start in (default build). */
+  mode?: AgentMode;
 }
 
 export interface OpenSessionOptions {
@@ -39,6 +47,8 @@ export interface OpenSessionOptions {
   interactive: boolean;
   /** The REPL's asking gate; headless runs get the config/--yolo gate. */
   permissions?: PermissionGate;
+  /** Progress of running subagents (the REPL's nested task card), keyed by the task call id. */
+  onSubagentProgress?: (callId: string, progress: SubagentProgress) => void;
 }
 
 /** A running session: AppState + store + controller, ready for turns. */
@@ -56,6 +66,12 @@ export interface LiveSession {
   records: SessionRecord[];
   /** One-line notices for the user (damaged transcript lines, a disabled policy). */
   warnings: string[];
+  /** The agent mode: read for every turn's system prompt and every tool call. */
+  mode: ModeHolder;
+  /** Instructions, memory, skills, commands and agents, read fresh from disk. */
+  loadContext(): ProjectContext;
+  /** `/<command> args` or `/<skill> args` as the text to send; `none` for anything else. */
+  expandSlash(input: string): SlashExpansion;
   close(): Promise<void>;
 }
 
@@ -105,23 +121,63 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     } else if (stored && (stored.provider !== resolved.provider || stored.model !== resolved.name)) {
       await store.append({ kind: 'model_changed', provider: resolved.provider, model: resolved.name });
     }
-    const client = createChatClient(adapter, {
+    const loopEnv = (b: ContextBudget) => ({
       cwd: opts.cwd,
       permissions,
-      budget,
+      budget: b,
       newGauge: () => new ContextMeter(),
       maxTurns: config.maxTurns ?? DEFAULT_MAX_TURNS,
     });
+    const client = createChatClient(adapter, loopEnv(budget));
+
+    // Project context: read once now (its warnings shown once), then fresh for every turn.
+    const mode = modeHolder(opts.flags.mode);
+    const at = { cwd: opts.cwd, home, env: opts.env };
+    let context = loadProjectContext(at);
+    warnings.push(...context.warnings);
+    const loadContext = () => (context = loadProjectContext(at));
+    const wrap = (tools: Tool[]) => planModeRegistry(createToolRegistry(tools), () => mode.get() === 'plan', mutatingCalls(tools));
+    const baseTools: Tool[] = [...defaultTools(), createRememberTool(() => context.memoryPaths), createSkillTool(() => context.skills)];
+    let controller: SessionController | undefined;
+    const parentModel: ChildModel = { client, name: resolved.name, wireId: resolved.wireId, maxOutputTokens: resolved.info.maxOutputTokens, thinkingBudget: config.thinkingBudget };
+    const childModels = new Map<string, Promise<ChildModel>>();
+    const sessionSecrets = secretValues(opts.env, secrets);
+    const runner = createSubagentRunner({
+      agents: () => context.agents,
+      tools: () => baseTools,
+      registry: wrap,
+      systemPrompt: (def, tools) =>
+        buildSystemPrompt({
+          cwd: opts.cwd,
+          mode: mode.get(),
+          context: { ...context, skills: tools.some((t) => t.name === 'skill') ? context.skills : [] },
+          base: def?.prompt,
+        }),
+      model: (name) => {
+        if (!name || name === resolved.name) return Promise.resolve(parentModel);
+        let child = childModels.get(name);
+        if (!child) {
+          child = childModel(config, name, opts.env, home, loopEnv);
+          childModels.set(name, child);
+        }
+        return child;
+      },
+      sessionDir: store.dir,
+      secrets: sessionSecrets,
+      onUsage: (u) => controller?.addSpend(u),
+      onProgress: opts.onSubagentProgress,
+    });
     const appState = new AppState({
       client,
-      registry: createDefaultRegistry(),
+      registry: wrap([...baseTools, createTaskTool(runner)]),
       model: resolved.wireId,
       maxOutputTokens: resolved.info.maxOutputTokens,
       thinkingBudget: config.thinkingBudget,
       sessionId: store.id,
-      buildSystemPrompt: () => buildSystemPrompt({ cwd: opts.cwd }),
+      buildSystemPrompt: () => buildSystemPrompt({ cwd: opts.cwd, mode: mode.get(), context: loadContext(), subagents: true }),
       history: buildConversation(records),
     });
+    controller = new SessionController(appState, store);
     const liveStore = store;
     return {
       sessionId: store.id,
@@ -131,10 +187,13 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       budget,
       config,
       home,
-      controller: new SessionController(appState, liveStore),
+      controller,
       store: liveStore,
       records,
       warnings,
+      mode,
+      loadContext,
+      expandSlash: (input) => expandSlash(input, loadContext()),
       close: () => liveStore.close(),
     };
   } catch (err) {
@@ -151,4 +210,21 @@ function configSecrets(config: KeenConfig, env: NodeJS.ProcessEnv): string[] {
 
 function stripUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** A subagent's own model (its definition's `model`): resolved and checked like the parent's. */
+async function childModel(
+  config: KeenConfig,
+  name: string,
+  env: NodeJS.ProcessEnv,
+  home: string,
+  loopEnv: (budget: ContextBudget) => Parameters<typeof createChatClient>[1],
+): Promise<ChildModel> {
+  const resolved = resolveModel(config, { model: name }, env, home);
+  const adapter = await createAdapter(resolved.provider, resolved.settings);
+  const budget = computeBudget(
+    { contextWindow: resolved.info.contextWindow, maxOutputTokens: resolved.info.maxOutputTokens },
+    { ...DEFAULT_COMPACTION_POLICY, ...stripUndefined(config.compaction ?? {}) },
+  );
+  return { client: createChatClient(adapter, loopEnv(budget)), name: resolved.name, wireId: resolved.wireId, maxOutputTokens: resolved.info.maxOutputTokens, thinkingBudget: config.thinkingBudget };
 }

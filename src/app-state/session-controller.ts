@@ -118,7 +118,8 @@ export class SessionController {
     yield { type: 'compaction_done', summary: text };
   }
 
-  private addSpend(usage: Usage | undefined): void {
+  /** Adds tokens spent outside the parent stream (a subagent's requests) to the session's spend. */
+  addSpend(usage: Usage | undefined): void {
     this.spent = addUsage(this.spent, usage);
   }
 }

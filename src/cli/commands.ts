@@ -7,6 +7,7 @@ export interface ModelFlags {
   model?: string;
   profile?: string;
   yolo?: boolean;
+  mode?: 'plan' | 'build';
 }
 
 export interface RunFlags extends ModelFlags {
@@ -21,7 +22,8 @@ function addModelOptions(cmd: Command): Command {
     .option('--provider <provider>', 'provider: anthropic, openai, openai-responses, codex, bedrock, genkit')
     .option('-m, --model <model>', 'model name (catalog or config models.<name>)')
     .option('--profile <profile>', 'AWS profile for Bedrock')
-    .option('--yolo', 'allow write_file, edit_file and bash without asking');
+    .option('--yolo', 'allow write_file, edit_file and bash without asking')
+    .addOption(new Option('--mode <mode>', 'agent mode: plan (read and plan only) or build').choices(['plan', 'build']));
 }
 
 /** Parses argv and runs the command. Returns the process exit code. */
@@ -74,6 +76,16 @@ export async function runCli(argv: string[]): Promise<number> {
   ).action(async (focus: string[], opts: RunFlags) => {
     const { runCompactCommand } = await import('./compact.js');
     code = await runCompactCommand(focus.join(' ') || undefined, opts);
+  });
+
+  addModelOptions(
+    program
+      .command('init')
+      .description('have the model draft an AGENTS.md for this repository (writes need --yolo or an allow rule)')
+      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+  ).action(async (opts: RunFlags) => {
+    const { runInitCommand } = await import('./init.js');
+    code = await runInitCommand(opts);
   });
 
   program

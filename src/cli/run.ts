@@ -1,6 +1,7 @@
 import { KeenError } from '../errors.js';
 import { addUsage, emptyUsage } from '../llm/core/usage.js';
 import type { RunFlags } from './commands.js';
+import { headlessPrompt } from './headless-prompt.js';
 import { openCliSession } from './open-cli-session.js';
 import { readStdin } from './stdin.js';
 
@@ -14,6 +15,7 @@ export async function runHeadless(message: string | undefined, flags: RunFlags):
   const input = message ?? (await readStdin());
   if (!input?.trim()) throw new KeenError('no message: pass one as an argument or on stdin (keen run "fix the failing test")');
   const session = await openCliSession(flags);
+  const prompt = await headlessPrompt(session, input);
   const controller = new AbortController();
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);
@@ -32,7 +34,7 @@ export async function runHeadless(message: string | undefined, flags: RunFlags):
   };
   let lastWasText = false;
   try {
-    for await (const ev of session.controller.chat(input, controller.signal)) {
+    for await (const ev of session.controller.chat(prompt, controller.signal)) {
       switch (ev.type) {
         case 'text_delta':
           emit(ev.text);
@@ -68,7 +70,7 @@ export async function runHeadless(message: string | undefined, flags: RunFlags):
   }
   const result = (completed + current).replace(/\n+$/, '');
   if (json) {
-    const out: Record<string, unknown> = { session_id: session.sessionId, result, usage, stop_reason: stopReason ?? null, compactions, provider: session.provider, model: session.model };
+    const out: Record<string, unknown> = { session_id: session.sessionId, result, usage, stop_reason: stopReason ?? null, compactions, provider: session.provider, model: session.model, mode: session.mode.get() };
     if (failure) out.error = failure;
     process.stdout.write(`${JSON.stringify(out)}\n`);
   } else if (result && !(completed + current).endsWith('\n')) {

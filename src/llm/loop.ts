@@ -1,6 +1,7 @@
 import type { ToolContext, ToolRegistry } from '../tools/types.js';
 import { autoCompact, type CompactionAttempts } from './compaction/auto-compaction.js';
 import { denyingRegistry } from './compaction/denying-registry.js';
+import { callScheduler } from './concurrent-calls.js';
 import { shouldAutoCompact } from './core/context-budget.js';
 import { llmError } from './core/errors.js';
 import type { StreamEvent } from './core/events.js';
@@ -172,11 +173,12 @@ export async function* runToolLoop(run: LoopRun): AsyncGenerator<StreamEvent> {
     }
 
     const results: ToolMessage[] = [];
-    for (const call of calls) {
+    const runCall = callScheduler(calls, registry, { cwd: env.cwd, signal, permissions: env.permissions });
+    for (const [index, call] of calls.entries()) {
       yield { type: 'tool_call_started', call };
       const result = signal.aborted
         ? { role: 'tool' as const, tool_call_id: call.id, name: call.name, content: 'cancelled', is_error: true }
-        : await registry.execute(call, { cwd: env.cwd, signal, permissions: env.permissions });
+        : await runCall(index);
       results.push(result);
       yield { type: 'tool_call_finished', call, result };
     }

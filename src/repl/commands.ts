@@ -7,7 +7,8 @@ import { errorText } from '../errors.js';
 import { PROVIDER_IDS } from '../llm/providers/types.js';
 import { formatSessionList, listSessions, relativeTime } from '../session/list.js';
 import type { ReplRuntime } from './runtime.js';
-import { SLASH_COMMANDS } from './slash-commands.js';
+import { initCommand, memoryCommand, modeCommand, skillsCommand } from './context-commands.js';
+import { listProjectCommands, SLASH_COMMANDS } from './slash-commands.js';
 import { usageLines } from './usage-report.js';
 
 export const KEY_HELP = [
@@ -24,7 +25,8 @@ export function helpLines(): string[] {
     const aliases = c.aliases.length ? ` (also ${c.aliases.map((a) => `/${a}`).join(', ')})` : '';
     return `${name.padEnd(width)}  ${c.description}${aliases}`;
   });
-  return [...commands, '', ...KEY_HELP];
+  const custom = listProjectCommands().map((c) => `/${c.name}${c.args ? ` ${c.args}` : ''}  ${c.description}`);
+  return [...commands, ...(custom.length ? ['', 'Project commands and skills:', ...custom] : []), '', ...KEY_HELP];
 }
 
 export async function runCommand(rt: ReplRuntime, name: string, args: string): Promise<void> {
@@ -56,6 +58,18 @@ export async function runCommand(rt: ReplRuntime, name: string, args: string): P
     }
     case 'compact':
       await rt.compact(args);
+      return;
+    case 'memory':
+      memoryCommand(rt);
+      return;
+    case 'skills':
+      skillsCommand(rt);
+      return;
+    case 'mode':
+      modeCommand(rt, args);
+      return;
+    case 'init':
+      await initCommand(rt);
       return;
     case 'exit':
       // Not awaited: exit waits for the running command, which is this one.

@@ -16,11 +16,12 @@ import { estimateRequest } from '../llm/core/token-estimator.js';
 import { promptTokens, type Usage } from '../llm/core/usage.js';
 import type { SessionAnswer } from '../tools/permissions.js';
 import { runCommand } from './commands.js';
+import { memoryInput, projectSlashCommands } from './context-commands.js';
 import type { InputHistory } from './input/history-store.js';
 import { expandMentions } from './input/mentions.js';
 import { PermissionBroker, ReplGate } from './permission-broker.js';
 import { replayItems } from './replay.js';
-import { parseInput, unknownCommandHint } from './slash-commands.js';
+import { parseInput, setProjectCommands, unknownCommandHint } from './slash-commands.js';
 import { QUEUE_LIMIT, type NewItem } from './state/ui-state.js';
 import type { UiStore } from './state/ui-store.js';
 import { runTurn, TEXT_BATCH_MS, type TurnHandle } from './turn-runner.js';
@@ -122,6 +123,7 @@ export class ReplRuntime {
       .finally(() => {
         this.running = false;
         this.current = undefined;
+        this.refreshProjectCommands();
         this.drain();
       });
   }
@@ -136,7 +138,16 @@ export class ReplRuntime {
   }
 
   private async execute(text: string): Promise<void> {
+    if (await memoryInput(this, text)) return;
     const parsed = parseInput(text);
+    if (parsed.kind !== 'command' && text.trim().startsWith('/')) {
+      // A custom command or a skill: its text goes to the model; the user sees what they typed.
+      const expansion = this.requireSession().expandSlash(text);
+      if (expansion.kind !== 'none') {
+        await this.chat(text.trim(), expansion.text);
+        return;
+      }
+    }
     if (parsed.kind === 'unknown') {
       this.append({ kind: 'user', text: text.trim(), attachments: [] }, { kind: 'notice', text: unknownCommandHint(parsed.name), tone: 'warning' });
       return;
@@ -149,12 +160,20 @@ export class ReplRuntime {
     await this.chat(text);
   }
 
-  private async chat(text: string): Promise<void> {
+  /** A turn that shows `text` and sends `send` (a custom command's or skill's expansion) when given. */
+  private async chat(text: string, send?: string): Promise<void> {
     const session = this.requireSession();
-    const expanded = expandMentions(text, this.cwd);
+    // A command or skill body is repository text: its @mentions are not expanded (only the user's are).
+    const expanded = send === undefined ? expandMentions(text, this.cwd) : { text: send, attachments: [], problems: [] };
     this.append({ kind: 'user', text, attachments: expanded.attachments.map((a) => a.path) });
     for (const problem of expanded.problems) this.notice(problem, 'warning');
     await this.stream('chat', (signal) => session.controller.chat(expanded.text, signal));
+  }
+
+  /** A turn sending `prompt` after the command line the user typed (/init). */
+  async chatAs(prompt: string): Promise<void> {
+    const session = this.requireSession();
+    await this.stream('chat', (signal) => session.controller.chat(prompt, signal));
   }
 
   /** Manual compaction (`/compact [focus]`). */
@@ -277,7 +296,14 @@ export class ReplRuntime {
 
   private async openWith(flags: SessionFlags, gate: ReplGate = this.gate): Promise<LiveSession> {
     const open = this.opts.open ?? (await import('../app-state/open-session.js')).openSession;
-    return open({ cwd: this.cwd, env: this.opts.env, flags, interactive: true, permissions: gate });
+    return open({
+      cwd: this.cwd,
+      env: this.opts.env,
+      flags,
+      interactive: true,
+      permissions: gate,
+      onSubagentProgress: (id, child) => this.store.dispatch({ type: 'tool-progress', id, child: { agent: child.agent, turns: child.turns, tool: child.tool } }),
+    });
   }
 
   /** Make `session` current; `reset` replaces the transcript with its replay, `append` adds it. */
@@ -305,8 +331,20 @@ export class ReplRuntime {
         model: session.model,
         inputBudget: session.budget.inputBudget,
         contextTokens: this.estimateContext(),
+        mode: session.mode.get(),
       },
     });
+    this.refreshProjectCommands();
+  }
+
+  /** Custom commands and skills for /help and Tab, re-read after every turn (files may have changed). */
+  private refreshProjectCommands(): void {
+    if (!this.session) return;
+    try {
+      setProjectCommands(projectSlashCommands(this));
+    } catch {
+      // a directory vanished mid-read: keep the previous list
+    }
   }
 
   /**
@@ -340,7 +378,7 @@ export class ReplRuntime {
 
   /** Flags every reopened session keeps (profile, yolo). */
   baseFlags(): SessionFlags {
-    return { profile: this.opts.flags.profile, yolo: this.opts.flags.yolo };
+    return { profile: this.opts.flags.profile, yolo: this.opts.flags.yolo, mode: this.session?.mode.get() ?? this.opts.flags.mode };
   }
 
   requireSession(): LiveSession {

@@ -20,6 +20,10 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: 'sessions', aliases: [], description: "list this directory's sessions" },
   { name: 'model', aliases: [], args: '[name]', description: 'switch the model' },
   { name: 'usage', aliases: [], description: 'tokens, cache hits and cost so far' },
+  { name: 'memory', aliases: [], description: 'show the memory files (# fact saves to project memory, #~ fact to user memory)' },
+  { name: 'skills', aliases: [], description: 'list the skills (/<skill> [args] runs one)' },
+  { name: 'mode', aliases: [], args: '[plan|build]', description: 'show or switch the agent mode' },
+  { name: 'init', aliases: [], description: 'have the model draft an AGENTS.md for this repository' },
   { name: 'help', aliases: [], description: 'keys and commands' },
   { name: 'exit', aliases: ['quit'], description: 'leave Keen' },
 ];
@@ -51,8 +55,22 @@ export function unknownCommandHint(name: string): string {
   return `Unknown command /${name}.${near ? ` Did you mean /${near.name}?` : ''} Type /help for the list.`;
 }
 
-/** Commands whose name or alias starts with `prefix` (without the slash). */
+/** Commands whose name or alias starts with `prefix` (without the slash), project commands and skills included. */
 export function matchCommands(prefix: string): SlashCommand[] {
   const p = prefix.toLowerCase();
-  return SLASH_COMMANDS.filter((c) => c.name.startsWith(p) || c.aliases.some((a) => a.startsWith(p)));
+  return [...SLASH_COMMANDS, ...projectCommands].filter((c) => c.name.toLowerCase().startsWith(p) || c.aliases.some((a) => a.startsWith(p)));
+}
+
+let projectCommands: readonly SlashCommand[] = [];
+
+/**
+ * The custom commands and skills of the current session, for /help and Tab completion. Built-in
+ * names win: a project command named like one is not offered.
+ */
+export function setProjectCommands(commands: readonly SlashCommand[]): void {
+  projectCommands = commands.filter((c) => !findCommand(c.name));
+}
+
+export function listProjectCommands(): readonly SlashCommand[] {
+  return projectCommands;
 }

@@ -19,6 +19,8 @@ export interface Tool<A = any> {
   readonly schema: z.ZodType<A>;
   /** Mutating tools ask `ctx.permissions` before `run`. */
   readonly mutating: boolean;
+  /** Neighbouring calls of concurrent tools in one reply run at the same time (bounded by the loop). */
+  readonly concurrent?: boolean;
   /**
    * Mutating tools: describe the call for the permission gate. May throw a `ToolError` to refuse
    * the call before anyone is asked (e.g. an edit whose old_string is not in the file).
@@ -84,8 +86,10 @@ export function createToolRegistry(tools: Tool[]): ToolRegistry {
       return definitions.map((d) => structuredClone(d));
     },
 
+    concurrent: (name) => byName.get(name)?.concurrent === true,
+
     async execute(call, ctx) {
-      const outcome = await executeCall(byName, call, ctx);
+      const outcome = await executeCall(byName, call, { ...ctx, callId: call.id });
       const message: ToolMessage = {
         role: 'tool',
         tool_call_id: call.id,

@@ -22,6 +22,8 @@ export interface ToolContext {
   cwd: string;
   signal: AbortSignal;
   permissions: PermissionGate;
+  /** The id of the call being run (set by the registry; a subagent names its transcript after it). */
+  callId?: string;
 }
 
 /** A tool's outcome. `is_error` results go back to the model as tool errors; the loop goes on. */
@@ -34,4 +36,6 @@ export interface ToolOutcome {
 export interface ToolRegistry {
   definitions(): ToolDefinition[];
   execute(call: ToolCall, ctx: ToolContext): Promise<ToolMessage>;
+  /** Calls of this tool may run at the same time as neighbouring calls of such tools (e.g. `task`). */
+  concurrent?(name: string): boolean;
 }

@@ -42,6 +42,17 @@ function Output({ text, expanded }: { text: string; expanded: boolean }) {
   );
 }
 
+/** The nested line of a running subagent: its name, requests so far and current tool. */
+function ChildLine({ child }: { child: NonNullable<ToolCardData['child']> }) {
+  const turns = `${child.turns} ${child.turns === 1 ? 'request' : 'requests'}`;
+  return (
+    <Box flexDirection="row">
+      <Text dimColor>{'  ⎿ '}</Text>
+      <Text dimColor>{`${child.agent} · ${turns}${child.tool ? ` · running ${child.tool}` : ''}`}</Text>
+    </Box>
+  );
+}
+
 /**
  * One tool call: status glyph, name, arguments on one line, then collapsed output (a coloured
  * diff for edits). A failed call — including a call refused during compaction — is an error card.
@@ -58,6 +69,7 @@ export const ToolCard = memo(function ToolCard({ card, expanded }: { card: ToolC
           <DiffView diff={card.diff} maxLines={expanded ? undefined : PREVIEW_DIFF_LINES} />
         </Box>
       ) : null}
+      {card.child && card.status === 'running' ? <ChildLine child={card.child} /> : null}
       {card.status === 'done' && card.output && !card.diff ? <Output text={card.output} expanded={expanded} /> : null}
       {card.status === 'done' && card.output && card.diff ? <Output text={card.output.split('\n')[0]} expanded={false} /> : null}
     </Box>

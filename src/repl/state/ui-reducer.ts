@@ -103,6 +103,10 @@ export function uiReducer(s: UiState, a: UiAction): UiState {
       return { ...s, candidates: a.candidates };
     case 'session':
       return { ...s, session: a.info };
+    case 'mode':
+      return s.session ? { ...s, session: { ...s.session, mode: a.mode } } : s;
+    case 'tool-progress':
+      return s.live?.tool?.id === a.id ? { ...s, live: { ...s.live, tool: { ...s.live.tool, child: a.child } } } : s;
     case 'context':
       return s.session ? { ...s, session: { ...s.session, contextTokens: a.tokens } } : s;
     case 'reset':

@@ -20,6 +20,8 @@ export interface ToolCardData {
   output: string;
   /** A unified diff, for edits and writes. */
   diff?: string;
+  /** A running subagent (`task`): its name, requests so far and current tool. */
+  child?: { agent: string; turns: number; tool?: string };
 }
 
 export type NoticeTone = 'info' | 'success' | 'warning' | 'error' | 'muted';
@@ -64,6 +66,8 @@ export interface SessionInfo {
   inputBudget: number;
   /** Estimated input tokens of the next request. */
   contextTokens: number;
+  /** The agent mode (`plan` shows in the footer). */
+  mode?: 'plan' | 'build';
 }
 
 export interface PickerOption {
@@ -124,6 +128,9 @@ export type UiAction =
   | { type: 'tool-start'; card: ToolCardData }
   | { type: 'tool-diff'; diff: string }
   | { type: 'tool-end'; id: string; status: ToolStatus; output: string }
+  /** A subagent's progress on the running `task` card. */
+  | { type: 'tool-progress'; id: string; child: NonNullable<ToolCardData['child']> }
+  | { type: 'mode'; mode: 'plan' | 'build' }
   | { type: 'auto-compaction'; phase: AutoCompactionPhase; reason?: string }
   /** An automatic compaction is durable: commit what is visible, then the notice. */
   | { type: 'checkpoint' }

@@ -1,0 +1,45 @@
+import { commandDirs, discoverCommands, type CustomCommand } from './custom-commands.js';
+import { findInstructions, type InstructionFile } from './instructions.js';
+import { memoryPaths, readMemory, type MemoryFile, type MemoryPaths } from './memory.js';
+import { discoverSkills, skillDirs, type Skill } from './skills.js';
+import { agentDirs, discoverAgents, type AgentDefinition } from './subagents.js';
+
+/** Everything the system prompt carries besides the environment: read fresh for every turn. */
+export interface ProjectContext {
+  instructions: InstructionFile[];
+  memory: MemoryFile[];
+  memoryPaths: MemoryPaths;
+  skills: Skill[];
+  commands: CustomCommand[];
+  agents: AgentDefinition[];
+  /** One line each: files skipped because their front matter is malformed. */
+  warnings: string[];
+}
+
+export interface ContextLocation {
+  cwd: string;
+  /** KEEN_HOME. */
+  home: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * Reads instructions, memory, skills, custom commands and subagent definitions. Repository files
+ * are data: nothing here runs code or grants a permission; bodies only ever become text for the
+ * model. Never throws for a bad file (it becomes a warning).
+ */
+export function loadProjectContext(at: ContextLocation): ProjectContext {
+  const paths = memoryPaths(at.cwd, at.home);
+  const skills = discoverSkills(skillDirs(at.cwd, at.home, at.env));
+  const commands = discoverCommands(commandDirs(at.cwd, at.home));
+  const agents = discoverAgents(agentDirs(at.cwd, at.home));
+  return {
+    instructions: findInstructions(at.cwd, at.home),
+    memory: readMemory(paths),
+    memoryPaths: paths,
+    skills: skills.skills,
+    commands: commands.commands,
+    agents: agents.agents,
+    warnings: [...skills.warnings, ...commands.warnings, ...agents.warnings],
+  };
+}
