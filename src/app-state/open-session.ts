@@ -12,7 +12,8 @@ import { latestSession } from '../session/list.js';
 import { buildConversation, currentModel } from '../session/projection.js';
 import type { SessionRecord } from '../session/records.js';
 import { SessionStore } from '../session/store.js';
-import { createDefaultRegistry } from '../tools/index.js';
+import { createDefaultRegistry, defaultTools } from '../tools/index.js';
+import type { McpManager } from '../tools/mcp/manager.js';
 import { createHeadlessGate } from '../tools/permissions.js';
 import type { PermissionGate } from '../tools/types.js';
 import { VERSION } from '../version.js';
@@ -30,6 +31,8 @@ export interface SessionFlags {
   session?: string;
   /** Resume this directory's latest session. */
   continue?: boolean;
+  /** `--mcp-config` files: MCP servers for this run. */
+  mcpConfig?: string[];
 }
 
 export interface OpenSessionOptions {
@@ -39,6 +42,11 @@ export interface OpenSessionOptions {
   interactive: boolean;
   /** The REPL's asking gate; headless runs get the config/--yolo gate. */
   permissions?: PermissionGate;
+  /**
+   * Where MCP warnings that arrive after the session opened go (a server that failed late or
+   * crashed). Default: stderr for headless runs; the REPL passes its own.
+   */
+  onWarning?: (line: string) => void;
 }
 
 /** A running session: AppState + store + controller, ready for turns. */
@@ -56,6 +64,8 @@ export interface LiveSession {
   records: SessionRecord[];
   /** One-line notices for the user (damaged transcript lines, a disabled policy). */
   warnings: string[];
+  /** The session's MCP servers, when any are configured. */
+  mcp?: McpManager;
   close(): Promise<void>;
 }
 
@@ -77,6 +87,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
 
   let store: SessionStore | undefined;
   let records: SessionRecord[] = [];
+  let mcp: McpManager | undefined;
   try {
     let stored: { provider: string; model: string } | undefined;
     if (resumeId) {
@@ -105,6 +116,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     } else if (stored && (stored.provider !== resolved.provider || stored.model !== resolved.name)) {
       await store.append({ kind: 'model_changed', provider: resolved.provider, model: resolved.name });
     }
+    mcp = await startMcp(opts, home, config, warnings);
     const client = createChatClient(adapter, {
       cwd: opts.cwd,
       permissions,
@@ -114,7 +126,8 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     });
     const appState = new AppState({
       client,
-      registry: createDefaultRegistry(),
+      registry: mcp ? (await import('../tools/mcp/registry.js')).createMcpAwareRegistry(defaultTools(), mcp) : createDefaultRegistry(),
+      prepareRequest: mcp ? (signal) => mcp!.waitForStartup(signal) : undefined,
       model: resolved.wireId,
       maxOutputTokens: resolved.info.maxOutputTokens,
       thinkingBudget: config.thinkingBudget,
@@ -123,6 +136,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       history: buildConversation(records),
     });
     const liveStore = store;
+    const liveMcp = mcp;
     return {
       sessionId: store.id,
       provider: resolved.provider,
@@ -135,12 +149,43 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       store: liveStore,
       records,
       warnings,
-      close: () => liveStore.close(),
+      mcp: liveMcp,
+      close: async () => {
+        await liveMcp?.close();
+        await liveStore.close();
+      },
     };
   } catch (err) {
+    await mcp?.close().catch(() => undefined);
     await store?.close().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * Start the configured MCP servers in the background (none configured: nothing is loaded).
+ * Warnings raised while the session opens join `warnings`; later ones go to `opts.onWarning`.
+ *
+ * Workspace trust: until the trust work lands, a project's servers count as trusted only with
+ * `--yolo`; user-config and `--mcp-config` servers are always trusted.
+ */
+async function startMcp(opts: OpenSessionOptions, home: string, config: KeenConfig, warnings: string[]): Promise<McpManager | undefined> {
+  const { openMcp } = await import('../tools/mcp/index.js');
+  let opening = true;
+  const late = opts.onWarning ?? ((line: string) => {
+    if (!opts.interactive) process.stderr.write(`keen: warning: ${line}\n`);
+  });
+  const manager = openMcp({
+    home,
+    cwd: opts.cwd,
+    env: opts.env,
+    flagFiles: opts.flags.mcpConfig,
+    projectTrusted: !!opts.flags.yolo,
+    settings: config.mcp,
+    warn: (line) => (opening ? warnings.push(line) : late(line)),
+  });
+  opening = false;
+  return manager;
 }
 
 /** Values of the variables that config names as holding keys: redacted from transcripts too. */
