@@ -120,7 +120,6 @@ export async function runCli(argv: string[]): Promise<number> {
     .option('-H, --header <Name: value>', 'header for an http or sse server (repeatable)', collect, [])
     .option('--mcp-config <file>', 'list: also the servers of this file (repeatable)', collect, [])
     .option('--yolo', 'list: include the project servers of an untrusted project')
-    .passThroughOptions()
     .action(async (action: string, args: string[], opts: McpCommandFlags) => {
       const { runMcpCommand } = await import('./mcp.js');
       code = await runMcpCommand(action, args, opts);

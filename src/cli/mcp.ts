@@ -57,7 +57,9 @@ async function listServers(home: string, flags: McpCommandFlags): Promise<number
 function addServer(home: string, args: string[], flags: McpCommandFlags): number {
   const transport = flags.transport ?? 'stdio';
   if (!['stdio', 'http', 'sse'].includes(transport)) throw new KeenError(`unknown transport "${transport}": use stdio, http or sse`);
-  const [name, ...rest] = args;
+  const [name, ...afterName] = args;
+  // `keen mcp add NAME -- CMD ARGS...`: the `--` only ends Keen's options.
+  const rest = afterName[0] === '--' ? afterName.slice(1) : afterName;
   if (!name) throw new KeenError('keen mcp add needs a name: keen mcp add NAME -- COMMAND [ARGS...]');
   if (!MCP_SERVER_NAME.test(name)) throw new KeenError(`invalid server name "${name}": use letters, digits, "-" and "_" (no "__"), at most 40`);
   let entry: McpServerEntry;

@@ -47,10 +47,13 @@ export const mcpServerEntrySchema = z
 /** Server names: what every provider accepts inside a tool name, and no `__` (the separator). */
 export const MCP_SERVER_NAME = /^(?!.*__)[A-Za-z0-9_-]{1,40}$/;
 
-export const mcpServersSchema = z.record(
-  z.string().regex(MCP_SERVER_NAME, 'server names use letters, digits, "-" and "_" (no "__"), at most 40'),
-  mcpServerEntrySchema,
-);
+export const mcpServersSchema = z.record(z.string(), mcpServerEntrySchema).superRefine((servers, ctx) => {
+  for (const name of Object.keys(servers)) {
+    if (!MCP_SERVER_NAME.test(name)) {
+      ctx.addIssue({ code: 'custom', path: [name], message: 'server names use letters, digits, "-" and "_" (no "__"), at most 40' });
+    }
+  }
+});
 
 /** `mcp`: limits for every server. */
 export const mcpSettingsSchema = z.strictObject({

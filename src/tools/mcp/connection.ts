@@ -97,10 +97,10 @@ export class McpConnection {
   private onClosed(client: Client): void {
     if (client !== this.client || this.state !== 'ready') return;
     this.state = 'crashed';
-    const stderr = this.transport instanceof ProcessGroupStdioTransport ? lastLine(this.transport.stderr) : '';
-    this.error = `the server stopped${stderr ? ` (${stderr})` : ''}`;
+    const how = this.transport instanceof ProcessGroupStdioTransport ? this.transport.exitStatus : undefined;
+    this.error = `the server stopped${how ? ` (${how})` : ''}`;
     const next = this.spec.transport === 'stdio' && this.restarts === 0 ? '; it is restarted on its next call' : '';
-    this.hooks.warn(`MCP server "${this.name}" stopped${stderr ? ` (${stderr})` : ''}${next}`);
+    this.hooks.warn(`MCP server "${this.name}" stopped${how ? ` (${how})` : ''}${next}`);
     this.hooks.onChange();
   }
 
@@ -122,6 +122,7 @@ export class McpConnection {
         timeout: options.timeoutMs,
       })) as CallToolResult;
     } catch (err) {
+      if (options.signal.aborted) throw new ToolError('cancelled');
       if ((err as { code?: number }).code === REQUEST_TIMEOUT_CODE) {
         throw new ToolError(
           `MCP tool ${tool} on server "${this.name}" timed out after ${options.timeoutMs} ms (mcp.toolTimeoutMs); the call was cancelled.`,

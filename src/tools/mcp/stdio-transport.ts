@@ -33,13 +33,14 @@ function installExitHook(): void {
   // then die of the same signal. When Keen itself handles the signal (a headless run cancelling
   // its turn), it closes the servers on its own way out.
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    // Prepended, so it runs before any `once` listener has removed itself and the count is true.
     const onSignal = () => {
       if (process.listenerCount(sig) > 1) return;
       killAllServerGroups();
       process.off(sig, onSignal);
       process.kill(process.pid, sig);
     };
-    process.on(sig, onSignal);
+    process.prependListener(sig, onSignal);
   }
 }
 
@@ -64,6 +65,8 @@ export class ProcessGroupStdioTransport implements Transport {
   private readonly buffer = new ReadBuffer();
   private stderrTail = '';
   private exited = false;
+  /** How the process ended ("exit code 1", "signal SIGTERM"), once it has. */
+  exitStatus: string | undefined;
 
   constructor(private readonly params: StdioServerParams) {}
 
@@ -98,8 +101,9 @@ export class ProcessGroupStdioTransport implements Transport {
         if (child.pid !== undefined) liveGroups.add(child.pid);
         resolve();
       });
-      child.once('exit', () => {
+      child.once('exit', (code, signal) => {
         this.exited = true;
+        this.exitStatus = signal ? `signal ${signal}` : `exit code ${code}`;
         if (child.pid !== undefined) liveGroups.delete(child.pid);
       });
       child.once('close', () => {
