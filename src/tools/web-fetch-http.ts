@@ -5,13 +5,15 @@ let agent: EnvHttpProxyAgent | undefined;
 
 export type FetchOutcome =
   | { kind: 'redirect'; location: string }
+  | { kind: 'refused'; status: number; contentType: string }
   | { kind: 'body'; status: number; contentType: string; text: string; truncated: boolean };
 
 /**
- * One GET without following redirects. The body is read up to `maxBytes` (then the connection is
- * dropped) and decoded with the charset the server names (UTF-8 otherwise).
+ * One GET without following redirects. A body whose type `isText` refuses is not read; otherwise
+ * it is read up to `maxBytes` (then the connection is dropped) and decoded with the charset the
+ * server names (UTF-8 otherwise).
  */
-export async function fetchText(url: URL, signal: AbortSignal, maxBytes: number): Promise<FetchOutcome> {
+export async function fetchText(url: URL, signal: AbortSignal, maxBytes: number, isText: (type: string) => boolean): Promise<FetchOutcome> {
   agent ??= new EnvHttpProxyAgent();
   const res = await request(url, {
     method: 'GET',
@@ -23,11 +25,17 @@ export async function fetchText(url: URL, signal: AbortSignal, maxBytes: number)
     const v = res.headers[name];
     return Array.isArray(v) ? v[0] : (v ?? '');
   };
+  // Dropping a body must not surface as an unhandled 'error' event.
+  res.body.on('error', () => undefined);
   if (res.statusCode >= 300 && res.statusCode < 400 && header('location')) {
     res.body.destroy();
     return { kind: 'redirect', location: header('location') };
   }
   const contentType = header('content-type');
+  if (res.statusCode < 400 && !isText(contentType)) {
+    res.body.destroy();
+    return { kind: 'refused', status: res.statusCode, contentType };
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   let truncated = false;

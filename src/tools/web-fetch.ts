@@ -29,6 +29,11 @@ export function parseFetchUrl(raw: string): URL {
   return url;
 }
 
+/** `text/html; charset=utf-8` → `text/html`; no type at all counts as binary. */
+function mediaType(contentType: string): string {
+  return contentType.split(';')[0].trim().toLowerCase() || 'application/octet-stream';
+}
+
 /** Same site for a redirect: the same host, or the host with/without `www.`. */
 function sameSite(a: URL, b: URL): boolean {
   const strip = (h: string) => h.toLowerCase().replace(/^www\./, '');
@@ -53,7 +58,7 @@ export const webFetchTool = defineTool({
     const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(WEB_FETCH_TIMEOUT_MS)]);
     let current = start;
     for (let hop = 0; ; hop++) {
-      const res = await fetchText(current, signal, WEB_FETCH_MAX_BYTES).catch((err: unknown) => {
+      const res = await fetchText(current, signal, WEB_FETCH_MAX_BYTES, (t) => TEXTUAL.test(mediaType(t))).catch((err: unknown) => {
         if (ctx.signal.aborted) throw err;
         if (signal.aborted) throw new ToolError(`web_fetch: ${current.href} did not answer within ${WEB_FETCH_TIMEOUT_MS / 1000} s.`);
         throw new ToolError(`web_fetch: could not fetch ${current.href}: ${(err as Error).message}`);
@@ -67,11 +72,11 @@ export const webFetchTool = defineTool({
         current = next;
         continue;
       }
-      if (res.status >= 400) throw new ToolError(`web_fetch: ${current.href} answered HTTP ${res.status}.`);
-      const type = res.contentType.split(';')[0].trim().toLowerCase() || 'application/octet-stream';
-      if (!TEXTUAL.test(type)) {
+      const type = mediaType(res.contentType);
+      if (res.kind === 'refused') {
         throw new ToolError(`web_fetch: ${current.href} is ${type}, not text; web_fetch only returns text and HTML pages.`);
       }
+      if (res.status >= 400) throw new ToolError(`web_fetch: ${current.href} answered HTTP ${res.status}.`);
       let body = res.text;
       if (type === 'text/html' || type === 'application/xhtml+xml') {
         const { htmlToMarkdown } = await import('./web-fetch-markdown.js');
