@@ -137,6 +137,7 @@ export class ReplRuntime {
 
   private async execute(text: string): Promise<void> {
     const parsed = parseInput(text);
+    if (parsed.kind === 'unknown' && parsed.name.startsWith('mcp__') && (await this.mcpPrompt(text, parsed.name))) return;
     if (parsed.kind === 'unknown') {
       this.append({ kind: 'user', text: text.trim(), attachments: [] }, { kind: 'notice', text: unknownCommandHint(parsed.name), tone: 'warning' });
       return;
@@ -152,9 +153,25 @@ export class ReplRuntime {
   private async chat(text: string): Promise<void> {
     const session = this.requireSession();
     const expanded = expandMentions(text, this.cwd);
-    this.append({ kind: 'user', text, attachments: expanded.attachments.map((a) => a.path) });
-    for (const problem of expanded.problems) this.notice(problem, 'warning');
-    await this.stream('chat', (signal) => session.controller.chat(expanded.text, signal));
+    const resources = session.mcp ? await (await import('./mcp-commands.js')).expandMcpResources(expanded.text, session.mcp) : undefined;
+    this.append({ kind: 'user', text, attachments: [...expanded.attachments.map((a) => a.path), ...(resources?.attached ?? [])] });
+    for (const problem of [...expanded.problems, ...(resources?.problems ?? [])]) this.notice(problem, 'warning');
+    await this.stream('chat', (signal) => session.controller.chat(resources?.text ?? expanded.text, signal));
+  }
+
+  /** `/mcp__<server>__<prompt> [args]`: the prompt's text becomes the message. False: no such prompt. */
+  private async mcpPrompt(text: string, name: string): Promise<boolean> {
+    const session = this.requireSession();
+    const { mcpPromptMessage } = await import('./mcp-commands.js');
+    const result = await mcpPromptMessage(session.mcp, name, text.trim().slice(name.length + 1));
+    if (!result) return false;
+    if ('error' in result) {
+      this.append({ kind: 'user', text: text.trim(), attachments: [] }, { kind: 'notice', text: result.error, tone: 'error' });
+      return true;
+    }
+    this.append({ kind: 'user', text: text.trim(), attachments: [] });
+    await this.stream('chat', (signal) => session.controller.chat(result.text, signal));
+    return true;
   }
 
   /** Manual compaction (`/compact [focus]`). */
@@ -277,7 +294,7 @@ export class ReplRuntime {
 
   private async openWith(flags: SessionFlags, gate: ReplGate = this.gate): Promise<LiveSession> {
     const open = this.opts.open ?? (await import('../app-state/open-session.js')).openSession;
-    return open({ cwd: this.cwd, env: this.opts.env, flags, interactive: true, permissions: gate });
+    return open({ cwd: this.cwd, env: this.opts.env, flags, interactive: true, permissions: gate, onWarning: (line) => this.notice(line, 'warning') });
   }
 
   /** Make `session` current; `reset` replaces the transcript with its replay, `append` adds it. */
@@ -340,7 +357,7 @@ export class ReplRuntime {
 
   /** Flags every reopened session keeps (profile, yolo). */
   baseFlags(): SessionFlags {
-    return { profile: this.opts.flags.profile, yolo: this.opts.flags.yolo };
+    return { profile: this.opts.flags.profile, yolo: this.opts.flags.yolo, mcpConfig: this.opts.flags.mcpConfig };
   }
 
   requireSession(): LiveSession {
