@@ -46,7 +46,7 @@ describe('McpManager', () => {
     const { m } = manager([stdio('dyn', [FIXTURE])]);
     const registry = createMcpAwareRegistry([], m);
     await m.settled();
-    expect(registry.definitions().map((d) => d.name)).toEqual(['mcp__dyn__add_tool']);
+    expect(registry.definitions().map((d) => d.name)).toEqual(['mcp__dyn__add_tool', 'mcp__dyn__wait_for_cancel']);
     const before = m.version;
 
     const msg = await registry.execute({ id: '1', name: 'mcp__dyn__add_tool', args: '{}' }, ctx());
@@ -54,7 +54,7 @@ describe('McpManager', () => {
     const end = Date.now() + 5_000;
     while (m.version === before && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
 
-    expect(registry.definitions().map((d) => d.name)).toEqual(['mcp__dyn__add_tool', 'mcp__dyn__added']);
+    expect(registry.definitions().map((d) => d.name)).toEqual(['mcp__dyn__add_tool', 'mcp__dyn__wait_for_cancel', 'mcp__dyn__added']);
     expect((await registry.execute({ id: '2', name: 'mcp__dyn__added', args: '{}' }, ctx())).content).toBe('added ran');
   });
 
@@ -72,8 +72,33 @@ describe('McpManager', () => {
 
     fs.writeFileSync(go, '');
     await m.settled();
-    expect(registry.definitions().map((d) => d.name)).toEqual(['mcp__slow__add_tool']);
-    expect(m.status()[0]).toMatchObject({ state: 'ready', tools: 1, prompts: 1 });
+    expect(registry.definitions().map((d) => d.name)).toEqual(['mcp__slow__add_tool', 'mcp__slow__wait_for_cancel']);
+    expect(m.status()[0]).toMatchObject({ state: 'ready', tools: 2, prompts: 1 });
+  });
+
+  it('a cancelled call and a timed-out call send the MCP cancellation to the server', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-mcp-'));
+    dirs.push(dir);
+    const cancelFile = path.join(dir, 'cancelled');
+    const { m } = manager([stdio('dyn', [FIXTURE], { DYN_CANCEL_FILE: cancelFile })], { toolTimeoutMs: 300 });
+    await m.settled();
+    const cancels = () => (fs.existsSync(cancelFile) ? fs.readFileSync(cancelFile, 'utf8').split('\n').filter(Boolean).length : 0);
+    const waitCancels = async (n: number) => {
+      const end = Date.now() + 5_000;
+      while (cancels() < n && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    };
+
+    const timedOut = await m.callTool('dyn', 'wait_for_cancel', {}, new AbortController().signal).catch((e: Error) => e.message);
+    expect(timedOut).toBe('MCP tool wait_for_cancel on server "dyn" timed out after 300 ms (mcp.toolTimeoutMs); the call was cancelled.');
+    await waitCancels(1);
+    expect(cancels()).toBe(1);
+
+    const ac = new AbortController();
+    const pending = m.callTool('dyn', 'wait_for_cancel', {}, ac.signal).catch((e: Error) => e.message);
+    setTimeout(() => ac.abort(), 50);
+    expect(await pending).toBe('cancelled');
+    await waitCancels(2);
+    expect(cancels()).toBe(2);
   });
 
   it('offers prompts as slash commands and reads resources', async () => {
