@@ -61,16 +61,16 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** server-everything speaking Streamable HTTP on a loopback port. */
-export async function startEverythingHttp(): Promise<{ port: number; child: ChildProcess; stop(): Promise<void> }> {
+/** server-everything speaking Streamable HTTP (or the legacy SSE transport) on a loopback port. */
+export async function startEverythingHttp(mode: 'streamableHttp' | 'sse' = 'streamableHttp'): Promise<{ port: number; child: ChildProcess; stop(): Promise<void> }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
+  const child = spawn(process.execPath, [EVERYTHING, mode], {
     env: { ...process.env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
   child.stderr?.on('data', (d) => (stderr += d));
-  await waitFor(() => stderr.includes(`port ${port}`), 15_000, 'server-everything (streamableHttp) to listen');
+  await waitFor(() => stderr.includes(`port ${port}`), 15_000, `server-everything (${mode}) to listen`);
   return {
     port,
     child,

@@ -216,6 +216,22 @@ describe('keen run with MCP servers', () => {
     }
   });
 
+  it('talks the legacy SSE transport', async () => {
+    const server = await startEverythingHttp('sse');
+    try {
+      const ws = workspace();
+      writeUserConfig(ws.home, { mcpServers: { old: { type: 'sse', url: `http://127.0.0.1:${server.port}/sse` } } });
+      const from = rig.fake.requests.length;
+      rig.fake.enqueue({ steps: [{ toolCall: { name: 'mcp__old__echo', args: { message: 'over sse' } } }] }, { steps: [{ text: 'sse' }] });
+      const r = await rig.keen(ws, ['run', 'echo']);
+      expect(errorLines(r.stderr)).toEqual([]);
+      expect(r.code).toBe(0);
+      expect(toolResults(rig.fake.requests[from + 1])).toEqual([{ text: 'Echo: over sse', isError: false }]);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it("a stdio server gets its env (${VAR} expanded) and not Keen's provider key", async () => {
     const ws = workspace();
     writeUserConfig(ws.home, { mcpServers: { ev: { ...everything(), env: { GREETING: 'hi ${WHO}' } } } });
