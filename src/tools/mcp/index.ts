@@ -5,11 +5,8 @@
  */
 import type { McpSettings } from './config-schema.js';
 import { loadServerSources } from './load-sources.js';
-import { McpManager } from './manager.js';
+import type { McpManager } from './manager.js';
 import { resolveServers } from './servers.js';
-
-export { McpManager, type ServerStatus, type PromptCommand } from './manager.js';
-export { createMcpAwareRegistry } from './registry.js';
 
 export interface OpenMcpOptions {
   home: string;
@@ -28,10 +25,10 @@ export interface OpenMcpOptions {
 
 /**
  * Resolve the session's servers and start them (in the background). Returns undefined when no
- * server is configured. Untrusted project servers are named in one warning line. Throws a
- * KeenError for an unreadable or invalid `.mcp.json` or `--mcp-config` file.
+ * server is configured, without loading the SDK. Untrusted project servers are named in one
+ * warning line. Throws a KeenError for an unreadable or invalid `.mcp.json` or `--mcp-config` file.
  */
-export function openMcp(opts: OpenMcpOptions): McpManager | undefined {
+export async function openMcp(opts: OpenMcpOptions): Promise<McpManager | undefined> {
   const sources = loadServerSources(opts.home, opts.cwd, opts.flagFiles);
   const resolved = resolveServers(sources, { projectTrusted: opts.projectTrusted, env: opts.env, cwd: opts.cwd });
   if (resolved.skipped.length) {
@@ -40,6 +37,7 @@ export function openMcp(opts: OpenMcpOptions): McpManager | undefined {
     );
   }
   if (resolved.servers.length === 0 && resolved.broken.length === 0) return undefined;
+  const { McpManager } = await import('./manager.js');
   const manager = new McpManager({ servers: resolved.servers, broken: resolved.broken, settings: opts.settings, env: opts.env, warn: opts.warn });
   manager.start();
   return manager;
