@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { keenHome, userConfigPath } from '../config/paths.js';
 import { readConfigFile } from '../config/load.js';
+import { configSchema } from '../config/schema.js';
 import { KeenError } from '../errors.js';
 import type { McpServerEntry } from '../tools/mcp/config-schema.js';
 import { MCP_SERVER_NAME } from '../tools/mcp/config-schema.js';
@@ -121,16 +122,20 @@ function readRaw(file: string): Record<string, unknown> {
   }
 }
 
-/** Write through a temp file and rename, after checking the result is a valid config. */
+/** Check the result is a valid config, then write through a temp file and rename. */
 function writeValidated(file: string, raw: Record<string, unknown>): void {
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new KeenError(`cannot write ${file}: field ${issue.path.join('.')}: ${issue.message}`);
+  }
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, `${JSON.stringify(raw, null, 2)}\n`, { mode: 0o600 });
   try {
-    readConfigFile(tmp);
+    fs.writeFileSync(tmp, `${JSON.stringify(raw, null, 2)}\n`, { mode: 0o600 });
     fs.renameSync(tmp, file);
   } catch (err) {
     fs.rmSync(tmp, { force: true });
-    throw err;
+    throw new KeenError(`cannot write ${file}: ${(err as Error).message}`);
   }
 }

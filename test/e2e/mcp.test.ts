@@ -327,5 +327,26 @@ describe('keen mcp', () => {
     expect(r.code).not.toBe(0);
     expect(errorLines(r.stderr)).toEqual([expect.stringContaining('no MCP server named "web"')]);
   });
+
+  it('never rewrites a user config it cannot read, and refuses a bad server name', async () => {
+    const ws = workspace();
+    const file = path.join(ws.home, 'config.json');
+    const broken = '{"model": "x", "mcpServers": {"a": {"command": "y"}},, }';
+    fs.writeFileSync(file, broken);
+    let r = await rig.keen(ws, ['mcp', 'add', 'b', '--', 'z']);
+    expect(r.code).not.toBe(0);
+    expect(errorLines(r.stderr)).toEqual([expect.stringMatching(/^keen: invalid JSON in config .*config\.json: /)]);
+    r = await rig.keen(ws, ['mcp', 'remove', 'a']);
+    expect(r.code).not.toBe(0);
+    expect(fs.readFileSync(file, 'utf8')).toBe(broken);
+
+    fs.writeFileSync(file, '{"model": "claude-opus-5"}');
+    r = await rig.keen(ws, ['mcp', 'add', 'two__parts', '--', 'z']);
+    expect(r.code).not.toBe(0);
+    expect(errorLines(r.stderr)).toEqual(['keen: invalid server name "two__parts": use letters, digits, "-" and "_" (no "__"), at most 40']);
+    r = await rig.keen(ws, ['mcp', 'add', '-e', 'TOKEN=abc', 'ok', '--', 'srv', '--flag']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ model: 'claude-opus-5', mcpServers: { ok: { command: 'srv', args: ['--flag'], env: { TOKEN: 'abc' } } } });
+  });
 });
 
