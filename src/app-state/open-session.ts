@@ -175,7 +175,7 @@ async function startMcp(opts: OpenSessionOptions, home: string, config: KeenConf
   const late = opts.onWarning ?? ((line: string) => {
     if (!opts.interactive) process.stderr.write(`keen: warning: ${line}\n`);
   });
-  const manager = await openMcp({
+  const manager = openMcp({
     home,
     cwd: opts.cwd,
     env: opts.env,

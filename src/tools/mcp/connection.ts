@@ -106,6 +106,10 @@ export class McpConnection {
 
   /** Call a tool. Throws a ToolError naming the server when it cannot be reached. */
   async callTool(tool: string, args: Record<string, unknown>, options: { signal: AbortSignal; timeoutMs: number }): Promise<CallToolResult> {
+    // The process may have exited before its streams closed (the 'close' that marks the crash).
+    if (this.state === 'ready' && this.client && this.transport instanceof ProcessGroupStdioTransport && this.transport.exitStatus) {
+      this.onClosed(this.client);
+    }
     if (this.state === 'crashed' && this.spec.transport === 'stdio' && this.restarts === 0) {
       this.restarts++;
       await this.dropClient();

@@ -5,7 +5,7 @@
  */
 import type { McpSettings } from './config-schema.js';
 import { loadServerSources } from './load-sources.js';
-import type { McpManager } from './manager.js';
+import { McpManager } from './manager.js';
 import { resolveServers } from './servers.js';
 
 export interface OpenMcpOptions {
@@ -24,11 +24,11 @@ export interface OpenMcpOptions {
 }
 
 /**
- * Resolve the session's servers and start them (in the background). Returns undefined when no
- * server is configured, without loading the SDK. Untrusted project servers are named in one
+ * Resolve the session's servers and start them (in the background: the SDK loads and the servers
+ * connect while the session goes on). Returns undefined when no server is configured. Untrusted project servers are named in one
  * warning line. Throws a KeenError for an unreadable or invalid `.mcp.json` or `--mcp-config` file.
  */
-export async function openMcp(opts: OpenMcpOptions): Promise<McpManager | undefined> {
+export function openMcp(opts: OpenMcpOptions): McpManager | undefined {
   const sources = loadServerSources(opts.home, opts.cwd, opts.flagFiles);
   const resolved = resolveServers(sources, { projectTrusted: opts.projectTrusted, env: opts.env, cwd: opts.cwd });
   if (resolved.skipped.length) {
@@ -37,7 +37,6 @@ export async function openMcp(opts: OpenMcpOptions): Promise<McpManager | undefi
     );
   }
   if (resolved.servers.length === 0 && resolved.broken.length === 0) return undefined;
-  const { McpManager } = await import('./manager.js');
   const manager = new McpManager({ servers: resolved.servers, broken: resolved.broken, settings: opts.settings, env: opts.env, warn: opts.warn });
   manager.start();
   return manager;

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { ReadBuffer } from '@modelcontextprotocol/sdk/shared/stdio.js';
 
 const STDERR_TAIL_CHARS = 2_000;
 const CLOSE_GRACE_MS = 1_500;
@@ -62,7 +62,8 @@ export class ProcessGroupStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private child: ChildProcess | undefined;
-  private readonly buffer = new ReadBuffer();
+  private buffer: ReadBuffer | undefined;
+  private serialize: ((message: JSONRPCMessage) => string) | undefined;
   private stderrTail = '';
   private exited = false;
   /** How the process ended ("exit code 1", "signal SIGTERM"), once it has. */
@@ -79,8 +80,13 @@ export class ProcessGroupStdioTransport implements Transport {
     return this.child?.pid;
   }
 
-  start(): Promise<void> {
+  async start(): Promise<void> {
     installExitHook();
+    // The SDK's framing, loaded here so that merely configuring servers costs no startup time.
+    const { ReadBuffer, serializeMessage } = await import('@modelcontextprotocol/sdk/shared/stdio.js');
+    const buffer = new ReadBuffer();
+    this.buffer = buffer;
+    this.serialize = serializeMessage;
     return new Promise((resolve, reject) => {
       const child = spawn(this.params.command, this.params.args, {
         cwd: this.params.cwd,
@@ -111,11 +117,11 @@ export class ProcessGroupStdioTransport implements Transport {
         this.onclose?.();
       });
       child.stdout?.on('data', (chunk: Buffer) => {
-        this.buffer.append(chunk);
+        buffer.append(chunk);
         for (;;) {
           let message: JSONRPCMessage | null;
           try {
-            message = this.buffer.readMessage();
+            message = buffer.readMessage();
           } catch (err) {
             this.onerror?.(err as Error);
             continue;
@@ -134,11 +140,11 @@ export class ProcessGroupStdioTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     return new Promise((resolve, reject) => {
       const stdin = this.child?.stdin;
-      if (!stdin || this.exited) {
+      if (!stdin || this.exited || !this.serialize) {
         reject(new Error('the server process is not running'));
         return;
       }
-      if (stdin.write(serializeMessage(message))) resolve();
+      if (stdin.write(this.serialize(message))) resolve();
       else stdin.once('drain', resolve);
     });
   }
@@ -160,6 +166,6 @@ export class ProcessGroupStdioTransport implements Transport {
     signalGroup(pgid, 'SIGKILL');
     liveGroups.delete(pgid);
     await Promise.race([gone, wait(CLOSE_GRACE_MS)]);
-    this.buffer.clear();
+    this.buffer?.clear();
   }
 }
