@@ -1,5 +1,4 @@
 import { KeenError } from '../errors.js';
-import type { Tool } from './registry.js';
 import type { PermissionGate, PermissionRequest, ToolContext, ToolOutcome } from './types.js';
 
 /**
@@ -167,11 +166,17 @@ export function createSessionGate(
   };
 }
 
+/** What `authorize` needs of a tool (a `Tool` from registry.ts fits; no import, so no cycle). */
+export interface GatedTool {
+  readonly name: string;
+  describe?(args: any, ctx: ToolContext): PermissionRequest | Promise<PermissionRequest>;
+}
+
 /**
  * Ask `ctx.permissions` about a mutating call. Returns the error outcome to report, or null when
  * the call may run. A `describe` that throws refuses the call before anyone is asked.
  */
-export async function authorize(tool: Tool, args: unknown, ctx: ToolContext): Promise<ToolOutcome | null> {
+export async function authorize(tool: GatedTool, args: unknown, ctx: ToolContext): Promise<ToolOutcome | null> {
   const request: PermissionRequest = tool.describe
     ? await tool.describe(args, ctx)
     : { tool: tool.name, summary: tool.name };
