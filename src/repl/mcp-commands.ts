@@ -3,6 +3,17 @@
  * prompt sent as the message) and `@<server>:<uri>` (a server's resource attached to the message).
  */
 import type { McpManager } from '../tools/mcp/manager.js';
+import type { SlashCommand } from './slash-commands.js';
+
+/** The session's prompt commands, for Tab completion. */
+export function mcpSlashCommands(mcp: McpManager | undefined): SlashCommand[] {
+  return (mcp?.promptCommands() ?? []).map((p) => ({
+    name: p.command,
+    aliases: [],
+    args: (p.prompt.arguments ?? []).length ? '[args]' : undefined,
+    description: p.prompt.description ?? `MCP prompt ${p.prompt.name}`,
+  }));
+}
 
 /** Lines of `/mcp`: one per server (transport, state, tools, error), then the prompt commands. */
 export function mcpStatusLines(mcp: McpManager | undefined): string[] {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeWorkspace } from '../e2e/harness.js';
 import { lastUserText } from './fake-requests.js';
-import { startHarness, type ReplHarness } from './harness.js';
+import { KEYS, startHarness, type ReplHarness } from './harness.js';
 
 const EVERYTHING = path.resolve(import.meta.dirname, '../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 
@@ -44,6 +44,12 @@ describe('MCP in the REPL', () => {
   it('a prompt command sends the prompt text; a missing required argument is named', async () => {
     h = await withEverything();
     await h.runtime.session?.mcp?.settled();
+    // Tab completes prompt commands like the built-in ones.
+    h.write('/mcp__ev__si');
+    h.write('\t');
+    await h.waitFor('› /mcp__ev__simple-prompt');
+    h.write(KEYS.ctrlC);
+    await h.waitFor((f) => !f.includes('› /mcp__ev__simple-prompt'));
     h.send('/mcp__ev__args-prompt');
     await h.waitFor('/mcp__ev__args-prompt needs city=…');
     h.send('/mcp__ev__args-prompt city=Paris');
