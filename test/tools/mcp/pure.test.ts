@@ -8,11 +8,11 @@ import { adaptInputSchema } from '../../../src/tools/mcp/schema-adapt.js';
 import { resolveServers, type ServerSource } from '../../../src/tools/mcp/servers.js';
 import { configSchema } from '../../../src/config/schema.js';
 
-const opts = (projectTrusted: boolean, env: NodeJS.ProcessEnv = {}) => ({ projectTrusted, env, cwd: '/work/app' });
+const opts = (projectTrusted: boolean, env: NodeJS.ProcessEnv = {}) => ({ projectTrusted, env, cwd: '/home/me/app' });
 
 describe('resolveServers', () => {
   const user: ServerSource = { origin: 'user', file: '/h/config.json', servers: { mine: { command: 'node', args: ['a.js'] } } };
-  const project: ServerSource = { origin: 'project', file: '/work/app/.mcp.json', servers: { shared: { type: 'http', url: 'https://x.example/mcp' } } };
+  const project: ServerSource = { origin: 'project', file: '/home/me/app/.mcp.json', servers: { shared: { type: 'http', url: 'https://x.example/mcp' } } };
 
   it('starts user servers always and project servers only when trusted, naming the skipped ones', () => {
     const untrusted = resolveServers([user, project], opts(false));
