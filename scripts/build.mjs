@@ -32,6 +32,9 @@ await build({
     'genkit',
     '@genkit-ai/*',
     '@vscode/ripgrep',
+    '@modelcontextprotocol/sdk',
+    'turndown',
+    'undici',
     'react-devtools-core',
   ],
   banner: {

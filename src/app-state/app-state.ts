@@ -12,6 +12,11 @@ export interface AppStateOptions {
   maxOutputTokens: number;
   thinkingBudget?: number;
   sessionId: string;
+  /**
+   * Awaited before a normal turn's request is built (MCP servers still starting get until
+   * `mcp.startupTimeoutMs` to join the tool list).
+   */
+  prepareRequest?: (signal?: AbortSignal) => Promise<void>;
   /** Builds the system prompt; called once per turn so it is always fresh. */
   buildSystemPrompt: () => string;
   history?: Message[];
@@ -26,11 +31,13 @@ export interface AppStateOptions {
  */
 export class AppState {
   private history: Message[];
-  private readonly tools: ToolDefinition[];
-
   constructor(private readonly opts: AppStateOptions) {
     this.history = stripSystem(cloneMessages(opts.history ?? []));
-    this.tools = opts.registry.definitions();
+  }
+
+  /** The registry's tools now: MCP servers may join or change their lists between turns. */
+  private get tools(): ToolDefinition[] {
+    return this.opts.registry.definitions();
   }
 
   get messages(): readonly Message[] {
@@ -63,7 +70,15 @@ export class AppState {
   /** A normal turn: appends the user's message to history and streams the agent's answer. */
   streamChat(input: string, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
     this.appendMessage(userMessage(input));
-    return this.opts.client.streamChat(this.buildRequest(), this.opts.registry, { sessionId: this.opts.sessionId, signal });
+    if (!this.opts.prepareRequest) {
+      return this.opts.client.streamChat(this.buildRequest(), this.opts.registry, { sessionId: this.opts.sessionId, signal });
+    }
+    return this.streamPrepared(this.opts.prepareRequest, signal);
+  }
+
+  private async *streamPrepared(prepare: (signal?: AbortSignal) => Promise<void>, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+    await prepare(signal);
+    yield* this.opts.client.streamChat(this.buildRequest(), this.opts.registry, { sessionId: this.opts.sessionId, signal });
   }
 
   /**

@@ -17,6 +17,7 @@ import { buildConversation, currentModel } from '../session/projection.js';
 import type { SessionRecord } from '../session/records.js';
 import { SessionStore } from '../session/store.js';
 import { createRememberTool, createSkillTool, createTaskTool, defaultTools, mutatingCalls, planModeRegistry } from '../tools/index.js';
+import type { McpManager } from '../tools/mcp/manager.js';
 import { createToolRegistry, type Tool } from '../tools/registry.js';
 import { createHeadlessGate } from '../tools/permissions.js';
 import type { PermissionGate } from '../tools/types.js';
@@ -38,6 +39,8 @@ export interface SessionFlags {
   continue?: boolean;
   /** The agent mode to start in (default build). */
   mode?: AgentMode;
+  /** `--mcp-config` files: MCP servers for this run. */
+  mcpConfig?: string[];
 }
 
 export interface OpenSessionOptions {
@@ -49,6 +52,11 @@ export interface OpenSessionOptions {
   permissions?: PermissionGate;
   /** Progress of running subagents (the REPL's nested task card), keyed by the task call id. */
   onSubagentProgress?: (callId: string, progress: SubagentProgress) => void;
+  /**
+   * Where MCP warnings that arrive after the session opened go (a server that failed late or
+   * crashed). Default: stderr for headless runs; the REPL passes its own.
+   */
+  onWarning?: (line: string) => void;
 }
 
 /** A running session: AppState + store + controller, ready for turns. */
@@ -72,6 +80,8 @@ export interface LiveSession {
   loadContext(): ProjectContext;
   /** `/<command> args` or `/<skill> args` as the text to send; `none` for anything else. */
   expandSlash(input: string): SlashExpansion;
+  /** The session's MCP servers, when any are configured. */
+  mcp?: McpManager;
   close(): Promise<void>;
 }
 
@@ -93,6 +103,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
 
   let store: SessionStore | undefined;
   let records: SessionRecord[] = [];
+  let mcp: McpManager | undefined;
   try {
     let stored: { provider: string; model: string } | undefined;
     if (resumeId) {
@@ -121,6 +132,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     } else if (stored && (stored.provider !== resolved.provider || stored.model !== resolved.name)) {
       await store.append({ kind: 'model_changed', provider: resolved.provider, model: resolved.name });
     }
+    mcp = await startMcp(opts, home, config, warnings);
     const loopEnv = (b: ContextBudget) => ({
       cwd: opts.cwd,
       permissions,
@@ -167,9 +179,19 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       onUsage: (u) => controller?.addSpend(u),
       onProgress: opts.onSubagentProgress,
     });
+    // The parent's tools: built-ins, the task tool and (when configured) the MCP servers' current
+    // tools; plan mode refuses the mutating ones, MCP tools without readOnlyHint included.
+    const liveMcp = mcp;
+    const parentTools = [...baseTools, createTaskTool(runner)];
+    const parentRegistry = planModeRegistry(
+      liveMcp ? (await import('../tools/mcp/registry.js')).createMcpAwareRegistry(parentTools, liveMcp) : createToolRegistry(parentTools),
+      () => mode.get() === 'plan',
+      (call) => mutatingCalls(call.name.startsWith('mcp__') && liveMcp ? [...parentTools, ...liveMcp.tools()] : parentTools)(call),
+    );
     const appState = new AppState({
       client,
-      registry: wrap([...baseTools, createTaskTool(runner)]),
+      registry: parentRegistry,
+      prepareRequest: liveMcp ? (signal) => liveMcp.waitForStartup(signal) : undefined,
       model: resolved.wireId,
       maxOutputTokens: resolved.info.maxOutputTokens,
       thinkingBudget: config.thinkingBudget,
@@ -194,12 +216,43 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       mode,
       loadContext,
       expandSlash: (input) => expandSlash(input, loadContext()),
-      close: () => liveStore.close(),
+      mcp: liveMcp,
+      close: async () => {
+        await liveMcp?.close();
+        await liveStore.close();
+      },
     };
   } catch (err) {
+    await mcp?.close().catch(() => undefined);
     await store?.close().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * Start the configured MCP servers in the background (none configured: nothing is loaded).
+ * Warnings raised while the session opens join `warnings`; later ones go to `opts.onWarning`.
+ *
+ * Workspace trust: until the trust work lands, a project's servers count as trusted only with
+ * `--yolo`; user-config and `--mcp-config` servers are always trusted.
+ */
+async function startMcp(opts: OpenSessionOptions, home: string, config: KeenConfig, warnings: string[]): Promise<McpManager | undefined> {
+  const { openMcp } = await import('../tools/mcp/index.js');
+  let opening = true;
+  const late = opts.onWarning ?? ((line: string) => {
+    if (!opts.interactive) process.stderr.write(`keen: warning: ${line}\n`);
+  });
+  const manager = openMcp({
+    home,
+    cwd: opts.cwd,
+    env: opts.env,
+    flagFiles: opts.flags.mcpConfig,
+    projectTrusted: !!opts.flags.yolo,
+    settings: config.mcp,
+    warn: (line) => (opening ? warnings.push(line) : late(line)),
+  });
+  opening = false;
+  return manager;
 }
 
 /** Values of the variables that config names as holding keys: redacted from transcripts too. */

@@ -8,6 +8,8 @@ export interface ModelFlags {
   profile?: string;
   yolo?: boolean;
   mode?: 'plan' | 'build';
+  /** `--mcp-config FILE` (repeatable). */
+  mcpConfig?: string[];
 }
 
 export interface RunFlags extends ModelFlags {
@@ -23,7 +25,21 @@ function addModelOptions(cmd: Command): Command {
     .option('-m, --model <model>', 'model name (catalog or config models.<name>)')
     .option('--profile <profile>', 'AWS profile for Bedrock')
     .option('--yolo', 'allow write_file, edit_file and bash without asking')
-    .addOption(new Option('--mode <mode>', 'agent mode: plan (read and plan only) or build').choices(['plan', 'build']));
+    .addOption(new Option('--mode <mode>', 'agent mode: plan (read and plan only) or build').choices(['plan', 'build']))
+    .option('--mcp-config <file>', 'MCP servers for this run, from an .mcp.json-format file (repeatable)', collect, []);
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** Options of `keen mcp`. */
+export interface McpCommandFlags {
+  transport?: string;
+  env: string[];
+  header: string[];
+  mcpConfig: string[];
+  yolo?: boolean;
 }
 
 /** Parses argv and runs the command. Returns the process exit code. */
@@ -104,6 +120,21 @@ export async function runCli(argv: string[]): Promise<number> {
     .action(async (provider: string) => {
       const { runLoginCommand } = await import('./login.js');
       code = await runLoginCommand(provider);
+    });
+
+  program
+    .command('mcp')
+    .description('list, add and remove MCP servers (user config)')
+    .argument('<action>', 'list | add | remove')
+    .argument('[args...]', 'add: NAME -- COMMAND [ARGS...] or --transport http|sse NAME URL; remove: NAME')
+    .option('--transport <transport>', 'stdio (default), http or sse')
+    .option('-e, --env <KEY=VALUE>', 'environment for a stdio server (repeatable)', collect, [])
+    .option('-H, --header <Name: value>', 'header for an http or sse server (repeatable)', collect, [])
+    .option('--mcp-config <file>', 'list: also the servers of this file (repeatable)', collect, [])
+    .option('--yolo', 'list: include the project servers of an untrusted project')
+    .action(async (action: string, args: string[], opts: McpCommandFlags) => {
+      const { runMcpCommand } = await import('./mcp.js');
+      code = await runMcpCommand(action, args, opts);
     });
 
   await program.parseAsync(argv);

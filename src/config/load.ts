@@ -61,7 +61,7 @@ function fieldName(path: readonly PropertyKey[]): string {
   return out;
 }
 
-/** Project settings win; `models`, `providers`, `compaction` and `permissions` merge per key. */
+/** Project settings win; `models`, `providers`, `compaction`, `permissions`, `mcpServers` and `mcp` merge per key. */
 export function mergeConfig(base: KeenConfig, over: KeenConfig): KeenConfig {
   return {
     ...base,
@@ -70,5 +70,7 @@ export function mergeConfig(base: KeenConfig, over: KeenConfig): KeenConfig {
     providers: { ...base.providers, ...over.providers },
     compaction: { ...base.compaction, ...over.compaction },
     permissions: { allow: [...(base.permissions?.allow ?? []), ...(over.permissions?.allow ?? [])] },
+    mcpServers: { ...base.mcpServers, ...over.mcpServers },
+    mcp: { ...base.mcp, ...over.mcp },
   };
 }

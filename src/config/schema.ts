@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PROVIDER_IDS } from '../llm/providers/types.js';
+import { mcpServersSchema, mcpSettingsSchema } from '../tools/mcp/config-schema.js';
 
 const providerId = z.enum(PROVIDER_IDS);
 
@@ -40,6 +41,10 @@ export const configSchema = z.strictObject({
   maxTurns: z.number().int().positive().optional(),
   thinkingBudget: z.number().int().nonnegative().optional(),
   maxRetries: z.number().int().nonnegative().optional(),
+  /** MCP servers by name (see docs/mcp.md). */
+  mcpServers: mcpServersSchema.optional(),
+  /** MCP limits: startupTimeoutMs, toolTimeoutMs. */
+  mcp: mcpSettingsSchema.optional(),
 });
 
 export type KeenConfig = z.infer<typeof configSchema>;

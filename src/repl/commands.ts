@@ -71,6 +71,11 @@ export async function runCommand(rt: ReplRuntime, name: string, args: string): P
     case 'init':
       await initCommand(rt);
       return;
+    case 'mcp': {
+      const { mcpStatusLines } = await import('./mcp-commands.js');
+      rt.append({ kind: 'block', title: 'MCP servers', lines: mcpStatusLines(rt.requireSession().mcp) });
+      return;
+    }
     case 'exit':
       // Not awaited: exit waits for the running command, which is this one.
       void rt.exit(0);

@@ -140,6 +140,7 @@ export class ReplRuntime {
   private async execute(text: string): Promise<void> {
     if (await memoryInput(this, text)) return;
     const parsed = parseInput(text);
+    if (parsed.kind === 'unknown' && parsed.name.startsWith('mcp__') && (await this.mcpPrompt(text, parsed.name))) return;
     if (parsed.kind !== 'command' && text.trim().startsWith('/')) {
       // A custom command or a skill: its text goes to the model; the user sees what they typed.
       const expansion = this.requireSession().expandSlash(text);
@@ -165,9 +166,25 @@ export class ReplRuntime {
     const session = this.requireSession();
     // A command or skill body is repository text: its @mentions are not expanded (only the user's are).
     const expanded = send === undefined ? expandMentions(text, this.cwd) : { text: send, attachments: [], problems: [] };
-    this.append({ kind: 'user', text, attachments: expanded.attachments.map((a) => a.path) });
-    for (const problem of expanded.problems) this.notice(problem, 'warning');
-    await this.stream('chat', (signal) => session.controller.chat(expanded.text, signal));
+    const resources = send === undefined && session.mcp ? await (await import('./mcp-commands.js')).expandMcpResources(expanded.text, session.mcp) : undefined;
+    this.append({ kind: 'user', text, attachments: [...expanded.attachments.map((a) => a.path), ...(resources?.attached ?? [])] });
+    for (const problem of [...expanded.problems, ...(resources?.problems ?? [])]) this.notice(problem, 'warning');
+    await this.stream('chat', (signal) => session.controller.chat(resources?.text ?? expanded.text, signal));
+  }
+
+  /** `/mcp__<server>__<prompt> [args]`: the prompt's text becomes the message. False: no such prompt. */
+  private async mcpPrompt(text: string, name: string): Promise<boolean> {
+    const session = this.requireSession();
+    const { mcpPromptMessage } = await import('./mcp-commands.js');
+    const result = await mcpPromptMessage(session.mcp, name, text.trim().slice(name.length + 1));
+    if (!result) return false;
+    if ('error' in result) {
+      this.append({ kind: 'user', text: text.trim(), attachments: [] }, { kind: 'notice', text: result.error, tone: 'error' });
+      return true;
+    }
+    this.append({ kind: 'user', text: text.trim(), attachments: [] });
+    await this.stream('chat', (signal) => session.controller.chat(result.text, signal));
+    return true;
   }
 
   /** A turn sending `prompt` after the command line the user typed (/init). */
@@ -303,6 +320,7 @@ export class ReplRuntime {
       interactive: true,
       permissions: gate,
       onSubagentProgress: (id, child) => this.store.dispatch({ type: 'tool-progress', id, child: { agent: child.agent, turns: child.turns, tool: child.tool } }),
+      onWarning: (line) => this.notice(line, 'warning'),
     });
   }
 
@@ -378,7 +396,7 @@ export class ReplRuntime {
 
   /** Flags every reopened session keeps (profile, yolo). */
   baseFlags(): SessionFlags {
-    return { profile: this.opts.flags.profile, yolo: this.opts.flags.yolo, mode: this.session?.mode.get() ?? this.opts.flags.mode };
+    return { profile: this.opts.flags.profile, yolo: this.opts.flags.yolo, mode: this.session?.mode.get() ?? this.opts.flags.mode, mcpConfig: this.opts.flags.mcpConfig };
   }
 
   requireSession(): LiveSession {

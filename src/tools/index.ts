@@ -6,6 +6,7 @@ import { listDirTool } from './list-dir.js';
 import { readFileTool } from './read-file.js';
 import { createToolRegistry, type Tool } from './registry.js';
 import type { ToolRegistry } from './types.js';
+import { webFetchTool } from './web-fetch.js';
 import { writeFileTool } from './write-file.js';
 
 export { toolSummary } from './summary.js';
@@ -25,12 +26,12 @@ export {
   type SessionGate,
 } from './permissions.js';
 
-/** The seven built-in tools, in the order the model sees them. */
+/** The built-in tools, in the order the model sees them. */
 export function defaultTools(): Tool[] {
-  return [readFileTool, writeFileTool, editFileTool, globTool, grepTool, bashTool, listDirTool];
+  return [readFileTool, writeFileTool, editFileTool, globTool, grepTool, bashTool, listDirTool, webFetchTool];
 }
 
-/** A registry with read_file, write_file, edit_file, glob, grep, bash and list_dir. */
+/** A registry with read_file, write_file, edit_file, glob, grep, bash, list_dir and web_fetch. */
 export function createDefaultRegistry(): ToolRegistry {
   return createToolRegistry(defaultTools());
 }

@@ -1,5 +1,4 @@
 import { KeenError } from '../errors.js';
-import type { Tool } from './registry.js';
 import type { PermissionGate, PermissionRequest, ToolContext, ToolOutcome } from './types.js';
 
 /**
@@ -12,12 +11,18 @@ import type { PermissionGate, PermissionRequest, ToolContext, ToolOutcome } from
  *   rule never matches a command holding shell control characters (`;` `&` `|` `` ` `` `$(` `<`
  *   `>` or a newline), so `git status; rm -rf ~` is not allowed by it.
  *
- * Convention: for `bash`, `PermissionRequest.detail` holds the full command text.
+ * - `"mcp__server__tool"`: one MCP tool; `"mcp__server"`: every tool of that MCP server.
+ * - `"web_fetch(domain:example.com)"`: fetches from that host; `domain:*.example.com` also
+ *   allows its subdomains.
+ *
+ * Convention: for `bash`, `PermissionRequest.detail` holds the full command text; for
+ * `web_fetch`, `PermissionRequest.domain` holds the URL's host name.
  */
 export type AllowRule =
   | { tool: string; kind: 'any' }
   | { tool: 'bash'; kind: 'exact'; command: string }
-  | { tool: 'bash'; kind: 'prefix'; prefix: string };
+  | { tool: 'bash'; kind: 'prefix'; prefix: string }
+  | { tool: 'web_fetch'; kind: 'domain'; domain: string };
 
 /** Tools that ask before running. */
 export const MUTATING_TOOLS = ['write_file', 'edit_file', 'bash'] as const;
@@ -36,6 +41,11 @@ export function parseAllowRule(entry: string): AllowRule {
   const tool = m[1];
   const pattern = m[2];
   if (pattern === undefined) return { tool, kind: 'any' };
+  if (tool === 'web_fetch') {
+    const dm = /^\s*domain:\s*((?:\*\.)?[A-Za-z0-9.-]+)\s*$/.exec(pattern);
+    if (!dm) throw new KeenError(`Invalid permissions.allow entry "${entry}": use "web_fetch(domain:example.com)".`);
+    return { tool, kind: 'domain', domain: dm[1].toLowerCase() };
+  }
   if (tool !== 'bash') {
     throw new KeenError(`Invalid permissions.allow entry "${entry}": only bash takes a command pattern; use "${tool}".`);
   }
@@ -51,15 +61,31 @@ export function bashCommandOf(request: PermissionRequest): string {
 }
 
 export function ruleMatches(rule: AllowRule, request: PermissionRequest): boolean {
+  if (rule.kind === 'any' && isMcpServerRule(rule.tool) && request.tool.startsWith(`${rule.tool}__`)) return true;
   if (rule.tool !== request.tool) return false;
   if (rule.kind === 'any') return true;
+  if (rule.kind === 'domain') return domainMatches(rule.domain, request.domain);
   const command = bashCommandOf(request);
   if (rule.kind === 'exact') return command === rule.command;
   return command.startsWith(rule.prefix) && !SHELL_CONTROL.test(command);
 }
 
+/** `mcp__server` (no tool part): a rule for every tool of one MCP server. */
+function isMcpServerRule(name: string): boolean {
+  return name.startsWith('mcp__') && name.length > 5 && !name.slice(5).includes('__');
+}
+
+/** `example.com` matches that host only; `*.example.com` matches it and its subdomains. */
+function domainMatches(rule: string, host: string | undefined): boolean {
+  if (!host) return false;
+  const h = host.toLowerCase();
+  if (rule.startsWith('*.')) return h === rule.slice(2) || h.endsWith(rule.slice(1));
+  return h === rule;
+}
+
 /** The rule that would allow exactly this request, in `permissions.allow` syntax. */
 export function ruleFor(request: PermissionRequest): string {
+  if (request.tool === 'web_fetch' && request.domain) return `web_fetch(domain:${request.domain})`;
   return request.tool === 'bash' ? `bash(${bashCommandOf(request)})` : request.tool;
 }
 
@@ -69,7 +95,7 @@ export interface ExplainingGate extends PermissionGate {
 }
 
 function headlessDenial(request: PermissionRequest): string {
-  const example = request.tool === 'bash' ? `"${bashExample(bashCommandOf(request))}"` : `"${request.tool}"`;
+  const example = request.tool === 'bash' ? `"${bashExample(bashCommandOf(request))}"` : `"${ruleFor(request)}"`;
   return (
     `Permission denied: ${request.tool} needs approval. ` +
     `Run with --yolo or allow it in config (permissions.allow), e.g. ${example}.`
@@ -140,11 +166,17 @@ export function createSessionGate(
   };
 }
 
+/** What `authorize` needs of a tool (a `Tool` from registry.ts fits; no import, so no cycle). */
+export interface GatedTool {
+  readonly name: string;
+  describe?(args: any, ctx: ToolContext): PermissionRequest | Promise<PermissionRequest>;
+}
+
 /**
  * Ask `ctx.permissions` about a mutating call. Returns the error outcome to report, or null when
  * the call may run. A `describe` that throws refuses the call before anyone is asked.
  */
-export async function authorize(tool: Tool, args: unknown, ctx: ToolContext): Promise<ToolOutcome | null> {
+export async function authorize(tool: GatedTool, args: unknown, ctx: ToolContext): Promise<ToolOutcome | null> {
   const request: PermissionRequest = tool.describe
     ? await tool.describe(args, ctx)
     : { tool: tool.name, summary: tool.name };

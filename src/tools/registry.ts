@@ -17,6 +17,11 @@ export interface Tool<A = any> {
   /** What the model reads to decide when and how to call the tool. */
   readonly description: string;
   readonly schema: z.ZodType<A>;
+  /**
+   * The JSON Schema sent to the model when it is not derived from `schema` (an MCP server's own
+   * schema; `schema` then only checks that the arguments are an object).
+   */
+  readonly inputSchema?: Record<string, unknown>;
   /** Mutating tools ask `ctx.permissions` before `run`. */
   readonly mutating: boolean;
   /** Neighbouring calls of concurrent tools in one reply run at the same time (bounded by the loop). */
@@ -81,7 +86,7 @@ export function createToolRegistry(tools: Tool[]): ToolRegistry {
       definitions ??= tools.map((t) => ({
         name: t.name,
         description: t.description,
-        input_schema: toInputSchema(t.schema),
+        input_schema: t.inputSchema ?? toInputSchema(t.schema),
       }));
       return definitions.map((d) => structuredClone(d));
     },

@@ -62,6 +62,9 @@ export function toolSummary(call: ToolCall): string {
       break;
     case 'list_dir':
       return clip(`list_dir ${p ?? '.'}`);
+    case 'web_fetch':
+      if (str(args.url)) return clip(`web_fetch ${args.url}`);
+      break;
   }
   const shown = Object.entries(args)
     .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)

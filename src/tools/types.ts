@@ -10,6 +10,8 @@ export interface PermissionRequest {
   summary: string;
   /** Optional detail for a prompt, e.g. a unified diff of an edit. */
   detail?: string;
+  /** web_fetch: the host name the request is for (matched by `web_fetch(domain:…)` rules). */
+  domain?: string;
 }
 
 /** Decides whether a mutating tool call may run. Headless denies unless allowed; the REPL asks. */
@@ -30,6 +32,17 @@ export interface ToolContext {
 export interface ToolOutcome {
   content: string;
   is_error?: boolean;
+  /**
+   * Images the tool returned (MCP image content). `content` always names each one with a
+   * placeholder line, so providers that cannot take images in tool results lose nothing silently.
+   */
+  images?: ToolImage[];
+}
+
+/** A base64 image from a tool result. */
+export interface ToolImage {
+  mimeType: string;
+  data: string;
 }
 
 /** A set of tools. `execute` never throws: every failure becomes an error ToolMessage. */

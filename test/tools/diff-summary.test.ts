@@ -58,6 +58,7 @@ describe('toolSummary', () => {
     expect(summary('grep', { pattern: 'TODO', path: 'src', glob: '*.ts', case_insensitive: true })).toBe('grep TODO in src (*.ts) -i');
     expect(summary('bash', { command: 'npm test' })).toBe('bash npm test');
     expect(summary('list_dir', {})).toBe('list_dir .');
+    expect(summary('web_fetch', { url: 'https://example.com/a', prompt: 'the API' })).toBe('web_fetch https://example.com/a');
   });
 
   it('keeps long and multi-line arguments to one short line', () => {

@@ -17,9 +17,9 @@ const echo = defineTool({
 });
 
 describe('tool registry', () => {
-  it('lists all seven default tools with JSON Schemas for their input', () => {
+  it('lists all eight default tools with JSON Schemas for their input', () => {
     const defs = createDefaultRegistry().definitions();
-    expect(defs.map((d) => d.name)).toEqual(['read_file', 'write_file', 'edit_file', 'glob', 'grep', 'bash', 'list_dir']);
+    expect(defs.map((d) => d.name)).toEqual(['read_file', 'write_file', 'edit_file', 'glob', 'grep', 'bash', 'list_dir', 'web_fetch']);
     const read = defs.find((d) => d.name === 'read_file')!;
     expect(read.input_schema).toMatchObject({ type: 'object', required: ['path'] });
     expect(read.input_schema).not.toHaveProperty('$schema');

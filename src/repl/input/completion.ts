@@ -32,10 +32,10 @@ export function slashCandidates(text: string): SlashCommand[] {
   return m ? matchCommands(m[1]) : [];
 }
 
-function completeSlash(text: string): Completion | undefined {
+function completeSlash(text: string, extra: readonly SlashCommand[]): Completion | undefined {
   const m = /^\/([\w-]*)$/.exec(text);
   if (!m) return undefined;
-  const matches = matchCommands(m[1]);
+  const matches = [...matchCommands(m[1]), ...extra.filter((c) => c.name.startsWith(m[1].toLowerCase()))];
   if (matches.length === 0) return { candidates: [] };
   if (matches.length === 1) {
     const c = matches[0];
@@ -93,7 +93,7 @@ function completeMention(text: string, cursor: number, cwd: string): Completion 
   return prefix.length > at.partial.length ? { ...replace(prefix), candidates } : { candidates };
 }
 
-/** What Tab does at `cursor` in `text`. */
-export function complete(text: string, cursor: number, cwd: string): Completion {
-  return completeSlash(text) ?? completeMention(text, cursor, cwd) ?? { candidates: [] };
+/** What Tab does at `cursor` in `text`; `extraCommands` are the session's (MCP prompts). */
+export function complete(text: string, cursor: number, cwd: string, extraCommands: readonly SlashCommand[] = []): Completion {
+  return completeSlash(text, extraCommands) ?? completeMention(text, cursor, cwd) ?? { candidates: [] };
 }

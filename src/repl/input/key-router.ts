@@ -5,6 +5,7 @@
  */
 import type { Key } from 'ink';
 import type { ReplRuntime } from '../runtime.js';
+import { mcpSlashCommands } from '../mcp-commands.js';
 import { complete } from './completion.js';
 import type { EditorCommand } from './editor.js';
 
@@ -72,7 +73,7 @@ export function createKeyRouter(rt: ReplRuntime): KeyRouter {
     }
     if (input === '\n') return edit({ type: 'newline' });
     if (key.tab && !key.shift) {
-      const result = complete(editor.text, editor.cursor, rt.cwd);
+      const result = complete(editor.text, editor.cursor, rt.cwd, mcpSlashCommands(rt.session?.mcp));
       if (result.text !== undefined) edit({ type: 'set', text: result.text, cursor: result.cursor });
       rt.store.dispatch({ type: 'candidates', candidates: result.candidates });
       return;

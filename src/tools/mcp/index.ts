@@ -1,0 +1,43 @@
+/**
+ * MCP for a session: which servers to start (config files, `.mcp.json`, `--mcp-config`, trust),
+ * and the manager that runs them. Loaded with `import()` so sessions without servers never load
+ * the MCP SDK.
+ */
+import type { McpSettings } from './config-schema.js';
+import { loadServerSources } from './load-sources.js';
+import { McpManager } from './manager.js';
+import { resolveServers } from './servers.js';
+
+export interface OpenMcpOptions {
+  home: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** `--mcp-config` files, relative to `cwd`. */
+  flagFiles?: readonly string[];
+  /**
+   * Whether servers from the project's `.mcp.json` and `.keen/config.json` may start. The
+   * workspace-trust decision belongs to the caller.
+   */
+  projectTrusted: boolean;
+  settings?: McpSettings;
+  warn(line: string): void;
+}
+
+/**
+ * Resolve the session's servers and start them (in the background: the SDK loads and the servers
+ * connect while the session goes on). Returns undefined when no server is configured. Untrusted project servers are named in one
+ * warning line. Throws a KeenError for an unreadable or invalid `.mcp.json` or `--mcp-config` file.
+ */
+export function openMcp(opts: OpenMcpOptions): McpManager | undefined {
+  const sources = loadServerSources(opts.home, opts.cwd, opts.flagFiles);
+  const resolved = resolveServers(sources, { projectTrusted: opts.projectTrusted, env: opts.env, cwd: opts.cwd });
+  if (resolved.skipped.length) {
+    opts.warn(
+      `MCP servers of this project skipped (the project is not trusted): ${resolved.skipped.join(', ')}; run with --yolo to use them`,
+    );
+  }
+  if (resolved.servers.length === 0 && resolved.broken.length === 0) return undefined;
+  const manager = new McpManager({ servers: resolved.servers, broken: resolved.broken, settings: opts.settings, env: opts.env, warn: opts.warn });
+  manager.start();
+  return manager;
+}

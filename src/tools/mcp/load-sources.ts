@@ -1,0 +1,71 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { readConfigFile } from '../../config/load.js';
+import { projectConfigPath, userConfigPath } from '../../config/paths.js';
+import { KeenError } from '../../errors.js';
+import { mcpServersSchema } from './config-schema.js';
+import type { ServerSource } from './servers.js';
+
+/** The shared `.mcp.json` / `--mcp-config` format: `{"mcpServers": {...}}`. */
+const mcpFileSchema = z.strictObject({ mcpServers: mcpServersSchema.optional() });
+
+/** The project's shared server file. */
+export function projectMcpJsonPath(cwd: string): string {
+  return path.join(cwd, '.mcp.json');
+}
+
+/**
+ * Read an `.mcp.json`-format file. A missing file is no servers when `optional`, else an error;
+ * bad JSON or a bad entry is a one-line KeenError naming the file and the field.
+ */
+export function readMcpFile(file: string, optional: boolean): ServerSource['servers'] {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if (optional && (err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new KeenError(`cannot read MCP config ${file}: ${(err as Error).message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new KeenError(`invalid JSON in MCP config ${file}: ${(err as Error).message}`);
+  }
+  const parsed = mcpFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    if (issue.code === 'unrecognized_keys') {
+      throw new KeenError(`invalid MCP config ${file}: unknown field ${issue.keys.map((k) => fieldName([...issue.path, k])).join(', ')}`);
+    }
+    const field = issue.path.length ? `field ${fieldName(issue.path)}` : 'the file must hold one JSON object';
+    throw new KeenError(`invalid MCP config ${file}: ${field}: ${issue.message}`);
+  }
+  return parsed.data.mcpServers;
+}
+
+function fieldName(parts: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of parts) out += typeof part === 'number' ? `[${part}]` : out ? `.${String(part)}` : String(part);
+  return out;
+}
+
+/**
+ * Every place servers come from, in the order `resolveServers` applies them: the user's config,
+ * the project's `.mcp.json`, the project's `.keen/config.json`, then each `--mcp-config` file.
+ */
+export function loadServerSources(home: string, cwd: string, flagFiles: readonly string[] = []): ServerSource[] {
+  const userFile = userConfigPath(home);
+  const projectFile = projectConfigPath(cwd);
+  const dotMcp = projectMcpJsonPath(cwd);
+  return [
+    { origin: 'user', file: userFile, servers: readConfigFile(userFile).mcpServers },
+    { origin: 'project', file: dotMcp, servers: readMcpFile(dotMcp, true) },
+    { origin: 'project', file: projectFile, servers: readConfigFile(projectFile).mcpServers },
+    ...flagFiles.map((f) => {
+      const file = path.resolve(cwd, f);
+      return { origin: 'flag' as const, file, servers: readMcpFile(file, false) };
+    }),
+  ];
+}

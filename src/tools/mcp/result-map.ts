@@ -1,0 +1,58 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { HeadTailBuffer } from '../output-cap.js';
+import type { ToolImage, ToolOutcome } from '../types.js';
+
+/** MCP results are capped like bash output: the head and the tail are kept. */
+export const MCP_HEAD_CHARS = 10_000;
+export const MCP_TAIL_CHARS = 20_000;
+
+function sizeOf(base64: string): string {
+  const bytes = Math.floor((base64.length * 3) / 4);
+  return bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`;
+}
+
+/**
+ * A `tools/call` result as a Keen tool outcome. Text blocks are joined with newlines; an image is
+ * kept in `images` (for providers that accept images in tool results) and named by a placeholder
+ * line in the text; audio and binary resources are named; embedded text resources are included
+ * under their URI; resource links are named with their URI. `structuredContent` stands in when
+ * there is no content. `isError` becomes an error result. The text is capped.
+ */
+export function mapCallResult(result: CallToolResult): ToolOutcome {
+  const buffer = new HeadTailBuffer(MCP_HEAD_CHARS, MCP_TAIL_CHARS);
+  const images: ToolImage[] = [];
+  const parts: string[] = [];
+  for (const block of result.content ?? []) {
+    switch (block.type) {
+      case 'text':
+        parts.push(block.text);
+        break;
+      case 'image':
+        images.push({ mimeType: block.mimeType, data: block.data });
+        parts.push(`[image: ${block.mimeType}, ${sizeOf(block.data)}]`);
+        break;
+      case 'audio':
+        parts.push(`[audio: ${block.mimeType}, ${sizeOf(block.data)} — not shown]`);
+        break;
+      case 'resource_link':
+        parts.push(`[resource link: ${block.name} <${block.uri}>${block.mimeType ? ` (${block.mimeType})` : ''}${block.description ? ` — ${block.description}` : ''}]`);
+        break;
+      case 'resource': {
+        const r = block.resource;
+        if ('text' in r && typeof r.text === 'string') parts.push(`[resource ${r.uri}]\n${r.text}`);
+        else parts.push(`[resource ${r.uri}: ${r.mimeType ?? 'binary'}${'blob' in r && typeof r.blob === 'string' ? `, ${sizeOf(r.blob)}` : ''} — not shown]`);
+        break;
+      }
+      default:
+        parts.push(`[${(block as { type: string }).type} content — not shown]`);
+    }
+  }
+  if (parts.length === 0 && result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent));
+  buffer.push(parts.join('\n'));
+  let content = buffer.text();
+  if (content.trim() === '') content = result.isError ? 'The tool reported an error without a message.' : '(no output)';
+  const outcome: ToolOutcome = { content };
+  if (result.isError) outcome.is_error = true;
+  if (images.length) outcome.images = images;
+  return outcome;
+}

@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { clipLine } from '../output-cap.js';
+import type { Tool } from '../registry.js';
+import type { ToolOutcome } from '../types.js';
+import { mcpToolName } from './names.js';
+import { adaptInputSchema } from './schema-adapt.js';
+
+/** Any JSON object: the server validates its own arguments against its own schema. */
+const anyObject = z.record(z.string(), z.unknown());
+
+export interface McpToolCaller {
+  (server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutcome>;
+}
+
+/**
+ * An MCP tool as a Keen tool: `mcp__<server>__<tool>`, the server's description and input schema
+ * (adapted where providers would refuse it, and then said so). Tools annotated
+ * `readOnlyHint: true` run freely; every other tool asks the permission gate, whose request names
+ * the server and the tool and carries the arguments as detail.
+ */
+export function adaptMcpTool(server: string, tool: McpTool, call: McpToolCaller, name = mcpToolName(server, tool.name)): Tool {
+  const { schema, changes } = adaptInputSchema(tool.inputSchema);
+  const base = tool.description?.trim() || tool.annotations?.title || tool.title || `MCP tool ${tool.name}`;
+  const description = [
+    `${base}`,
+    `(MCP server "${server}", tool "${tool.name}")`,
+    ...changes.map((c) => `Note: ${c}.`),
+  ].join('\n');
+  return {
+    name,
+    description,
+    schema: anyObject,
+    inputSchema: schema,
+    mutating: tool.annotations?.readOnlyHint !== true,
+    describe: (args: Record<string, unknown>) => {
+      const json = JSON.stringify(args);
+      return {
+        tool: name,
+        summary: clipLine(`${server} › ${tool.name} ${json === '{}' ? '' : json}`.trim(), 160),
+        detail: JSON.stringify(args, null, 2),
+      };
+    },
+    run: (args: Record<string, unknown>, ctx) => call(server, tool.name, args, ctx.signal),
+  };
+}

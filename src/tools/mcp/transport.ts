@@ -1,0 +1,34 @@
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { WITHHELD_FROM_COMMANDS } from '../bash.js';
+import type { ServerSpec } from './servers.js';
+import { ProcessGroupStdioTransport } from './stdio-transport.js';
+
+/**
+ * The environment of a stdio server: the user's, without Keen's own provider keys (a server has
+ * no business with them, and a tool result could carry them to the model), plus the entry's `env`.
+ */
+export function serverEnv(base: NodeJS.ProcessEnv, extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...base };
+  for (const name of WITHHELD_FROM_COMMANDS) delete env[name];
+  return { ...env, ...extra };
+}
+
+/** Build the transport for a server. The SDK's HTTP transports load only when used. */
+export async function createTransport(spec: ServerSpec, env: NodeJS.ProcessEnv): Promise<Transport> {
+  if (spec.transport === 'stdio') {
+    return new ProcessGroupStdioTransport({ command: spec.command, args: spec.args, cwd: spec.cwd, env: serverEnv(env, spec.env) });
+  }
+  const url = new URL(spec.url);
+  const requestInit: RequestInit = { headers: spec.headers };
+  if (spec.transport === 'http') {
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    return new StreamableHTTPClientTransport(url, { requestInit });
+  }
+  const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
+  const headers = spec.headers;
+  return new SSEClientTransport(url, {
+    requestInit,
+    // The event stream's GET carries the headers too (an Authorization header is the usual case).
+    eventSourceInit: { fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }) },
+  });
+}

@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { HeadTailBuffer } from './output-cap.js';
+import { defineTool, ToolError } from './registry.js';
+
+/** Bytes read from one response at most; the rest is not downloaded. */
+export const WEB_FETCH_MAX_BYTES = 1_000_000;
+/** Time for the whole fetch, redirects included. */
+export const WEB_FETCH_TIMEOUT_MS = 30_000;
+export const WEB_FETCH_MAX_REDIRECTS = 10;
+const HEAD_CHARS = 20_000;
+const TAIL_CHARS = 10_000;
+
+const TEXTUAL = /^(text\/|application\/(json|xml|javascript|ecmascript|x-javascript|xhtml\+xml|rss\+xml|atom\+xml|ld\+json|x-ndjson|yaml|x-yaml|toml|csv|markdown)\b)|\+(json|xml)\b/i;
+
+const schema = z.strictObject({
+  url: z.string().describe('The http:// or https:// URL to fetch'),
+  prompt: z.string().optional().describe('What you are looking for on the page (shown with the result)'),
+});
+
+/** The host a URL names, or a ToolError for a URL that web_fetch does not fetch. */
+export function parseFetchUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new ToolError(`web_fetch: "${raw}" is not a valid URL.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ToolError(`web_fetch: only http and https URLs are fetched, not ${url.protocol}`);
+  return url;
+}
+
+/** `text/html; charset=utf-8` → `text/html`; no type at all counts as binary. */
+function mediaType(contentType: string): string {
+  return contentType.split(';')[0].trim().toLowerCase() || 'application/octet-stream';
+}
+
+/** Same site for a redirect: the same host, or the host with/without `www.`. */
+function sameSite(a: URL, b: URL): boolean {
+  const strip = (h: string) => h.toLowerCase().replace(/^www\./, '');
+  return strip(a.hostname) === strip(b.hostname);
+}
+
+export const webFetchTool = defineTool({
+  name: 'web_fetch',
+  description:
+    'Fetch a web page or text file by URL (HTTP GET) and return it as Markdown (HTML is converted). ' +
+    `Reads at most ${WEB_FETCH_MAX_BYTES / 1_000_000} MB within ${WEB_FETCH_TIMEOUT_MS / 1000} s; binary types (images, PDFs, archives) are refused. ` +
+    'A redirect to another host is reported instead of followed: fetch that URL if you still want it. Asks permission per domain.',
+  schema,
+  mutating: true,
+  describe: ({ url }) => {
+    const parsed = parseFetchUrl(url);
+    return { tool: 'web_fetch', summary: `fetch ${parsed.href}`, detail: parsed.href, domain: parsed.hostname.toLowerCase() };
+  },
+  async run({ url, prompt }, ctx) {
+    const start = parseFetchUrl(url);
+    const { fetchText } = await import('./web-fetch-http.js');
+    const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(WEB_FETCH_TIMEOUT_MS)]);
+    let current = start;
+    for (let hop = 0; ; hop++) {
+      const res = await fetchText(current, signal, WEB_FETCH_MAX_BYTES, (t) => TEXTUAL.test(mediaType(t))).catch((err: unknown) => {
+        if (ctx.signal.aborted) throw err;
+        if (signal.aborted) throw new ToolError(`web_fetch: ${current.href} did not answer within ${WEB_FETCH_TIMEOUT_MS / 1000} s.`);
+        throw new ToolError(`web_fetch: could not fetch ${current.href}: ${(err as Error).message}`);
+      });
+      if (res.kind === 'redirect') {
+        const next = new URL(res.location, current);
+        if (!sameSite(start, next)) {
+          return `${current.href} redirects to another host: ${next.href}\nCall web_fetch with that URL to fetch it.`;
+        }
+        if (hop + 1 >= WEB_FETCH_MAX_REDIRECTS) throw new ToolError(`web_fetch: more than ${WEB_FETCH_MAX_REDIRECTS} redirects from ${start.href}.`);
+        current = next;
+        continue;
+      }
+      const type = mediaType(res.contentType);
+      if (res.kind === 'refused') {
+        throw new ToolError(`web_fetch: ${current.href} is ${type}, not text; web_fetch only returns text and HTML pages.`);
+      }
+      if (res.status >= 400) throw new ToolError(`web_fetch: ${current.href} answered HTTP ${res.status}.`);
+      let body = res.text;
+      if (type === 'text/html' || type === 'application/xhtml+xml') {
+        const { htmlToMarkdown } = await import('./web-fetch-markdown.js');
+        body = htmlToMarkdown(body);
+      }
+      const buffer = new HeadTailBuffer(HEAD_CHARS, TAIL_CHARS);
+      buffer.push(body);
+      const header = [
+        `URL: ${current.href}${current.href !== start.href ? ` (redirected from ${start.href})` : ''}`,
+        `Content-Type: ${type}`,
+        ...(prompt ? [`Looking for: ${prompt}`] : []),
+        ...(res.truncated ? [`Note: only the first ${WEB_FETCH_MAX_BYTES} bytes were read; the rest of the page is not shown.`] : []),
+      ];
+      return `${header.join('\n')}\n\n${buffer.text()}`;
+    }
+  },
+});

@@ -1,0 +1,179 @@
+/** The pure decisions of the MCP layer: which servers start, names, schemas, results, rules. */
+import { describe, expect, it } from 'vitest';
+import { createHeadlessGate, createSessionGate, parseAllowRule } from '../../../src/tools/permissions.js';
+import { expandVars } from '../../../src/tools/mcp/expand.js';
+import { mcpToolName } from '../../../src/tools/mcp/names.js';
+import { mapCallResult } from '../../../src/tools/mcp/result-map.js';
+import { adaptInputSchema } from '../../../src/tools/mcp/schema-adapt.js';
+import { resolveServers, type ServerSource } from '../../../src/tools/mcp/servers.js';
+import { configSchema } from '../../../src/config/schema.js';
+
+const opts = (projectTrusted: boolean, env: NodeJS.ProcessEnv = {}) => ({ projectTrusted, env, cwd: '/home/me/app' });
+
+describe('resolveServers', () => {
+  const user: ServerSource = { origin: 'user', file: '/h/config.json', servers: { mine: { command: 'node', args: ['a.js'] } } };
+  const project: ServerSource = { origin: 'project', file: '/home/me/app/.mcp.json', servers: { shared: { type: 'http', url: 'https://x.example/mcp' } } };
+
+  it('starts user servers always and project servers only when trusted, naming the skipped ones', () => {
+    const untrusted = resolveServers([user, project], opts(false));
+    expect(untrusted.servers.map((s) => s.name)).toEqual(['mine']);
+    expect(untrusted.skipped).toEqual(['shared']);
+    const trusted = resolveServers([user, project], opts(true));
+    expect(trusted.servers.map((s) => s.name)).toEqual(['mine', 'shared']);
+    expect(trusted.skipped).toEqual([]);
+  });
+
+  it('a later source replaces an entry of the same name; disabled: true anywhere turns it off', () => {
+    const flag: ServerSource = { origin: 'flag', file: '/tmp/x.json', servers: { mine: { command: 'other' } } };
+    expect(resolveServers([user, flag], opts(false)).servers).toMatchObject([{ name: 'mine', command: 'other', file: '/tmp/x.json' }]);
+    const off: ServerSource = { origin: 'flag', file: '/tmp/off.json', servers: { mine: { disabled: true } } };
+    const r = resolveServers([user, off], opts(false));
+    expect(r.servers).toEqual([]);
+    expect(r.disabled).toEqual(['mine']);
+  });
+
+  it('expands ${VAR} in command, args, env, headers and url; an unset variable makes the server broken', () => {
+    const sources: ServerSource[] = [
+      {
+        origin: 'user',
+        file: '/h/config.json',
+        servers: {
+          s: { command: '${BIN}', args: ['--token=${TOKEN}'], env: { A: '${TOKEN}', B: '${NOPE:-fallback}' }, cwd: 'sub' },
+          h: { type: 'http', url: 'https://${HOST}/mcp', headers: { Authorization: 'Bearer ${TOKEN}' } },
+          bad: { type: 'sse', url: 'https://${MISSING}/sse' },
+        },
+      },
+    ];
+    const r = resolveServers(sources, opts(false, { BIN: 'srv', TOKEN: 't0k', HOST: 'h.example' }));
+    expect(r.servers).toEqual([
+      { name: 's', file: '/h/config.json', transport: 'stdio', command: 'srv', args: ['--token=t0k'], env: { A: 't0k', B: 'fallback' }, cwd: '/h/sub' },
+      { name: 'h', file: '/h/config.json', transport: 'http', url: 'https://h.example/mcp', headers: { Authorization: 'Bearer t0k' } },
+    ]);
+    expect(r.broken).toEqual([{ name: 'bad', transport: 'sse', error: 'MISSING not set (used in /h/config.json)' }]);
+  });
+
+  it('expandVars reports missing names and keeps other text', () => {
+    expect(expandVars('a ${X} b ${Y:-y} $Z', { X: '1' })).toEqual({ value: 'a 1 b y $Z', missing: [] });
+    expect(expandVars('${X}${W}', {})).toEqual({ value: '', missing: ['X', 'W'] });
+  });
+});
+
+describe('config validation of mcpServers', () => {
+  const issue = (servers: unknown) => {
+    const r = configSchema.safeParse({ mcpServers: servers });
+    return r.success ? undefined : `${r.error.issues[0].path.join('.')}: ${r.error.issues[0].message}`;
+  };
+  it('names the field at fault', () => {
+    expect(issue({ a: { command: 'x' } })).toBeUndefined();
+    expect(issue({ a: { type: 'http', url: 'https://x' } })).toBeUndefined();
+    expect(issue({ a: {} })).toBe('mcpServers.a.command: a stdio server needs a command');
+    expect(issue({ a: { url: 'https://x' } })).toBe('mcpServers.a.type: a server with a url needs "type": "http" or "sse"');
+    expect(issue({ a: { type: 'sse', url: 'https://x', command: 'y' } })).toBe('mcpServers.a.command: command is for stdio servers');
+    expect(issue({ a: { command: 'x', args: 'not-a-list' } })).toMatch(/^mcpServers\.a\.args: /);
+    expect(issue({ a__b: { command: 'x' } })).toMatch(/^mcpServers\.a__b: server names/);
+  });
+});
+
+describe('mcpToolName', () => {
+  it('sanitises to what providers accept and stays unique when shortened', () => {
+    expect(mcpToolName('fs', 'read_text_file')).toBe('mcp__fs__read_text_file');
+    expect(mcpToolName('my.server', 'do thing/now')).toBe('mcp__my_server__do_thing_now');
+    const long = mcpToolName('s', 'x'.repeat(100));
+    const other = mcpToolName('s', `${'x'.repeat(99)}y`);
+    expect(long).toMatch(/^[A-Za-z0-9_-]{64}$/);
+    expect(long).not.toBe(other);
+  });
+});
+
+describe('adaptInputSchema', () => {
+  it('keeps an object schema, dropping only $schema', () => {
+    const input = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { a: { type: 'string' } }, required: ['a'] };
+    expect(adaptInputSchema(input)).toEqual({ schema: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, changes: [] });
+  });
+
+  it('flattens a top-level anyOf and says so', () => {
+    const r = adaptInputSchema({
+      type: 'object',
+      anyOf: [
+        { properties: { id: { type: 'string' }, q: { type: 'string' } }, required: ['id', 'q'] },
+        { properties: { q: { type: 'string' }, name: { type: 'string' } }, required: ['q'] },
+      ],
+    });
+    expect(r.schema).toEqual({ type: 'object', properties: { id: { type: 'string' }, q: { type: 'string' }, name: { type: 'string' } }, required: ['q'] });
+    expect(r.changes).toEqual([expect.stringContaining('anyOf flattened')]);
+  });
+
+  it('replaces a non-object schema with an open object, and says so', () => {
+    const r = adaptInputSchema({ type: 'array', items: { type: 'string' } });
+    expect(r.schema).toEqual({ type: 'object', properties: {}, additionalProperties: true });
+    expect(r.changes).toHaveLength(1);
+    expect(adaptInputSchema(undefined).schema).toEqual({ type: 'object', properties: {} });
+  });
+});
+
+describe('mapCallResult', () => {
+  it('joins text, names images, links and resources, and maps isError', () => {
+    const out = mapCallResult({
+      content: [
+        { type: 'text', text: 'one' },
+        { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+        { type: 'resource_link', uri: 'file:///a.txt', name: 'a.txt', mimeType: 'text/plain' },
+        { type: 'resource', resource: { uri: 'mem://note', text: 'inline text' } },
+        { type: 'resource', resource: { uri: 'mem://bin', blob: 'AAAA', mimeType: 'application/zip' } },
+      ],
+    });
+    expect(out.content).toBe(
+      'one\n[image: image/png, 3 B]\n[resource link: a.txt <file:///a.txt> (text/plain)]\n[resource mem://note]\ninline text\n[resource mem://bin: application/zip, 3 B — not shown]',
+    );
+    expect(out.images).toEqual([{ mimeType: 'image/png', data: 'AAAA' }]);
+    expect(out.is_error).toBeUndefined();
+    expect(mapCallResult({ content: [{ type: 'text', text: 'boom' }], isError: true })).toEqual({ content: 'boom', is_error: true });
+    expect(mapCallResult({ content: [], structuredContent: { n: 1 } }).content).toBe('{"n":1}');
+  });
+
+  it('caps long output, keeping head and tail', () => {
+    const out = mapCallResult({ content: [{ type: 'text', text: `HEAD${'x\n'.repeat(100_000)}TAIL` }] });
+    expect(out.content.length).toBeLessThan(31_000);
+    expect(out.content.startsWith('HEAD')).toBe(true);
+    expect(out.content.endsWith('TAIL')).toBe(true);
+    expect(out.content).toContain('cut from the middle');
+  });
+});
+
+describe('permission rules for MCP and web_fetch', () => {
+  const mcp = (tool: string) => ({ tool, summary: tool });
+  const fetch = (domain: string) => ({ tool: 'web_fetch', summary: 'fetch', detail: `https://${domain}/`, domain });
+
+  it('mcp__server allows every tool of that server only; mcp__server__tool one tool', async () => {
+    const gate = createHeadlessGate({ yolo: false, allow: ['mcp__fs', 'mcp__ev__echo'] });
+    expect(await gate.check(mcp('mcp__fs__write_file'))).toBe('allow');
+    expect(await gate.check(mcp('mcp__fsx__write_file'))).toBe('deny');
+    expect(await gate.check(mcp('mcp__ev__echo'))).toBe('allow');
+    expect(await gate.check(mcp('mcp__ev__get-env'))).toBe('deny');
+  });
+
+  it('web_fetch(domain:…) matches the host, *. also its subdomains', async () => {
+    const gate = createHeadlessGate({ yolo: false, allow: ['web_fetch(domain:example.com)', 'web_fetch(domain:*.docs.dev)'] });
+    expect(await gate.check(fetch('example.com'))).toBe('allow');
+    expect(await gate.check(fetch('evil-example.com'))).toBe('deny');
+    expect(await gate.check(fetch('sub.example.com'))).toBe('deny');
+    expect(await gate.check(fetch('docs.dev'))).toBe('allow');
+    expect(await gate.check(fetch('api.docs.dev'))).toBe('allow');
+    expect(await gate.check(fetch('docs.dev.evil.io'))).toBe('deny');
+    expect(() => parseAllowRule('web_fetch(example.com)')).toThrow(/web_fetch\(domain:example\.com\)/);
+  });
+
+  it('a "session" answer in the REPL remembers the domain, not every fetch', async () => {
+    let asked = 0;
+    const gate = createSessionGate(async () => {
+      asked++;
+      return 'session';
+    });
+    expect(await gate.check(fetch('a.example'))).toBe('allow');
+    expect(await gate.check(fetch('a.example'))).toBe('allow');
+    expect(asked).toBe(1);
+    expect(await gate.check(fetch('b.example'))).toBe('allow');
+    expect(asked).toBe(2);
+    expect(gate.sessionRules()).toEqual(['web_fetch(domain:a.example)', 'web_fetch(domain:b.example)']);
+  });
+});
