@@ -99,6 +99,28 @@ describe('keen run with MCP servers', () => {
     }
   });
 
+  it('plan mode refuses a mutating MCP tool even with --yolo, and still runs a readOnlyHint one', async () => {
+    const ws = workspace({ 'notes.txt': 'plan notes\n' });
+    writeUserConfig(ws.home, { mcpServers: { fs: filesystem(ws.cwd) } });
+    const from = rig.fake.requests.length;
+    rig.fake.enqueue(
+      {
+        steps: [
+          { toolCall: { name: 'mcp__fs__write_file', args: { path: path.join(ws.cwd, 'planned.txt'), content: 'x' } } },
+          { toolCall: { name: 'mcp__fs__read_text_file', args: { path: path.join(ws.cwd, 'notes.txt') } } },
+        ],
+      },
+      { steps: [{ text: 'planned' }] },
+    );
+    const r = await rig.keen(ws, ['run', '--mode', 'plan', '--yolo', 'plan it']);
+    expect(r.code).toBe(0);
+    expect(fs.existsSync(path.join(ws.cwd, 'planned.txt'))).toBe(false);
+    const [write, read] = toolResults(rig.fake.requests[from + 1]);
+    expect(write.isError).toBe(true);
+    expect(write.text).toMatch(/plan mode/i);
+    expect(read).toEqual({ text: 'plan notes\n', isError: false });
+  });
+
   it('a server that fails to start is one warning line and the run goes on', async () => {
     const ws = workspace();
     writeUserConfig(ws.home, { mcpServers: { broken: { command: 'keen-no-such-mcp-server' }, everything: everything() } });
