@@ -1,6 +1,6 @@
 import { KeenError } from '../errors.js';
-import { loadConfig } from '../config/load.js';
-import { keenHome } from '../config/paths.js';
+import { loadConfig, readConfigFile } from '../config/load.js';
+import { keenHome, projectConfigPath, userConfigPath } from '../config/paths.js';
 import { resolveModel, type ResolvedModel } from '../config/resolve.js';
 import type { KeenConfig } from '../config/schema.js';
 import { computeBudget, DEFAULT_COMPACTION_POLICY, type ContextBudget } from '../llm/core/context-budget.js';
@@ -13,7 +13,7 @@ import { buildConversation, currentModel } from '../session/projection.js';
 import type { SessionRecord } from '../session/records.js';
 import { SessionStore } from '../session/store.js';
 import { createDefaultRegistry } from '../tools/index.js';
-import { createHeadlessGate } from '../tools/permissions.js';
+import { buildPolicy, createHeadlessGate, type Policy } from '../tools/permissions/index.js';
 import type { PermissionGate } from '../tools/types.js';
 import { VERSION } from '../version.js';
 import { AppState } from './app-state.js';
@@ -30,6 +30,11 @@ export interface SessionFlags {
   session?: string;
   /** Resume this directory's latest session. */
   continue?: boolean;
+  /** `--permission-mode`, `--allowed-tools`, `--disallowed-tools`, `--add-dir` (docs/permissions.md). */
+  permissionMode?: string;
+  allowedTools?: string[];
+  disallowedTools?: string[];
+  addDir?: string[];
 }
 
 export interface OpenSessionOptions {
@@ -54,6 +59,8 @@ export interface LiveSession {
   store: SessionStore;
   /** Records on disk when the session was opened (for replay); empty for a new session. */
   records: SessionRecord[];
+  /** The permission policy of the run (the REPL's gate applies it). */
+  policy: Policy;
   /** One-line notices for the user (damaged transcript lines, a disabled policy). */
   warnings: string[];
   close(): Promise<void>;
@@ -68,6 +75,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
   const home = keenHome(opts.env);
   const config = loadConfig(home, opts.cwd);
   const warnings: string[] = [];
+  const policy = permissionPolicy(config, home, opts);
   let resumeId = opts.flags.session;
   if (!resumeId && opts.flags.continue) {
     const latest = await latestSession(home, opts.cwd);
@@ -98,7 +106,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       { ...DEFAULT_COMPACTION_POLICY, ...stripUndefined(config.compaction ?? {}) },
     );
     if (budget.warning) warnings.push(budget.warning);
-    const permissions = opts.permissions ?? createHeadlessGate({ yolo: !!opts.flags.yolo, allow: config.permissions?.allow ?? [] });
+    const permissions = opts.permissions ?? createHeadlessGate(policy);
     const secrets = [...configSecrets(config, opts.env), ...(resolved.settings.apiKey ? [resolved.settings.apiKey] : [])];
     if (!store) {
       store = await SessionStore.create(home, { cwd: opts.cwd, provider: resolved.provider, model: resolved.name, keenVersion: VERSION, env: opts.env, secrets });
@@ -134,6 +142,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       controller: new SessionController(appState, liveStore),
       store: liveStore,
       records,
+      policy,
       warnings,
       close: () => liveStore.close(),
     };
@@ -141,6 +150,30 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     await store?.close().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * The run's permission policy from the user's and the project's config (read apart, since only the
+ * user's own rules may unlock protected paths and project allows need trust) and the flags. Trust
+ * comes from workspace trust (`config.projectTrusted` once loaded configs carry it); until then a
+ * project counts as trusted only with `--yolo`.
+ */
+function permissionPolicy(config: KeenConfig, home: string, opts: OpenSessionOptions): Policy {
+  const user = readConfigFile(userConfigPath(home)).permissions;
+  const project = readConfigFile(projectConfigPath(opts.cwd)).permissions;
+  const trusted = (config as { projectTrusted?: boolean }).projectTrusted;
+  return buildPolicy({
+    mode: opts.flags.permissionMode,
+    yolo: opts.flags.yolo,
+    user,
+    project,
+    allowedTools: opts.flags.allowedTools,
+    disallowedTools: opts.flags.disallowedTools,
+    addDirs: opts.flags.addDir,
+    projectTrusted: trusted ?? !!opts.flags.yolo,
+    cwd: opts.cwd,
+    keenHome: home,
+  });
 }
 
 /** Values of the variables that config names as holding keys: redacted from transcripts too. */

@@ -7,6 +7,10 @@ export interface ModelFlags {
   model?: string;
   profile?: string;
   yolo?: boolean;
+  permissionMode?: string;
+  allowedTools?: string[];
+  disallowedTools?: string[];
+  addDir?: string[];
 }
 
 export interface RunFlags extends ModelFlags {
@@ -21,7 +25,15 @@ function addModelOptions(cmd: Command): Command {
     .option('--provider <provider>', 'provider: anthropic, openai, openai-responses, codex, bedrock, genkit')
     .option('-m, --model <model>', 'model name (catalog or config models.<name>)')
     .option('--profile <profile>', 'AWS profile for Bedrock')
-    .option('--yolo', 'allow write_file, edit_file and bash without asking');
+    .option('--yolo', 'alias of --permission-mode bypassPermissions: run every tool call without asking')
+    .option('--permission-mode <mode>', 'default, acceptEdits, plan or bypassPermissions')
+    .option('--allowed-tools <rules>', 'comma-separated rules allowed for this run (repeatable)', collect, [])
+    .option('--disallowed-tools <rules>', 'comma-separated rules denied for this run (repeatable)', collect, [])
+    .option('--add-dir <dir>', 'another directory the file tools may read and write (repeatable)', collect, []);
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
 }
 
 /** Parses argv and runs the command. Returns the process exit code. */

@@ -14,7 +14,7 @@ import type { LiveSession, OpenSessionOptions, SessionFlags } from '../app-state
 import { errorText } from '../errors.js';
 import { estimateRequest } from '../llm/core/token-estimator.js';
 import { promptTokens, type Usage } from '../llm/core/usage.js';
-import type { SessionAnswer } from '../tools/permissions.js';
+import type { SessionAnswer } from '../tools/permissions/index.js';
 import { runCommand } from './commands.js';
 import type { InputHistory } from './input/history-store.js';
 import { expandMentions } from './input/mentions.js';
@@ -284,7 +284,7 @@ export class ReplRuntime {
   private install(session: LiveSession, how: 'reset' | 'append' | 'keep'): void {
     this.session = session;
     // A model switch keeps "allow for this session" answers; a new or resumed session starts fresh.
-    if (!this.gate.configured) this.gate.configure(session.config.permissions?.allow ?? []);
+    if (!this.gate.configured) this.gate.configure(session.policy);
     this.lastReported = undefined;
     const items: NewItem[] = how === 'keep' ? [] : replayItems(session.records);
     if (how !== 'keep' && session.records.some((r) => r.kind === 'user_message')) {
@@ -340,7 +340,8 @@ export class ReplRuntime {
 
   /** Flags every reopened session keeps (profile, yolo). */
   baseFlags(): SessionFlags {
-    return { profile: this.opts.flags.profile, yolo: this.opts.flags.yolo };
+    const f = this.opts.flags;
+    return { profile: f.profile, yolo: f.yolo, permissionMode: f.permissionMode, allowedTools: f.allowedTools, disallowedTools: f.disallowedTools, addDir: f.addDir };
   }
 
   requireSession(): LiveSession {

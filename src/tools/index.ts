@@ -13,13 +13,13 @@ export { createToolRegistry, CANCELLED, ToolError, type Tool } from './registry.
 export {
   createHeadlessGate,
   createSessionGate,
-  parseAllowRule,
+  parseRule,
   MUTATING_TOOLS,
-  type AllowRule,
+  type Rule,
   type ExplainingGate,
   type SessionAnswer,
   type SessionGate,
-} from './permissions.js';
+} from './permissions/index.js';
 
 /** The seven built-in tools, in the order the model sees them. */
 export function defaultTools(): Tool[] {

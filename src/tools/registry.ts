@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ToolCall, ToolMessage } from '../llm/core/message.js';
 import type { ToolDefinition } from '../llm/core/provider.js';
 import { errorText } from '../errors.js';
-import { authorize } from './permissions.js';
+import { authorize } from './permissions/gates.js';
 import type { PermissionRequest, ToolContext, ToolOutcome, ToolRegistry } from './types.js';
 
 /** The content of the error result for a call whose `ctx.signal` was aborted. */
@@ -17,11 +17,12 @@ export interface Tool<A = any> {
   /** What the model reads to decide when and how to call the tool. */
   readonly description: string;
   readonly schema: z.ZodType<A>;
-  /** Mutating tools ask `ctx.permissions` before `run`. */
+  /** Mutating tools ask `ctx.permissions` before `run`; so does every tool with `describe`. */
   readonly mutating: boolean;
   /**
-   * Mutating tools: describe the call for the permission gate. May throw a `ToolError` to refuse
-   * the call before anyone is asked (e.g. an edit whose old_string is not in the file).
+   * Describe the call for the permission gate (its access and real paths, see
+   * `PermissionRequest`). May throw a `ToolError` to refuse the call before anyone is asked (e.g.
+   * an edit whose old_string is not in the file).
    */
   describe?(args: A, ctx: ToolContext): PermissionRequest | Promise<PermissionRequest>;
   /** Do the work. Throw `ToolError` for expected failures; any throw becomes an error result. */
@@ -111,7 +112,9 @@ async function executeCall(byName: Map<string, Tool>, call: ToolCall, ctx: ToolC
 
   try {
     return await raceAbort(ctx.signal, async () => {
-      if (tool.mutating) {
+      // Every described call is judged (reads outside the workspace ask); a read-only tool
+      // without `describe` runs freely.
+      if (tool.mutating || tool.describe) {
         const denied = await authorize(tool, parsed.args, ctx);
         if (denied) return denied;
         if (ctx.signal.aborted) return { content: CANCELLED, is_error: true };
