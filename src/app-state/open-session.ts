@@ -12,7 +12,9 @@ import { latestSession } from '../session/list.js';
 import { buildConversation, currentModel } from '../session/projection.js';
 import type { SessionRecord } from '../session/records.js';
 import { SessionStore } from '../session/store.js';
+import type { BashToolOptions } from '../tools/bash.js';
 import { createDefaultRegistry } from '../tools/index.js';
+import { DEFAULT_SANDBOX, findSandbox } from '../tools/sandbox/index.js';
 import { buildPolicy, createHeadlessGate, type Policy } from '../tools/permissions/index.js';
 import type { PermissionGate } from '../tools/types.js';
 import { VERSION } from '../version.js';
@@ -76,6 +78,9 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
   const config = loadConfig(home, opts.cwd);
   const warnings: string[] = [];
   const policy = permissionPolicy(config, home, opts);
+  const bashOptions = bashToolOptions(config, home, opts, policy.projectTrusted);
+  const sandboxMissing = bashOptions.sandbox?.mode !== 'off' ? findSandbox(process.platform, opts.env).missing : undefined;
+  if (sandboxMissing) warnings.push(`no sandbox for bash: ${sandboxMissing}; commands run without one (see docs/permissions.md)`);
   let resumeId = opts.flags.session;
   if (!resumeId && opts.flags.continue) {
     const latest = await latestSession(home, opts.cwd);
@@ -122,7 +127,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     });
     const appState = new AppState({
       client,
-      registry: createDefaultRegistry(),
+      registry: createDefaultRegistry(bashOptions),
       model: resolved.wireId,
       maxOutputTokens: resolved.info.maxOutputTokens,
       thinkingBudget: config.thinkingBudget,
@@ -174,6 +179,22 @@ function permissionPolicy(config: KeenConfig, home: string, opts: OpenSessionOpt
     cwd: opts.cwd,
     keenHome: home,
   });
+}
+
+/**
+ * The bash tool's sandbox and environment rules: from the user's config, and from the project's
+ * only when it is trusted (a repository must not turn the sandbox off or pass secrets through).
+ */
+function bashToolOptions(config: KeenConfig, home: string, opts: OpenSessionOptions, trusted: boolean): BashToolOptions {
+  const user = readConfigFile(userConfigPath(home));
+  const project = trusted ? readConfigFile(projectConfigPath(opts.cwd)) : {};
+  const sandbox = { ...DEFAULT_SANDBOX, ...stripUndefined(user.sandbox ?? {}), ...stripUndefined(project.sandbox ?? {}) };
+  const names = [...Object.values(config.models ?? {}), ...Object.values(config.providers ?? {})].flatMap((e) => (e?.apiKeyEnv ? [e.apiKeyEnv] : []));
+  return {
+    sandbox,
+    keenHome: home,
+    env: { passthrough: [...(user.bash?.envPassthrough ?? []), ...(project.bash?.envPassthrough ?? [])], withhold: names },
+  };
 }
 
 /** Values of the variables that config names as holding keys: redacted from transcripts too. */

@@ -1,4 +1,4 @@
-import { bashTool } from './bash.js';
+import { bashTool, createBashTool, type BashToolOptions } from './bash.js';
 import { editFileTool } from './edit-file.js';
 import { globTool } from './glob.js';
 import { grepTool } from './grep.js';
@@ -21,12 +21,13 @@ export {
   type SessionGate,
 } from './permissions/index.js';
 
-/** The seven built-in tools, in the order the model sees them. */
-export function defaultTools(): Tool[] {
-  return [readFileTool, writeFileTool, editFileTool, globTool, grepTool, bashTool, listDirTool];
+/** The seven built-in tools, in the order the model sees them; `bash` takes the sandbox options. */
+export function defaultTools(options?: BashToolOptions): Tool[] {
+  const bash = options ? createBashTool(options) : bashTool;
+  return [readFileTool, writeFileTool, editFileTool, globTool, grepTool, bash, listDirTool];
 }
 
 /** A registry with read_file, write_file, edit_file, glob, grep, bash and list_dir. */
-export function createDefaultRegistry(): ToolRegistry {
-  return createToolRegistry(defaultTools());
+export function createDefaultRegistry(options?: BashToolOptions): ToolRegistry {
+  return createToolRegistry(defaultTools(options));
 }
