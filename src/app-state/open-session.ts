@@ -17,6 +17,9 @@ import { createDefaultRegistry } from '../tools/index.js';
 import { DEFAULT_SANDBOX, findSandbox } from '../tools/sandbox/index.js';
 import { buildPolicy, createHeadlessGate, type Policy } from '../tools/permissions/index.js';
 import type { PermissionGate } from '../tools/types.js';
+import { checkpointsDir } from '../undo/undo-turns.js';
+import { withCheckpoints } from '../undo/checkpointing-registry.js';
+import { FileCheckpoints } from '../undo/file-checkpoints.js';
 import { VERSION } from '../version.js';
 import { AppState } from './app-state.js';
 import { SessionController } from './session-controller.js';
@@ -118,6 +121,17 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     } else if (stored && (stored.provider !== resolved.provider || stored.model !== resolved.name)) {
       await store.append({ kind: 'model_changed', provider: resolved.provider, model: resolved.name });
     }
+    // File checkpoints for undo: a turn starts when its user message is on disk.
+    const checkpoints = new FileCheckpoints(checkpointsDir(store.dir));
+    const liveStoreForTurns = store;
+    const sink = {
+      append: async (record: Parameters<SessionStore['append']>[0]) => {
+        const written = await liveStoreForTurns.append(record);
+        if (written.kind === 'user_message') checkpoints.beginTurn(written.seq);
+        return written;
+      },
+      appendBatch: (records: Parameters<SessionStore['appendBatch']>[0]) => liveStoreForTurns.appendBatch(records),
+    };
     const client = createChatClient(adapter, {
       cwd: opts.cwd,
       permissions,
@@ -127,7 +141,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     });
     const appState = new AppState({
       client,
-      registry: createDefaultRegistry(bashOptions),
+      registry: withCheckpoints(createDefaultRegistry(bashOptions), checkpoints),
       model: resolved.wireId,
       maxOutputTokens: resolved.info.maxOutputTokens,
       thinkingBudget: config.thinkingBudget,
@@ -144,7 +158,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       budget,
       config,
       home,
-      controller: new SessionController(appState, liveStore),
+      controller: new SessionController(appState, sink),
       store: liveStore,
       records,
       policy,

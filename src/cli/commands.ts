@@ -98,6 +98,17 @@ export async function runCli(argv: string[]): Promise<number> {
     });
 
   program
+    .command('undo')
+    .description('restore the files the last turn (or --turns N) of a session changed')
+    .option('--session <id>', "the session (default: this directory's latest)")
+    .option('--turns <n>', 'how many turns that changed files to undo', '1')
+    .option('--force', 'overwrite files changed outside Keen since')
+    .action(async (opts: { session?: string; turns?: string; force?: boolean }) => {
+      const { runUndoCommand } = await import('./undo.js');
+      code = await runUndoCommand(opts);
+    });
+
+  program
     .command('login')
     .description('sign in to a provider that uses an account instead of an API key')
     .argument('<provider>', 'codex')
