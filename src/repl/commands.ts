@@ -57,6 +57,12 @@ export async function runCommand(rt: ReplRuntime, name: string, args: string): P
     case 'compact':
       await rt.compact(args);
       return;
+    case 'undo':
+      await (await import('./undo-commands.js')).undoCommand(rt, args);
+      return;
+    case 'rewind':
+      await (await import('./undo-commands.js')).rewindCommand(rt, args);
+      return;
     case 'exit':
       // Not awaited: exit waits for the running command, which is this one.
       void rt.exit(0);

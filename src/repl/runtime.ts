@@ -255,9 +255,9 @@ export class ReplRuntime {
   }
 
   /** A picker row was chosen. */
-  choose(kind: 'resume' | 'model', value: string): void {
+  choose(kind: 'resume' | 'model' | 'rewind', value: string): void {
     this.store.dispatch({ type: 'picker-close' });
-    const text = kind === 'resume' ? `/resume ${value}` : `/model ${value}`;
+    const text = kind === 'resume' ? `/resume ${value}` : kind === 'rewind' ? `/rewind ${value}` : `/model ${value}`;
     if (this.busy) this.store.dispatch({ type: 'queue-push', text });
     else this.launch(text);
   }

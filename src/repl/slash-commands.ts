@@ -19,6 +19,8 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: 'resume', aliases: [], description: "pick one of this directory's sessions" },
   { name: 'sessions', aliases: [], description: "list this directory's sessions" },
   { name: 'model', aliases: [], args: '[name]', description: 'switch the model' },
+  { name: 'undo', aliases: [], args: '[--force]', description: 'restore the files the last turn changed' },
+  { name: 'rewind', aliases: [], args: '[message] [--files]', description: 'restore files and conversation to before a message' },
   { name: 'usage', aliases: [], description: 'tokens, cache hits and cost so far' },
   { name: 'help', aliases: [], description: 'keys and commands' },
   { name: 'exit', aliases: ['quit'], description: 'leave Keen' },

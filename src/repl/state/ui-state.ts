@@ -73,7 +73,7 @@ export interface PickerOption {
 }
 
 export interface PickerView {
-  kind: 'resume' | 'model';
+  kind: 'resume' | 'model' | 'rewind';
   title: string;
   options: PickerOption[];
   selected: number;
