@@ -1,6 +1,6 @@
 import path from 'node:path';
-import picomatch from 'picomatch';
 import { KeenError } from '../../errors.js';
+import { compileGlob } from '../glob-match.js';
 import type { PermissionRequest } from '../types.js';
 import { accessOf, FILE_READ_TOOLS, FILE_WRITE_TOOLS, isInside, posixRel } from './request.js';
 
@@ -75,14 +75,14 @@ export function parseRule(entry: string, home: string): Rule {
   } else {
     glob = glob.replace(/^\.\//, '');
   }
-  const match = picomatch(glob, { dot: true, basename: base === 'workspace' && !glob.replace(/\/+$/, '').includes('/') });
+  const match = compileGlob(glob, { basename: base === 'workspace' && !glob.replace(/\/+$/, '').includes('/') });
   return { text, tool, kind: 'path', glob, base, match };
 }
 
 /** True when `rule` names `request.tool` (bare names, MCP server prefixes, `*` globs). */
 function toolMatches(ruleTool: string, tool: string): boolean {
   if (ruleTool === tool) return true;
-  if (ruleTool.includes('*')) return picomatch.isMatch(tool, ruleTool);
+  if (ruleTool.includes('*')) return compileGlob(ruleTool)(tool);
   // `mcp__server` covers every `mcp__server__tool`.
   return /^mcp__[^_]+(?:_[^_]+)*$/.test(ruleTool) && !ruleTool.slice(5).includes('__') && tool.startsWith(`${ruleTool}__`);
 }
