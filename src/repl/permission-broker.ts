@@ -49,12 +49,16 @@ export class ReplGate implements ExplainingGate {
     private readonly yolo: boolean,
   ) {}
 
+  private fromSession = false;
+
+  /** True once a session's policy was installed (`configure`). */
   get configured(): boolean {
-    return this.inner !== undefined;
+    return this.fromSession;
   }
 
   configure(policy: Policy): void {
     this.inner = createSessionGate((request) => this.broker.ask(request), policy);
+    this.fromSession = true;
   }
 
   private live(): SessionGate {

@@ -14,7 +14,7 @@ import type { LiveSession, OpenSessionOptions, SessionFlags } from '../app-state
 import { errorText } from '../errors.js';
 import { estimateRequest } from '../llm/core/token-estimator.js';
 import { promptTokens, type Usage } from '../llm/core/usage.js';
-import type { SessionAnswer } from '../tools/permissions/index.js';
+import type { Policy, SessionAnswer } from '../tools/permissions/index.js';
 import { runCommand } from './commands.js';
 import type { InputHistory } from './input/history-store.js';
 import { expandMentions } from './input/mentions.js';
@@ -262,6 +262,17 @@ export class ReplRuntime {
     else this.launch(text);
   }
 
+  /** The live permission policy (its mode and session rules change from the REPL). */
+  get permissionPolicy(): Policy {
+    return this.gate.policy;
+  }
+
+  /** Show `mode` in the footer. */
+  showMode(mode: string): void {
+    const info = this.store.getState().session;
+    if (info) this.store.dispatch({ type: 'session', info: { ...info, mode } });
+  }
+
   toggleExpand(): void {
     this.store.dispatch({ type: 'toggle-expand' });
     const state = this.store.getState();
@@ -305,6 +316,7 @@ export class ReplRuntime {
         model: session.model,
         inputBudget: session.budget.inputBudget,
         contextTokens: this.estimateContext(),
+        mode: this.gate.policy.mode,
       },
     });
   }

@@ -19,6 +19,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: 'resume', aliases: [], description: "pick one of this directory's sessions" },
   { name: 'sessions', aliases: [], description: "list this directory's sessions" },
   { name: 'model', aliases: [], args: '[name]', description: 'switch the model' },
+  { name: 'permissions', aliases: [], args: '[mode M | allow|ask|deny RULE]', description: 'show or change the permission mode and rules' },
   { name: 'undo', aliases: [], args: '[--force]', description: 'restore the files the last turn changed' },
   { name: 'rewind', aliases: [], args: '[message] [--files]', description: 'restore files and conversation to before a message' },
   { name: 'usage', aliases: [], description: 'tokens, cache hits and cost so far' },

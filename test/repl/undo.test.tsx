@@ -60,3 +60,31 @@ describe('/undo and /rewind', () => {
     expect(JSON.stringify(sent)).not.toContain('second');
   });
 });
+
+describe('/permissions and Shift+Tab', () => {
+  it('Shift+Tab cycles the mode shown in the footer, and acceptEdits then edits without asking', async () => {
+    h = await startHarness({ files: { 'a.txt': 'v0\n' }, responder: writer });
+    await h.waitFor('session <id>');
+    expect(h.frame()).not.toContain('acceptEdits');
+    h.write('\x1b[Z');
+    await h.waitFor('session <id> · acceptEdits');
+    h.send('write edited');
+    await h.waitFor('wrote edited');
+    expect(h.frame()).not.toContain('Allow write_file?');
+    expect(readFileSync(path.join(h.ws.cwd, 'a.txt'), 'utf8')).toBe('edited\n');
+  });
+
+  it('/permissions shows the rules and adds one for the session; a bad rule is one line', async () => {
+    h = await startHarness({ files: { 'a.txt': 'v0\n' }, responder: writer });
+    h.send('/permissions deny write_file(a.txt)');
+    await h.waitFor('Added deny rule write_file(a.txt) for this session.');
+    h.send('/permissions');
+    const frame = await h.waitFor('write_file(a.txt)  (session)');
+    expect(frame).toContain('mode: default');
+    h.send('/permissions allow bash(x');
+    await h.waitFor('invalid permission rule "bash(x"');
+    h.send('write nope');
+    await h.waitFor('wrote nope');
+    expect(readFileSync(path.join(h.ws.cwd, 'a.txt'), 'utf8')).toBe('v0\n');
+  });
+});

@@ -35,6 +35,7 @@ export const Footer = memo(function Footer({ session, exitArmed }: { session?: S
         <Text color={high ? color('warning') : undefined}>{`${pct}% context`}</Text>
         {high ? <Text color={color('warning')}>{' · /compact to free context'}</Text> : null}
         {` · session ${session.sessionId}`}
+        {session.mode && session.mode !== 'default' ? <Text color={color('warning')}>{` · ${session.mode}`}</Text> : null}
       </Text>
     </Box>
   );

@@ -64,6 +64,8 @@ export interface SessionInfo {
   inputBudget: number;
   /** Estimated input tokens of the next request. */
   contextTokens: number;
+  /** The permission mode; the footer names it unless it is `default`. */
+  mode?: string;
 }
 
 export interface PickerOption {
