@@ -177,4 +177,24 @@ describe('keen run: untrusted projects and paths outside', () => {
     expect(a.code).toBe(0);
     expect(toolResults(rig.fake.requests[third])[0].text).toContain('OUTSIDE-SECRET');
   });
+
+  it('absolute reads of ~/.ssh are denied headless; writes through a hard link to an outside file are refused', async () => {
+    const ws = workspace();
+    const home = path.join(path.dirname(ws.cwd), 'userhome');
+    fs.mkdirSync(path.join(home, '.ssh'), { recursive: true });
+    fs.writeFileSync(path.join(home, '.ssh/id_x'), 'PRIVATE-KEY\n');
+    fs.writeFileSync(path.join(home, 'victim.txt'), 'safe\n');
+    fs.linkSync(path.join(home, 'victim.txt'), path.join(ws.cwd, 'linked.txt'));
+    const second = script([
+      { name: 'read_file', args: { path: '~/.ssh/id_x' } },
+      { name: 'write_file', args: { path: 'linked.txt', content: 'owned\n' } },
+    ]);
+    const r = await rig.keen(ws, ['run', '--permission-mode', 'acceptEdits', 'go'], { env: { HOME: home } });
+    expect(r.code).toBe(0);
+    const results = toolResults(rig.fake.requests[second]);
+    expect(results.map((t) => t.isError)).toEqual([true, true]);
+    expect(results[0].text).not.toContain('PRIVATE-KEY');
+    expect(results[1].text).toContain('hard links');
+    expect(fs.readFileSync(path.join(home, 'victim.txt'), 'utf8')).toBe('safe\n');
+  });
 });

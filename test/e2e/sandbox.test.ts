@@ -2,6 +2,7 @@
  * Secrets and the sandbox end to end: a spawned `keen run --yolo` whose environment holds
  * credentials runs commands that look for them, in bubblewrap and without it.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -62,6 +63,19 @@ describe('keen run: secrets stay home', () => {
     } finally {
       fs.rmSync(outside, { recursive: true, force: true });
     }
+  });
+});
+
+describe('keen run: commands do not outlive their call', () => {
+  it('in the sandbox even a setsid background process ends with the command', async () => {
+    const ws = workspace();
+    const tag = `sleep ${2000 + Math.floor(Math.random() * 900)}.25`;
+    const second = bashOnce(`setsid ${tag} >/dev/null 2>&1 & ${tag.replace('.25', '.5')} >/dev/null 2>&1 & echo started`);
+    const r = await rig.keen(ws, ['run', '--yolo', 'go']);
+    expect(r.code).toBe(0);
+    expect(toolResults(rig.fake.requests[second])[0].text).toContain('started');
+    const left = execFileSync('bash', ['-c', `pgrep -f "^${tag.split('.')[0]}" || true`], { encoding: 'utf8' }).trim();
+    expect(left).toBe('');
   });
 });
 
