@@ -64,6 +64,38 @@ export class FileCheckpoints {
     });
   }
 
+  /** Whether this turn already kept `real`. */
+  has(real: string): boolean {
+    return this.turn !== undefined && this.manifest?.turn_seq === this.turn && this.manifest.files.some((f) => f.path === real);
+  }
+
+  /** Whether a turn is running (a user message started it). */
+  get active(): boolean {
+    return this.turn !== undefined;
+  }
+
+  /**
+   * Keep a state of `real` seen earlier (a bash command already changed it): its bytes and mode,
+   * or null when it did not exist. No-op when this turn kept it already.
+   */
+  keep(real: string, before: { data: Buffer; mode: number } | null): Promise<void> {
+    return this.serial(async () => {
+      if (this.turn === undefined) return;
+      const m = await this.current();
+      if (m.files.some((f) => f.path === real)) return;
+      const dir = this.turnDir(m.turn_seq);
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      let entry: Manifest['files'][number]['before'] = null;
+      if (before) {
+        const blob = `${m.files.length + 1}.bin`;
+        await writeDurably(path.join(dir, blob), before.data);
+        entry = { blob, mode: before.mode };
+      }
+      m.files.push({ path: real, before: entry });
+      await this.save(m);
+    });
+  }
+
   /** Record what Keen left at `real` after a change that succeeded. */
   after(real: string): Promise<void> {
     return this.serial(async () => {

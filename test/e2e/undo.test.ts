@@ -53,6 +53,22 @@ describe('keen undo', () => {
     expect(undos[1].files.map((f: string) => path.basename(f)).sort()).toEqual(['a.txt', 'new.txt']);
   });
 
+  it('restores files a bash command changed, created or removed, detected by a before/after scan', async () => {
+    const ws = workspace({ 'a.txt': 'a0\n', 'c.txt': 'c0\n', 'w.txt': 'w0\n' });
+    await turn(ws, [
+      { name: 'write_file', args: { path: 'w.txt', content: 'w1\n' } },
+      { name: 'bash', args: { command: 'echo a1 > a.txt && echo b1 > b.txt && rm c.txt && echo w2 >> w.txt' } },
+    ]);
+    expect(read(ws, 'w.txt')).toBe('w1\nw2\n');
+    const r = await rig.keen(ws, ['undo']);
+    expect(errorLines(r.stderr)).toEqual([]);
+    expect(r.code).toBe(0);
+    expect(read(ws, 'a.txt')).toBe('a0\n');
+    expect(read(ws, 'c.txt')).toBe('c0\n');
+    expect(read(ws, 'w.txt')).toBe('w0\n');
+    expect(fs.existsSync(path.join(ws.cwd, 'b.txt'))).toBe(false);
+  });
+
   it('--turns 2 undoes two turns at once', async () => {
     const ws = workspace({ 'a.txt': 'v0\n' });
     const id = await turn(ws, [{ name: 'write_file', args: { path: 'a.txt', content: 'v1\n' } }]);
