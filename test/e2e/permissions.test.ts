@@ -44,9 +44,9 @@ describe('keen run: rule precedence deny > ask > allow', () => {
     const results = toolResults(rig.fake.requests[second]);
     expect(results.map((t) => t.isError)).toEqual([false, true, true, true, true, false]);
     expect(results[0].text).toContain('allowed-ran');
-    expect(results[1].text).toContain('needs approval');
+    expect(results[1].text).toContain('matches the ask rule "bash(echo ask*)"');
     expect(results[2].text).toBe('Permission denied: bash is blocked by the rule "bash(echo deny*)" (user config permissions.deny). Do not retry it.');
-    expect(results[3].text).toContain('needs approval');
+    expect(results[3].text).toContain('matches the ask rule "edit_file(a.txt)"');
     expect(results[4].text).toContain('blocked by the rule "read_file(.env)"');
     expect(results[4].text).not.toContain('TOKEN');
     expect(fs.readFileSync(path.join(ws.cwd, 'a.txt'), 'utf8')).toBe('alpha\n');

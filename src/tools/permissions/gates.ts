@@ -48,6 +48,8 @@ export function refusal(request: PermissionRequest, decision: Decision, headless
         `Permission denied: ${r.path} is protected (${r.segment} changes what Keen or git runs), so writing it always needs approval. ` +
         `Allow it explicitly in your own config, e.g. "${request.tool}(${r.segment}/**)".`
       );
+    case 'ask-rule':
+      return `Permission denied: ${request.tool} matches the ask rule "${r.rule}", so it needs approval, which a headless run cannot give. Do not retry it.`;
     case 'outside-read':
       return (
         `Permission denied: ${r.path} is outside the workspace (or a credential folder) and reading it needs approval` +
