@@ -1,5 +1,5 @@
 import type { PermissionGate, PermissionRequest, ToolContext, ToolOutcome } from '../types.js';
-import { decide, rootsOf, type Decision, type Policy } from './decide.js';
+import { decide, type Decision, type Policy } from './decide.js';
 import type { PermissionMode } from './modes.js';
 import { buildPolicy, type PolicyInput } from './policy.js';
 import { protectedSegment } from './protected-paths.js';
@@ -174,4 +174,3 @@ export async function authorize(tool: AuthorizedTool, args: unknown, ctx: ToolCo
   return { content, is_error: true };
 }
 
-export { rootsOf };
