@@ -1,6 +1,6 @@
 import { KeenError } from '../errors.js';
-import { loadConfig } from '../config/load.js';
-import { keenHome } from '../config/paths.js';
+import { loadConfig, readConfigFile } from '../config/load.js';
+import { keenHome, projectConfigPath, userConfigPath } from '../config/paths.js';
 import { resolveModel, type ResolvedModel } from '../config/resolve.js';
 import type { KeenConfig } from '../config/schema.js';
 import { computeBudget, DEFAULT_COMPACTION_POLICY, type ContextBudget } from '../llm/core/context-budget.js';
@@ -19,8 +19,13 @@ import { SessionStore } from '../session/store.js';
 import { createRememberTool, createSkillTool, createTaskTool, defaultTools, mutatingCalls, planModeRegistry } from '../tools/index.js';
 import type { McpManager } from '../tools/mcp/manager.js';
 import { createToolRegistry, type Tool } from '../tools/registry.js';
-import { createHeadlessGate } from '../tools/permissions.js';
+import type { BashToolOptions } from '../tools/bash.js';
+import { DEFAULT_SANDBOX, findSandbox } from '../tools/sandbox/index.js';
+import { buildPolicy, createHeadlessGate, type Policy } from '../tools/permissions/index.js';
 import type { PermissionGate } from '../tools/types.js';
+import { checkpointsDir } from '../undo/undo-turns.js';
+import { withCheckpoints } from '../undo/checkpointing-registry.js';
+import { FileCheckpoints } from '../undo/file-checkpoints.js';
 import { VERSION } from '../version.js';
 import { AppState } from './app-state.js';
 import { SessionController } from './session-controller.js';
@@ -41,6 +46,11 @@ export interface SessionFlags {
   mode?: AgentMode;
   /** `--mcp-config` files: MCP servers for this run. */
   mcpConfig?: string[];
+  /** `--permission-mode`, `--allowed-tools`, `--disallowed-tools`, `--add-dir` (docs/permissions.md). */
+  permissionMode?: string;
+  allowedTools?: string[];
+  disallowedTools?: string[];
+  addDir?: string[];
 }
 
 export interface OpenSessionOptions {
@@ -72,6 +82,8 @@ export interface LiveSession {
   store: SessionStore;
   /** Records on disk when the session was opened (for replay); empty for a new session. */
   records: SessionRecord[];
+  /** The permission policy of the run (the REPL's gate applies it). */
+  policy: Policy;
   /** One-line notices for the user (damaged transcript lines, a disabled policy). */
   warnings: string[];
   /** The agent mode: read for every turn's system prompt and every tool call. */
@@ -94,6 +106,10 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
   const home = keenHome(opts.env);
   const config = loadConfig(home, opts.cwd);
   const warnings: string[] = [];
+  const policy = permissionPolicy(config, home, opts);
+  const bashOptions = bashToolOptions(config, home, opts, policy.projectTrusted);
+  const sandboxMissing = bashOptions.sandbox?.mode !== 'off' ? findSandbox(process.platform, opts.env).missing : undefined;
+  if (sandboxMissing) warnings.push(`no sandbox for bash: ${sandboxMissing}; commands run without one (see docs/permissions.md)`);
   let resumeId = opts.flags.session;
   if (!resumeId && opts.flags.continue) {
     const latest = await latestSession(home, opts.cwd);
@@ -125,7 +141,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       { ...DEFAULT_COMPACTION_POLICY, ...stripUndefined(config.compaction ?? {}) },
     );
     if (budget.warning) warnings.push(budget.warning);
-    const permissions = opts.permissions ?? createHeadlessGate({ yolo: !!opts.flags.yolo, allow: config.permissions?.allow ?? [] });
+    const permissions = opts.permissions ?? createHeadlessGate(policy);
     const secrets = [...configSecrets(config, opts.env), ...(resolved.settings.apiKey ? [resolved.settings.apiKey] : [])];
     if (!store) {
       store = await SessionStore.create(home, { cwd: opts.cwd, provider: resolved.provider, model: resolved.name, keenVersion: VERSION, env: opts.env, secrets });
@@ -133,6 +149,17 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       await store.append({ kind: 'model_changed', provider: resolved.provider, model: resolved.name });
     }
     mcp = await startMcp(opts, home, config, warnings);
+    // File checkpoints for undo: a turn starts when its user message is on disk.
+    const checkpoints = new FileCheckpoints(checkpointsDir(store.dir));
+    const liveStoreForTurns = store;
+    const sink = {
+      append: async (record: Parameters<SessionStore['append']>[0]) => {
+        const written = await liveStoreForTurns.append(record);
+        if (written.kind === 'user_message') checkpoints.beginTurn(written.seq);
+        return written;
+      },
+      appendBatch: (records: Parameters<SessionStore['appendBatch']>[0]) => liveStoreForTurns.appendBatch(records),
+    };
     const loopEnv = (b: ContextBudget) => ({
       cwd: opts.cwd,
       permissions,
@@ -148,8 +175,8 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     let context = loadProjectContext(at);
     warnings.push(...context.warnings);
     const loadContext = () => (context = loadProjectContext(at));
-    const wrap = (tools: Tool[]) => planModeRegistry(createToolRegistry(tools), () => mode.get() === 'plan', mutatingCalls(tools));
-    const baseTools: Tool[] = [...defaultTools(), createRememberTool(() => context.memoryPaths), createSkillTool(() => context.skills)];
+    const wrap = (tools: Tool[]) => planModeRegistry(withCheckpoints(createToolRegistry(tools), checkpoints), () => mode.get() === 'plan', mutatingCalls(tools));
+    const baseTools: Tool[] = [...defaultTools(bashOptions), createRememberTool(() => context.memoryPaths), createSkillTool(() => context.skills)];
     let controller: SessionController | undefined;
     const parentModel: ChildModel = { client, name: resolved.name, wireId: resolved.wireId, maxOutputTokens: resolved.info.maxOutputTokens, thinkingBudget: config.thinkingBudget };
     const childModels = new Map<string, Promise<ChildModel>>();
@@ -184,7 +211,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     const liveMcp = mcp;
     const parentTools = [...baseTools, createTaskTool(runner)];
     const parentRegistry = planModeRegistry(
-      liveMcp ? (await import('../tools/mcp/registry.js')).createMcpAwareRegistry(parentTools, liveMcp) : createToolRegistry(parentTools),
+      withCheckpoints(liveMcp ? (await import('../tools/mcp/registry.js')).createMcpAwareRegistry(parentTools, liveMcp) : createToolRegistry(parentTools), checkpoints),
       () => mode.get() === 'plan',
       (call) => mutatingCalls(call.name.startsWith('mcp__') && liveMcp ? [...parentTools, ...liveMcp.tools()] : parentTools)(call),
     );
@@ -199,7 +226,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       buildSystemPrompt: () => buildSystemPrompt({ cwd: opts.cwd, mode: mode.get(), context: loadContext(), subagents: true }),
       history: buildConversation(records),
     });
-    controller = new SessionController(appState, store);
+    controller = new SessionController(appState, sink);
     const liveStore = store;
     return {
       sessionId: store.id,
@@ -212,6 +239,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       controller,
       store: liveStore,
       records,
+      policy,
       warnings,
       mode,
       loadContext,
@@ -253,6 +281,46 @@ async function startMcp(opts: OpenSessionOptions, home: string, config: KeenConf
   });
   opening = false;
   return manager;
+}
+
+/**
+ * The run's permission policy from the user's and the project's config (read apart, since only the
+ * user's own rules may unlock protected paths and project allows need trust) and the flags. Trust
+ * comes from workspace trust (`config.projectTrusted` once loaded configs carry it); until then a
+ * project counts as trusted only with `--yolo`.
+ */
+function permissionPolicy(config: KeenConfig, home: string, opts: OpenSessionOptions): Policy {
+  const user = readConfigFile(userConfigPath(home)).permissions;
+  const project = readConfigFile(projectConfigPath(opts.cwd)).permissions;
+  const trusted = (config as { projectTrusted?: boolean }).projectTrusted;
+  return buildPolicy({
+    mode: opts.flags.permissionMode,
+    yolo: opts.flags.yolo,
+    user,
+    project,
+    allowedTools: opts.flags.allowedTools,
+    disallowedTools: opts.flags.disallowedTools,
+    addDirs: opts.flags.addDir,
+    projectTrusted: trusted ?? !!opts.flags.yolo,
+    cwd: opts.cwd,
+    keenHome: home,
+  });
+}
+
+/**
+ * The bash tool's sandbox and environment rules: from the user's config, and from the project's
+ * only when it is trusted (a repository must not turn the sandbox off or pass secrets through).
+ */
+function bashToolOptions(config: KeenConfig, home: string, opts: OpenSessionOptions, trusted: boolean): BashToolOptions {
+  const user = readConfigFile(userConfigPath(home));
+  const project = trusted ? readConfigFile(projectConfigPath(opts.cwd)) : {};
+  const sandbox = { ...DEFAULT_SANDBOX, ...stripUndefined(user.sandbox ?? {}), ...stripUndefined(project.sandbox ?? {}) };
+  const names = [...Object.values(config.models ?? {}), ...Object.values(config.providers ?? {})].flatMap((e) => (e?.apiKeyEnv ? [e.apiKeyEnv] : []));
+  return {
+    sandbox,
+    keenHome: home,
+    env: { passthrough: [...(user.bash?.envPassthrough ?? []), ...(project.bash?.envPassthrough ?? [])], withhold: names },
+  };
 }
 
 /** Values of the variables that config names as holding keys: redacted from transcripts too. */

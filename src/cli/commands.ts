@@ -10,6 +10,10 @@ export interface ModelFlags {
   mode?: 'plan' | 'build';
   /** `--mcp-config FILE` (repeatable). */
   mcpConfig?: string[];
+  permissionMode?: string;
+  allowedTools?: string[];
+  disallowedTools?: string[];
+  addDir?: string[];
 }
 
 export interface RunFlags extends ModelFlags {
@@ -24,7 +28,11 @@ function addModelOptions(cmd: Command): Command {
     .option('--provider <provider>', 'provider: anthropic, openai, openai-responses, codex, bedrock, genkit')
     .option('-m, --model <model>', 'model name (catalog or config models.<name>)')
     .option('--profile <profile>', 'AWS profile for Bedrock')
-    .option('--yolo', 'allow write_file, edit_file and bash without asking')
+    .option('--yolo', 'alias of --permission-mode bypassPermissions: run every tool call without asking')
+    .option('--permission-mode <mode>', 'default, acceptEdits, plan or bypassPermissions')
+    .option('--allowed-tools <rules>', 'comma-separated rules allowed for this run (repeatable)', collect, [])
+    .option('--disallowed-tools <rules>', 'comma-separated rules denied for this run (repeatable)', collect, [])
+    .option('--add-dir <dir>', 'another directory the file tools may read and write (repeatable)', collect, [])
     .addOption(new Option('--mode <mode>', 'agent mode: plan (read and plan only) or build').choices(['plan', 'build']))
     .option('--mcp-config <file>', 'MCP servers for this run, from an .mcp.json-format file (repeatable)', collect, []);
 }
@@ -111,6 +119,17 @@ export async function runCli(argv: string[]): Promise<number> {
     .action(async (opts: { all?: boolean }) => {
       const { runSessionsCommand } = await import('./sessions.js');
       code = await runSessionsCommand(opts);
+    });
+
+  program
+    .command('undo')
+    .description('restore the files the last turn (or --turns N) of a session changed')
+    .option('--session <id>', "the session (default: this directory's latest)")
+    .option('--turns <n>', 'how many turns that changed files to undo', '1')
+    .option('--force', 'overwrite files changed outside Keen since')
+    .action(async (opts: { session?: string; turns?: string; force?: boolean }) => {
+      const { runUndoCommand } = await import('./undo.js');
+      code = await runUndoCommand(opts);
     });
 
   program

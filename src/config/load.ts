@@ -1,6 +1,7 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import { KeenError } from '../errors.js';
-import { parseAllowRule } from '../tools/permissions.js';
+import { parseRule } from '../tools/permissions/rules.js';
 import { projectConfigPath, userConfigPath } from './paths.js';
 import { configSchema, type KeenConfig } from './schema.js';
 
@@ -40,14 +41,15 @@ export function readConfigFile(file: string): KeenConfig {
   }
   // Rule syntax is checked here, not when the first tool call is gated, so the message names the
   // file and no session is started with a config that cannot work.
-  const allow = parsed.data.permissions?.allow ?? [];
-  allow.forEach((entry, i) => {
-    try {
-      parseAllowRule(entry);
-    } catch (err) {
-      throw new KeenError(`invalid config ${file}: field permissions.allow[${i}]: ${(err as Error).message}`);
-    }
-  });
+  for (const list of ['allow', 'ask', 'deny'] as const) {
+    (parsed.data.permissions?.[list] ?? []).forEach((entry, i) => {
+      try {
+        parseRule(entry, os.homedir());
+      } catch (err) {
+        throw new KeenError(`invalid config ${file}: field permissions.${list}[${i}]: ${(err as Error).message}`);
+      }
+    });
+  }
   return parsed.data;
 }
 
@@ -69,7 +71,16 @@ export function mergeConfig(base: KeenConfig, over: KeenConfig): KeenConfig {
     models: { ...base.models, ...over.models },
     providers: { ...base.providers, ...over.providers },
     compaction: { ...base.compaction, ...over.compaction },
-    permissions: { allow: [...(base.permissions?.allow ?? []), ...(over.permissions?.allow ?? [])] },
+    permissions: {
+      ...base.permissions,
+      ...over.permissions,
+      allow: [...(base.permissions?.allow ?? []), ...(over.permissions?.allow ?? [])],
+      ask: [...(base.permissions?.ask ?? []), ...(over.permissions?.ask ?? [])],
+      deny: [...(base.permissions?.deny ?? []), ...(over.permissions?.deny ?? [])],
+      additionalDirectories: [...(base.permissions?.additionalDirectories ?? []), ...(over.permissions?.additionalDirectories ?? [])],
+    },
+    sandbox: { ...base.sandbox, ...over.sandbox },
+    bash: { envPassthrough: [...(base.bash?.envPassthrough ?? []), ...(over.bash?.envPassthrough ?? [])] },
     mcpServers: { ...base.mcpServers, ...over.mcpServers },
     mcp: { ...base.mcp, ...over.mcp },
   };

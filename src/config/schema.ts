@@ -35,7 +35,23 @@ export const configSchema = z.strictObject({
   models: z.record(z.string(), modelEntrySchema).optional(),
   providers: z.partialRecord(providerId, providerEntrySchema).optional(),
   compaction: compactionSchema.optional(),
-  permissions: z.strictObject({ allow: z.array(z.string()).optional() }).optional(),
+  permissions: z
+    .strictObject({
+      allow: z.array(z.string()).optional(),
+      ask: z.array(z.string()).optional(),
+      deny: z.array(z.string()).optional(),
+      additionalDirectories: z.array(z.string().min(1)).optional(),
+      defaultMode: z.enum(['default', 'acceptEdits', 'plan', 'bypassPermissions']).optional(),
+    })
+    .optional(),
+  /** The bash sandbox (docs/permissions.md). */
+  sandbox: z
+    .strictObject({
+      mode: z.enum(['workspace-write', 'read-only', 'off']).optional(),
+      network: z.boolean().optional(),
+    })
+    .optional(),
+  bash: z.strictObject({ envPassthrough: z.array(z.string().min(1)).optional() }).optional(),
   awsProfile: z.string().min(1).optional(),
   region: z.string().min(1).optional(),
   maxTurns: z.number().int().positive().optional(),

@@ -72,9 +72,22 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   return parts.join('\n\n');
 }
 
+/**
+ * Options that keep a repository's own config from running commands when Keen runs git (a model
+ * allowed to write files must not get to run code through `.git/config`): no fsmonitor hook, no
+ * hooks, no pager, no external diff or textconv.
+ */
+export const SAFE_GIT_ARGS = ['-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', '-c', 'core.pager=cat', '-c', 'diff.external=', '--no-pager'];
+
 function gitStatus(cwd: string): string | undefined {
   try {
-    const out = execFileSync('git', ['status', '--short', '--branch'], { cwd, encoding: 'utf8', timeout: 2000, stdio: ['ignore', 'pipe', 'ignore'] });
+    const out = execFileSync('git', [...SAFE_GIT_ARGS, 'status', '--short', '--branch'], {
+      cwd,
+      encoding: 'utf8',
+      timeout: 2000,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env: { ...process.env, GIT_OPTIONAL_LOCKS: '0', GIT_PAGER: 'cat', PAGER: 'cat', GIT_EXTERNAL_DIFF: '' },
+    });
     const lines = out.trimEnd().split('\n');
     return lines.length > 40 ? [...lines.slice(0, 40), `… ${lines.length - 40} more`].join('\n') : lines.join('\n');
   } catch {

@@ -16,6 +16,7 @@ export const KEY_HELP = [
   '↑/↓ input history · Tab complete /commands and @files (@file attaches the file)',
   'Esc cancel a compaction · Ctrl+C interrupt the agent; twice when idle to exit',
   'Ctrl+O expand tool output · input typed while the agent works is queued (up to 5)',
+  'Shift+Tab cycle the permission mode (default → acceptEdits → plan → bypassPermissions)',
 ];
 
 export function helpLines(): string[] {
@@ -76,6 +77,15 @@ export async function runCommand(rt: ReplRuntime, name: string, args: string): P
       rt.append({ kind: 'block', title: 'MCP servers', lines: mcpStatusLines(rt.requireSession().mcp) });
       return;
     }
+    case 'undo':
+      await (await import('./undo-commands.js')).undoCommand(rt, args);
+      return;
+    case 'permissions':
+      (await import('./permissions-command.js')).permissionsCommand(rt, rt.permissionPolicy, args);
+      return;
+    case 'rewind':
+      await (await import('./undo-commands.js')).rewindCommand(rt, args);
+      return;
     case 'exit':
       // Not awaited: exit waits for the running command, which is this one.
       void rt.exit(0);

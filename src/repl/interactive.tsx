@@ -38,7 +38,7 @@ export async function startInteractive(flags: ReplFlags, io: InteractiveIo = pro
   const runtime = new ReplRuntime({
     cwd,
     env: process.env,
-    flags: { session: flags.resume, continue: flags.continue, provider: flags.provider, model: flags.model, profile: flags.profile, yolo: flags.yolo },
+    flags: { session: flags.resume, continue: flags.continue, provider: flags.provider, model: flags.model, profile: flags.profile, yolo: flags.yolo, permissionMode: flags.permissionMode, allowedTools: flags.allowedTools, disallowedTools: flags.disallowedTools, addDir: flags.addDir },
     store,
     version: VERSION,
     history: new InputHistory(historyFile(home, cwd)),

@@ -2,7 +2,7 @@
  * Bridges the tool loop's permission questions to the screen: `ask` shows the prompt and resolves
  * with the user's answer. One question at a time (the session gate already serialises them).
  */
-import { createSessionGate, type ExplainingGate, type SessionAnswer, type SessionGate } from '../tools/permissions.js';
+import { createSessionGate, type ExplainingGate, type Policy, type SessionAnswer, type SessionGate } from '../tools/permissions/index.js';
 import type { PermissionRequest } from '../tools/types.js';
 import type { UiStore } from './state/ui-store.js';
 
@@ -37,9 +37,9 @@ export class PermissionBroker {
 }
 
 /**
- * The REPL's gate: everything allowed with `--yolo`; otherwise `permissions.allow` rules and
- * earlier "for this session" answers pass, and the rest is asked through the broker. The rules
- * are read when the session is open (they live in its config), hence `configure`.
+ * The REPL's gate: the session's permission policy decides (modes, rules, `--yolo` as
+ * bypassPermissions); earlier "for this session" answers pass, and what the policy asks about is
+ * asked through the broker. The policy is built when the session opens, hence `configure`.
  */
 export class ReplGate implements ExplainingGate {
   private inner?: SessionGate;
@@ -49,22 +49,36 @@ export class ReplGate implements ExplainingGate {
     private readonly yolo: boolean,
   ) {}
 
+  private fromSession = false;
+
+  /** True once a session's policy was installed (`configure`). */
   get configured(): boolean {
-    return this.inner !== undefined;
+    return this.fromSession;
   }
 
-  configure(allow: string[]): void {
-    this.inner = createSessionGate((request) => this.broker.ask(request), { allow });
+  configure(policy: Policy): void {
+    this.inner = createSessionGate((request) => this.broker.ask(request), policy);
+    this.fromSession = true;
+  }
+
+  private live(): SessionGate {
+    if (!this.inner) this.inner = createSessionGate((request) => this.broker.ask(request), { yolo: this.yolo });
+    return this.inner;
+  }
+
+  get additionalDirs(): readonly string[] {
+    return this.live().additionalDirs ?? [];
+  }
+
+  get policy(): Policy {
+    return this.live().policy;
   }
 
   async check(request: PermissionRequest) {
-    if (this.yolo) return 'allow' as const;
-    if (!this.inner) this.configure([]);
-    return this.inner!.check(request);
+    return this.live().check(request);
   }
 
   denialMessage(request: PermissionRequest): string {
-    if (!this.inner) this.configure([]);
-    return this.inner!.denialMessage!(request);
+    return this.live().denialMessage!(request);
   }
 }

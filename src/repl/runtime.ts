@@ -14,7 +14,7 @@ import type { LiveSession, OpenSessionOptions, SessionFlags } from '../app-state
 import { errorText } from '../errors.js';
 import { estimateRequest } from '../llm/core/token-estimator.js';
 import { promptTokens, type Usage } from '../llm/core/usage.js';
-import type { SessionAnswer } from '../tools/permissions.js';
+import type { Policy, SessionAnswer } from '../tools/permissions/index.js';
 import { runCommand } from './commands.js';
 import { memoryInput, projectSlashCommands } from './context-commands.js';
 import type { InputHistory } from './input/history-store.js';
@@ -291,11 +291,22 @@ export class ReplRuntime {
   }
 
   /** A picker row was chosen. */
-  choose(kind: 'resume' | 'model', value: string): void {
+  choose(kind: 'resume' | 'model' | 'rewind', value: string): void {
     this.store.dispatch({ type: 'picker-close' });
-    const text = kind === 'resume' ? `/resume ${value}` : `/model ${value}`;
+    const text = kind === 'resume' ? `/resume ${value}` : kind === 'rewind' ? `/rewind ${value}` : `/model ${value}`;
     if (this.busy) this.store.dispatch({ type: 'queue-push', text });
     else this.launch(text);
+  }
+
+  /** The live permission policy (its mode and session rules change from the REPL). */
+  get permissionPolicy(): Policy {
+    return this.gate.policy;
+  }
+
+  /** Show `mode` in the footer. */
+  showMode(mode: string): void {
+    const info = this.store.getState().session;
+    if (info) this.store.dispatch({ type: 'session', info: { ...info, permissionMode: mode } });
   }
 
   toggleExpand(): void {
@@ -328,7 +339,7 @@ export class ReplRuntime {
   private install(session: LiveSession, how: 'reset' | 'append' | 'keep'): void {
     this.session = session;
     // A model switch keeps "allow for this session" answers; a new or resumed session starts fresh.
-    if (!this.gate.configured) this.gate.configure(session.config.permissions?.allow ?? []);
+    if (!this.gate.configured) this.gate.configure(session.policy);
     this.lastReported = undefined;
     const items: NewItem[] = how === 'keep' ? [] : replayItems(session.records);
     if (how !== 'keep' && session.records.some((r) => r.kind === 'user_message')) {
@@ -350,6 +361,7 @@ export class ReplRuntime {
         inputBudget: session.budget.inputBudget,
         contextTokens: this.estimateContext(),
         mode: session.mode.get(),
+        permissionMode: this.gate.policy.mode,
       },
     });
     this.refreshProjectCommands();
@@ -396,7 +408,17 @@ export class ReplRuntime {
 
   /** Flags every reopened session keeps (profile, yolo). */
   baseFlags(): SessionFlags {
-    return { profile: this.opts.flags.profile, yolo: this.opts.flags.yolo, mode: this.session?.mode.get() ?? this.opts.flags.mode, mcpConfig: this.opts.flags.mcpConfig };
+    const f = this.opts.flags;
+    return {
+      profile: f.profile,
+      yolo: f.yolo,
+      mode: this.session?.mode.get() ?? f.mode,
+      mcpConfig: f.mcpConfig,
+      permissionMode: f.permissionMode,
+      allowedTools: f.allowedTools,
+      disallowedTools: f.disallowedTools,
+      addDir: f.addDir,
+    };
   }
 
   requireSession(): LiveSession {

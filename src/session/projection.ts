@@ -23,12 +23,20 @@ export function buildConversation(records: readonly SessionRecord[]): Message[] 
     }
   }
   let messages: Message[] = [];
+  // History length before each user message, for an `undo` that rewinds the conversation.
+  const lengthAt = new Map<number, number>();
   for (let i = start; i < records.length; i++) {
     const r = records[i];
     switch (r.kind) {
       case 'user_message':
+        lengthAt.set(r.seq, messages.length);
         messages.push(copyMessage(r.message));
         break;
+      case 'undo': {
+        const at = r.conversation_to_seq === undefined ? undefined : lengthAt.get(r.conversation_to_seq);
+        if (at !== undefined) messages = messages.slice(0, at);
+        break;
+      }
       case 'assistant_turn':
         for (const m of r.messages) messages.push(copyMessage(m));
         break;

@@ -80,12 +80,24 @@ export interface ModelChangedRecord extends Envelope<'model_changed'> {
   model: string;
 }
 
+/**
+ * File changes of earlier turns were undone (`/undo`, `/rewind`, `keen undo`): `turn_seqs` are the
+ * seqs of those turns' user messages, `files` the paths restored. With `conversation_to_seq` the
+ * conversation was rewound too: the history drops everything from that user message on.
+ */
+export interface UndoRecord extends Envelope<'undo'> {
+  turn_seqs: number[];
+  files: string[];
+  conversation_to_seq?: number;
+}
+
 export type SessionRecord =
   | SessionStartedRecord
   | UserMessageRecord
   | AssistantTurnRecord
   | CompactionAppliedRecord
-  | ModelChangedRecord;
+  | ModelChangedRecord
+  | UndoRecord;
 
 export type RecordKind = SessionRecord['kind'];
 
@@ -175,6 +187,13 @@ export const recordSchema = z.discriminatedUnion('kind', [
     messages: z.array(messageSchema),
   }),
   z.object({ ...envelope, kind: z.literal('model_changed'), provider: z.string(), model: z.string() }),
+  z.object({
+    ...envelope,
+    kind: z.literal('undo'),
+    turn_seqs: z.array(z.number().int().positive()),
+    files: z.array(z.string()),
+    conversation_to_seq: z.number().int().positive().optional(),
+  }),
 ]);
 
 // Compile-time proof that the schema and the hand-written types agree in both directions.
@@ -184,7 +203,7 @@ const recordIsParsed = (r: SessionRecord): Parsed => r;
 void parsedIsRecord;
 void recordIsParsed;
 
-const KINDS = new Set<string>(['session_started', 'user_message', 'assistant_turn', 'compaction_applied', 'model_changed'] satisfies RecordKind[]);
+const KINDS = new Set<string>(['session_started', 'user_message', 'assistant_turn', 'compaction_applied', 'model_changed', 'undo'] satisfies RecordKind[]);
 
 /**
  * Validate one parsed JSON value as a record. Returns the record (a fresh object without unknown

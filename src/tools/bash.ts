@@ -2,8 +2,12 @@ import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
 import { errorText } from '../errors.js';
+import { keenHome } from '../config/paths.js';
+import { commandEnv, type CommandEnvOptions } from './command-env.js';
+import { workspaceRoots } from './fs-guard.js';
 import { HeadTailBuffer } from './output-cap.js';
-import { CANCELLED, defineTool, ToolError } from './registry.js';
+import { CANCELLED, defineTool, ToolError, type Tool } from './registry.js';
+import { blockedNote, DEFAULT_SANDBOX, hiddenPaths, launchFor, userHome, type SandboxSettings } from './sandbox/index.js';
 
 export const BASH_DEFAULT_TIMEOUT_SECONDS = 120;
 export const BASH_MAX_TIMEOUT_SECONDS = 600;
@@ -36,6 +40,15 @@ function installExitHook(): void {
   });
 }
 
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pgid, signal);
@@ -49,30 +62,35 @@ interface BashResult {
   code: number | null;
   signal: NodeJS.Signals | null;
   ending: 'exit' | 'timeout' | 'cancelled';
+  /** Processes the command started were still running when it ended (they were killed). */
   leftRunning: boolean;
 }
 
-/**
- * Keen's own provider credentials are not handed to commands the model runs: a model that runs
- * `env` would otherwise send the key back to the provider in a tool result.
- */
-export const WITHHELD_FROM_COMMANDS = ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GEMINI_API_KEY', 'GOOGLE_API_KEY'];
+export { commandEnv, WITHHELD_FROM_COMMANDS } from './command-env.js';
 
-export function commandEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = { ...env, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' };
-  for (const name of WITHHELD_FROM_COMMANDS) delete out[name];
-  return out;
+export interface RunBashOptions {
+  cwd: string;
+  timeoutMs: number;
+  signal: AbortSignal;
+  /** The program and arguments to start (default `bash -c command`; the sandbox wraps it). */
+  launch?: { file: string; args: string[]; sandboxed?: boolean };
+  env?: NodeJS.ProcessEnv;
 }
 
-/** Run `command` in its own process group; on timeout or abort the whole group is killed. */
-export function runBash(command: string, options: { cwd: string; timeoutMs: number; signal: AbortSignal }): Promise<BashResult> {
+/**
+ * Run `command` in its own process group. On timeout or abort the whole group is killed; when
+ * the command ends, whatever it left running in its group is killed too (a detached `setsid`
+ * escapes the group; inside the sandbox nothing escapes its PID namespace).
+ */
+export function runBash(command: string, options: RunBashOptions): Promise<BashResult> {
   installExitHook();
   return new Promise<BashResult>((resolve, reject) => {
-    const child = spawn('bash', ['-c', command], {
+    const launch = options.launch ?? { file: 'bash', args: ['-c', command] };
+    const child = spawn(launch.file, launch.args, {
       cwd: options.cwd,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: commandEnv(process.env),
+      env: options.env ?? commandEnv(process.env),
     });
     const pgid = child.pid;
     const buffer = new HeadTailBuffer(BASH_HEAD_CHARS, BASH_TAIL_CHARS);
@@ -111,8 +129,12 @@ export function runBash(command: string, options: { cwd: string; timeoutMs: numb
       settled = true;
       clearTimeout(timer);
       options.signal.removeEventListener('abort', onAbort);
-      // A group killed on purpose keeps its SIGKILL escalation; a finished one is forgotten.
-      if (pgid !== undefined && ending === 'exit' && !result.leftRunning) liveGroups.delete(pgid);
+      // A group killed on purpose keeps its SIGKILL escalation; a finished one is forgotten, and
+      // what it left running is killed now.
+      if (pgid !== undefined && ending === 'exit') {
+        if (result.leftRunning || launch.sandboxed) signalGroup(pgid, 'SIGKILL');
+        liveGroups.delete(pgid);
+      }
       resolve({ ...result, output: buffer.text() });
     };
 
@@ -124,8 +146,10 @@ export function runBash(command: string, options: { cwd: string; timeoutMs: numb
       reject(new ToolError(`could not start bash: ${errorText(err)}`));
     });
     child.on('exit', (code, signal) => {
-      if (openStreams === 0) return finish({ code, signal, ending, leftRunning: false });
-      streamsDone.push(() => finish({ code, signal, ending, leftRunning: false }));
+      // In the sandbox the PID namespace ends with the command; its teardown is not a leftover.
+      const groupLeft = () => pgid !== undefined && !launch.sandboxed && groupAlive(pgid);
+      if (openStreams === 0) return finish({ code, signal, ending, leftRunning: ending === 'exit' && groupLeft() });
+      streamsDone.push(() => finish({ code, signal, ending, leftRunning: ending === 'exit' && groupLeft() }));
       // Background children may hold the pipes open; stop reading after a short drain.
       setTimeout(() => {
         if (settled) return;
@@ -143,28 +167,62 @@ function statusLine(r: BashResult, timeoutSeconds: number): string {
   return `[exit code ${r.code}]`;
 }
 
-export const bashTool = defineTool({
-  name: 'bash',
-  description:
-    'Run a shell command with `bash -c` in the workspace root and return its combined stdout and stderr ' +
-    'followed by "[exit code N]". Each call starts a fresh shell (cd does not persist). stdin is empty, ' +
-    `so interactive commands get EOF. Default timeout ${BASH_DEFAULT_TIMEOUT_SECONDS}s (timeout_seconds, max ` +
-    `${BASH_MAX_TIMEOUT_SECONDS}); on timeout the command and all its child processes are killed. Long output ` +
-    'keeps its beginning and end with a note saying how much was cut. Prefer read_file, grep and glob for files.',
-  schema,
-  mutating: true,
-  describe(args) {
-    const firstLine = args.command.trim().split('\n')[0];
-    const more = args.command.trim().includes('\n') ? ' …' : '';
-    return { tool: 'bash', summary: `bash: ${firstLine}${more}`, detail: args.command };
-  },
-  async run(args, ctx) {
-    const timeoutSeconds = args.timeout_seconds ?? BASH_DEFAULT_TIMEOUT_SECONDS;
-    const result = await runBash(args.command, { cwd: ctx.cwd, timeoutMs: timeoutSeconds * 1000, signal: ctx.signal });
-    if (result.ending === 'cancelled') return { content: CANCELLED, is_error: true };
-    const output = result.output.replace(/\s+$/, '');
-    const lines = [output === '' ? '(no output)' : output, statusLine(result, timeoutSeconds)];
-    if (result.leftRunning) lines.push('[background processes are still running; their later output is not captured]');
-    return { content: lines.join('\n'), is_error: result.ending !== 'exit' || result.code !== 0 };
-  },
-});
+/** What the bash tool needs besides the call: the sandbox and the environment rules. */
+export interface BashToolOptions {
+  sandbox?: SandboxSettings;
+  env?: CommandEnvOptions;
+  /** KEEN_HOME, hidden from commands (default: from the environment). */
+  keenHome?: string;
+}
+
+/** The bash tool with `options` (config `sandbox` and `bash.envPassthrough`). */
+export function createBashTool(options: BashToolOptions = {}): Tool {
+  const sandbox = options.sandbox ?? DEFAULT_SANDBOX;
+  return defineTool({
+    name: 'bash',
+    description:
+      'Run a shell command with `bash -c` in the workspace root and return its combined stdout and stderr ' +
+      'followed by "[exit code N]". Each call starts a fresh shell (cd does not persist). stdin is empty, ' +
+      `so interactive commands get EOF. Default timeout ${BASH_DEFAULT_TIMEOUT_SECONDS}s (timeout_seconds, max ` +
+      `${BASH_MAX_TIMEOUT_SECONDS}); on timeout the command and all its child processes are killed, and background ` +
+      'processes it starts end with it. Long output keeps its beginning and end with a note saying how much was cut. ' +
+      (sandbox.mode === 'off'
+        ? ''
+        : `Commands run in a sandbox: ${sandbox.mode === 'read-only' ? 'the file system is read-only' : 'only the workspace and the temp dir are writable'}${sandbox.network ? '' : ', no network'}. `) +
+      'Prefer read_file, grep and glob for files.',
+    schema,
+    mutating: true,
+    describe(args) {
+      const firstLine = args.command.trim().split('\n')[0];
+      const more = args.command.trim().includes('\n') ? ' …' : '';
+      return { tool: 'bash', summary: `bash: ${firstLine}${more}`, detail: args.command, command: args.command, access: 'exec' };
+    },
+    async run(args, ctx) {
+      const timeoutSeconds = args.timeout_seconds ?? BASH_DEFAULT_TIMEOUT_SECONDS;
+      const home = userHome(process.env);
+      const kh = options.keenHome ?? keenHome(process.env);
+      const launch = await launchFor(args.command, sandbox, workspaceRoots(ctx), ctx.cwd, { home, keenHome: kh, env: process.env });
+      const result = await runBash(args.command, {
+        cwd: ctx.cwd,
+        timeoutMs: timeoutSeconds * 1000,
+        signal: ctx.signal,
+        launch,
+        env: commandEnv(process.env, options.env),
+      });
+      if (result.ending === 'cancelled') return { content: CANCELLED, is_error: true };
+      const output = result.output.replace(/\s+$/, '');
+      const lines = [output === '' ? '(no output)' : output, statusLine(result, timeoutSeconds)];
+      const failed = result.ending !== 'exit' || result.code !== 0;
+      if (launch.sandboxed && failed) {
+        const note = blockedNote(output, sandbox, hiddenPaths(home, kh, ctx.cwd).map((h) => h.path));
+        if (note) lines.push(note);
+      }
+      if (result.leftRunning) lines.push('[the processes it left running in the background were stopped when it ended]');
+      if (launch.notice) lines.push(launch.notice);
+      return { content: lines.join('\n'), is_error: failed };
+    },
+  });
+}
+
+/** The bash tool with the default sandbox (workspace-write where available) and env rules. */
+export const bashTool = createBashTool();

@@ -1,7 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { unifiedDiff } from './diff.js';
-import { displayPath, fsErrorText, resolveWritePath } from './fs-guard.js';
+import { displayPath, fsErrorText, resolveWritePath, workspaceRoots } from './fs-guard.js';
+import type { ToolContext } from './types.js';
 import { countNewlines } from './output-cap.js';
 import { defineTool, ToolError } from './registry.js';
 
@@ -16,6 +17,7 @@ type EditArgs = z.output<typeof schema>;
 
 interface EditPlan {
   abs: string;
+  real: string;
   shown: string;
   before: string;
   after: string;
@@ -30,8 +32,9 @@ function occurrences(text: string, needle: string): number {
 }
 
 /** Work out the edit without writing anything; every refusal is a ToolError. */
-async function planEdit(args: EditArgs, cwd: string): Promise<EditPlan> {
-  const abs = await resolveWritePath(cwd, args.path);
+async function planEdit(args: EditArgs, ctx: Pick<ToolContext, 'cwd' | 'permissions'>): Promise<EditPlan> {
+  const cwd = ctx.cwd;
+  const { abs, real } = await resolveWritePath(cwd, args.path, workspaceRoots(ctx));
   const shown = displayPath(cwd, abs);
   if (args.old_string === '') {
     throw new ToolError('old_string must not be empty; use write_file to create or overwrite a file.');
@@ -73,7 +76,7 @@ async function planEdit(args: EditArgs, cwd: string): Promise<EditPlan> {
   const firstLine = countNewlines(before.slice(0, before.indexOf(oldText))) + 1;
   // split/join, not String.replace: `$&` and friends in new_string must stay literal.
   const after = before.split(oldText).join(newText);
-  return { abs, shown, before, after, count, firstLine };
+  return { abs, real, shown, before, after, count, firstLine };
 }
 
 export const editFileTool = defineTool({
@@ -85,16 +88,18 @@ export const editFileTool = defineTool({
   schema,
   mutating: true,
   async describe(args, ctx) {
-    const plan = await planEdit(args, ctx.cwd);
+    const plan = await planEdit(args, ctx);
     const what = plan.count === 1 ? '1 replacement' : `${plan.count} replacements`;
     return {
       tool: 'edit_file',
       summary: `edit ${plan.shown} (${what}, from line ${plan.firstLine})`,
       detail: unifiedDiff(plan.before, plan.after, { path: plan.shown }),
+      access: 'write',
+      paths: [plan.real],
     };
   },
   async run(args, ctx) {
-    const plan = await planEdit(args, ctx.cwd);
+    const plan = await planEdit(args, ctx);
     try {
       await writeFile(plan.abs, plan.after, 'utf8');
     } catch (err) {

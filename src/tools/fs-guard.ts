@@ -1,22 +1,32 @@
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { isInside } from './permissions/request.js';
 import { ToolError } from './registry.js';
+import type { ToolContext } from './types.js';
+
+export { isInside };
 
 /**
  * Where file tools may look and write.
  *
  * - Reads: a relative path must stay inside the workspace (`../x` is refused); an absolute path
- *   (or `~/...`) may be read anywhere, since the model named it explicitly.
- * - Writes: the target must be inside the workspace after resolving symlinks — of the nearest
- *   existing ancestor, and of the target itself when it is a symlink — so a link pointing out of
- *   the workspace cannot be written through.
+ *   (or `~/...`) names a file anywhere, and the permission engine decides on its real path
+ *   (`realPath`): outside the workspace, reads ask.
+ * - Writes: the target must be inside the workspace (or an `--add-dir` directory) after resolving
+ *   symlinks — of the nearest existing ancestor, and of the target itself when it is a symlink —
+ *   so a link pointing out of the workspace cannot be written through; and an existing file with
+ *   more than one hard link is refused, since its other names may be outside.
  */
 
-/** True when `p` is `root` or below it. Both must be absolute and normalised. */
-export function isInside(root: string, p: string): boolean {
-  const rel = path.relative(root, p);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+/** The workspace roots of a call: its cwd and the gate's additional directories. */
+export function workspaceRoots(ctx: Pick<ToolContext, 'cwd' | 'permissions'>): string[] {
+  return [ctx.cwd, ...(ctx.permissions.additionalDirs ?? [])];
+}
+
+/** The real location of `p` (following symlinks of existing parts; a missing tail is kept). */
+export function realPath(p: string): Promise<string> {
+  return realTarget(p, 0);
 }
 
 /** `p` relative to the workspace when inside it (posix separators), else absolute. */
@@ -33,11 +43,11 @@ function expandHome(input: string): string {
 }
 
 /** Resolve a path for reading. Throws ToolError for a relative path that leaves the workspace. */
-export function resolveReadPath(cwd: string, input: string): string {
+export function resolveReadPath(cwd: string, input: string, roots: readonly string[] = [cwd]): string {
   const expanded = expandHome(input.trim());
   if (expanded === '') throw new ToolError('path must not be empty.');
   const resolved = path.resolve(cwd, expanded);
-  if (!path.isAbsolute(expanded) && !isInside(cwd, resolved)) {
+  if (!path.isAbsolute(expanded) && !roots.some((root) => isInside(root, resolved))) {
     throw new ToolError(
       `Refusing to read ${input}: it is outside the workspace ${cwd}. Pass an absolute path to read files elsewhere.`,
     );
@@ -47,22 +57,29 @@ export function resolveReadPath(cwd: string, input: string): string {
 
 /**
  * Resolve a path for writing. Throws ToolError when the target, after resolving symlinks, is
- * outside the workspace. Returns the lexical absolute path (writes go through it).
+ * outside every root, or is a file with several hard links. Returns the lexical absolute path
+ * (writes go through it) and the real one (rules and checkpoints use it).
  */
-export async function resolveWritePath(cwd: string, input: string): Promise<string> {
+export async function resolveWritePath(cwd: string, input: string, roots: readonly string[] = [cwd]): Promise<{ abs: string; real: string }> {
   const expanded = expandHome(input.trim());
   if (expanded === '') throw new ToolError('path must not be empty.');
   const resolved = path.resolve(cwd, expanded);
   const tail = 'Only files inside the workspace can be changed.';
-  if (!isInside(cwd, resolved)) {
+  if (!roots.some((root) => isInside(root, resolved))) {
     throw new ToolError(`Refusing to write ${input}: ${resolved} is outside the workspace ${cwd}. ${tail}`);
   }
-  const root = await realpath(cwd).catch(() => cwd);
+  const realRoots = await Promise.all(roots.map((root) => realpath(root).catch(() => root)));
   const real = await realTarget(resolved, 0);
-  if (!isInside(root, real)) {
+  if (!realRoots.some((root) => isInside(root, real))) {
     throw new ToolError(`Refusing to write ${input}: it leads through a symlink to ${real}, outside the workspace ${cwd}. ${tail}`);
   }
-  return resolved;
+  const info = await lstat(real).catch(() => null);
+  if (info?.isFile() && info.nlink > 1) {
+    throw new ToolError(
+      `Refusing to write ${input}: it has ${info.nlink} hard links, so the change would also reach its other names, which may be outside the workspace. ${tail}`,
+    );
+  }
+  return { abs: resolved, real };
 }
 
 /** The real location a write to `p` would land on, following symlinks of existing parts. */

@@ -1,37 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { isInside } from './fs-guard.js';
-import { globToRegExp, isPathPattern } from './glob-match.js';
+import ignore, { type Ignore } from 'ignore';
+import { isInside } from './permissions/request.js';
 
 /**
- * .gitignore basics for list_dir (glob and grep use ripgrep's full implementation): the
- * .gitignore files from the workspace root down to the listed directory, with `#` comments,
- * `!` negation (last match wins), a trailing `/` for directories only, and patterns containing a
- * `/` anchored to their .gitignore's directory. `.git/info/exclude` and global excludes are not read.
+ * .gitignore rules for list_dir (glob and grep use ripgrep's own implementation), with the
+ * `ignore` library's gitignore semantics: the .gitignore files from the workspace root down to the
+ * listed directory, a deeper file's rules (re-includes too) winning over a shallower one's.
+ * `.git/info/exclude` and global excludes are not read.
  */
 export interface IgnoreRule {
   base: string;
-  re: RegExp;
-  negate: boolean;
-  dirOnly: boolean;
-  anchored: boolean;
-}
-
-export function parseGitignore(text: string, base: string): IgnoreRule[] {
-  const rules: IgnoreRule[] = [];
-  for (const rawLine of text.split(/\r?\n/)) {
-    let line = rawLine.replace(/(?<!\\)\s+$/, '');
-    if (line === '' || line.startsWith('#')) continue;
-    const negate = line.startsWith('!');
-    if (negate) line = line.slice(1);
-    const dirOnly = line.endsWith('/');
-    line = line.replace(/\/+$/, '');
-    const anchored = isPathPattern(line) || line.startsWith('/');
-    line = line.replace(/^\//, '');
-    if (line === '') continue;
-    rules.push({ base, re: globToRegExp(line), negate, dirOnly, anchored });
-  }
-  return rules;
+  matcher: Ignore;
 }
 
 /** Rules from every .gitignore between `root` and `dir` (just `dir`'s own when outside `root`). */
@@ -47,8 +27,8 @@ export async function loadIgnoreRules(root: string, dir: string): Promise<Ignore
   }
   const rules: IgnoreRule[] = [];
   for (const d of dirs) {
-    const text = await readFile(path.join(d, '.gitignore'), 'utf8').catch(() => '');
-    rules.push(...parseGitignore(text, d));
+    const text = await readFile(path.join(d, '.gitignore'), 'utf8').catch(() => undefined);
+    if (text !== undefined) rules.push({ base: d, matcher: ignore().add(text) });
   }
   return rules;
 }
@@ -58,11 +38,11 @@ export function isIgnored(rules: IgnoreRule[], abs: string, isDir: boolean): boo
   if (path.basename(abs) === '.git') return true;
   let ignored = false;
   for (const rule of rules) {
-    if (rule.dirOnly && !isDir) continue;
     if (!isInside(rule.base, abs) || abs === rule.base) continue;
-    const rel = path.relative(rule.base, abs).split(path.sep).join('/');
-    const subject = rule.anchored ? rel : rel.slice(rel.lastIndexOf('/') + 1);
-    if (rule.re.test(subject)) ignored = !rule.negate;
+    const rel = path.relative(rule.base, abs).split(path.sep).join('/') + (isDir ? '/' : '');
+    const result = rule.matcher.test(rel);
+    if (result.ignored) ignored = true;
+    else if (result.unignored) ignored = false;
   }
   return ignored;
 }

@@ -1,10 +1,11 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { displayPath, fsErrorText, resolveReadPath } from './fs-guard.js';
+import { displayPath, fsErrorText, realPath, resolveReadPath, workspaceRoots } from './fs-guard.js';
 import { createGlobMatcher, nameFilterOf } from './glob-match.js';
 import { defineTool, ToolError } from './registry.js';
 import { RG_COMMON, ripgrepErrorLine, runRipgrep } from './ripgrep.js';
+import type { PermissionRequest, ToolContext } from './types.js';
 
 export const GLOB_MAX_RESULTS = 300;
 
@@ -17,14 +18,20 @@ const schema = z.object({
 });
 
 /** Resolve a directory argument shared by glob, grep and list_dir. */
-export async function resolveDir(cwd: string, input: string | undefined): Promise<{ abs: string; shown: string }> {
-  const abs = resolveReadPath(cwd, input ?? '.');
-  const shown = displayPath(cwd, abs);
+export async function resolveDir(ctx: Pick<ToolContext, 'cwd' | 'permissions'>, input: string | undefined): Promise<{ abs: string; shown: string; real: string }> {
+  const abs = resolveReadPath(ctx.cwd, input ?? '.', workspaceRoots(ctx));
+  const shown = displayPath(ctx.cwd, abs);
   const info = await stat(abs).catch((err: unknown) => {
     throw new ToolError(fsErrorText(err, shown));
   });
   if (!info.isDirectory()) throw new ToolError(`${shown} is not a directory.`);
-  return { abs, shown };
+  return { abs, shown, real: await realPath(abs) };
+}
+
+/** The permission request of a tool that reads a directory (glob, list_dir). */
+export async function describeDirRead(tool: string, what: string, ctx: Pick<ToolContext, 'cwd' | 'permissions'>, input: string | undefined): Promise<PermissionRequest> {
+  const dir = await resolveDir(ctx, input);
+  return { tool, summary: `${what} in ${dir.shown}`, access: 'read', paths: [dir.real] };
 }
 
 /** `--type-add` flags narrowing rg to a file-name glob; respects .gitignore, unlike `--glob`. */
@@ -40,8 +47,9 @@ export const globTool = defineTool({
     `the workspace, sorted, at most ${GLOB_MAX_RESULTS}. Use grep to search file contents.`,
   schema,
   mutating: false,
+  describe: (args, ctx) => describeDirRead('glob', `glob ${args.pattern}`, ctx, args.path),
   async run(args, ctx) {
-    const dir = await resolveDir(ctx.cwd, args.path);
+    const dir = await resolveDir(ctx, args.path);
     let pattern = args.pattern.trim();
     if (pattern.startsWith(`${dir.abs}/`)) pattern = pattern.slice(dir.abs.length + 1);
     const matches = createGlobMatcher(pattern);

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { displayPath, fsErrorText, resolveReadPath } from './fs-guard.js';
+import { displayPath, fsErrorText, realPath, resolveReadPath, workspaceRoots } from './fs-guard.js';
 import { createGlobMatcher } from './glob-match.js';
 import { nameFilterArgs } from './glob.js';
 import { clipLine } from './output-cap.js';
@@ -29,8 +29,12 @@ export const grepTool = defineTool({
     `with files_only. Output is capped at ${GREP_MAX_LINES} lines; narrow with path or glob when it is cut.`,
   schema,
   mutating: false,
+  async describe(args, ctx) {
+    const abs = resolveReadPath(ctx.cwd, args.path ?? '.', workspaceRoots(ctx));
+    return { tool: 'grep', summary: `grep ${args.pattern} in ${displayPath(ctx.cwd, abs)}`, access: 'read', paths: [await realPath(abs)] };
+  },
   async run(args, ctx) {
-    const abs = resolveReadPath(ctx.cwd, args.path ?? '.');
+    const abs = resolveReadPath(ctx.cwd, args.path ?? '.', workspaceRoots(ctx));
     const shown = displayPath(ctx.cwd, abs);
     const info = await stat(abs).catch((err: unknown) => {
       throw new ToolError(fsErrorText(err, shown));

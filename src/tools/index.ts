@@ -1,4 +1,4 @@
-import { bashTool } from './bash.js';
+import { bashTool, createBashTool, type BashToolOptions } from './bash.js';
 import { editFileTool } from './edit-file.js';
 import { globTool } from './glob.js';
 import { grepTool } from './grep.js';
@@ -18,20 +18,21 @@ export { createToolRegistry, CANCELLED, ToolError, type Tool } from './registry.
 export {
   createHeadlessGate,
   createSessionGate,
-  parseAllowRule,
+  parseRule,
   MUTATING_TOOLS,
-  type AllowRule,
+  type Rule,
   type ExplainingGate,
   type SessionAnswer,
   type SessionGate,
-} from './permissions.js';
+} from './permissions/index.js';
 
-/** The built-in tools, in the order the model sees them. */
-export function defaultTools(): Tool[] {
-  return [readFileTool, writeFileTool, editFileTool, globTool, grepTool, bashTool, listDirTool, webFetchTool];
+/** The built-in tools, in the order the model sees them; `bash` takes the sandbox options. */
+export function defaultTools(options?: BashToolOptions): Tool[] {
+  const bash = options ? createBashTool(options) : bashTool;
+  return [readFileTool, writeFileTool, editFileTool, globTool, grepTool, bash, listDirTool, webFetchTool];
 }
 
 /** A registry with read_file, write_file, edit_file, glob, grep, bash, list_dir and web_fetch. */
-export function createDefaultRegistry(): ToolRegistry {
-  return createToolRegistry(defaultTools());
+export function createDefaultRegistry(options?: BashToolOptions): ToolRegistry {
+  return createToolRegistry(defaultTools(options));
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { fsErrorText } from './fs-guard.js';
 import { isIgnored, loadIgnoreRules } from './gitignore.js';
-import { resolveDir } from './glob.js';
+import { describeDirRead, resolveDir } from './glob.js';
 import { defineTool, ToolError } from './registry.js';
 
 export const LIST_MAX_ENTRIES = 500;
@@ -20,8 +20,9 @@ export const listDirTool = defineTool({
     'Use glob to find files deeper down.',
   schema,
   mutating: false,
+  describe: (args, ctx) => describeDirRead('list_dir', 'list', ctx, args.path),
   async run(args, ctx) {
-    const dir = await resolveDir(ctx.cwd, args.path);
+    const dir = await resolveDir(ctx, args.path);
     const entries = await readdir(dir.abs, { withFileTypes: true }).catch((err: unknown) => {
       throw new ToolError(fsErrorText(err, dir.shown));
     });

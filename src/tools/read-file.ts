@@ -1,15 +1,14 @@
-import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
-import { StringDecoder } from 'node:string_decoder';
+import { constants, type Stats } from 'node:fs';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
-import { displayPath, fsErrorText, resolveReadPath } from './fs-guard.js';
+import { displayPath, fsErrorText, realPath, resolveReadPath, workspaceRoots } from './fs-guard.js';
 import { clipLine } from './output-cap.js';
-import { defineTool, ToolError } from './registry.js';
+import { CANCELLED, defineTool, ToolError } from './registry.js';
 
 export const READ_DEFAULT_LIMIT = 2000;
 export const READ_MAX_CHARS = 50_000;
 export const READ_MAX_LINE_CHARS = 2000;
-/** Files above this size are streamed and their total line count is not computed. */
+/** Files above this size are not scanned past the wanted range, so their line count is unknown. */
 const WHOLE_FILE_BYTES = 32 * 1024 * 1024;
 const BINARY_SNIFF_BYTES = 8192;
 
@@ -38,10 +37,13 @@ class RangeCollector {
   ) {}
 
   /** Returns false once nothing more is wanted. */
-  add(lineNo: number, raw: string): boolean {
+  add(lineNo: number, raw: string, droppedBytes = 0): boolean {
     if (lineNo < this.first) return true;
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    const shown = clipLine(line, READ_MAX_LINE_CHARS);
+    const shown =
+      droppedBytes > 0
+        ? `${line.slice(0, READ_MAX_LINE_CHARS)}… [${droppedBytes + Buffer.byteLength(line.slice(READ_MAX_LINE_CHARS))} more bytes]`
+        : clipLine(line, READ_MAX_LINE_CHARS);
     if (shown !== line) this.clipped++;
     const text = `${String(lineNo).padStart(6)}\t${shown}`;
     if (this.lines.length > 0 && this.chars + text.length + 1 > READ_MAX_CHARS) {
@@ -81,52 +83,104 @@ function render(shown: string, c: RangeCollector, total: number | undefined, siz
   return notes.length > 0 ? `${out}\n${notes.join('\n')}` : out;
 }
 
-async function readWhole(abs: string, shown: string, c: RangeCollector, size: number): Promise<string> {
-  const buf = await readFile(abs);
-  if (hasNul(buf)) throw binaryRefusal(shown);
-  const text = buf.toString('utf8');
-  if (text === '') return `(${shown} is empty)`;
-  const lines = text.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
-  if (c.first > lines.length) {
-    throw new ToolError(`offset ${c.first} is past the end of ${shown}, which has ${lines.length} lines.`);
+/** Bytes of one line kept at most: enough for READ_MAX_LINE_CHARS characters of any UTF-8. */
+const LINE_KEEP_BYTES = READ_MAX_LINE_CHARS * 4 + 16;
+const CHUNK_BYTES = 1 << 16;
+
+/** One line's bytes, keeping at most LINE_KEEP_BYTES of them (memory stays flat on a 100 MB line). */
+class LineBytes {
+  private parts: Buffer[] = [];
+  private kept = 0;
+  total = 0;
+
+  push(bytes: Buffer): void {
+    this.total += bytes.length;
+    const room = LINE_KEEP_BYTES - this.kept;
+    if (room <= 0 || bytes.length === 0) return;
+    const piece = bytes.length > room ? bytes.subarray(0, room) : bytes;
+    this.parts.push(Buffer.from(piece));
+    this.kept += piece.length;
   }
-  for (let k = c.first - 1; k < lines.length; k++) if (!c.add(k + 1, lines[k])) break;
-  return render(shown, c, lines.length, size);
+
+  /** The kept text and how many bytes were dropped from its end. */
+  take(): { text: string; dropped: number } {
+    const buf = this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts);
+    const out = { text: buf.toString('utf8'), dropped: this.total - this.kept };
+    this.reset();
+    return out;
+  }
+
+  reset(): void {
+    this.parts = [];
+    this.kept = 0;
+    this.total = 0;
+  }
 }
 
-async function readStreaming(abs: string, shown: string, c: RangeCollector, size: number): Promise<string> {
-  const stream = createReadStream(abs, { highWaterMark: 1 << 16 });
-  const decoder = new StringDecoder('utf8');
-  let pending = '';
+/**
+ * Read `abs` from an open descriptor in fixed chunks, linear in the file size: lines are split
+ * with Buffer.indexOf and each keeps at most LINE_KEEP_BYTES. After the wanted range, files up
+ * to WHOLE_FILE_BYTES are scanned on for their line count; bigger ones stop there. `signal` is
+ * checked between chunks.
+ */
+async function readLines(fd: FileHandle, shown: string, c: RangeCollector, size: number, signal: AbortSignal): Promise<string> {
+  const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  const line = new LineBytes();
   let lineNo = 0;
   let sniffed = false;
-  let done = false;
-  try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      if (!sniffed) {
-        sniffed = true;
-        if (hasNul(chunk)) throw binaryRefusal(shown);
+  let collecting = true;
+  let sawBytes = false;
+  let lastByteNewline = false;
+  const count = size <= WHOLE_FILE_BYTES;
+  for (;;) {
+    if (signal.aborted) throw new ToolError(CANCELLED);
+    const { bytesRead } = await fd.read(chunk, 0, CHUNK_BYTES, null);
+    if (bytesRead === 0) break;
+    const data = chunk.subarray(0, bytesRead);
+    if (!sniffed) {
+      sniffed = true;
+      if (hasNul(data)) throw binaryRefusal(shown);
+    }
+    sawBytes = true;
+    lastByteNewline = data[bytesRead - 1] === 10;
+    let pos = 0;
+    while (pos < bytesRead) {
+      const nl = data.indexOf(10, pos);
+      if (nl === -1) {
+        if (collecting) line.push(data.subarray(pos));
+        break;
       }
-      pending += decoder.write(chunk);
-      const parts = pending.split('\n');
-      pending = parts.pop() ?? '';
-      for (const part of parts) {
-        if (!c.add(++lineNo, part)) {
-          done = true;
-          break;
+      lineNo++;
+      if (collecting && lineNo < c.first) {
+        line.reset();
+      } else if (collecting) {
+        line.push(data.subarray(pos, nl));
+        const { text, dropped } = line.take();
+        if (!c.add(lineNo, text, dropped)) {
+          collecting = false;
+          if (!count) return render(shown, c, undefined, size);
         }
       }
-      if (done) break;
+      pos = nl + 1;
     }
-  } finally {
-    stream.destroy();
   }
-  if (!done && pending !== '') c.add(++lineNo, pending);
-  if (!done && c.first > lineNo) {
-    throw new ToolError(`offset ${c.first} is past the end of ${shown}, which has ${lineNo} lines.`);
+  if (!sawBytes) return `(${shown} is empty)`;
+  if (!lastByteNewline) {
+    lineNo++;
+    if (collecting) {
+      const { text, dropped } = line.take();
+      c.add(lineNo, text, dropped);
+    }
   }
-  return render(shown, c, done ? undefined : lineNo, size);
+  if (c.first > lineNo) throw new ToolError(`offset ${c.first} is past the end of ${shown}, which has ${lineNo} lines.`);
+  return render(shown, c, lineNo, size);
+}
+
+function kindOf(info: Stats): string {
+  if (info.isFIFO()) return 'a FIFO (named pipe)';
+  if (info.isSocket()) return 'a socket';
+  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
+  return 'not a regular file';
 }
 
 export const readFileTool = defineTool({
@@ -138,21 +192,32 @@ export const readFileTool = defineTool({
     'paths may be read anywhere. Binary files are refused. Use list_dir for directories.',
   schema,
   mutating: false,
+  async describe(args, ctx) {
+    const abs = resolveReadPath(ctx.cwd, args.path, workspaceRoots(ctx));
+    return { tool: 'read_file', summary: `read ${displayPath(ctx.cwd, abs)}`, access: 'read', paths: [await realPath(abs)] };
+  },
   async run(args, ctx) {
-    const abs = resolveReadPath(ctx.cwd, args.path);
+    const abs = resolveReadPath(ctx.cwd, args.path, workspaceRoots(ctx));
     const shown = displayPath(ctx.cwd, abs);
-    const info = await stat(abs).catch((err: unknown) => {
+    const real = await realPath(abs);
+    const info = await stat(real).catch((err: unknown) => {
       throw new ToolError(fsErrorText(err, shown));
     });
     if (info.isDirectory()) throw new ToolError(`${shown} is a directory; use list_dir to see what is inside.`);
+    if (!info.isFile()) throw new ToolError(`Refusing to read ${shown}: it is ${kindOf(info)}, not a regular file.`);
     const collector = new RangeCollector(args.offset ?? 1, args.limit ?? READ_DEFAULT_LIMIT);
+    let fd: FileHandle | undefined;
     try {
-      return info.size > WHOLE_FILE_BYTES
-        ? await readStreaming(abs, shown, collector, info.size)
-        : await readWhole(abs, shown, collector, info.size);
+      // O_NONBLOCK: a FIFO swapped in after the stat cannot hang the open; fstat checks again.
+      fd = await open(real, constants.O_RDONLY | constants.O_NONBLOCK);
+      const now = await fd.stat();
+      if (!now.isFile()) throw new ToolError(`Refusing to read ${shown}: it is ${kindOf(now)}, not a regular file.`);
+      return await readLines(fd, shown, collector, now.size, ctx.signal);
     } catch (err) {
       if (err instanceof ToolError) throw err;
       throw new ToolError(fsErrorText(err, shown));
+    } finally {
+      await fd?.close().catch(() => undefined);
     }
   },
 });

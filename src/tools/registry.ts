@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ToolCall, ToolMessage } from '../llm/core/message.js';
 import type { ToolDefinition } from '../llm/core/provider.js';
 import { errorText } from '../errors.js';
-import { authorize } from './permissions.js';
+import { authorize } from './permissions/gates.js';
 import type { PermissionRequest, ToolContext, ToolOutcome, ToolRegistry } from './types.js';
 
 /** The content of the error result for a call whose `ctx.signal` was aborted. */
@@ -22,13 +22,14 @@ export interface Tool<A = any> {
    * schema; `schema` then only checks that the arguments are an object).
    */
   readonly inputSchema?: Record<string, unknown>;
-  /** Mutating tools ask `ctx.permissions` before `run`. */
+  /** Mutating tools ask `ctx.permissions` before `run`; so does every tool with `describe`. */
   readonly mutating: boolean;
   /** Neighbouring calls of concurrent tools in one reply run at the same time (bounded by the loop). */
   readonly concurrent?: boolean;
   /**
-   * Mutating tools: describe the call for the permission gate. May throw a `ToolError` to refuse
-   * the call before anyone is asked (e.g. an edit whose old_string is not in the file).
+   * Describe the call for the permission gate (its access and real paths, see
+   * `PermissionRequest`). May throw a `ToolError` to refuse the call before anyone is asked (e.g.
+   * an edit whose old_string is not in the file).
    */
   describe?(args: A, ctx: ToolContext): PermissionRequest | Promise<PermissionRequest>;
   /** Do the work. Throw `ToolError` for expected failures; any throw becomes an error result. */
@@ -120,7 +121,9 @@ async function executeCall(byName: Map<string, Tool>, call: ToolCall, ctx: ToolC
 
   try {
     return await raceAbort(ctx.signal, async () => {
-      if (tool.mutating) {
+      // Every described call is judged (reads outside the workspace ask); a read-only tool
+      // without `describe` runs freely.
+      if (tool.mutating || tool.describe) {
         const denied = await authorize(tool, parsed.args, ctx);
         if (denied) return denied;
         if (ctx.signal.aborted) return { content: CANCELLED, is_error: true };

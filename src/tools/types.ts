@@ -10,13 +10,23 @@ export interface PermissionRequest {
   summary: string;
   /** Optional detail for a prompt, e.g. a unified diff of an edit. */
   detail?: string;
-  /** web_fetch: the host name the request is for (matched by `web_fetch(domain:…)` rules). */
+  /** What the call does; inferred from the tool name when absent (see permissions/request.ts). */
+  access?: 'read' | 'write' | 'exec';
+  /** Real absolute paths the call reads or writes, resolved (symlinks, `..`) before any rule. */
+  paths?: string[];
+  /** bash: the full command text. */
+  command?: string;
+  /** web_fetch: the host the call contacts. */
   domain?: string;
+  /** The workspace root of the call; filled in by `authorize` from the tool context. */
+  cwd?: string;
 }
 
 /** Decides whether a mutating tool call may run. Headless denies unless allowed; the REPL asks. */
 export interface PermissionGate {
   check(request: PermissionRequest): Promise<PermissionDecision>;
+  /** Real directories besides the workspace that file tools may read and write (`--add-dir`). */
+  readonly additionalDirs?: readonly string[];
 }
 
 export interface ToolContext {

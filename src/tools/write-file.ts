@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { unifiedDiff } from './diff.js';
-import { displayPath, fsErrorText, resolveWritePath } from './fs-guard.js';
+import { displayPath, fsErrorText, resolveWritePath, workspaceRoots } from './fs-guard.js';
 import { defineTool, ToolError } from './registry.js';
 
 const schema = z.object({
@@ -39,7 +39,7 @@ export const writeFileTool = defineTool({
   schema,
   mutating: true,
   async describe(args, ctx) {
-    const abs = await resolveWritePath(ctx.cwd, args.path);
+    const { abs, real } = await resolveWritePath(ctx.cwd, args.path, workspaceRoots(ctx));
     const shown = displayPath(ctx.cwd, abs);
     const before = await currentContent(abs, shown);
     const lines = lineCount(args.content);
@@ -47,10 +47,12 @@ export const writeFileTool = defineTool({
       tool: 'write_file',
       summary: `write ${shown} (${linesText(lines)}, ${before === undefined ? 'new file' : 'overwrite'})`,
       detail: unifiedDiff(before ?? '', args.content, { path: shown }),
+      access: 'write',
+      paths: [real],
     };
   },
   async run(args, ctx) {
-    const abs = await resolveWritePath(ctx.cwd, args.path);
+    const { abs } = await resolveWritePath(ctx.cwd, args.path, workspaceRoots(ctx));
     const shown = displayPath(ctx.cwd, abs);
     const existed = (await currentContent(abs, shown)) !== undefined;
     try {

@@ -69,9 +69,10 @@ describe('keen run: the tool loop', () => {
     }
   });
 
-  it('.keen/config.json permissions.allow lets the listed tools and commands run, and only those', async () => {
+  it("the user's config permissions.allow lets the listed tools and commands run, and only those", async () => {
     const config = { permissions: { allow: ['edit_file', 'bash(echo allowed*)'] } };
-    const ws = workspace({ 'notes.md': 'original\n', '.keen/config.json': JSON.stringify(config) });
+    const ws = workspace({ 'notes.md': 'original\n' });
+    fs.writeFileSync(path.join(ws.home, 'config.json'), JSON.stringify(config));
     const from = rig.fake.requests.length;
     rig.fake.enqueue(
       {

@@ -138,7 +138,8 @@ describe('keen run with MCP servers', () => {
   it('restarts a crashed stdio server once on its next call, then reports it down; no server outlives keen', async () => {
     const ws = workspace();
     const pidFile = path.join(ws.cwd, 'pids');
-    writeUserConfig(ws.home, { mcpServers: { ev: everythingWithPid(pidFile) } });
+    // The model's bash kills the server: outside the sandbox, whose PID namespace would hide it.
+    writeUserConfig(ws.home, { mcpServers: { ev: everythingWithPid(pidFile) }, sandbox: { mode: 'off' } });
     const killLast = `p=$(tail -n 1 pids); kill $p; while kill -0 $p 2>/dev/null; do sleep 0.05; done; sleep 0.3; echo killed`;
     const from = rig.fake.requests.length;
     rig.fake.enqueue(

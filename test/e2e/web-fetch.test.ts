@@ -2,8 +2,10 @@
  * web_fetch end to end: `keen run` fetching from a loopback HTTP server (and through a loopback
  * proxy), driven by the loopback Anthropic fake.
  */
+import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolResults, useCliRig } from './cli-fixtures.js';
 
@@ -67,7 +69,9 @@ afterAll(async () => {
 const ALLOW = { permissions: { allow: ['web_fetch(domain:127.0.0.1)'] } };
 
 async function fetchVia(url: string, config: unknown = ALLOW, env: Record<string, string> = {}) {
-  const ws = workspace({ '.keen/config.json': JSON.stringify(config) });
+  // The user's own config: a project's allow rules count only in a trusted folder.
+  const ws = workspace();
+  fs.writeFileSync(path.join(ws.home, 'config.json'), JSON.stringify(config));
   const from = rig.fake.requests.length;
   rig.fake.enqueue({ steps: [{ toolCall: { name: 'web_fetch', args: { url } } }] }, { steps: [{ text: 'ok' }] });
   const r = await rig.keen(ws, ['run', 'fetch it'], { env });

@@ -8,7 +8,7 @@ import type { ChatRequest, ProviderAdapter } from '../../src/llm/core/provider.j
 import { ContextMeter } from '../../src/llm/core/token-estimator.js';
 import { createChatClient, type ChatClient } from '../../src/llm/loop.js';
 import { createDefaultRegistry } from '../../src/tools/index.js';
-import { createHeadlessGate } from '../../src/tools/permissions.js';
+import { createHeadlessGate } from '../../src/tools/permissions/index.js';
 
 export const COMPACTION_MARKER = 'This is a context compaction';
 

@@ -2,7 +2,12 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BASH_HEAD_CHARS, BASH_TAIL_CHARS } from '../../src/tools/bash.js';
-import { call, workspace } from './helpers.js';
+import { createDefaultRegistry } from '../../src/tools/index.js';
+import { call as callTool, workspace } from './helpers.js';
+
+/** These tests watch host PIDs, so they run without the sandbox (its PID namespace has its own). */
+const unsandboxed = createDefaultRegistry({ sandbox: { mode: 'off', network: true } });
+const call: typeof callTool = (cwd, name, args, options = {}) => callTool(cwd, name, args, { registry: unsandboxed, ...options });
 
 /** Alive and not a zombie (a container's init may be slow to reap). */
 async function alive(pid: number): Promise<boolean> {
@@ -105,15 +110,20 @@ describe('bash', () => {
     expect(msg.content.length).toBeLessThan(BASH_HEAD_CHARS + BASH_TAIL_CHARS + 200);
   });
 
-  it('does not wait for background processes that keep the output open', async () => {
+  it('does not wait for background processes that keep the output open, and stops them when it ends', async () => {
     const dir = await workspace();
     const started = Date.now();
     const msg = await call(dir, 'bash', { command: 'sleep 30 & echo $! > bg.pid; echo started' });
     expect(Date.now() - started).toBeLessThan(2000);
-    expect(msg.content).toBe(
-      'started\n[exit code 0]\n[background processes are still running; their later output is not captured]',
-    );
-    process.kill(await readPid(path.join(dir, 'bg.pid')), 'SIGKILL');
+    expect(msg.content).toBe('started\n[exit code 0]\n[the processes it left running in the background were stopped when it ended]');
+    expect(await waitGone([await readPid(path.join(dir, 'bg.pid'))])).toEqual([false]);
+  });
+
+  it('a background command with redirected output does not outlive the call', async () => {
+    const dir = await workspace();
+    const msg = await call(dir, 'bash', { command: 'sleep 1002 >/dev/null 2>&1 & echo $! > bg.pid' });
+    expect(msg.content).toContain('[the processes it left running in the background were stopped when it ended]');
+    expect(await waitGone([await readPid(path.join(dir, 'bg.pid'))])).toEqual([false]);
   });
 
   it('refuses a timeout above the maximum, naming the field', async () => {
@@ -126,6 +136,37 @@ describe('bash', () => {
 });
 
 describe('bash environment', () => {
+  it('withholds every credential and secret-looking variable unless bash.envPassthrough names it', async () => {
+    const dir = await workspace();
+    const secrets: Record<string, string> = {
+      ANTHROPIC_API_KEY: 'v-anthropic',
+      ANTHROPIC_AUTH_TOKEN: 'v-auth',
+      OPENAI_API_KEY: 'v-openai',
+      GEMINI_API_KEY: 'v-gemini',
+      AWS_SECRET_ACCESS_KEY: 'v-aws',
+      AWS_SESSION_TOKEN: 'v-awssession',
+      MY_SERVICE_KEY: 'v-key',
+      GITHUB_TOKEN: 'v-gh',
+      APP_SECRET: 'v-secret',
+      DB_PASSWORD: 'v-pw',
+      SOME_CREDENTIALS_FILE: 'v-cred',
+      CUSTOM_LLM: 'v-custom',
+      NPM_TOKEN: 'v-kept',
+    };
+    Object.assign(process.env, secrets, { KEEN_TEST_PLAIN_VAR: 'still-here' });
+    try {
+      const registry = createDefaultRegistry({ sandbox: { mode: 'off', network: true }, env: { passthrough: ['NPM_TOKEN'], withhold: ['CUSTOM_LLM'] } });
+      const msg = await callTool(dir, 'bash', { command: 'env' }, { registry });
+      for (const [name, value] of Object.entries(secrets)) {
+        if (name === 'NPM_TOKEN') expect(msg.content).toContain(`NPM_TOKEN=${value}`);
+        else expect(msg.content, name).not.toContain(value);
+      }
+      expect(msg.content).toContain('KEEN_TEST_PLAIN_VAR=still-here');
+    } finally {
+      for (const name of [...Object.keys(secrets), 'KEEN_TEST_PLAIN_VAR']) delete process.env[name];
+    }
+  });
+
   it("does not hand Keen's provider keys to commands the model runs", async () => {
     const dir = await workspace();
     const saved = process.env.ANTHROPIC_API_KEY;

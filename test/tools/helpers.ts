@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach } from 'vitest';
 import type { ToolMessage } from '../../src/llm/core/message.js';
 import { createDefaultRegistry } from '../../src/tools/index.js';
-import { createHeadlessGate } from '../../src/tools/permissions.js';
+import { createHeadlessGate } from '../../src/tools/permissions/index.js';
 import type { PermissionGate, ToolRegistry } from '../../src/tools/types.js';
 
 const made: string[] = [];

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KeenError } from '../../src/errors.js';
-import { createHeadlessGate, createSessionGate, parseAllowRule, type SessionAnswer } from '../../src/tools/permissions.js';
+import { createHeadlessGate, createSessionGate, parseRule, type SessionAnswer } from '../../src/tools/permissions/index.js';
 import type { PermissionRequest } from '../../src/tools/types.js';
 import { call, workspace } from './helpers.js';
 
@@ -54,14 +54,15 @@ describe('headless gate', () => {
     expect(await gate.check(bash('rm -rf build && make'))).toBe('allow');
   });
 
-  it('rejects malformed allow entries with a KeenError naming the entry', () => {
+  it('rejects malformed rules with a KeenError naming the rule', () => {
     expect(() => createHeadlessGate({ yolo: false, allow: ['bash(npm test'] })).toThrow(KeenError);
-    expect(() => parseAllowRule('bash(npm test')).toThrow('Invalid permissions.allow entry "bash(npm test"');
-    expect(() => parseAllowRule('write_file(src/*)')).toThrow(
-      'Invalid permissions.allow entry "write_file(src/*)": only bash takes a command pattern; use "write_file".',
-    );
-    expect(parseAllowRule(' bash(npm test) ')).toEqual({ tool: 'bash', kind: 'exact', command: 'npm test' });
-    expect(parseAllowRule('bash(git log*)')).toEqual({ tool: 'bash', kind: 'prefix', prefix: 'git log' });
+    expect(() => parseRule('bash(npm test', '/home/u')).toThrow('invalid permission rule "bash(npm test"');
+    expect(() => parseRule('mcp__x__y(foo)', '/home/u')).toThrow('only bash (a command), the file tools (a path glob) and web_fetch (a domain) take a pattern');
+    expect(() => parseRule('web_fetch(example.com)', '/home/u')).toThrow('web_fetch takes "domain:<host>"');
+    expect(() => createHeadlessGate({ allowedTools: ['read_file,bash(x'] })).toThrow('--allowed-tools[1]: invalid permission rule "bash(x"');
+    expect(parseRule(' bash(npm test) ', '/h')).toMatchObject({ tool: 'bash', kind: 'exact', command: 'npm test' });
+    expect(parseRule('bash(git log*)', '/h')).toMatchObject({ tool: 'bash', kind: 'prefix', prefix: 'git log' });
+    expect(parseRule('write_file(src/**)', '/h')).toMatchObject({ tool: 'write_file', kind: 'path', glob: 'src/**' });
   });
 });
 

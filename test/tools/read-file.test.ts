@@ -1,4 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { symlink } from 'node:fs/promises';
+import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { READ_DEFAULT_LIMIT, READ_MAX_CHARS, READ_MAX_LINE_CHARS } from '../../src/tools/read-file.js';
@@ -107,5 +110,51 @@ describe('read_file', () => {
     const dir = await workspace({ 'real.txt': 'linked\n' });
     await symlink(path.join(dir, 'real.txt'), path.join(dir, 'link.txt'));
     expect((await call(dir, 'read_file', { path: 'link.txt' })).content).toBe(numbered(1, 'linked'));
+  });
+});
+
+describe('read_file cannot hang or blow up', () => {
+  it('refuses devices, FIFOs and sockets at once', async () => {
+    const dir = await workspace();
+    execFileSync('mkfifo', [path.join(dir, 'pipe')]);
+    const zero = await call(dir, 'read_file', { path: '/dev/zero' });
+    expect(zero).toMatchObject({ is_error: true, content: 'Refusing to read /dev/zero: it is a device, not a regular file.' });
+    const fifo = await call(dir, 'read_file', { path: 'pipe' });
+    expect(fifo).toMatchObject({ is_error: true, content: 'Refusing to read pipe: it is a FIFO (named pipe), not a regular file.' });
+    const server = net.createServer();
+    await new Promise<void>((r) => server.listen(path.join(dir, 'sock'), r));
+    try {
+      expect((await call(dir, 'read_file', { path: 'sock' })).content).toBe('Refusing to read sock: it is a socket, not a regular file.');
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it('reads a 100 MB single-line file with bounded memory, showing the start and the size of the rest', async () => {
+    const dir = await workspace();
+    const file = path.join(dir, 'one-line.min.js');
+    const block = Buffer.alloc(1 << 20, 'a');
+    const fd = openSync(file, 'w');
+    for (let k = 0; k < 100; k++) writeSync(fd, block);
+    closeSync(fd);
+    const before = process.memoryUsage().rss;
+    const msg = await call(dir, 'read_file', { path: 'one-line.min.js' });
+    expect(process.memoryUsage().rss - before).toBeLessThan(150 * 1024 * 1024);
+    expect(msg.content.startsWith(numbered(1, 'a'.repeat(READ_MAX_LINE_CHARS)))).toBe(true);
+    expect(msg.content).toContain(`… [${100 * (1 << 20) - READ_MAX_LINE_CHARS} more bytes]`);
+    expect(msg.content).toContain('[1 line longer than 2000 characters was shortened.]');
+  });
+
+  it('stops reading promptly when cancelled', async () => {
+    const dir = await workspace();
+    const file = path.join(dir, 'big.txt');
+    const fd = openSync(file, 'w');
+    const block = Buffer.alloc(1 << 20, 'b\n');
+    for (let k = 0; k < 40; k++) writeSync(fd, block);
+    closeSync(fd);
+    const ac = new AbortController();
+    const pending = call(dir, 'read_file', { path: 'big.txt', offset: 20_000_000 }, { signal: ac.signal });
+    setTimeout(() => ac.abort(), 5);
+    expect(await pending).toMatchObject({ is_error: true, content: 'cancelled' });
   });
 });

@@ -1,7 +1,8 @@
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createDefaultRegistry } from '../../src/tools/index.js';
-import { createHeadlessGate } from '../../src/tools/permissions.js';
+import { createHeadlessGate, createSessionGate } from '../../src/tools/permissions/index.js';
 import { CANCELLED, createToolRegistry, defineTool, ToolError } from '../../src/tools/registry.js';
 import type { PermissionRequest } from '../../src/tools/types.js';
 import { call, workspace } from './helpers.js';
@@ -130,14 +131,32 @@ describe('tool registry', () => {
     expect(msg.content).toBe(
       'Permission denied: write_file needs approval. Run with --yolo or allow it in config (permissions.allow), e.g. "write_file".',
     );
-    expect(asked).toEqual([{ tool: 'write_file', summary: 'write a.txt (1 line, new file)', detail: expect.stringContaining('+x') }]);
+    expect(asked).toEqual([
+      {
+        tool: 'write_file',
+        summary: 'write a.txt (1 line, new file)',
+        detail: expect.stringContaining('+x'),
+        access: 'write',
+        paths: [path.join(dir, 'a.txt')],
+        cwd: dir,
+      },
+    ]);
   });
 
-  it('never asks about read-only tools', async () => {
+  it('reads inside the workspace run without a question; the gate sees their real path', async () => {
     const dir = await workspace({ 'a.txt': 'hi\n' });
-    const gate = { check: async () => expect.fail('asked about a read-only tool') };
-    const msg = await call(dir, 'read_file', { path: 'a.txt' }, { permissions: gate as never });
+    const asked: PermissionRequest[] = [];
+    const gate = createSessionGate(async (r) => (asked.push(r), 'deny'));
+    const msg = await call(dir, 'read_file', { path: 'a.txt' }, { permissions: gate });
     expect(msg.is_error).toBeUndefined();
+    expect(asked).toEqual([]);
+  });
+
+  it('a read-only tool without describe is never judged', async () => {
+    const quiet = defineTool({ name: 'quiet', description: 'q', schema: z.object({}), mutating: false, run: async () => 'ok' });
+    const gate = { check: async () => expect.fail('asked about a read-only tool') };
+    const msg = await call('/', 'quiet', {}, { registry: createToolRegistry([quiet]), permissions: gate as never });
+    expect(msg.content).toBe('ok');
   });
 
   it('refuses an edit that cannot apply before anyone is asked', async () => {

@@ -36,6 +36,7 @@ export const Footer = memo(function Footer({ session, exitArmed }: { session?: S
         <Text color={high ? color('warning') : undefined}>{`${pct}% context`}</Text>
         {high ? <Text color={color('warning')}>{' · /compact to free context'}</Text> : null}
         {` · session ${session.sessionId}`}
+        {session.permissionMode && session.permissionMode !== 'default' ? <Text color={color('warning')}>{` · ${session.permissionMode}`}</Text> : null}
       </Text>
     </Box>
   );

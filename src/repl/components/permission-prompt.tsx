@@ -1,6 +1,6 @@
 import { Box, Text } from 'ink';
 import { memo } from 'react';
-import { ruleFor } from '../../tools/permissions.js';
+import { ruleFor } from '../../tools/permissions/index.js';
 import type { PermissionView } from '../state/ui-state.js';
 import { color } from '../theme.js';
 import { DiffView } from './diff-view.js';
@@ -10,7 +10,7 @@ export const PROMPT_DIFF_LINES = 40;
 
 export function permissionOptions(view: PermissionView): string[] {
   const rule = ruleFor(view.request);
-  const scope = view.request.tool === 'bash' ? `\`${rule.slice(5, -1)}\`` : view.request.tool;
+  const scope = view.request.tool === 'bash' ? `\`${rule.slice(5, -1)}\`` : rule;
   return ['Yes', `Yes, and allow ${scope} for the rest of this session`, 'No, tell the agent what to do instead'];
 }
 

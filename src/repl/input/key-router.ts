@@ -72,6 +72,11 @@ export function createKeyRouter(rt: ReplRuntime): KeyRouter {
       return;
     }
     if (input === '\n') return edit({ type: 'newline' });
+    if (key.tab && key.shift) {
+      if (!rt.session) return;
+      void import('../permissions-command.js').then((m) => m.cycleMode(rt, rt.permissionPolicy));
+      return;
+    }
     if (key.tab && !key.shift) {
       const result = complete(editor.text, editor.cursor, rt.cwd, mcpSlashCommands(rt.session?.mcp));
       if (result.text !== undefined) edit({ type: 'set', text: result.text, cursor: result.cursor });

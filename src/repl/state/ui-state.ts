@@ -68,6 +68,8 @@ export interface SessionInfo {
   contextTokens: number;
   /** The agent mode (`plan` shows in the footer). */
   mode?: 'plan' | 'build';
+  /** The permission mode; the footer names it unless it is `default`. */
+  permissionMode?: string;
 }
 
 export interface PickerOption {
@@ -77,7 +79,7 @@ export interface PickerOption {
 }
 
 export interface PickerView {
-  kind: 'resume' | 'model';
+  kind: 'resume' | 'model' | 'rewind';
   title: string;
   options: PickerOption[];
   selected: number;

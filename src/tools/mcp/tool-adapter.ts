@@ -37,6 +37,8 @@ export function adaptMcpTool(server: string, tool: McpTool, call: McpToolCaller,
       const json = JSON.stringify(args);
       return {
         tool: name,
+        // readOnlyHint tools run freely; every other MCP tool is a command that asks.
+        access: tool.annotations?.readOnlyHint === true ? 'read' : 'exec',
         summary: clipLine(`${server} › ${tool.name} ${json === '{}' ? '' : json}`.trim(), 160),
         detail: JSON.stringify(args, null, 2),
       };

@@ -1,0 +1,112 @@
+import type { PermissionRequest } from '../types.js';
+import type { PermissionMode } from './modes.js';
+import { protectedSegment } from './protected-paths.js';
+import { accessOf, isInside } from './request.js';
+import { namesExplicitly, ruleMatches, type Rule } from './rules.js';
+
+/** Where a rule came from: only `user`, `cli` and `session` rules can unlock protected paths. */
+export type RuleSource = 'user' | 'project' | 'cli' | 'session';
+
+export interface RuleEntry {
+  rule: Rule;
+  source: RuleSource;
+}
+
+/** Everything a permission decision depends on. Built by `buildPolicy`; never changed by a call. */
+export interface Policy {
+  mode: PermissionMode;
+  allow: RuleEntry[];
+  ask: RuleEntry[];
+  deny: RuleEntry[];
+  /** Real directories that extend the workspace for reads and writes. */
+  additionalDirs: string[];
+  /** Real paths whose reads ask even inside the workspace (credential folders, KEEN_HOME). */
+  sensitive: string[];
+  /** Project-config allow rules count only in a trusted project (see docs/permissions.md). */
+  projectTrusted: boolean;
+  home: string;
+}
+
+export type Reason =
+  | { kind: 'deny-rule'; rule: string; source: RuleSource }
+  | { kind: 'ask-rule'; rule: string }
+  | { kind: 'allow-rule'; rule: string }
+  | { kind: 'plan' }
+  | { kind: 'outside-write'; path: string }
+  | { kind: 'outside-read'; path: string }
+  | { kind: 'protected'; path: string; segment: string }
+  | { kind: 'mode'; mode: PermissionMode }
+  | { kind: 'needs-approval' };
+
+export interface Decision {
+  verdict: 'allow' | 'ask' | 'deny';
+  reason: Reason;
+}
+
+/** The real workspace roots of a request: its cwd and every additional directory. */
+export function rootsOf(request: PermissionRequest, policy: Policy): string[] {
+  return [...(request.cwd ? [request.cwd] : []), ...policy.additionalDirs];
+}
+
+function counts(entry: RuleEntry, policy: Policy): boolean {
+  return entry.source !== 'project' || policy.projectTrusted;
+}
+
+/**
+ * The permission decision for one call, a pure function. Order:
+ * 1. a deny rule matches → deny (beats everything, `--yolo` included);
+ * 2. a write outside the workspace → deny;
+ * 3. plan mode and a call that is not a read → deny;
+ * 4. a write to a protected path → ask, unless a user/cli/session rule names it explicitly;
+ * 5. an ask rule matches → ask;
+ * 6. an allow rule matches (project rules only in a trusted project) → allow;
+ * 7. bypassPermissions → allow;
+ * 8. reads inside the workspace (and not of a credential folder) → allow, other reads → ask;
+ * 9. acceptEdits and a write inside the workspace → allow;
+ * 10. anything else asks.
+ */
+export function decide(request: PermissionRequest, policy: Policy): Decision {
+  const roots = rootsOf(request, policy);
+  const access = accessOf(request);
+  const paths = request.paths ?? [];
+
+  const denied = policy.deny.find((e) => ruleMatches(e.rule, request, roots, 'some'));
+  if (denied) return { verdict: 'deny', reason: { kind: 'deny-rule', rule: denied.rule.text, source: denied.source } };
+
+  const inside = (p: string) => roots.some((root) => isInside(root, p));
+  if (access === 'write' && roots.length > 0) {
+    const out = paths.find((p) => !inside(p));
+    if (out) return { verdict: 'deny', reason: { kind: 'outside-write', path: out } };
+  }
+  if (policy.mode === 'plan' && access !== 'read') return { verdict: 'deny', reason: { kind: 'plan' } };
+
+  if (access === 'write') {
+    for (const p of paths) {
+      const segment = protectedSegment(p, roots);
+      if (!segment) continue;
+      const unlocked = policy.allow.some(
+        (e) => e.source !== 'project' && namesExplicitly(e.rule, segment) && ruleMatches(e.rule, { ...request, paths: [p] }, roots, 'every'),
+      );
+      if (!unlocked) return { verdict: 'ask', reason: { kind: 'protected', path: p, segment } };
+    }
+  }
+
+  const asked = policy.ask.find((e) => ruleMatches(e.rule, request, roots, 'some'));
+  if (asked) return { verdict: 'ask', reason: { kind: 'ask-rule', rule: asked.rule.text } };
+
+  const allowed = policy.allow.find((e) => counts(e, policy) && ruleMatches(e.rule, request, roots, 'every'));
+  if (allowed) return { verdict: 'allow', reason: { kind: 'allow-rule', rule: allowed.rule.text } };
+
+  if (policy.mode === 'bypassPermissions') return { verdict: 'allow', reason: { kind: 'mode', mode: policy.mode } };
+
+  if (access === 'read') {
+    const sensitive = (p: string) => policy.sensitive.some((s) => isInside(s, p));
+    const out = paths.find((p) => !inside(p) || sensitive(p));
+    if (out) return { verdict: 'ask', reason: { kind: 'outside-read', path: out } };
+    return { verdict: 'allow', reason: { kind: 'mode', mode: policy.mode } };
+  }
+  if (access === 'write' && policy.mode === 'acceptEdits' && paths.length > 0) {
+    return { verdict: 'allow', reason: { kind: 'mode', mode: policy.mode } };
+  }
+  return { verdict: 'ask', reason: { kind: 'needs-approval' } };
+}

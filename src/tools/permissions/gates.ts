@@ -1,0 +1,178 @@
+import type { PermissionGate, PermissionRequest, ToolContext, ToolOutcome } from '../types.js';
+import { decide, type Decision, type Policy } from './decide.js';
+import type { PermissionMode } from './modes.js';
+import { buildPolicy, type PolicyInput } from './policy.js';
+import { protectedSegment } from './protected-paths.js';
+import { accessOf, isInside, posixRel } from './request.js';
+import { bashCommandOf, parseRule } from './rules.js';
+
+/** A gate that can word its own refusal, and says which policy it applies. */
+export interface ExplainingGate extends PermissionGate {
+  denialMessage?(request: PermissionRequest): string;
+  /** The live policy (the REPL changes its mode and rules). */
+  readonly policy?: Policy;
+}
+
+/**
+ * The rule a "for this session" answer remembers: the exact command for bash; the path for a file
+ * outside the workspace or a protected one (so the answer covers that file only); else the tool.
+ */
+export function ruleFor(request: PermissionRequest): string {
+  if (request.tool === 'bash') return `bash(${bashCommandOf(request)})`;
+  if (request.tool === 'web_fetch' && request.domain) return `web_fetch(domain:${request.domain})`;
+  const p = request.paths?.length === 1 ? request.paths[0] : undefined;
+  const root = request.cwd;
+  if (!p || !root || accessOf(request) === 'exec') return request.tool;
+  if (!isInside(root, p)) return `${request.tool}(${p.split('\\').join('/')})`;
+  if (accessOf(request) === 'write' && protectedSegment(p, [root])) return `${request.tool}(${posixRel(root, p)})`;
+  return request.tool;
+}
+
+function example(request: PermissionRequest): string {
+  if (request.tool === 'web_fetch' && request.domain) return `"web_fetch(domain:${request.domain})"`;
+  if (request.tool !== 'bash') return `"${request.tool}"`;
+  const command = bashCommandOf(request);
+  return command.includes('\n') || command.length > 80 ? '"bash(<command>)"' : `"bash(${command})"`;
+}
+
+/** The one-line refusal a headless run sends the model. */
+export function refusal(request: PermissionRequest, decision: Decision, headless: boolean): string {
+  const r = decision.reason;
+  switch (r.kind) {
+    case 'deny-rule':
+      return `Permission denied: ${request.tool} is blocked by the rule "${r.rule}" (${r.source === 'cli' ? '--disallowed-tools' : `${r.source} config permissions.deny`}). Do not retry it.`;
+    case 'plan':
+      return `Permission denied: plan mode is read-only, so ${request.tool} cannot run. Describe the change instead.`;
+    case 'outside-write':
+      return `Permission denied: ${r.path} is outside the workspace; only files inside it (or an --add-dir directory) can be changed.`;
+    case 'protected':
+      return (
+        `Permission denied: ${r.path} is protected (${r.segment} changes what Keen or git runs), so writing it always needs approval. ` +
+        `Allow it explicitly in your own config, e.g. "${request.tool}(${r.segment}/**)".`
+      );
+    case 'ask-rule':
+      return `Permission denied: ${request.tool} matches the ask rule "${r.rule}", so it needs approval, which a headless run cannot give. Do not retry it.`;
+    case 'outside-read':
+      return (
+        `Permission denied: ${r.path} is outside the workspace (or a credential folder) and reading it needs approval` +
+        (headless ? `. Run with --add-dir DIR or allow it with a rule such as "read_file(${r.path.split('\\').join('/')})".` : '.')
+      );
+    default:
+      return (
+        `Permission denied: ${request.tool} needs approval. ` +
+        `Run with --yolo or allow it in config (permissions.allow), e.g. ${example(request)}.`
+      );
+  }
+}
+
+function withPolicy(input: PolicyInput | Policy): Policy {
+  return 'sensitive' in input ? input : buildPolicy(input);
+}
+
+/**
+ * The gate for headless runs: `ask` decisions are denied (nobody can answer). Throws a KeenError
+ * for a malformed rule.
+ */
+export function createHeadlessGate(input: PolicyInput | Policy): ExplainingGate {
+  const policy = withPolicy(input);
+  const last = new WeakMap<PermissionRequest, Decision>();
+  return {
+    policy,
+    additionalDirs: policy.additionalDirs,
+    async check(request) {
+      const decision = decide(request, policy);
+      last.set(request, decision);
+      return decision.verdict === 'allow' ? 'allow' : 'deny';
+    },
+    denialMessage: (request) => refusal(request, last.get(request) ?? decide(request, policy), true),
+  };
+}
+
+export type SessionAnswer = 'once' | 'session' | 'deny';
+
+export interface SessionGate extends ExplainingGate {
+  readonly policy: Policy;
+  /** Rules approved "for this session" so far. */
+  sessionRules(): string[];
+  /** Switch the mode (Shift+Tab, /permissions). */
+  setMode(mode: PermissionMode): void;
+}
+
+/**
+ * The gate for the REPL: `allow` runs, `deny` is refused with its reason, `ask` asks the user.
+ * "session" remembers the rule `ruleFor` gives (the tool, the exact bash command, or the path of
+ * a protected or outside file). Questions are asked one at a time; a throwing `ask` denies.
+ */
+export function createSessionGate(
+  ask: (request: PermissionRequest) => Promise<SessionAnswer>,
+  input: PolicyInput | Policy = {},
+): SessionGate {
+  const policy = withPolicy(input);
+  const remembered: string[] = [];
+  const refused = new WeakMap<PermissionRequest, string>();
+  let queue: Promise<unknown> = Promise.resolve();
+
+  return {
+    policy,
+    additionalDirs: policy.additionalDirs,
+    check(request) {
+      const decision = queue.then(async () => {
+        const d = decide(request, policy);
+        if (d.verdict === 'allow') return 'allow' as const;
+        if (d.verdict === 'deny') {
+          refused.set(request, refusal(request, d, false));
+          return 'deny' as const;
+        }
+        let answer: SessionAnswer;
+        try {
+          answer = await ask(request);
+        } catch {
+          answer = 'deny';
+        }
+        if (answer === 'deny') return 'deny' as const;
+        if (answer === 'session') {
+          const rule = ruleFor(request);
+          policy.allow.push({ rule: parseRule(rule, policy.home), source: 'session' });
+          remembered.push(rule);
+        }
+        return 'allow' as const;
+      });
+      queue = decision.catch(() => undefined);
+      return decision;
+    },
+    denialMessage: (request) =>
+      refused.get(request) ??
+      `Permission denied: the user declined this ${request.tool} call. Do not retry it unchanged; ask the user how to proceed.`,
+    sessionRules: () => [...remembered],
+    setMode(mode) {
+      policy.mode = mode;
+    },
+  };
+}
+
+/** What `authorize` needs of a tool (the registry's `Tool`, without importing it). */
+export interface AuthorizedTool {
+  readonly name: string;
+  readonly mutating: boolean;
+  describe?(args: any, ctx: ToolContext): PermissionRequest | Promise<PermissionRequest>;
+}
+
+/**
+ * Ask `ctx.permissions` about a call. Returns the error outcome to report, or null when the call
+ * may run. A `describe` that throws refuses the call before anyone is asked.
+ */
+export async function authorize(tool: AuthorizedTool, args: unknown, ctx: ToolContext): Promise<ToolOutcome | null> {
+  const described: PermissionRequest = tool.describe
+    ? await tool.describe(args, ctx)
+    : { tool: tool.name, summary: tool.name, access: tool.mutating ? 'exec' : 'read' };
+  const request: PermissionRequest = { ...described, cwd: described.cwd ?? ctx.cwd };
+  const decision = await ctx.permissions.check(request);
+  if (decision === 'allow') return null;
+  const gate = ctx.permissions as ExplainingGate;
+  const content =
+    typeof gate.denialMessage === 'function'
+      ? gate.denialMessage(request)
+      : refusal(request, { verdict: 'deny', reason: { kind: 'needs-approval' } }, true);
+  return { content, is_error: true };
+}
+

@@ -1,0 +1,29 @@
+import path from 'node:path';
+import type { PermissionRequest } from '../types.js';
+
+/** What a call does, for modes and rules. */
+export type Access = 'read' | 'write' | 'exec';
+
+/** File tools that only read. */
+export const FILE_READ_TOOLS = new Set(['read_file', 'glob', 'grep', 'list_dir']);
+/** File tools that change files (and are checkpointed for undo). */
+export const FILE_WRITE_TOOLS = new Set(['write_file', 'edit_file']);
+
+/** The request's access, inferred from the tool name when the tool did not say. */
+export function accessOf(request: PermissionRequest): Access {
+  if (request.access) return request.access;
+  if (FILE_READ_TOOLS.has(request.tool)) return 'read';
+  if (FILE_WRITE_TOOLS.has(request.tool)) return 'write';
+  return 'exec';
+}
+
+/** True when `p` is `root` or below it. Both must be absolute and normalised. */
+export function isInside(root: string, p: string): boolean {
+  const rel = path.relative(root, p);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/** `abs` relative to `root`, with posix separators. */
+export function posixRel(root: string, abs: string): string {
+  return path.relative(root, abs).split(path.sep).join('/');
+}

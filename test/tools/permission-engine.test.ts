@@ -1,0 +1,172 @@
+import { link, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildPolicy, createHeadlessGate, createSessionGate, decide, nextMode, parseMode } from '../../src/tools/permissions/index.js';
+import type { PermissionRequest } from '../../src/tools/types.js';
+import { call, workspace } from './helpers.js';
+
+const CWD = '/ws';
+const req = (tool: string, extra: Partial<PermissionRequest> = {}): PermissionRequest => ({ tool, summary: tool, cwd: CWD, ...extra });
+const file = (tool: string, rel: string) => req(tool, { paths: [path.join(CWD, rel)] });
+const bash = (command: string) => req('bash', { command });
+const verdict = (r: PermissionRequest, input: Parameters<typeof buildPolicy>[0]) => decide(r, buildPolicy({ cwd: '/', home: '/home/u', ...input })).verdict;
+
+describe('permission rules: deny beats ask beats allow, for every kind of tool', () => {
+  const cases: [string, PermissionRequest, string][] = [
+    ['bash', bash('npm test'), 'bash(npm test)'],
+    ['bash prefix', bash('git status --short'), 'bash(git status:*)'],
+    ['file path', file('edit_file', 'src/a.ts'), 'edit_file(src/**)'],
+    ['read path', file('read_file', '.env'), 'read_file(.env)'],
+    ['mcp server', req('mcp__github__create_issue'), 'mcp__github'],
+    ['mcp tool', req('mcp__github__create_issue'), 'mcp__github__create_issue'],
+    ['web_fetch', req('web_fetch', { domain: 'docs.python.org' }), 'web_fetch(domain:python.org)'],
+  ];
+  for (const [name, request, rule] of cases) {
+    it(name, () => {
+      expect(verdict(request, { user: { allow: [rule] } })).toBe('allow');
+      expect(verdict(request, { user: { allow: [rule], ask: [rule] } })).toBe('ask');
+      expect(verdict(request, { user: { allow: [rule], ask: [rule], deny: [rule] } })).toBe('deny');
+      // --yolo runs everything but a deny rule.
+      expect(verdict(request, { yolo: true, user: { deny: [rule] } })).toBe('deny');
+      expect(verdict(request, { yolo: true })).toBe('allow');
+    });
+  }
+
+  it('prefix rules: `:*` needs a word boundary, allow never covers compound commands, deny covers any part', () => {
+    expect(verdict(bash('git statusx'), { user: { allow: ['bash(git status:*)'] } })).toBe('ask');
+    expect(verdict(bash('git statusx'), { user: { allow: ['bash(git status*)'] } })).toBe('allow');
+    expect(verdict(bash('git status && rm -rf /'), { user: { allow: ['bash(git status:*)'] } })).toBe('ask');
+    expect(verdict(bash('ls; rm -rf build'), { yolo: true, user: { deny: ['bash(rm:*)'] } })).toBe('deny');
+    expect(verdict(bash('echo $(curl x)'), { yolo: true, disallowedTools: ['bash(curl:*)'] })).toBe('deny');
+  });
+
+  it('path rules: workspace-relative, name-anywhere, home and absolute globs; read_file covers grep and glob', () => {
+    expect(verdict(file('read_file', 'config/.env'), { yolo: true, user: { deny: ['read_file(.env)'] } })).toBe('deny');
+    expect(verdict(file('grep', 'config/.env'), { yolo: true, user: { deny: ['read_file(.env)'] } })).toBe('deny');
+    expect(verdict(file('write_file', 'src/a.ts'), { user: { allow: ['edit_file(src/**)'] } })).toBe('allow');
+    expect(verdict(file('write_file', 'lib/a.ts'), { user: { allow: ['edit_file(src/**)'] } })).toBe('ask');
+    expect(verdict(req('read_file', { paths: ['/home/u/.ssh/id_x'] }), { user: { allow: ['read_file(~/.ssh/**)'] } })).toBe('allow');
+    expect(verdict(req('read_file', { paths: ['/etc/hosts'] }), {})).toBe('ask');
+    expect(verdict(req('read_file', { paths: ['/etc/hosts'] }), { allowedTools: ['read_file(/etc/**)'] })).toBe('allow');
+  });
+
+  it('mcp__server covers only that server; globs over tool names work', () => {
+    expect(verdict(req('mcp__githubx__t'), { user: { allow: ['mcp__github'] } })).toBe('ask');
+    expect(verdict(req('mcp__github__t'), { user: { allow: ['mcp__github__*'] } })).toBe('allow');
+  });
+
+  it('project allow rules count only in a trusted project; project denies always count', () => {
+    const project = { allow: ['bash'], deny: ['edit_file'] };
+    expect(verdict(bash('ls'), { project })).toBe('ask');
+    expect(verdict(bash('ls'), { project, projectTrusted: true })).toBe('allow');
+    expect(verdict(file('edit_file', 'a'), { project, yolo: true })).toBe('deny');
+  });
+});
+
+describe('permission modes', () => {
+  it('default: reads inside run, edits and bash ask; acceptEdits: edits run, bash asks; plan: read-only', () => {
+    expect(verdict(file('read_file', 'a'), {})).toBe('allow');
+    expect(verdict(file('edit_file', 'a'), {})).toBe('ask');
+    expect(verdict(file('edit_file', 'a'), { mode: 'acceptEdits' })).toBe('allow');
+    expect(verdict(bash('ls'), { mode: 'acceptEdits' })).toBe('ask');
+    expect(verdict(file('edit_file', 'a'), { mode: 'plan' })).toBe('deny');
+    expect(verdict(bash('ls'), { mode: 'plan' })).toBe('deny');
+    expect(verdict(file('read_file', 'a'), { mode: 'plan' })).toBe('allow');
+  });
+
+  it('bypass keeps writes outside the workspace refused', () => {
+    expect(verdict(req('write_file', { paths: ['/elsewhere/x'] }), { yolo: true })).toBe('deny');
+    expect(verdict(req('write_file', { paths: ['/elsewhere/x'] }), { yolo: true, user: { allow: ['write_file'] } })).toBe('deny');
+  });
+
+  it('parses modes and cycles them', () => {
+    expect(() => parseMode('yolo')).toThrow('unknown permission mode "yolo" (--permission-mode); choose one of default, acceptEdits, plan, bypassPermissions');
+    expect(nextMode('default')).toBe('acceptEdits');
+    expect(nextMode('bypassPermissions')).toBe('default');
+  });
+});
+
+describe('protected paths', () => {
+  for (const rel of ['.git/config', '.keen/config.json', '.claude/settings.json', '.agents/x', '.mcp.json', '.envrc', '.husky/pre-commit', '.vscode/tasks.json', '.idea/workspace.xml', 'sub/.GIT/hooks/post-checkout']) {
+    it(`${rel} asks whatever allow rules or --yolo say`, () => {
+      expect(verdict(file('write_file', rel), { yolo: true, user: { allow: ['write_file', 'edit_file(**)'] }, allowedTools: ['write_file'] })).toBe('ask');
+    });
+  }
+
+  it('a user rule naming the location unlocks it; a project rule never does', () => {
+    const r = file('write_file', '.keen/commands/x.md');
+    expect(verdict(r, { user: { allow: ['write_file(.keen/commands/**)'] } })).toBe('allow');
+    expect(verdict(r, { allowedTools: ['write_file(.keen/commands/**)'] })).toBe('allow');
+    expect(verdict(r, { project: { allow: ['write_file(.keen/commands/**)'] }, projectTrusted: true, yolo: true })).toBe('ask');
+    expect(verdict(file('write_file', '.keen/config.json'), { user: { allow: ['write_file(.keen/commands/**)'] } })).toBe('ask');
+  });
+
+  it('headless: a protected write is denied with a line saying how to allow it, and the file is untouched', async () => {
+    const dir = await workspace({ '.git/config': '[core]\n' });
+    const msg = await call(dir, 'write_file', { path: '.git/config', content: '[core]\nfsmonitor = "touch pwned"\n' }, { permissions: createHeadlessGate({ yolo: true }) });
+    expect(msg.is_error).toBe(true);
+    expect(msg.content).toBe(
+      `Permission denied: ${path.join(dir, '.git/config')} is protected (.git changes what Keen or git runs), so writing it always needs approval. Allow it explicitly in your own config, e.g. "write_file(.git/**)".`,
+    );
+    expect(await readFile(path.join(dir, '.git/config'), 'utf8')).toBe('[core]\n');
+  });
+
+  it('the REPL asks about it even in bypass mode, and "for this session" remembers that file only', async () => {
+    const dir = await workspace();
+    const asked: string[] = [];
+    const gate = createSessionGate(async (r) => (asked.push(r.summary), 'session'), { yolo: true });
+    expect((await call(dir, 'write_file', { path: '.envrc', content: 'x' }, { permissions: gate })).is_error).toBeUndefined();
+    expect((await call(dir, 'write_file', { path: '.envrc', content: 'y' }, { permissions: gate })).is_error).toBeUndefined();
+    expect(gate.sessionRules()).toEqual(['write_file(.envrc)']);
+    expect(asked).toHaveLength(1);
+  });
+});
+
+describe('real paths before rules', () => {
+  it('a symlink inside the workspace pointing out is outside: reads ask (headless: denied)', async () => {
+    const outside = await workspace({ 'secret.txt': 'top secret\n' });
+    const dir = await workspace();
+    await symlink(path.join(outside, 'secret.txt'), path.join(dir, 'innocent.txt'));
+    const msg = await call(dir, 'read_file', { path: 'innocent.txt' }, { permissions: createHeadlessGate({}) });
+    expect(msg.is_error).toBe(true);
+    expect(msg.content).toContain(`Permission denied: ${path.join(outside, 'secret.txt')} is outside the workspace`);
+    expect(msg.content).not.toContain('top secret');
+    // glob and grep on a linked directory are judged the same way.
+    await symlink(outside, path.join(dir, 'linked'));
+    expect((await call(dir, 'grep', { pattern: 'secret', path: 'linked' }, { permissions: createHeadlessGate({}) })).content).toContain('Permission denied');
+    expect((await call(dir, 'list_dir', { path: 'linked' }, { permissions: createHeadlessGate({}) })).content).toContain('Permission denied');
+  });
+
+  it('absolute reads of ~/.ssh ask even when the workspace is the home folder', async () => {
+    const home = await workspace({ '.ssh/id_x': 'PRIVATE KEY\n', 'notes.txt': 'hi\n' });
+    const gate = createHeadlessGate({ home, cwd: home });
+    expect((await call(home, 'read_file', { path: path.join(home, '.ssh/id_x') }, { permissions: gate })).content).toContain('Permission denied');
+    expect((await call(home, 'read_file', { path: 'notes.txt' }, { permissions: gate })).is_error).toBeUndefined();
+  });
+
+  it('a write through a hard link to a file outside the workspace is refused', async () => {
+    const outside = await workspace({ 'victim.txt': 'safe\n' });
+    const dir = await workspace();
+    await link(path.join(outside, 'victim.txt'), path.join(dir, 'hard.txt'));
+    const yolo = createHeadlessGate({ yolo: true });
+    const w = await call(dir, 'write_file', { path: 'hard.txt', content: 'owned\n' }, { permissions: yolo });
+    expect(w.content).toContain('Refusing to write hard.txt: it has 2 hard links');
+    const e = await call(dir, 'edit_file', { path: 'hard.txt', old_string: 'safe', new_string: 'owned' }, { permissions: yolo });
+    expect(e.content).toContain('hard links');
+    expect(await readFile(path.join(outside, 'victim.txt'), 'utf8')).toBe('safe\n');
+  });
+
+  it('--add-dir extends the workspace for reads and writes', async () => {
+    const extra = await workspace({ 'lib.txt': 'shared\n' });
+    const dir = await workspace();
+    const gate = createHeadlessGate({ mode: 'acceptEdits', addDirs: [extra], cwd: dir });
+    expect((await call(dir, 'read_file', { path: path.join(extra, 'lib.txt') }, { permissions: gate })).is_error).toBeUndefined();
+    const w = await call(dir, 'write_file', { path: path.join(extra, 'new.txt'), content: 'n\n' }, { permissions: gate });
+    expect(w.is_error).toBeUndefined();
+    expect(await readFile(path.join(extra, 'new.txt'), 'utf8')).toBe('n\n');
+    expect(() => buildPolicy({ addDirs: [path.join(dir, 'missing')] })).toThrow(`--add-dir: ${path.join(dir, 'missing')} does not exist`);
+    await mkdir(path.join(dir, 'd'));
+    await writeFile(path.join(dir, 'f'), '');
+    expect(() => buildPolicy({ addDirs: [path.join(dir, 'f')] })).toThrow('is not a directory');
+  });
+});

@@ -1,0 +1,133 @@
+/**
+ * The bash sandbox against real bubblewrap (installed by .ci/run): file system, hidden
+ * credentials, network, PID namespace and process cleanup.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDefaultRegistry } from '../../src/tools/index.js';
+import { bwrapArgs, seatbeltProfile } from '../../src/tools/sandbox/index.js';
+import { call, workspace } from './helpers.js';
+
+const sandboxed = createDefaultRegistry({ sandbox: { mode: 'workspace-write', network: false } });
+const run = (cwd: string, command: string, registry = sandboxed) => call(cwd, 'bash', { command, timeout_seconds: 20 }, { registry });
+
+let outside: string;
+let fakeHome: string;
+let savedHome: string | undefined;
+let server: net.Server;
+let port: number;
+
+beforeAll(async () => {
+  // Outside the workspace and outside the temp dir (which stays writable).
+  outside = await mkdtemp('/var/tmp/keen-sandbox-outside-');
+  fakeHome = await mkdtemp('/var/tmp/keen-sandbox-home-');
+  await mkdir(path.join(fakeHome, '.ssh'));
+  await writeFile(path.join(fakeHome, '.ssh/id_x'), 'PRIVATE-KEY-MATERIAL\n');
+  savedHome = process.env.HOME;
+  process.env.HOME = fakeHome;
+  server = net.createServer((s) => s.end('hello-from-host\n'));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  port = (server.address() as net.AddressInfo).port;
+});
+
+afterAll(async () => {
+  if (savedHome === undefined) delete process.env.HOME;
+  else process.env.HOME = savedHome;
+  await new Promise((r) => server.close(r));
+  await rm(outside, { recursive: true, force: true });
+  await rm(fakeHome, { recursive: true, force: true });
+});
+
+describe('bash in bubblewrap', () => {
+  it('bubblewrap is installed (CI installs it; without it these tests would prove nothing)', () => {
+    expect(execFileSync('bwrap', ['--version'], { encoding: 'utf8' })).toMatch(/^bubblewrap /);
+  });
+
+  it('writes inside the workspace work; outside they fail with the real error plus one sandbox line', async () => {
+    const dir = await workspace();
+    const inside = await run(dir, 'echo in > inside.txt && cat inside.txt');
+    expect(inside.content).toBe('in\n[exit code 0]');
+    const blocked = await run(dir, `echo out > ${outside}/x.txt`);
+    expect(blocked.is_error).toBe(true);
+    expect(blocked.content).toContain('Read-only file system');
+    expect(blocked.content.split('\n').at(-1)).toBe(
+      '[sandbox: commands may write only inside the workspace and the temp dir; add a directory with --add-dir, or set sandbox.mode to "off" in your config.]',
+    );
+    await expect(readFile(path.join(outside, 'x.txt'))).rejects.toThrow();
+  });
+
+  it('read-only mode refuses writes in the workspace too', async () => {
+    const dir = await workspace();
+    const registry = createDefaultRegistry({ sandbox: { mode: 'read-only', network: false } });
+    const msg = await run(dir, 'touch made.txt', registry);
+    expect(msg.is_error).toBe(true);
+    expect(msg.content).toContain('sandbox.mode "read-only"');
+    await expect(readFile(path.join(dir, 'made.txt'))).rejects.toThrow();
+  });
+
+  it('hides ~/.ssh and KEEN_HOME', async () => {
+    const dir = await workspace();
+    const keenHome = await workspace({ 'auth.json': '{"token":"KEEN-HOME-SECRET"}' });
+    const registry = createDefaultRegistry({ sandbox: { mode: 'workspace-write', network: false }, keenHome });
+    const msg = await run(dir, `cat ~/.ssh/id_x; cat ${keenHome}/auth.json`, registry);
+    expect(msg.is_error).toBe(true);
+    expect(msg.content).not.toContain('PRIVATE-KEY-MATERIAL');
+    expect(msg.content).not.toContain('KEEN-HOME-SECRET');
+    expect(msg.content).toContain('No such file or directory');
+  });
+
+  it('has no network unless sandbox.network is true', async () => {
+    const dir = await workspace();
+    const probe = `exec 3<>/dev/tcp/127.0.0.1/${port} && head -1 <&3`;
+    const off = await run(dir, probe);
+    expect(off.is_error).toBe(true);
+    expect(off.content).not.toContain('hello-from-host');
+    const on = await run(dir, probe, createDefaultRegistry({ sandbox: { mode: 'workspace-write', network: true } }));
+    expect(on.content).toBe('hello-from-host\n[exit code 0]');
+  });
+
+  it('runs in its own PID namespace: no Keen process is visible in /proc', async () => {
+    const dir = await workspace();
+    const msg = await run(dir, 'echo ppid=$PPID; ls /proc | grep -cE "^[0-9]+$"; cat /proc/1/cmdline | tr "\\0" " "');
+    const [ppid, count] = msg.content.split('\n');
+    expect(ppid).toBe('ppid=1');
+    expect(Number(count)).toBeLessThan(10);
+    expect(msg.content).not.toContain(String(process.pid) + '\n');
+  });
+
+  it('background processes end with the command', async () => {
+    const dir = await workspace();
+    const tag = `sleep ${1000 + Math.floor(Math.random() * 900)}.5`;
+    const msg = await run(dir, `${tag} >/dev/null 2>&1 & echo started`);
+    expect(msg.content).toContain('started');
+    await new Promise((r) => setTimeout(r, 300));
+    const left = execFileSync('bash', ['-c', `pgrep -f "^${tag}$" || true`], { encoding: 'utf8' }).trim();
+    expect(left).toBe('');
+  });
+});
+
+describe('sandbox profiles', () => {
+  const plan = { cwd: '/ws', writable: ['/ws'], hidden: [{ path: '/h/.ssh', dir: true }, { path: '/h/.netrc', dir: false }], network: false, tmp: '/tmp', readOnly: false };
+
+  it('bubblewrap: root read-only, workspace and tmp writable, hidden paths masked, net and pids unshared', () => {
+    const args = bwrapArgs(plan, 'ls');
+    expect(args.join(' ')).toBe(
+      '--ro-bind / / --dev /dev --proc /proc --bind /tmp /tmp --bind /ws /ws --tmpfs /h/.ssh --ro-bind /dev/null /h/.netrc ' +
+        '--unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup-try --die-with-parent --unshare-net --chdir /ws -- bash -c ls',
+    );
+    expect(bwrapArgs({ ...plan, network: true }, 'ls')).not.toContain('--unshare-net');
+  });
+
+  it('macOS sandbox-exec: writes only in the workspace and tmp, hidden paths unreadable, no network', () => {
+    const profile = seatbeltProfile(plan);
+    expect(profile).toContain('(deny file-write*)');
+    expect(profile).toContain('(allow file-write* (subpath "/ws") (subpath "/tmp")');
+    expect(profile).toContain('(deny file-read* file-write* (subpath "/h/.ssh"))');
+    expect(profile).toContain('(deny file-read* file-write* (literal "/h/.netrc"))');
+    expect(profile).toContain('(deny network*)');
+    expect(seatbeltProfile({ ...plan, network: true })).not.toContain('(deny network*)');
+  });
+});

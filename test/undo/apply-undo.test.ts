@@ -1,0 +1,53 @@
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { applyRestores } from '../../src/undo/apply-undo.js';
+import { FileCheckpoints, listManifests } from '../../src/undo/file-checkpoints.js';
+import { planUndo } from '../../src/undo/undo-plan.js';
+
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+});
+async function temp(): Promise<string> {
+  const d = await realpath(await mkdtemp(path.join(os.tmpdir(), 'keen-undo-')));
+  dirs.push(d);
+  return d;
+}
+
+describe('undo planning and restoring', () => {
+  it('is all or nothing: when one file cannot be staged, no file changes', async () => {
+    const ws = await temp();
+    const cp = new FileCheckpoints(path.join(ws, '.cp'));
+    const a = path.join(ws, 'a.txt');
+    const b = path.join(ws, 'sub', 'b.txt');
+    await writeFile(a, 'a0');
+    await mkdir(path.dirname(b));
+    await writeFile(b, 'b0');
+    cp.beginTurn(2);
+    for (const p of [a, b]) await cp.before(p);
+    await writeFile(a, 'a1');
+    await writeFile(b, 'b1');
+    for (const p of [a, b]) await cp.after(p);
+    // b's directory is replaced by a file: restoring b cannot even be staged.
+    await rm(path.dirname(b), { recursive: true });
+    await writeFile(path.dirname(b), 'now a file');
+    const [manifest] = await listManifests(path.join(ws, '.cp'));
+    const plan = planUndo([manifest], new Map([[a, 'x'], [b, null]]), new Map([[a, 'h0'], [b, 'h0']]));
+    expect(plan.restores.map((r) => r.path)).toEqual([a, b]);
+    await expect(applyRestores(path.join(ws, '.cp'), plan.restores)).rejects.toThrow();
+    expect(await readFile(a, 'utf8')).toBe('a1');
+  });
+
+  it('a file back to its state before the earliest turn is left alone; a changed one conflicts', () => {
+    const m = (turn_seq: number, after: string | null) => ({ turn_seq, files: [{ path: '/w/a', before: { blob: '1.bin', mode: 0o644 }, after }] });
+    expect(planUndo([m(2, 'h1'), m(4, 'h2')], new Map([['/w/a', 'h2']]), new Map([['/w/a', 'h0']]))).toEqual({
+      turns: [2, 4],
+      restores: [{ path: '/w/a', turnSeq: 2, before: { blob: '1.bin', mode: 0o644 } }],
+      conflicts: [],
+    });
+    expect(planUndo([m(2, 'h1')], new Map([['/w/a', 'h0']]), new Map([['/w/a', 'h0']])).restores).toEqual([]);
+    expect(planUndo([m(2, 'h1')], new Map([['/w/a', 'other']]), new Map([['/w/a', 'h0']])).conflicts).toEqual(['/w/a']);
+  });
+});
