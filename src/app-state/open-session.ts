@@ -2,6 +2,7 @@ import { KeenError } from '../errors.js';
 import { loadConfig } from '../config/load.js';
 import { keenHome } from '../config/paths.js';
 import { resolveModel, type ResolvedModel } from '../config/resolve.js';
+import { resolveTrust } from '../config/trust.js';
 import type { KeenConfig } from '../config/schema.js';
 import { computeBudget, DEFAULT_COMPACTION_POLICY, type ContextBudget } from '../llm/core/context-budget.js';
 import { ContextMeter } from '../llm/core/token-estimator.js';
@@ -26,6 +27,8 @@ export interface SessionFlags {
   model?: string;
   profile?: string;
   yolo?: boolean;
+  /** `--trust`: trust the project folder and remember it (src/config/trust.ts). */
+  trust?: boolean;
   /** Resume this session id. */
   session?: string;
   /** Resume this directory's latest session. */
@@ -49,6 +52,8 @@ export interface LiveSession {
   resolved: ResolvedModel;
   budget: ContextBudget;
   config: KeenConfig;
+  /** Whether the project folder is trusted: its permission rules (and later MCP servers, hooks) count. */
+  projectTrusted: boolean;
   home: string;
   controller: SessionController;
   store: SessionStore;
@@ -66,8 +71,10 @@ export interface LiveSession {
  */
 export async function openSession(opts: OpenSessionOptions): Promise<LiveSession> {
   const home = keenHome(opts.env);
-  const config = loadConfig(home, opts.cwd);
-  const warnings: string[] = [];
+  const projectTrusted = resolveTrust(home, opts.cwd, { trustFlag: opts.flags.trust, yolo: opts.flags.yolo });
+  const loaded = loadConfig(home, opts.cwd, { projectTrusted });
+  const config = loaded.config;
+  const warnings: string[] = loaded.notice ? [loaded.notice] : [];
   let resumeId = opts.flags.session;
   if (!resumeId && opts.flags.continue) {
     const latest = await latestSession(home, opts.cwd);
@@ -130,6 +137,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       resolved,
       budget,
       config,
+      projectTrusted,
       home,
       controller: new SessionController(appState, liveStore),
       store: liveStore,

@@ -7,6 +7,7 @@ export interface ModelFlags {
   model?: string;
   profile?: string;
   yolo?: boolean;
+  trust?: boolean;
 }
 
 export interface RunFlags extends ModelFlags {
@@ -21,7 +22,8 @@ function addModelOptions(cmd: Command): Command {
     .option('--provider <provider>', 'provider: anthropic, openai, openai-responses, codex, bedrock, genkit')
     .option('-m, --model <model>', 'model name (catalog or config models.<name>)')
     .option('--profile <profile>', 'AWS profile for Bedrock')
-    .option('--yolo', 'allow write_file, edit_file and bash without asking');
+    .option('--yolo', 'allow write_file, edit_file and bash without asking')
+    .option('--trust', "trust this folder's .keen/config.json (permission rules) and remember it");
 }
 
 /** Parses argv and runs the command. Returns the process exit code. */

@@ -69,7 +69,7 @@ describe('keen run: the tool loop', () => {
     }
   });
 
-  it('.keen/config.json permissions.allow lets the listed tools and commands run, and only those', async () => {
+  it('a trusted .keen/config.json permissions.allow lets the listed tools and commands run, and only those', async () => {
     const config = { permissions: { allow: ['edit_file', 'bash(echo allowed*)'] } };
     const ws = workspace({ 'notes.md': 'original\n', '.keen/config.json': JSON.stringify(config) });
     const from = rig.fake.requests.length;
@@ -85,7 +85,7 @@ describe('keen run: the tool loop', () => {
       { steps: [{ text: 'Edited.' }] },
     );
 
-    const r = await rig.keen(ws, ['run', 'edit the notes']);
+    const r = await rig.keen(ws, ['run', '--trust', 'edit the notes']);
 
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('Edited.\n');
