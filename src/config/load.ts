@@ -12,6 +12,8 @@ export interface LoadedConfig {
   projectTrusted: boolean;
   /** Project keys that were ignored (untrusted folder, or base URLs / key variables). */
   ignored: string[];
+  /** The project keys that trusting the folder would enable (empty when trusted or nothing to enable). */
+  needsTrust: string[];
   /** One line for the user naming what was ignored and how to trust the folder, if anything was. */
   notice?: string;
 }
@@ -36,6 +38,7 @@ export function loadConfig(home: string, cwd: string, options: LoadConfigOptions
     config: mergeConfig(user, filtered.config),
     projectTrusted,
     ignored: [...filtered.untrusted, ...filtered.credentials],
+    needsTrust: filtered.untrusted,
     notice: projectFilterNotice(projectFile, filtered, userConfigPath(home)),
   };
 }
