@@ -9,6 +9,8 @@ import { ContextMeter } from '../llm/core/token-estimator.js';
 import { createChatClient } from '../llm/loop.js';
 import { buildSystemPrompt } from '../llm/prompts/system-prompt.js';
 import { createAdapter } from '../llm/providers/registry.js';
+import { emptyUsage } from '../llm/core/usage.js';
+import { interruptedToolResults } from '../session/interrupted.js';
 import { latestSession } from '../session/list.js';
 import { buildConversation, currentModel } from '../session/projection.js';
 import type { SessionRecord } from '../session/records.js';
@@ -92,6 +94,12 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       records = opened.records;
       if (opened.warning) warnings.push(opened.warning);
       stored = currentModel(records);
+      // A tool call that was running when Keen died gets its result now: an error saying so.
+      const dangling = interruptedToolResults(buildConversation(records));
+      if (dangling) {
+        records.push(await store.append({ kind: 'assistant_turn', text: '', tools: dangling.tools, usage: emptyUsage(), messages: dangling.messages }));
+        warnings.push(`session ${resumeId}: ${dangling.messages.length} tool call(s) were interrupted when Keen stopped; recorded them as interrupted`);
+      }
     }
     const flags = { ...opts.flags };
     if (stored && !flags.provider && !flags.model) {

@@ -39,7 +39,25 @@ export interface StoreOptions {
   env?: NodeJS.ProcessEnv;
   /** fdatasync after every write (default true). Off only for benchmarks of the write path itself. */
   fsync?: boolean;
+  /** The file-system calls of the write path (default: the real ones). Fault-injection tests pass a layer that fails. */
+  io?: StoreIo;
 }
+
+/**
+ * The file-system calls `append`/`appendBatch` make, as a seam: the durability tests replace it
+ * with a layer that throws ENOSPC or EIO at a chosen call, on a real file.
+ */
+export interface StoreIo {
+  write(fh: FileHandle, bytes: Buffer, offset: number, length: number): Promise<{ bytesWritten: number }>;
+  datasync(fh: FileHandle): Promise<void>;
+  truncate(fh: FileHandle, size: number): Promise<void>;
+}
+
+export const NODE_STORE_IO: StoreIo = {
+  write: (fh, bytes, offset, length) => fh.write(bytes, offset, length),
+  datasync: (fh) => fh.datasync(),
+  truncate: (fh, size) => fh.truncate(size),
+};
 
 export interface CreateSessionOptions extends StoreOptions {
   cwd: string;
@@ -220,15 +238,16 @@ export class SessionStore {
     const secrets = secretValues(this.options.env ?? process.env, this.options.secrets ?? []);
     const bytes = Buffer.from(records.map((r) => redactedJsonLine(r, secrets)).join(''), 'utf8');
     const before = this.size;
+    const io = this.options.io ?? NODE_STORE_IO;
     try {
       for (let off = 0; off < bytes.length; ) {
-        const { bytesWritten } = await this.fh.write(bytes, off, bytes.length - off);
+        const { bytesWritten } = await io.write(this.fh, bytes, off, bytes.length - off);
         off += bytesWritten;
       }
-      if (this.options.fsync !== false) await this.fh.datasync();
+      if (this.options.fsync !== false) await io.datasync(this.fh);
     } catch (err) {
       try {
-        await this.fh.truncate(before);
+        await io.truncate(this.fh, before);
       } catch {
         this.broken = new KeenError(`session ${this.id}: the transcript is in an unknown state after a failed write (${errorText(err)}); reopen the session`);
       }
