@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import { codexCliAuthPath, keenAuthPath } from '../auth/codex-credentials.js';
 import { KeenError } from '../errors.js';
 import { loadConfig } from '../config/load.js';
 import { keenHome } from '../config/paths.js';
@@ -159,10 +161,34 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
   }
 }
 
-/** Values of the variables that config names as holding keys: redacted from transcripts too. */
-function configSecrets(config: KeenConfig, env: NodeJS.ProcessEnv): string[] {
+/**
+ * Values of the variables that config names as holding keys, and the tokens in Keen's and the
+ * Codex CLI's auth files: redacted from transcripts, errors and JSON output too.
+ */
+function configSecrets(config: KeenConfig, env: NodeJS.ProcessEnv, home = keenHome(env)): string[] {
   const names = [...Object.values(config.models ?? {}), ...Object.values(config.providers ?? {})].map((e) => e?.apiKeyEnv);
-  return names.flatMap((n) => (n && env[n] ? [env[n] as string] : []));
+  const fromEnv = names.flatMap((n) => (n && env[n] ? [env[n] as string] : []));
+  return [...fromEnv, ...authFileTokens([keenAuthPath(home), codexCliAuthPath(env)])];
+}
+
+/** Every string of 16+ characters inside a `tokens` object of the given JSON files (missing files: none). */
+function authFileTokens(files: string[]): string[] {
+  const out: string[] = [];
+  const walk = (value: unknown, inTokens: boolean): void => {
+    if (typeof value === 'string') {
+      if (inTokens && value.length >= 16) out.push(value);
+    } else if (value && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) walk(v, inTokens || k === 'tokens');
+    }
+  };
+  for (const file of files) {
+    try {
+      walk(JSON.parse(fs.readFileSync(file, 'utf8')), false);
+    } catch {
+      // no such file, or not JSON: nothing to redact from it
+    }
+  }
+  return out;
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

@@ -1,4 +1,4 @@
-import { KeenError } from '../errors.js';
+import { errorText, KeenError } from '../errors.js';
 import { addUsage, emptyUsage } from '../llm/core/usage.js';
 import type { RunFlags } from './commands.js';
 import { openCliSession } from './open-cli-session.js';
@@ -15,9 +15,19 @@ export async function runHeadless(message: string | undefined, flags: RunFlags):
   if (!input?.trim()) throw new KeenError('no message: pass one as an argument or on stdin (keen run "fix the failing test")');
   const session = await openCliSession(flags);
   const controller = new AbortController();
-  const onSigint = () => controller.abort();
-  process.once('SIGINT', onSigint);
-  process.once('SIGTERM', onSigint);
+  // Ctrl+C, kill and a closed terminal (SIGHUP) all end the turn the same way: tools are
+  // cancelled (their process groups killed), what was produced is saved, Keen exits. A second
+  // signal exits at once; the exit hooks still kill tool process groups and release the lock.
+  const onSigint = () => {
+    if (controller.signal.aborted) process.exit(130);
+    controller.abort();
+  };
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  for (const sig of signals) process.on(sig, onSigint);
+  // After SIGHUP the terminal is gone: a write to it must not turn into a crash.
+  const ignoreClosed = () => undefined;
+  process.stdout.on('error', ignoreClosed);
+  process.stderr.on('error', ignoreClosed);
 
   let completed = '';
   let current = '';
@@ -61,21 +71,23 @@ export async function runHeadless(message: string | undefined, flags: RunFlags):
           break;
       }
     }
+  } catch (err) {
+    // The store could not write (a full disk, say): the answer so far is still printed below.
+    failure = { kind: 'other', message: errorText(err) };
   } finally {
-    process.off('SIGINT', onSigint);
-    process.off('SIGTERM', onSigint);
+    for (const sig of signals) process.off(sig, onSigint);
     await session.close();
   }
   const result = (completed + current).replace(/\n+$/, '');
   if (json) {
-    const out: Record<string, unknown> = { session_id: session.sessionId, result, usage, stop_reason: stopReason ?? null, compactions, provider: session.provider, model: session.model };
+    const out: Record<string, unknown> = { session_id: session.sessionId, result, usage, stop_reason: stopReason ?? null, compactions, provider: session.provider, model: session.model, is_error: !!failure };
     if (failure) out.error = failure;
-    process.stdout.write(`${JSON.stringify(out)}\n`);
+    process.stdout.write(`${session.store.redactText(JSON.stringify(out))}\n`);
   } else if (result && !(completed + current).endsWith('\n')) {
     process.stdout.write('\n');
   }
   if (failure) {
-    process.stderr.write(`keen: ${failure.message}\n`);
+    process.stderr.write(`keen: ${session.store.redactText(failure.message)}\n`);
   } else if (stopReason === 'max_turns') {
     process.stderr.write('keen: stopped after the maximum number of tool turns (config maxTurns)\n');
   }

@@ -14,7 +14,7 @@ import {
 } from './paths.js';
 import { loadTranscript, type LoadedTranscript } from './reader.js';
 import { TRANSCRIPT_FORMAT, recordSchema, type NewRecord, type SessionRecord } from './records.js';
-import { redactedJsonLine, secretValues } from './redact.js';
+import { redactedJsonLine, redactText, secretValues } from './redact.js';
 
 /**
  * The durable, append-only transcript of one session.
@@ -201,6 +201,11 @@ export class SessionStore {
    */
   appendBatch(records: readonly NewRecord[]): Promise<SessionRecord[]> {
     return this.write(records, true);
+  }
+
+  /** `text` with the secrets this store redacts (and known credential formats) replaced: for error lines and JSON output. */
+  redactText(text: string): string {
+    return redactText(text, secretValues(this.options.env ?? process.env, this.options.secrets ?? []));
   }
 
   /** Wait for pending writes, close the file and release the lock. Safe to call twice. */
