@@ -1,5 +1,6 @@
 import { mkdir, open, rm, rmdir, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { homeWriteError } from '../config/home-writable.js';
 import { KeenError, errorText } from '../errors.js';
 import { findSession } from './list.js';
 import { acquireLock, type SessionLock } from './lock.js';
@@ -109,7 +110,11 @@ export class SessionStore {
   static async create(home: string, opts: CreateSessionOptions): Promise<SessionStore> {
     if (opts.id !== undefined) assertSessionId(opts.id);
     const parent = projectDir(home, opts.cwd);
-    await mkdir(parent, { recursive: true, mode: 0o700 });
+    try {
+      await mkdir(parent, { recursive: true, mode: 0o700 });
+    } catch (err) {
+      throw homeWriteError(home, parent, err);
+    }
     let id = opts.id ?? newSessionId();
     for (let attempt = 0; ; attempt++) {
       try {
