@@ -11,6 +11,7 @@ import { ContextMeter } from '../llm/core/token-estimator.js';
 import { createChatClient } from '../llm/loop.js';
 import { buildSystemPrompt } from '../llm/prompts/system-prompt.js';
 import { createAdapter } from '../llm/providers/registry.js';
+import { setMaxRetryWait } from '../llm/core/retry-fetch.js';
 import { emptyUsage } from '../llm/core/usage.js';
 import { interruptedToolResults } from '../session/interrupted.js';
 import { latestSession } from '../session/list.js';
@@ -78,6 +79,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
   const projectTrusted = resolveTrust(home, opts.cwd, { trustFlag: opts.flags.trust, yolo: opts.flags.yolo });
   const loaded = loadConfig(home, opts.cwd, { projectTrusted });
   const config = loaded.config;
+  setMaxRetryWait(config.maxRetryWait === undefined ? undefined : config.maxRetryWait * 1000);
   const warnings: string[] = loaded.notice ? [loaded.notice] : [];
   let resumeId = opts.flags.session;
   if (!resumeId && opts.flags.continue) {

@@ -1,4 +1,5 @@
 import { errorText, KeenError } from '../errors.js';
+import { describeRetryWait, onRetryWait } from '../llm/core/retry-fetch.js';
 import { addUsage, emptyUsage } from '../llm/core/usage.js';
 import type { RunFlags } from './commands.js';
 import { openCliSession } from './open-cli-session.js';
@@ -25,6 +26,7 @@ export async function runHeadless(message: string | undefined, flags: RunFlags):
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
   for (const sig of signals) process.on(sig, onSigint);
   // After SIGHUP the terminal is gone: a write to it must not turn into a crash.
+  const stopWaitNotices = onRetryWait((w) => process.stderr.write(`keen: ${describeRetryWait(w)}\n`));
   const ignoreClosed = () => undefined;
   process.stdout.on('error', ignoreClosed);
   process.stderr.on('error', ignoreClosed);
@@ -76,6 +78,7 @@ export async function runHeadless(message: string | undefined, flags: RunFlags):
     failure = { kind: 'other', message: errorText(err) };
   } finally {
     for (const sig of signals) process.off(sig, onSigint);
+    stopWaitNotices();
     await session.close();
   }
   const result = (completed + current).replace(/\n+$/, '');

@@ -40,6 +40,8 @@ export const configSchema = z.strictObject({
   maxTurns: z.number().int().positive().optional(),
   thinkingBudget: z.number().int().nonnegative().optional(),
   maxRetries: z.number().int().nonnegative().optional(),
+  /** Longest wait (seconds) before a retry; a server asking for more makes Keen give up (default 60). */
+  maxRetryWait: z.number().nonnegative().optional(),
 });
 
 export type KeenConfig = z.infer<typeof configSchema>;
