@@ -132,6 +132,7 @@ export function retryingFetch(maxRetries: number, inner: typeof fetch = globalTh
         await sleep(wait, signal);
         continue;
       }
+      if (res.ok && /text\/html/i.test(res.headers.get('content-type') ?? '')) return htmlInsteadOfApi(res, host);
       if (!retryable(res.status) || retry > maxRetries) return res;
       const asked = requestedWaitMs(res.headers);
       const wait = asked ?? backoffMs(retry);
@@ -166,4 +167,20 @@ function countRetry(init: RequestInit | undefined, count: number): RequestInit |
   if (!headers.has('x-stainless-retry-count')) return init;
   headers.set('x-stainless-retry-count', String(count));
   return { ...init, headers };
+}
+
+/**
+ * A 200 with an HTML page (a captive portal, a login page, a base URL pointing at a website) is
+ * not an API reply: hand the SDK a 502 whose message says what came back, instead of letting the
+ * stream parser report a closed connection.
+ */
+async function htmlInsteadOfApi(res: Response, host: string): Promise<Response> {
+  const page = await res.text().catch(() => '');
+  const title = /<title[^>]*>([^<]{1,120})<\/title>/i.exec(page)?.[1]?.trim();
+  const what = title ? `an HTML page titled "${title}"` : 'an HTML page';
+  const message = `${host} answered HTTP 200 with ${what} instead of an API reply; check the base URL, a proxy or a captive portal`;
+  return new Response(JSON.stringify({ type: 'error', error: { type: 'api_error', message } }), {
+    status: 502,
+    headers: { 'content-type': 'application/json' },
+  });
 }
