@@ -127,7 +127,14 @@ export class SessionStore {
       }
     }
     const dir = sessionDir(home, opts.cwd, id);
-    const lock = await acquireLock(join(dir, LOCK_FILE), id);
+    let lock: SessionLock;
+    try {
+      lock = await acquireLock(join(dir, LOCK_FILE), id);
+    } catch (err) {
+      await rmdir(dir).catch(() => undefined);
+      // A full or read-only KEEN_HOME fails here first: name it rather than a temp file.
+      throw err instanceof KeenError ? err : homeWriteError(home, dir, err);
+    }
     let fh: FileHandle | undefined;
     try {
       fh = await open(join(dir, TRANSCRIPT_FILE), 'ax', 0o600);
