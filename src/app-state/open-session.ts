@@ -1,7 +1,10 @@
+import fs from 'node:fs';
+import { codexCliAuthPath, keenAuthPath } from '../auth/codex-credentials.js';
 import { KeenError } from '../errors.js';
 import { loadConfig, readConfigFile } from '../config/load.js';
 import { keenHome, projectConfigPath, userConfigPath } from '../config/paths.js';
 import { resolveModel, type ResolvedModel } from '../config/resolve.js';
+import { resolveTrust } from '../config/trust.js';
 import type { KeenConfig } from '../config/schema.js';
 import { computeBudget, DEFAULT_COMPACTION_POLICY, type ContextBudget } from '../llm/core/context-budget.js';
 import { ContextMeter } from '../llm/core/token-estimator.js';
@@ -12,6 +15,9 @@ import { loadProjectContext, type ProjectContext } from '../context/project-cont
 import { expandSlash, type SlashExpansion } from '../context/slash-expansion.js';
 import { buildSystemPrompt } from '../context/system-prompt.js';
 import { secretValues } from '../session/redact.js';
+import { setMaxRetryWait } from '../llm/core/retry-fetch.js';
+import { emptyUsage } from '../llm/core/usage.js';
+import { interruptedToolResults } from '../session/interrupted.js';
 import { latestSession } from '../session/list.js';
 import { buildConversation, currentModel } from '../session/projection.js';
 import type { SessionRecord } from '../session/records.js';
@@ -38,6 +44,8 @@ export interface SessionFlags {
   model?: string;
   profile?: string;
   yolo?: boolean;
+  /** `--trust`: trust the project folder and remember it (src/config/trust.ts). */
+  trust?: boolean;
   /** Resume this session id. */
   session?: string;
   /** Resume this directory's latest session. */
@@ -77,6 +85,8 @@ export interface LiveSession {
   resolved: ResolvedModel;
   budget: ContextBudget;
   config: KeenConfig;
+  /** Whether the project folder is trusted: its permission rules (and later MCP servers, hooks) count. */
+  projectTrusted: boolean;
   home: string;
   controller: SessionController;
   store: SessionStore;
@@ -104,10 +114,13 @@ export interface LiveSession {
  */
 export async function openSession(opts: OpenSessionOptions): Promise<LiveSession> {
   const home = keenHome(opts.env);
-  const config = loadConfig(home, opts.cwd);
-  const warnings: string[] = [];
-  const policy = permissionPolicy(config, home, opts);
-  const bashOptions = bashToolOptions(config, home, opts, policy.projectTrusted);
+  const projectTrusted = resolveTrust(home, opts.cwd, { trustFlag: opts.flags.trust, yolo: opts.flags.yolo });
+  const loaded = loadConfig(home, opts.cwd, { projectTrusted });
+  const config = loaded.config;
+  setMaxRetryWait(config.maxRetryWait === undefined ? undefined : config.maxRetryWait * 1000);
+  const warnings: string[] = loaded.notice ? [loaded.notice] : [];
+  const policy = permissionPolicy(home, opts, projectTrusted);
+  const bashOptions = bashToolOptions(config, home, opts, projectTrusted);
   const sandboxMissing = bashOptions.sandbox?.mode !== 'off' ? findSandbox(process.platform, opts.env).missing : undefined;
   if (sandboxMissing) warnings.push(`no sandbox for bash: ${sandboxMissing}; commands run without one (see docs/permissions.md)`);
   let resumeId = opts.flags.session;
@@ -128,6 +141,12 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       records = opened.records;
       if (opened.warning) warnings.push(opened.warning);
       stored = currentModel(records);
+      // A tool call that was running when Keen died gets its result now: an error saying so.
+      const dangling = interruptedToolResults(buildConversation(records));
+      if (dangling) {
+        records.push(await store.append({ kind: 'assistant_turn', text: '', tools: dangling.tools, usage: emptyUsage(), messages: dangling.messages }));
+        warnings.push(`session ${resumeId}: ${dangling.messages.length} tool call(s) were interrupted when Keen stopped; recorded them as interrupted`);
+      }
     }
     const flags = { ...opts.flags };
     if (stored && !flags.provider && !flags.model) {
@@ -148,7 +167,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     } else if (stored && (stored.provider !== resolved.provider || stored.model !== resolved.name)) {
       await store.append({ kind: 'model_changed', provider: resolved.provider, model: resolved.name });
     }
-    mcp = await startMcp(opts, home, config, warnings);
+    mcp = await startMcp(opts, home, config, warnings, projectTrusted);
     // File checkpoints for undo: a turn starts when its user message is on disk.
     const checkpoints = new FileCheckpoints(checkpointsDir(store.dir));
     const liveStoreForTurns = store;
@@ -235,6 +254,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       resolved,
       budget,
       config,
+      projectTrusted,
       home,
       controller,
       store: liveStore,
@@ -261,10 +281,10 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
  * Start the configured MCP servers in the background (none configured: nothing is loaded).
  * Warnings raised while the session opens join `warnings`; later ones go to `opts.onWarning`.
  *
- * Workspace trust: until the trust work lands, a project's servers count as trusted only with
- * `--yolo`; user-config and `--mcp-config` servers are always trusted.
+ * Workspace trust: a project's servers (`.mcp.json`, `.keen/config.json`) start only in a trusted
+ * folder; user-config and `--mcp-config` servers are always trusted.
  */
-async function startMcp(opts: OpenSessionOptions, home: string, config: KeenConfig, warnings: string[]): Promise<McpManager | undefined> {
+async function startMcp(opts: OpenSessionOptions, home: string, config: KeenConfig, warnings: string[], projectTrusted: boolean): Promise<McpManager | undefined> {
   const { openMcp } = await import('../tools/mcp/index.js');
   let opening = true;
   const late = opts.onWarning ?? ((line: string) => {
@@ -275,7 +295,7 @@ async function startMcp(opts: OpenSessionOptions, home: string, config: KeenConf
     cwd: opts.cwd,
     env: opts.env,
     flagFiles: opts.flags.mcpConfig,
-    projectTrusted: !!opts.flags.yolo,
+    projectTrusted,
     settings: config.mcp,
     warn: (line) => (opening ? warnings.push(line) : late(line)),
   });
@@ -286,13 +306,11 @@ async function startMcp(opts: OpenSessionOptions, home: string, config: KeenConf
 /**
  * The run's permission policy from the user's and the project's config (read apart, since only the
  * user's own rules may unlock protected paths and project allows need trust) and the flags. Trust
- * comes from workspace trust (`config.projectTrusted` once loaded configs carry it); until then a
- * project counts as trusted only with `--yolo`.
+ * is workspace trust (src/config/trust.ts): `--trust`, a folder trusted earlier, or `--yolo`.
  */
-function permissionPolicy(config: KeenConfig, home: string, opts: OpenSessionOptions): Policy {
+function permissionPolicy(home: string, opts: OpenSessionOptions, projectTrusted: boolean): Policy {
   const user = readConfigFile(userConfigPath(home)).permissions;
   const project = readConfigFile(projectConfigPath(opts.cwd)).permissions;
-  const trusted = (config as { projectTrusted?: boolean }).projectTrusted;
   return buildPolicy({
     mode: opts.flags.permissionMode,
     yolo: opts.flags.yolo,
@@ -301,7 +319,7 @@ function permissionPolicy(config: KeenConfig, home: string, opts: OpenSessionOpt
     allowedTools: opts.flags.allowedTools,
     disallowedTools: opts.flags.disallowedTools,
     addDirs: opts.flags.addDir,
-    projectTrusted: trusted ?? !!opts.flags.yolo,
+    projectTrusted,
     cwd: opts.cwd,
     keenHome: home,
   });
@@ -323,10 +341,34 @@ function bashToolOptions(config: KeenConfig, home: string, opts: OpenSessionOpti
   };
 }
 
-/** Values of the variables that config names as holding keys: redacted from transcripts too. */
-function configSecrets(config: KeenConfig, env: NodeJS.ProcessEnv): string[] {
+/**
+ * Values of the variables that config names as holding keys, and the tokens in Keen's and the
+ * Codex CLI's auth files: redacted from transcripts, errors and JSON output too.
+ */
+function configSecrets(config: KeenConfig, env: NodeJS.ProcessEnv, home = keenHome(env)): string[] {
   const names = [...Object.values(config.models ?? {}), ...Object.values(config.providers ?? {})].map((e) => e?.apiKeyEnv);
-  return names.flatMap((n) => (n && env[n] ? [env[n] as string] : []));
+  const fromEnv = names.flatMap((n) => (n && env[n] ? [env[n] as string] : []));
+  return [...fromEnv, ...authFileTokens([keenAuthPath(home), codexCliAuthPath(env)])];
+}
+
+/** Every string of 16+ characters inside a `tokens` object of the given JSON files (missing files: none). */
+function authFileTokens(files: string[]): string[] {
+  const out: string[] = [];
+  const walk = (value: unknown, inTokens: boolean): void => {
+    if (typeof value === 'string') {
+      if (inTokens && value.length >= 16) out.push(value);
+    } else if (value && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) walk(v, inTokens || k === 'tokens');
+    }
+  };
+  for (const file of files) {
+    try {
+      walk(JSON.parse(fs.readFileSync(file, 'utf8')), false);
+    } catch {
+      // no such file, or not JSON: nothing to redact from it
+    }
+  }
+  return out;
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

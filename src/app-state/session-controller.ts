@@ -1,9 +1,10 @@
 import { errorText } from '../errors.js';
 import type { StreamEvent } from '../llm/core/events.js';
-import { stripSystem, userMessage } from '../llm/core/message.js';
+import { stripSystem, userMessage, type ToolMessage } from '../llm/core/message.js';
 import { addUsage, emptyUsage, type Usage } from '../llm/core/usage.js';
 import { llmError } from '../llm/core/errors.js';
 import type { AppState } from './app-state.js';
+import { interruptedToolResults } from '../session/interrupted.js';
 import type { NewRecord } from '../session/records.js';
 import { TurnMemory } from './turn-memory.js';
 
@@ -14,6 +15,8 @@ export type TurnRecord = Extract<NewRecord, { kind: 'user_message' | 'assistant_
 export interface TranscriptSink {
   append(record: TurnRecord): Promise<unknown>;
   appendBatch(records: TurnRecord[]): Promise<unknown>;
+  /** Replace the credentials the sink knows of in `text` (used on error lines). */
+  redactText?(text: string): string;
 }
 
 /** Events the controller adds to the provider's stream for its consumers (REPL, headless). */
@@ -42,30 +45,57 @@ export class SessionController {
   ) {}
 
   /**
-   * A normal turn. Persists the user message, streams the agent, applies automatic compactions
-   * (checkpoint + compaction_applied in one atomic batch, then AppState), and persists the
-   * assistant turn when the stream ends, also after an error or a cancel.
+   * A normal turn. Persists the user message, then each assistant message and each tool result
+   * as it completes (one `assistant_turn` record each, durable before AppState or the consumer
+   * sees it), applies automatic compactions (checkpoint + compaction_applied in one atomic batch,
+   * then AppState), and persists what is left (text of a cut-off reply) when the stream ends,
+   * also after an error or a cancel. A failed write ends the turn with one `error` event and
+   * leaves history and transcript in step: nothing that is not on disk reaches AppState.
    */
   async *chat(input: string, signal?: AbortSignal): AsyncGenerator<ControllerEvent> {
+    const dangling = interruptedToolResults(this.appState.messages);
+    if (dangling) {
+      // A tool call left without a result (a failed write earlier in this process): close it.
+      await this.sink.append({ kind: 'assistant_turn', text: '', tools: dangling.tools, usage: emptyUsage(), messages: dangling.messages });
+      for (const m of dangling.messages) this.appState.appendMessage(m);
+    }
     await this.sink.append({ kind: 'user_message', message: userMessage(input) });
     const memory = new TurnMemory();
+    /** Visible text since the turn started or the last checkpoint (what a checkpoint shows). */
+    let visible = '';
+    /** Tool results on disk (written when the call finished) whose `message` has not come yet. */
+    const persisted = new Map<string, ToolMessage>();
+    let saveFailed = false;
+    let remainderError: unknown;
+    const save = async (): Promise<ControllerEvent | undefined> => {
+      try {
+        await this.sink.append({ kind: 'assistant_turn', ...memory.snapshot() });
+        memory.reset();
+        return undefined;
+      } catch (err) {
+        saveFailed = true;
+        return { type: 'error', error: llmError('other', `could not save the turn: ${errorText(err)}; the turn stopped`) };
+      }
+    };
     const stream = this.appState.streamChat(input, signal);
     try {
       for await (const ev of stream) {
         if (ev.type === 'auto_compaction_applied') {
           const replacement = stripSystem(ev.replacement);
-          const batch: TurnRecord[] = [];
-          if (!memory.isEmpty()) batch.push({ kind: 'assistant_turn', ...memory.snapshot(true) });
+          // The checkpoint holds what is not on disk yet (each message was written as it completed).
+          const batch: TurnRecord[] = [{ kind: 'assistant_turn', ...memory.snapshot(true) }];
           batch.push({ kind: 'compaction_applied', mode: 'auto', status: '', messages: replacement });
           try {
             await this.sink.appendBatch(batch);
           } catch (err) {
+            saveFailed = true;
             yield { type: 'error', error: llmError('other', `could not save the compaction: ${errorText(err)}`) };
             return;
           }
-          const text = memory.visibleText;
+          const text = visible;
           this.appState.replaceHistory(replacement);
           memory.reset();
+          visible = '';
           this.addSpend(ev.usage);
           yield ev;
           yield { type: 'checkpoint', text };
@@ -73,13 +103,57 @@ export class SessionController {
         }
         if (ev.type === 'auto_compaction_failed' || ev.type === 'auto_compaction_cancelled') this.addSpend(ev.usage);
         if (ev.type === 'usage') this.addSpend(ev.usage);
+        if (ev.type === 'error') {
+          yield { ...ev, error: { ...ev.error, message: this.scrub(ev.error.message) } };
+          continue;
+        }
+        if (ev.type === 'text_delta') visible += ev.text;
+        if (ev.type === 'message' && ev.message.role === 'tool' && persisted.has(ev.message.tool_call_id)) {
+          persisted.delete(ev.message.tool_call_id);
+          this.appState.appendMessage(ev.message);
+          yield ev;
+          continue;
+        }
         memory.observe(ev);
-        if (ev.type === 'message') this.appState.appendMessage(ev.message);
+        if (ev.type === 'tool_call_finished') {
+          memory.observe({ type: 'message', message: ev.result });
+          const failed = await save();
+          if (failed) {
+            yield failed;
+            return;
+          }
+          persisted.set(ev.result.tool_call_id, ev.result);
+        }
+        if (ev.type === 'message') {
+          const failed = await save();
+          if (failed) {
+            yield failed;
+            return;
+          }
+          this.appState.appendMessage(ev.message);
+        }
         yield ev;
       }
     } finally {
-      if (!memory.isEmpty()) await this.sink.append({ kind: 'assistant_turn', ...memory.snapshot() });
+      // Results already durable join history even when the turn stopped before their `message`.
+      for (const result of persisted.values()) this.appState.appendMessage(result);
+      if (!saveFailed && !memory.isEmpty()) {
+        try {
+          await this.sink.append({ kind: 'assistant_turn', ...memory.snapshot() });
+        } catch (err) {
+          remainderError = err;
+        }
+      }
     }
+    // Reached only when the stream ran to its end (not when the consumer stopped early).
+    if (remainderError !== undefined) {
+      yield { type: 'error', error: llmError('other', `could not save the end of the turn: ${errorText(remainderError)}`) };
+    }
+  }
+
+  /** Credentials scrubbed from text shown to the user (errors may quote a key or a base URL). */
+  private scrub(text: string): string {
+    return this.sink.redactText ? this.sink.redactText(text) : text;
   }
 
   /**

@@ -14,6 +14,7 @@ export interface ModelFlags {
   allowedTools?: string[];
   disallowedTools?: string[];
   addDir?: string[];
+  trust?: boolean;
 }
 
 export interface RunFlags extends ModelFlags {
@@ -34,7 +35,8 @@ function addModelOptions(cmd: Command): Command {
     .option('--disallowed-tools <rules>', 'comma-separated rules denied for this run (repeatable)', collect, [])
     .option('--add-dir <dir>', 'another directory the file tools may read and write (repeatable)', collect, [])
     .addOption(new Option('--mode <mode>', 'agent mode: plan (read and plan only) or build').choices(['plan', 'build']))
-    .option('--mcp-config <file>', 'MCP servers for this run, from an .mcp.json-format file (repeatable)', collect, []);
+    .option('--mcp-config <file>', 'MCP servers for this run, from an .mcp.json-format file (repeatable)', collect, [])
+    .option('--trust', "trust this folder's project config (permission rules, MCP servers, sandbox settings) and remember it");
 }
 
 function collect(value: string, previous: string[]): string[] {

@@ -1,4 +1,5 @@
-import { KeenError } from '../errors.js';
+import { errorText, KeenError } from '../errors.js';
+import { describeRetryWait, onRetryWait } from '../llm/core/retry-fetch.js';
 import { addUsage, emptyUsage } from '../llm/core/usage.js';
 import type { RunFlags } from './commands.js';
 import { headlessPrompt } from './headless-prompt.js';
@@ -17,9 +18,20 @@ export async function runHeadless(message: string | undefined, flags: RunFlags):
   const session = await openCliSession(flags);
   const prompt = await headlessPrompt(session, input);
   const controller = new AbortController();
-  const onSigint = () => controller.abort();
-  process.once('SIGINT', onSigint);
-  process.once('SIGTERM', onSigint);
+  // Ctrl+C, kill and a closed terminal (SIGHUP) all end the turn the same way: tools are
+  // cancelled (their process groups killed), what was produced is saved, Keen exits. A second
+  // signal exits at once; the exit hooks still kill tool process groups and release the lock.
+  const onSigint = () => {
+    if (controller.signal.aborted) process.exit(130);
+    controller.abort();
+  };
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  for (const sig of signals) process.on(sig, onSigint);
+  // After SIGHUP the terminal is gone: a write to it must not turn into a crash.
+  const stopWaitNotices = onRetryWait((w) => process.stderr.write(`keen: ${describeRetryWait(w)}\n`));
+  const ignoreClosed = () => undefined;
+  process.stdout.on('error', ignoreClosed);
+  process.stderr.on('error', ignoreClosed);
 
   let completed = '';
   let current = '';
@@ -63,21 +75,24 @@ export async function runHeadless(message: string | undefined, flags: RunFlags):
           break;
       }
     }
+  } catch (err) {
+    // The store could not write (a full disk, say): the answer so far is still printed below.
+    failure = { kind: 'other', message: errorText(err) };
   } finally {
-    process.off('SIGINT', onSigint);
-    process.off('SIGTERM', onSigint);
+    for (const sig of signals) process.off(sig, onSigint);
+    stopWaitNotices();
     await session.close();
   }
   const result = (completed + current).replace(/\n+$/, '');
   if (json) {
-    const out: Record<string, unknown> = { session_id: session.sessionId, result, usage, stop_reason: stopReason ?? null, compactions, provider: session.provider, model: session.model, mode: session.mode.get() };
+    const out: Record<string, unknown> = { session_id: session.sessionId, result, usage, stop_reason: stopReason ?? null, compactions, provider: session.provider, model: session.model, mode: session.mode.get(), is_error: !!failure };
     if (failure) out.error = failure;
-    process.stdout.write(`${JSON.stringify(out)}\n`);
+    process.stdout.write(`${session.store.redactText(JSON.stringify(out))}\n`);
   } else if (result && !(completed + current).endsWith('\n')) {
     process.stdout.write('\n');
   }
   if (failure) {
-    process.stderr.write(`keen: ${failure.message}\n`);
+    process.stderr.write(`keen: ${session.store.redactText(failure.message)}\n`);
   } else if (stopReason === 'max_turns') {
     process.stderr.write('keen: stopped after the maximum number of tool turns (config maxTurns)\n');
   }

@@ -3,16 +3,45 @@ import os from 'node:os';
 import { KeenError } from '../errors.js';
 import { parseRule } from '../tools/permissions/rules.js';
 import { projectConfigPath, userConfigPath } from './paths.js';
+import { filterProjectConfig, projectFilterNotice } from './project-filter.js';
 import { configSchema, type KeenConfig } from './schema.js';
+
+/** The merged config and what the project was (not) allowed to set. */
+export interface LoadedConfig {
+  config: KeenConfig;
+  /** Whether the project folder is trusted for this run (see src/config/trust.ts). */
+  projectTrusted: boolean;
+  /** Project keys that were ignored (untrusted folder, or base URLs / key variables). */
+  ignored: string[];
+  /** The project keys that trusting the folder would enable (empty when trusted or nothing to enable). */
+  needsTrust: string[];
+  /** One line for the user naming what was ignored and how to trust the folder, if anything was. */
+  notice?: string;
+}
+
+export interface LoadConfigOptions {
+  /** The folder's trust for this run (`resolveTrust`); default untrusted. */
+  projectTrusted?: boolean;
+}
 
 /**
  * Loads `$KEEN_HOME/config.json` then `.keen/config.json` (the project wins). A missing file is
  * fine; unreadable JSON or a field that fails validation is a KeenError naming file and field.
+ * The project file never sets `baseURL`/`apiKeyEnv`, and its trust-gated keys (permissions, …)
+ * count only when `projectTrusted` is true.
  */
-export function loadConfig(home: string, cwd: string): KeenConfig {
+export function loadConfig(home: string, cwd: string, options: LoadConfigOptions = {}): LoadedConfig {
+  const projectTrusted = options.projectTrusted === true;
   const user = readConfigFile(userConfigPath(home));
-  const project = readConfigFile(projectConfigPath(cwd));
-  return mergeConfig(user, project);
+  const projectFile = projectConfigPath(cwd);
+  const filtered = filterProjectConfig(readConfigFile(projectFile), projectTrusted);
+  return {
+    config: mergeConfig(user, filtered.config),
+    projectTrusted,
+    ignored: [...filtered.untrusted, ...filtered.credentials],
+    needsTrust: filtered.untrusted,
+    notice: projectFilterNotice(projectFile, filtered, userConfigPath(home)),
+  };
 }
 
 export function readConfigFile(file: string): KeenConfig {
@@ -25,7 +54,8 @@ export function readConfigFile(file: string): KeenConfig {
   }
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    // Editors on Windows save UTF-8 with a byte-order mark; JSON.parse rejects it.
+    raw = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (err) {
     throw new KeenError(`invalid JSON in config ${file}: ${(err as Error).message}`);
   }
@@ -63,13 +93,17 @@ function fieldName(path: readonly PropertyKey[]): string {
   return out;
 }
 
-/** Project settings win; `models`, `providers`, `compaction`, `permissions`, `mcpServers` and `mcp` merge per key. */
+/**
+ * Project settings win; `models`, `providers`, `compaction`, `permissions`, `mcpServers` and `mcp` merge per key, and
+ * each `models.<name>` / `providers.<id>` entry merges field by field (so a project that adjusts a
+ * model's context window keeps the user's own `baseURL` and `apiKeyEnv` for it).
+ */
 export function mergeConfig(base: KeenConfig, over: KeenConfig): KeenConfig {
   return {
     ...base,
     ...over,
-    models: { ...base.models, ...over.models },
-    providers: { ...base.providers, ...over.providers },
+    models: mergeEntries(base.models, over.models),
+    providers: mergeEntries(base.providers, over.providers),
     compaction: { ...base.compaction, ...over.compaction },
     permissions: {
       ...base.permissions,
@@ -84,4 +118,11 @@ export function mergeConfig(base: KeenConfig, over: KeenConfig): KeenConfig {
     mcpServers: { ...base.mcpServers, ...over.mcpServers },
     mcp: { ...base.mcp, ...over.mcp },
   };
+}
+
+function mergeEntries<T extends object>(base: Partial<Record<string, T>> | undefined, over: Partial<Record<string, T>> | undefined): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const [name, entry] of Object.entries(base ?? {})) if (entry) out[name] = { ...entry };
+  for (const [name, entry] of Object.entries(over ?? {})) if (entry) out[name] = { ...out[name], ...entry };
+  return out;
 }

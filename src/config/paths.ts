@@ -26,3 +26,8 @@ export function authPath(home: string): string {
 export function inputHistoryDir(home: string): string {
   return path.join(home, 'history');
 }
+
+/** The workspace-trust store: which project folders the user trusted (or declined). */
+export function trustStorePath(home: string): string {
+  return path.join(home, 'trusted-projects.json');
+}

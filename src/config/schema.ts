@@ -61,6 +61,8 @@ export const configSchema = z.strictObject({
   mcpServers: mcpServersSchema.optional(),
   /** MCP limits: startupTimeoutMs, toolTimeoutMs. */
   mcp: mcpSettingsSchema.optional(),
+  /** Longest wait (seconds) before a retry; a server asking for more makes Keen give up (default 60). */
+  maxRetryWait: z.number().nonnegative().optional(),
 });
 
 export type KeenConfig = z.infer<typeof configSchema>;

@@ -14,6 +14,9 @@ export async function runRepl(flags: ReplFlags): Promise<number> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
     throw new KeenError('the interactive REPL needs a terminal; for pipes and scripts use `keen run "…"` (or `echo "…" | keen run`)');
   }
+  const { askTrustIfNeeded } = await import('../config/trust-prompt.js');
+  const { keenHome } = await import('../config/paths.js');
+  await askTrustIfNeeded({ home: keenHome(process.env), cwd: process.cwd(), input: process.stdin, output: process.stdout, decided: !!(flags.trust || flags.yolo) });
   const firstFrame = paintFirstFrame({ stdin: process.stdin, stdout: process.stdout, version: VERSION, cwd: process.cwd(), noColor: !!process.env.NO_COLOR });
   let startInteractive: typeof import('./interactive.js').startInteractive;
   try {

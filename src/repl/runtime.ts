@@ -26,6 +26,7 @@ import { QUEUE_LIMIT, type NewItem } from './state/ui-state.js';
 import type { UiStore } from './state/ui-store.js';
 import { runTurn, TEXT_BATCH_MS, type TurnHandle } from './turn-runner.js';
 import { addSpend, type SpendByModel } from './usage-report.js';
+import { describeRetryWait, onRetryWait } from '../llm/core/retry-fetch.js';
 
 export type SessionOpener = (opts: OpenSessionOptions) => Promise<LiveSession>;
 
@@ -68,6 +69,7 @@ export class ReplRuntime {
     this.store = opts.store;
     this.broker = new PermissionBroker(this.store);
     this.gate = new ReplGate(this.broker, !!opts.flags.yolo);
+    onRetryWait((w) => this.notice(describeRetryWait(w), 'warning'));
   }
 
   get busy(): boolean {

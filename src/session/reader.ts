@@ -15,6 +15,8 @@ export interface TranscriptProblem {
   offset: number;
   length: number;
   reason: string;
+  /** True when the line was kept (read with a repaired seq) rather than skipped. */
+  kept?: boolean;
 }
 
 export interface LoadedTranscript {
@@ -54,6 +56,12 @@ class TranscriptParser {
   missingNewline = false;
   private lastSeq = 0;
   private pending: PendingBatch | undefined;
+  /**
+   * The last accepted record when its seq jumped past `lastSeq + 1`. If the next record's seq
+   * falls between the two, the jump was the damage (e.g. a seq raised 4 → 40), not the records
+   * after it: the jumped record is set aside and the rest keeps loading.
+   */
+  private jump: { record: SessionRecord; prevSeq: number; where: Omit<TranscriptProblem, 'reason'> } | undefined;
 
   /** `text` excludes the newline; `end` is the offset after the line (after its newline, if any). */
   line(text: string, lineNo: number, offset: number, end: number, terminated: boolean): void {
@@ -72,6 +80,7 @@ class TranscriptParser {
       return;
     }
     const record = checked.record;
+    if (record.seq <= this.lastSeq) this.retractJump(record.seq);
     if (record.seq <= this.lastSeq) {
       this.skip(where, `seq ${record.seq} is not after ${this.lastSeq}`);
       return;
@@ -88,7 +97,9 @@ class TranscriptParser {
     }
     if (pending) this.dropPending();
     if (!marker) {
+      const prevSeq = this.lastSeq;
       this.accept(record, end, terminated);
+      this.jump = record.seq > prevSeq + 1 && prevSeq > 0 ? { record, prevSeq, where } : undefined;
       return;
     }
     if (record.seq !== marker.first_seq || marker.first_seq <= this.lastSeq) {
@@ -96,6 +107,29 @@ class TranscriptParser {
       return;
     }
     this.pending = { marker, records: [record], lines: [where], end, terminated };
+  }
+
+  /**
+   * Called with the seq of a record that does not rise above the last accepted one. When that
+   * last record was a jump and `seq` fits between the jump's predecessor and the jump, the jump
+   * is the damaged record: it is taken back. It stays in the file either way; when it sits
+   * exactly in the gap (…3, 40, 5…) it is read as the missing seq, else it is skipped.
+   */
+  private retractJump(seq: number): void {
+    const jump = this.jump;
+    this.jump = undefined;
+    if (!jump || this.records[this.records.length - 1] !== jump.record || seq <= jump.prevSeq) return;
+    this.records.pop();
+    this.lastSeq = jump.prevSeq;
+    const bad = jump.record.seq;
+    if (seq === jump.prevSeq + 2) {
+      const repaired = { ...jump.record, seq: jump.prevSeq + 1 };
+      this.records.push(repaired);
+      this.lastSeq = repaired.seq;
+      this.problems.push({ ...jump.where, reason: `seq ${bad} out of order between ${jump.prevSeq} and ${seq}; read as seq ${repaired.seq}`, kept: true });
+      return;
+    }
+    this.problems.push({ ...jump.where, reason: `seq ${bad} out of order after ${jump.prevSeq}; left in place` });
   }
 
   finish(): void {
@@ -110,6 +144,7 @@ class TranscriptParser {
   }
 
   private commitPending(): void {
+    this.jump = undefined;
     const p = this.pending!;
     this.pending = undefined;
     for (const r of p.records) this.records.push(r);
@@ -188,5 +223,5 @@ export function describeProblems(path: string, problems: readonly TranscriptProb
   if (problems.length === 0) return undefined;
   const first = problems[0];
   const more = problems.length > 1 ? ` and ${problems.length - 1} more` : '';
-  return `${path}: skipped damaged line ${first.line} (${first.reason})${more}; the rest of the session loaded`;
+  return `${path}: ${first.kept ? 'repaired' : 'skipped'} damaged line ${first.line} (${first.reason})${more}; the rest of the session loaded`;
 }

@@ -1,48 +1,104 @@
 /**
- * Defence in depth: no secret from the environment (or handed in from config) is ever written
- * into a transcript, even if a tool echoed it or the model repeated it.
+ * Defence in depth: Keen's own credentials, and values in well-known credential formats, are
+ * never written into a transcript, an input history, an error line or JSON output, even if a tool
+ * echoed them or the model repeated them. Ordinary values (paths, names, URLs without
+ * credentials) are never touched: a variable called `PROJECT_KEY_DIR` holding the working
+ * directory must not turn every path in a transcript into `[REDACTED]`.
  */
 
 export const REDACTED = '[REDACTED]';
 
-const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL/i;
-const MIN_SECRET_CHARS = 8;
+/** The credentials Keen itself reads from the environment. */
+export const KEEN_CREDENTIAL_VARS: readonly string[] = [
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_AUTH_TOKEN',
+  'OPENAI_API_KEY',
+  'GEMINI_API_KEY',
+  'GOOGLE_API_KEY',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_SESSION_TOKEN',
+  'AWS_BEARER_TOKEN_BEDROCK',
+];
 
 /**
- * The values of environment variables whose names look secret (KEY, TOKEN, SECRET, PASSWORD,
- * CREDENTIAL) and that are at least 8 characters long, plus `extra` (e.g. keys from config).
- * Longest first, so a secret that contains another is replaced whole.
+ * Names that hold a credential by convention (`NPM_TOKEN`, `STRIPE_SECRET_KEY`, `DB_PASSWORD`):
+ * the name must END in the credential word, so `PROJECT_KEY_DIR` or `TOKENIZER_PATH` do not count.
+ */
+const CREDENTIAL_NAME = /(^|_)(API_?KEY|ACCESS_KEY|SECRET_KEY|PRIVATE_KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIALS?)$/i;
+const MIN_SECRET_CHARS = 8;
+/** A conventional name is not enough: the value must look like a token, not a path or a sentence. */
+const MIN_NAMED_VALUE_CHARS = 12;
+
+function looksLikeToken(value: string): boolean {
+  return value.length >= MIN_NAMED_VALUE_CHARS && !/\s/.test(value) && !/^[/~.]/.test(value) && !value.includes('://');
+}
+
+/**
+ * The exact values to redact: Keen's own credential variables, variables with a credential name
+ * whose value looks like a token, and `extra` (keys named by config `apiKeyEnv`, tokens from
+ * Keen's auth files). Longest first, so a secret that contains another is replaced whole.
  */
 export function secretValues(env: NodeJS.ProcessEnv = process.env, extra: readonly string[] = []): string[] {
   const found = new Set<string>();
+  for (const name of KEEN_CREDENTIAL_VARS) {
+    const value = env[name];
+    if (value && value.length >= MIN_SECRET_CHARS) found.add(value);
+  }
   for (const [name, value] of Object.entries(env)) {
-    if (value && value.length >= MIN_SECRET_CHARS && SECRET_NAME.test(name)) found.add(value);
+    if (value && CREDENTIAL_NAME.test(name) && looksLikeToken(value)) found.add(value);
   }
   for (const value of extra) if (value.length >= MIN_SECRET_CHARS) found.add(value);
   return [...found].sort((a, b) => b.length - a.length);
 }
 
-/**
- * A deep copy of `value` with every occurrence of every secret, in every string (keys included),
- * replaced by `[REDACTED]`. Values without secrets are returned as they are (no copy).
- */
-export function redactSecrets<T>(value: T, secrets: readonly string[] = secretValues()): T {
-  if (secrets.length === 0) return value;
-  return redactValue(value, secrets) as T;
+/** Well-known credential formats, redacted wherever they appear. */
+const FORMATS: { re: RegExp; keep?: number }[] = [
+  { re: /\bsk-[A-Za-z0-9_-]{16,}/g }, // Anthropic (sk-ant-…), OpenAI (sk-…, sk-proj-…)
+  { re: /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}/g }, // GitHub tokens
+  { re: /\bgithub_pat_[A-Za-z0-9_]{20,}/g },
+  { re: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g }, // AWS access key ids
+  { re: /\bAIza[0-9A-Za-z_-]{35}/g }, // Google API keys
+  { re: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g }, // Slack
+  { re: /\beyJ[A-Za-z0-9_-]{6,}\.eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}/g }, // JWTs
+];
+/** `Bearer <token>`: the word stays, the token goes. */
+const BEARER = /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{12,}/gi;
+/** `https://user:secret@host`: the credentials in a URL. */
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/\s@'"]+@/gi;
+/** `?key=…`, `&access_token=…`: credentials in a query string. */
+const QUERY_SECRET = /([?&](?:api[_-]?key|key|token|access_token|auth|signature|sig|password)=)[^&\s#'"]+/gi;
+
+/** True when `text` may hold a credential in a known format (cheap pre-check). */
+function mayHoldFormat(text: string): boolean {
+  return /sk-|gh[pousr]_|github_pat_|AKIA|ASIA|AIza|xox|eyJ|bearer|:\/\/|[?&][a-z_-]+=/i.test(text);
 }
 
-function redactString(text: string, secrets: readonly string[]): string {
+/** `text` with every secret value and every known credential format replaced by `[REDACTED]`. */
+export function redactText(text: string, secrets: readonly string[] = []): string {
   let out = text;
   for (const s of secrets) if (out.includes(s)) out = out.replaceAll(s, REDACTED);
+  if (!mayHoldFormat(out)) return out;
+  for (const { re } of FORMATS) out = out.replace(re, REDACTED);
+  out = out.replace(BEARER, `$1${REDACTED}`);
+  out = out.replace(URL_USERINFO, `$1${REDACTED}@`);
+  out = out.replace(QUERY_SECRET, `$1${REDACTED}`);
   return out;
 }
 
+/**
+ * A deep copy of `value` with every string (keys included) passed through `redactText`. Values
+ * without anything to redact are returned as they are (no copy).
+ */
+export function redactSecrets<T>(value: T, secrets: readonly string[] = secretValues()): T {
+  return redactValue(value, secrets) as T;
+}
+
 function redactValue(value: unknown, secrets: readonly string[]): unknown {
-  if (typeof value === 'string') return redactString(value, secrets);
+  if (typeof value === 'string') return redactText(value, secrets);
   if (Array.isArray(value)) return value.map((v) => redactValue(v, secrets));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[redactString(k, secrets)] = redactValue(v, secrets);
+    for (const [k, v] of Object.entries(value)) out[redactText(k, secrets)] = redactValue(v, secrets);
     return out;
   }
   return value;
@@ -50,14 +106,11 @@ function redactValue(value: unknown, secrets: readonly string[]): unknown {
 
 /**
  * Serialise one record as a JSONL line (with its newline) with secrets redacted. Fast path: the
- * record is stringified once and only walked when a secret's JSON form appears in the text.
+ * record is stringified once and walked only when a secret's JSON form, or something in a known
+ * credential format, appears in the text.
  */
 export function redactedJsonLine(record: unknown, secrets: readonly string[]): string {
   const json = JSON.stringify(record);
-  for (const s of secrets) {
-    if (json.includes(JSON.stringify(s).slice(1, -1))) {
-      return `${JSON.stringify(redactValue(record, secrets))}\n`;
-    }
-  }
-  return `${json}\n`;
+  const hit = secrets.some((s) => json.includes(JSON.stringify(s).slice(1, -1))) || redactText(json) !== json;
+  return hit ? `${JSON.stringify(redactValue(record, secrets))}\n` : `${json}\n`;
 }

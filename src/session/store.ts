@@ -1,5 +1,6 @@
 import { mkdir, open, rm, rmdir, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { homeWriteError } from '../config/home-writable.js';
 import { KeenError, errorText } from '../errors.js';
 import { findSession } from './list.js';
 import { acquireLock, type SessionLock } from './lock.js';
@@ -14,7 +15,7 @@ import {
 } from './paths.js';
 import { loadTranscript, type LoadedTranscript } from './reader.js';
 import { TRANSCRIPT_FORMAT, recordSchema, type NewRecord, type SessionRecord } from './records.js';
-import { redactedJsonLine, secretValues } from './redact.js';
+import { redactedJsonLine, redactText, secretValues } from './redact.js';
 
 /**
  * The durable, append-only transcript of one session.
@@ -39,7 +40,25 @@ export interface StoreOptions {
   env?: NodeJS.ProcessEnv;
   /** fdatasync after every write (default true). Off only for benchmarks of the write path itself. */
   fsync?: boolean;
+  /** The file-system calls of the write path (default: the real ones). Fault-injection tests pass a layer that fails. */
+  io?: StoreIo;
 }
+
+/**
+ * The file-system calls `append`/`appendBatch` make, as a seam: the durability tests replace it
+ * with a layer that throws ENOSPC or EIO at a chosen call, on a real file.
+ */
+export interface StoreIo {
+  write(fh: FileHandle, bytes: Buffer, offset: number, length: number): Promise<{ bytesWritten: number }>;
+  datasync(fh: FileHandle): Promise<void>;
+  truncate(fh: FileHandle, size: number): Promise<void>;
+}
+
+export const NODE_STORE_IO: StoreIo = {
+  write: (fh, bytes, offset, length) => fh.write(bytes, offset, length),
+  datasync: (fh) => fh.datasync(),
+  truncate: (fh, size) => fh.truncate(size),
+};
 
 export interface CreateSessionOptions extends StoreOptions {
   cwd: string;
@@ -91,7 +110,11 @@ export class SessionStore {
   static async create(home: string, opts: CreateSessionOptions): Promise<SessionStore> {
     if (opts.id !== undefined) assertSessionId(opts.id);
     const parent = projectDir(home, opts.cwd);
-    await mkdir(parent, { recursive: true, mode: 0o700 });
+    try {
+      await mkdir(parent, { recursive: true, mode: 0o700 });
+    } catch (err) {
+      throw homeWriteError(home, parent, err);
+    }
     let id = opts.id ?? newSessionId();
     for (let attempt = 0; ; attempt++) {
       try {
@@ -104,7 +127,14 @@ export class SessionStore {
       }
     }
     const dir = sessionDir(home, opts.cwd, id);
-    const lock = await acquireLock(join(dir, LOCK_FILE), id);
+    let lock: SessionLock;
+    try {
+      lock = await acquireLock(join(dir, LOCK_FILE), id);
+    } catch (err) {
+      await rmdir(dir).catch(() => undefined);
+      // A full or read-only KEEN_HOME fails here first: name it rather than a temp file.
+      throw err instanceof KeenError ? err : homeWriteError(home, dir, err);
+    }
     let fh: FileHandle | undefined;
     try {
       fh = await open(join(dir, TRANSCRIPT_FILE), 'ax', 0o600);
@@ -185,6 +215,11 @@ export class SessionStore {
     return this.write(records, true);
   }
 
+  /** `text` with the secrets this store redacts (and known credential formats) replaced: for error lines and JSON output. */
+  redactText(text: string): string {
+    return redactText(text, secretValues(this.options.env ?? process.env, this.options.secrets ?? []));
+  }
+
   /** Wait for pending writes, close the file and release the lock. Safe to call twice. */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -220,15 +255,16 @@ export class SessionStore {
     const secrets = secretValues(this.options.env ?? process.env, this.options.secrets ?? []);
     const bytes = Buffer.from(records.map((r) => redactedJsonLine(r, secrets)).join(''), 'utf8');
     const before = this.size;
+    const io = this.options.io ?? NODE_STORE_IO;
     try {
       for (let off = 0; off < bytes.length; ) {
-        const { bytesWritten } = await this.fh.write(bytes, off, bytes.length - off);
+        const { bytesWritten } = await io.write(this.fh, bytes, off, bytes.length - off);
         off += bytesWritten;
       }
-      if (this.options.fsync !== false) await this.fh.datasync();
+      if (this.options.fsync !== false) await io.datasync(this.fh);
     } catch (err) {
       try {
-        await this.fh.truncate(before);
+        await io.truncate(this.fh, before);
       } catch {
         this.broken = new KeenError(`session ${this.id}: the transcript is in an unknown state after a failed write (${errorText(err)}); reopen the session`);
       }

@@ -167,7 +167,10 @@ describe('automatic compaction persistence', () => {
     const recs = await records();
     const i = recs.findIndex((r) => r.kind === 'compaction_applied');
     const cp = recs[i - 1];
-    expect(cp).toMatchObject({ kind: 'assistant_turn', checkpoint: true, text: checkpoint.text });
+    // Each message was written as it completed; the checkpoint holds only what was not on disk yet.
+    expect(cp).toMatchObject({ kind: 'assistant_turn', checkpoint: true, text: '', messages: [] });
+    const before = recs.slice(recs.findIndex((r) => r.kind === 'user_message') + 1, i - 1);
+    expect(before.map((r) => (r.kind === 'assistant_turn' ? r.text : '')).join('')).toBe(checkpoint.text);
     expect(cp.batch).toEqual({ first_seq: cp.seq, count: 2 });
     expect(recs[i].batch).toEqual({ first_seq: cp.seq, count: 2 });
     const applied = recs[i] as any;

@@ -42,34 +42,35 @@ function failure(project: string): string {
 describe('loadConfig', () => {
   it('is empty when neither file exists', () => {
     const { home, cwd } = setup();
-    expect(loadConfig(home, cwd)).toMatchObject({ models: {}, providers: {}, compaction: {}, permissions: { allow: [] } });
-    expect(loadConfig(home, cwd).model).toBeUndefined();
+    expect(loadConfig(home, cwd).config).toMatchObject({ models: {}, providers: {}, compaction: {}, permissions: { allow: [] } });
+    expect(loadConfig(home, cwd).config.model).toBeUndefined();
   });
 
   it('reads the user file alone', () => {
     const { home, cwd } = setup(JSON.stringify({ model: 'claude-opus-5', maxTurns: 7 }));
-    expect(loadConfig(home, cwd)).toMatchObject({ model: 'claude-opus-5', maxTurns: 7 });
+    expect(loadConfig(home, cwd).config).toMatchObject({ model: 'claude-opus-5', maxTurns: 7 });
   });
 
-  it('lets the project file win, merging models, providers, compaction per key and joining allow lists', () => {
+  it('lets a trusted project file win, merging models, providers, compaction per key and joining allow lists', () => {
     const user = {
       provider: 'anthropic',
       model: 'claude-opus-5',
       maxTurns: 7,
       models: { fast: { provider: 'openai', id: 'gpt-5-mini' }, big: { contextWindow: 1_000_000 } },
-      providers: { openai: { apiKeyEnv: 'MY_OPENAI' } },
+      providers: { openai: { apiKeyEnv: 'MY_OPENAI' }, anthropic: { baseURL: 'http://127.0.0.1:9999' } },
       compaction: { threshold: 0.8, auto: true },
       permissions: { allow: ['edit_file'] },
     };
     const project = {
       model: 'fast',
       models: { fast: { provider: 'openai', id: 'gpt-5' } },
-      providers: { anthropic: { baseURL: 'http://127.0.0.1:9999' } },
+      providers: { openai: {} },
       compaction: { auto: false },
       permissions: { allow: ['bash(npm test)'] },
     };
     const { home, cwd } = setup(JSON.stringify(user), JSON.stringify(project));
-    const config = loadConfig(home, cwd);
+    const { config, notice } = loadConfig(home, cwd, { projectTrusted: true });
+    expect(notice).toBeUndefined();
     expect(config.provider).toBe('anthropic');
     expect(config.model).toBe('fast');
     expect(config.maxTurns).toBe(7);

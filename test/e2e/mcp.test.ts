@@ -278,7 +278,7 @@ describe('MCP configuration sources', () => {
     let r = await rig.keen(ws, ['run', 'hi']);
     expect(r.code).toBe(0);
     expect(errorLines(r.stderr)).toEqual([
-      'keen: warning: MCP servers of this project skipped (the project is not trusted): proj, proj2; run with --yolo to use them',
+      'keen: warning: MCP servers of this project skipped (the project is not trusted): proj, proj2; trust the folder (--trust; the REPL asks once) to use them',
     ]);
     expect(toolsOf(from).some((t) => t.name.startsWith('mcp__'))).toBe(false);
 

@@ -263,7 +263,10 @@ describe('sessions', () => {
     h.send('hi');
     await h.waitFor('● ok');
     expect(h.fake.requests[0].body.model).toBe('claude-opus-5');
-    const records = readFileSync(h.runtime.session!.store.path, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    // The text is on screen as it streams; the record is written when the message completes.
+    const read = () => readFileSync(h!.runtime.session!.store.path, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    for (let i = 0; i < 200 && read().length < 4; i++) await new Promise((r) => setTimeout(r, 10));
+    const records = read();
     expect(records.map((r) => r.kind)).toEqual(['session_started', 'model_changed', 'user_message', 'assistant_turn']);
     expect(records[1]).toMatchObject({ provider: 'anthropic', model: 'claude-opus-5' });
   });

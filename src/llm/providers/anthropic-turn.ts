@@ -57,11 +57,14 @@ export class TurnAssembler {
   private readonly usage: Usage = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
   private stopReason: string | null = null;
   private stopped = false;
+  /** A stream without its opening `message_start` is not a reply (a proxy's or a broken server's). */
+  private started = false;
 
   /** Folds one SSE event in; returns the events to report now. */
   accept(event: RawMessageStreamEvent): ModelTurnEvent[] {
     switch (event.type) {
       case 'message_start':
+        this.started = true;
         this.takeUsage(event.message.usage);
         return [];
       case 'content_block_start':
@@ -88,7 +91,7 @@ export class TurnAssembler {
 
   /** The finished turn, or undefined when the stream ended before `message_stop`. */
   finish(): AssembledTurn | undefined {
-    if (!this.stopped) return undefined;
+    if (!this.stopped || !this.started) return undefined;
     const blocks: NativeBlock[] = [];
     const reasoning: ReasoningPart[] = [];
     const calls: ToolCall[] = [];

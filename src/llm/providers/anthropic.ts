@@ -22,6 +22,7 @@ import {
   type RequestSettings,
 } from './anthropic-wire.js';
 import type { AdapterFactory } from './types.js';
+import { retryingFetch } from '../core/retry-fetch.js';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 
@@ -77,7 +78,7 @@ export const createAnthropicAdapter: AdapterFactory = async (settings) => {
  */
 async function createClient(apiKey: string, baseURL: string, maxRetries: number): Promise<ClientContext> {
   const sdk = await import('@anthropic-ai/sdk');
-  const client = new sdk.default({ apiKey, baseURL, maxRetries, logLevel: 'off', openTelemetry: false });
+  const client = new sdk.default({ apiKey, baseURL, maxRetries: 0, fetch: retryingFetch(maxRetries), logLevel: 'off', openTelemetry: false });
   return { client, baseURL };
 }
 

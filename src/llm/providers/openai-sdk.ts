@@ -1,6 +1,7 @@
 import type OpenAI from 'openai';
 import type { ClientOptions } from 'openai';
 import { KeenError } from '../../errors.js';
+import { retryingFetch } from '../core/retry-fetch.js';
 
 /** The `openai` package namespace, loaded on first use (it costs ~150 ms to import). */
 export type OpenAIModule = typeof import('openai');
@@ -66,7 +67,8 @@ export async function createOpenAIClient(s: OpenAIClientSettings): Promise<{ sdk
     baseURL: s.baseURL,
     organization: s.env.OPENAI_ORG_ID ?? null,
     project: s.env.OPENAI_PROJECT_ID ?? null,
-    maxRetries: s.maxRetries ?? 2,
+    maxRetries: 0,
+    fetch: retryingFetch(s.maxRetries ?? 2),
     defaultHeaders: s.defaultHeaders,
     logLevel: 'off',
   });

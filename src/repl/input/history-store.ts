@@ -3,10 +3,11 @@
  * string per entry, so multi-line inputs survive). Loading and appending never throw: history is
  * a convenience, a broken file only means an empty history.
  */
-import { appendFile, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { appendFile, chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { inputHistoryDir } from '../../config/paths.js';
 import { projectDirName } from '../../session/paths.js';
+import { redactText, secretValues } from '../../session/redact.js';
 import { HISTORY_LIMIT } from './editor.js';
 
 export function historyFile(home: string, cwd: string): string {
@@ -14,7 +15,10 @@ export function historyFile(home: string, cwd: string): string {
 }
 
 export class InputHistory {
-  constructor(readonly file: string) {}
+  constructor(
+    readonly file: string,
+    private readonly env: NodeJS.ProcessEnv = process.env,
+  ) {}
 
   /** The newest entries, oldest first (at most HISTORY_LIMIT). Rewrites a file grown past twice that. */
   async load(): Promise<string[]> {
@@ -37,7 +41,7 @@ export class InputHistory {
     const kept = entries.slice(-HISTORY_LIMIT);
     if (entries.length > 2 * HISTORY_LIMIT) {
       const tmp = `${this.file}.tmp`;
-      await writeFile(tmp, kept.map((e) => `${JSON.stringify(e)}\n`).join(''))
+      await writeFile(tmp, kept.map((e) => `${JSON.stringify(e)}\n`).join(''), { mode: 0o600 })
         .then(() => rename(tmp, this.file))
         .catch(() => undefined);
     }
@@ -47,8 +51,12 @@ export class InputHistory {
   async append(entry: string): Promise<void> {
     if (!entry.trim()) return;
     try {
-      await mkdir(path.dirname(this.file), { recursive: true });
-      await appendFile(this.file, `${JSON.stringify(entry)}\n`);
+      // Input may hold a pasted key: the same redaction as transcripts, and owner-only modes.
+      const dir = path.dirname(this.file);
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      await chmod(dir, 0o700);
+      await appendFile(this.file, `${JSON.stringify(redactText(entry, secretValues(this.env)))}\n`, { mode: 0o600 });
+      await chmod(this.file, 0o600);
     } catch {
       // history is best effort
     }

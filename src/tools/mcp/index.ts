@@ -33,7 +33,7 @@ export function openMcp(opts: OpenMcpOptions): McpManager | undefined {
   const resolved = resolveServers(sources, { projectTrusted: opts.projectTrusted, env: opts.env, cwd: opts.cwd });
   if (resolved.skipped.length) {
     opts.warn(
-      `MCP servers of this project skipped (the project is not trusted): ${resolved.skipped.join(', ')}; run with --yolo to use them`,
+      `MCP servers of this project skipped (the project is not trusted): ${resolved.skipped.join(', ')}; trust the folder (--trust; the REPL asks once) to use them`,
     );
   }
   if (resolved.servers.length === 0 && resolved.broken.length === 0) return undefined;

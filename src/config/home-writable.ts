@@ -1,0 +1,21 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { errorText, KeenError } from '../errors.js';
+
+/**
+ * A one-line error for a failed mkdir/write under `KEEN_HOME`. A recursive mkdir below a
+ * read-only folder reports ENOENT, which sends the user looking for a missing folder; this names
+ * the folder that cannot be written instead (read-only file system, or no write permission).
+ */
+export function homeWriteError(home: string, target: string, err: unknown): KeenError {
+  let dir = path.resolve(target);
+  while (!fs.existsSync(dir) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  try {
+    fs.accessSync(dir, fs.constants.W_OK);
+  } catch (probe) {
+    const code = (probe as NodeJS.ErrnoException).code;
+    const why = code === 'EROFS' ? 'is on a read-only file system' : 'is not writable';
+    return new KeenError(`cannot write Keen's state: ${dir} ${why}; set KEEN_HOME to a writable folder (now ${home})`);
+  }
+  return new KeenError(`cannot write Keen's state under ${home}: ${errorText(err)}`);
+}

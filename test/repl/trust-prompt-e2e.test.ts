@@ -1,0 +1,72 @@
+/**
+ * The REPL's once-per-folder trust question, in a real terminal (tmux) against the Anthropic fake.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeWorkspace, type Workspace } from '../e2e/harness.js';
+import { startAnthropicFake } from '../fakes/anthropic-fake.js';
+import type { ScriptedServer } from '../fakes/scripted-server.js';
+import { TmuxKeen } from './tmux.js';
+
+let fake: ScriptedServer;
+let ws: Workspace;
+const terminals: TmuxKeen[] = [];
+
+beforeEach(async () => {
+  fake = await startAnthropicFake();
+  ws = makeWorkspace({ '.keen/config.json': JSON.stringify({ permissions: { allow: ['bash'] } }) });
+});
+afterEach(async () => {
+  for (const t of terminals.splice(0)) t.kill();
+  await fake.close();
+  ws.cleanup();
+});
+
+function keen(): TmuxKeen {
+  const t = TmuxKeen.start({ cwd: ws.cwd, env: { KEEN_HOME: ws.home, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.url } });
+  terminals.push(t);
+  return t;
+}
+
+const QUESTION = 'Trust this folder?';
+
+describe('the REPL trust question', () => {
+  it('asks once; a yes is remembered and the project rules apply (bash runs without asking)', async () => {
+    const t = keen();
+    await t.waitFor(QUESTION);
+    expect(t.capture()).toContain('permissions.allow (bash)');
+    t.type('y');
+    await t.waitFor('Type a message');
+    fake.enqueue({ steps: [{ toolCall: { name: 'bash', args: { command: 'touch ran-unasked' } } }] }, { steps: [{ text: 'Done it.' }] });
+    t.type('make a file');
+    await t.waitFor('Done it.');
+    expect(fs.existsSync(path.join(ws.cwd, 'ran-unasked'))).toBe(true);
+    t.type('/exit');
+    await t.waitFor('[keen exited 0]');
+    t.kill();
+
+    const again = keen();
+    await again.waitFor('Type a message');
+    expect(again.capture()).not.toContain(QUESTION);
+  });
+
+  it('a no is remembered too: not asked again, and bash still asks', async () => {
+    const t = keen();
+    await t.waitFor(QUESTION);
+    t.type('n');
+    await t.waitFor((s) => s.includes('Type a message') && s.includes('not trusted'));
+    t.type('/exit');
+    await t.waitFor('[keen exited 0]');
+    t.kill();
+    const store = JSON.parse(fs.readFileSync(path.join(ws.home, 'trusted-projects.json'), 'utf8'));
+    expect(store.projects[fs.realpathSync(ws.cwd)].trusted).toBe(false);
+
+    const again = keen();
+    await again.waitFor('Type a message');
+    expect(again.capture()).not.toContain(QUESTION);
+    fake.enqueue({ steps: [{ toolCall: { name: 'bash', args: { command: 'touch nope' } } }] }, { steps: [{ text: 'ok' }] });
+    again.type('make a file');
+    await again.waitFor('Allow bash?');
+  });
+});
