@@ -80,12 +80,33 @@ export interface ModelChangedRecord extends Envelope<'model_changed'> {
   model: string;
 }
 
+/** One tool output replaced by its artifact handle. */
+export interface PrunedOutput {
+  /** Index of the tool message in the system-free history rebuilt from the records before this one. */
+  index: number;
+  /** Must match the tool message at `index`, else the entry is skipped on replay. */
+  tool_call_id: string;
+  /** The artifact (`artifact#N`) that holds the full output. */
+  artifact: number;
+  /** The handle text that replaces the output. */
+  content: string;
+}
+
+/**
+ * Old tool outputs replaced by artifact handles at compaction time. Replayed in file order with
+ * the other records, so a resumed history holds the same handles the live one did.
+ */
+export interface PruneAppliedRecord extends Envelope<'prune_applied'> {
+  pruned: PrunedOutput[];
+}
+
 export type SessionRecord =
   | SessionStartedRecord
   | UserMessageRecord
   | AssistantTurnRecord
   | CompactionAppliedRecord
-  | ModelChangedRecord;
+  | ModelChangedRecord
+  | PruneAppliedRecord;
 
 export type RecordKind = SessionRecord['kind'];
 
@@ -107,7 +128,11 @@ const reasoningSchema = z.object({
   redacted: z.boolean().optional(),
 });
 
-const userMessageSchema = z.object({ role: z.literal('user'), content: z.string() });
+const userMessageSchema = z.object({
+  role: z.literal('user'),
+  content: z.string(),
+  summary_level: z.union([z.literal(1), z.literal(2)]).optional(),
+});
 
 export const messageSchema = z.discriminatedUnion('role', [
   z.object({ role: z.literal('system'), content: z.string() }),
@@ -124,6 +149,7 @@ export const messageSchema = z.discriminatedUnion('role', [
     name: z.string(),
     content: z.string(),
     is_error: z.boolean().optional(),
+    artifact_ref: z.number().int().positive().optional(),
   }),
 ]);
 
@@ -175,6 +201,13 @@ export const recordSchema = z.discriminatedUnion('kind', [
     messages: z.array(messageSchema),
   }),
   z.object({ ...envelope, kind: z.literal('model_changed'), provider: z.string(), model: z.string() }),
+  z.object({
+    ...envelope,
+    kind: z.literal('prune_applied'),
+    pruned: z.array(
+      z.object({ index: count, tool_call_id: z.string(), artifact: z.number().int().positive(), content: z.string() }),
+    ),
+  }),
 ]);
 
 // Compile-time proof that the schema and the hand-written types agree in both directions.
@@ -184,7 +217,7 @@ const recordIsParsed = (r: SessionRecord): Parsed => r;
 void parsedIsRecord;
 void recordIsParsed;
 
-const KINDS = new Set<string>(['session_started', 'user_message', 'assistant_turn', 'compaction_applied', 'model_changed'] satisfies RecordKind[]);
+const KINDS = new Set<string>(['session_started', 'user_message', 'assistant_turn', 'compaction_applied', 'model_changed', 'prune_applied'] satisfies RecordKind[]);
 
 /**
  * Validate one parsed JSON value as a record. Returns the record (a fresh object without unknown

@@ -203,7 +203,7 @@ describe.each(PROVIDER_CASES)('$name conformance', (pc) => {
     expect(compact.system).toEqual(normal.system);
     expect(compact.tools).toEqual(normal.tools);
     expect(JSON.stringify(compact.messages.at(-1))).toContain('keep the greeting');
-    expect(appState.messages).toEqual([{ role: 'user', content: SUMMARY }]);
+    expect(appState.messages).toEqual([{ role: 'user', content: `<compacted_context>\n${SUMMARY}\n</compacted_context>`, summary_level: 1 }]);
     expect(records.at(-1)).toMatchObject({ kind: 'compaction_applied', mode: 'manual' });
     await collect(c.chat('Continue') as AsyncIterable<StreamEvent>);
     const after = stripCacheMarkers(pc.parts(fake.requests[2].body));
