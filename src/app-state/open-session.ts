@@ -12,11 +12,11 @@ import { latestSession } from '../session/list.js';
 import { buildConversation, currentModel } from '../session/projection.js';
 import type { SessionRecord } from '../session/records.js';
 import { SessionStore } from '../session/store.js';
-import { createDefaultRegistry } from '../tools/index.js';
 import { createHeadlessGate } from '../tools/permissions.js';
 import type { PermissionGate } from '../tools/types.js';
 import { VERSION } from '../version.js';
 import { AppState } from './app-state.js';
+import { compactionSettings, compactionWiring, resolveSummariser, sessionRegistry } from './compaction-setup.js';
 import { SessionController } from './session-controller.js';
 
 export const DEFAULT_MAX_TURNS = 100;
@@ -100,21 +100,26 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     if (budget.warning) warnings.push(budget.warning);
     const permissions = opts.permissions ?? createHeadlessGate({ yolo: !!opts.flags.yolo, allow: config.permissions?.allow ?? [] });
     const secrets = [...configSecrets(config, opts.env), ...(resolved.settings.apiKey ? [resolved.settings.apiKey] : [])];
+    // Before a new session exists: a bad compaction.model must not leave an empty session behind.
+    const summariser = await resolveSummariser(config, resolved, opts.env, home, opts.cwd, permissions);
     if (!store) {
       store = await SessionStore.create(home, { cwd: opts.cwd, provider: resolved.provider, model: resolved.name, keenVersion: VERSION, env: opts.env, secrets });
     } else if (stored && (stored.provider !== resolved.provider || stored.model !== resolved.name)) {
       await store.append({ kind: 'model_changed', provider: resolved.provider, model: resolved.name });
     }
+    const compaction = compactionWiring(compactionSettings(config), budget, summariser);
     const client = createChatClient(adapter, {
       cwd: opts.cwd,
       permissions,
       budget,
       newGauge: () => new ContextMeter(),
       maxTurns: config.maxTurns ?? DEFAULT_MAX_TURNS,
+      compaction: compaction.loop,
     });
     const appState = new AppState({
       client,
-      registry: createDefaultRegistry(),
+      registry: await sessionRegistry(store.dir, opts.env, secrets),
+      compaction: compaction.app,
       model: resolved.wireId,
       maxOutputTokens: resolved.info.maxOutputTokens,
       thinkingBudget: config.thinkingBudget,

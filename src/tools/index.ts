@@ -26,7 +26,7 @@ export function defaultTools(): Tool[] {
   return [readFileTool, writeFileTool, editFileTool, globTool, grepTool, bashTool, listDirTool];
 }
 
-/** A registry with read_file, write_file, edit_file, glob, grep, bash and list_dir. */
-export function createDefaultRegistry(): ToolRegistry {
-  return createToolRegistry(defaultTools());
+/** A registry with read_file, write_file, edit_file, glob, grep, bash and list_dir, then `extra` (e.g. recall). */
+export function createDefaultRegistry(extra: Tool[] = []): ToolRegistry {
+  return createToolRegistry([...defaultTools(), ...extra]);
 }
