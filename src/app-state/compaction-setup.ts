@@ -54,7 +54,9 @@ export async function sessionRegistry(sessionDir: string, env: NodeJS.ProcessEnv
 }
 
 /** What the loop and AppState get: the same settings and summariser on both paths. */
-export function compactionWiring(settings: CompactionSettings, budget: ContextBudget, summariser: Summariser | undefined): { loop: LoopCompaction; app: AppCompaction } {
+export function compactionWiring(configured: CompactionSettings, budget: ContextBudget, summariser: Summariser | undefined): { loop: LoopCompaction; app: AppCompaction } {
+  // A tail may take at most a quarter of the input budget, so a compaction always lands well under the threshold.
+  const settings = { ...configured, keepRecentTokens: Math.min(configured.keepRecentTokens, Math.floor(budget.inputBudget / 4)) };
   return {
     loop: { settings, summariser },
     app: { settings, window: budget.window, inputBudget: budget.inputBudget, summariser },
