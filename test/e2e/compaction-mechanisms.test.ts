@@ -30,9 +30,15 @@ afterAll(async () => {
   for (const ws of workspaces) ws.cleanup();
 });
 
-function workspace(config: string, files = 16, lines = 150): Workspace {
+const WORDS = ['parser', 'handles', 'nested', 'blocks', 'reports', 'errors', 'clearly', 'module', 'returns', 'value', 'when', 'the', 'input', 'is', 'large', 'and', 'every', 'line', 'keeps', 'its', 'order'];
+const w = (k: number) => WORDS[k % WORDS.length];
+/** Prose-like lines: the local estimate and the fake's chars/4 usage agree on them (±2 %). */
+const prose = (n: number, lines: number) =>
+  Array.from({ length: lines }, (_, k) => `entry ${k} of log ${n}: the ${w(k)} ${w(k * 7)} ${w(k * 11)} and ${w(k * 5)} the ${w(k * 3)} while ${w(k * 13)} stays ${w(k * 17)}.`).join('\n');
+
+function workspace(config: string, files = 16, lines = 150, text: (n: number, lines: number) => string = log): Workspace {
   const entries: Record<string, string> = { '.keen/config.json': config };
-  for (let i = 1; i <= files; i++) entries[`log-${i}.txt`] = log(i, lines);
+  for (let i = 1; i <= files; i++) entries[`log-${i}.txt`] = text(i, lines);
   const ws = makeWorkspace(entries);
   workspaces.push(ws);
   fake.requests.length = 0;
@@ -253,4 +259,62 @@ describe('compaction settings', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/compaction\.keepRecentTokens/);
   }, 30_000);
+});
+
+describe('keep what is recent, evict what is bulky, and let the model get it back', () => {
+  it('prunes old outputs to artifact handles, recall brings one back in full, and a resumed session sends exactly the last request', async () => {
+    // ~9,900 tokens per file; the threshold (0.85 × 114,000 = 96,900) is crossed after the tenth read.
+    const ws = workspace(JSON.stringify({ models: { mid: { provider: 'anthropic', contextWindow: 120_000, maxOutputTokens: 1000 } }, model: 'mid', compaction: { threshold: 0.85 } }), 10, 400, prose);
+    const read = (n: number): FakeReply => ({ steps: [{ toolCall: { id: `r${n}`, name: 'read_file', args: { path: `log-${n}.txt` } } }] });
+    fake.enqueue(read(1), read(2), read(3), read(4), { steps: [{ text: 'Done one.' }] });
+    const one = await keen(ws, ['run', '--format', 'json', 'turn one']);
+    const id = JSON.parse(one.stdout).session_id;
+    fake.enqueue(read(5), read(6), read(7), read(8), { steps: [{ text: 'Done two.' }] });
+    expect((await keen(ws, ['run', '--session', id, 'turn two'])).code).toBe(0);
+    const mark = fake.requests.length;
+    fake.enqueue(read(9), read(10), { steps: [{ toolCall: { id: 'rc', name: 'recall', args: { artifact: 'artifact#2' } } }] }, { steps: [{ text: 'Recalled.' }] });
+    const three = await keen(ws, ['run', '--format', 'json', '--session', id, 'turn three']);
+    expect(three.code).toBe(0);
+    expect(JSON.parse(three.stdout).compactions).toBe(1);
+    expect(compactions()).toHaveLength(0); // pruning alone was enough: no summary request
+
+    const turn3 = fake.requests.slice(mark);
+    expect(turn3).toHaveLength(4);
+    const beforePrune = JSON.stringify(turn3[1].body.messages);
+    const afterPrune = JSON.stringify(turn3[2].body.messages);
+    expect(beforePrune).toContain('entry 300 of log 2:');
+    expect(afterPrune).not.toContain('entry 300 of log 2:'); // log-2's output left the request …
+    expect(afterPrune).toContain('[artifact#2] read_file {\\"path\\":\\"log-2.txt\\"} · '); // … replaced by its handle
+    expect(afterPrune).toContain('entry 300 of log 10:'); // the newest outputs are protected
+    expect(afterPrune).toContain('entry 300 of log 5:'); // so are the last two user turns
+    // The recall result carries log-2's full content back to the model.
+    const recalled = turn3[3].body.messages.at(-1).content.find((b: any) => b.type === 'tool_result');
+    const text = typeof recalled.content === 'string' ? recalled.content : recalled.content.map((c: any) => c.text).join('');
+    expect(text).toContain('entry 0 of log 2:');
+    expect(text).toContain('entry 399 of log 2:');
+
+    // Artifacts: stored once each, numbered per session, 0600; the prune is a record of its own.
+    const sessionDir = path.dirname(fs.readdirSync(`${ws.home}/sessions`, { recursive: true, withFileTypes: true }).find((d) => d.name === 'transcript_events.jsonl')!.parentPath + '/x');
+    const artifacts = fs.readdirSync(path.join(sessionDir, 'artifacts')).sort((a, b) => parseInt(a) - parseInt(b));
+    expect(artifacts).toEqual(['1.txt', '2.txt', '3.txt', '4.txt', '5.txt', '6.txt', '7.txt', '8.txt', '9.txt', '10.txt']);
+    expect(fs.statSync(path.join(sessionDir, 'artifacts', '2.txt')).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(path.join(sessionDir, 'artifacts')).mode & 0o777).toBe(0o700);
+    expect(fs.readFileSync(path.join(sessionDir, 'artifacts', '2.txt'), 'utf8')).toBe(text);
+    const prunes = transcript(ws).filter((r) => r.kind === 'prune_applied');
+    expect(prunes).toHaveLength(1);
+    expect(prunes[0].pruned.map((p: any) => p.artifact)).toEqual([1, 2, 3, 4]);
+
+    // Resume: the first request starts with exactly the messages of the last request before exit.
+    const last = fake.requests.at(-1)!.body;
+    fake.enqueue({ steps: [{ text: 'Bye.' }] });
+    expect((await keen(ws, ['run', '--session', id, 'turn four'])).code).toBe(0);
+    const resumed = fake.requests.at(-1)!.body;
+    expect(stripCache(resumed.system)).toEqual(stripCache(last.system));
+    expect(resumed.tools).toEqual(last.tools);
+    expect(stripCache(resumed.messages.slice(0, last.messages.length))).toEqual(stripCache(last.messages));
+    expect(stripCache(resumed.messages.slice(last.messages.length))).toEqual([
+      { role: 'assistant', content: [{ type: 'text', text: 'Recalled.' }] },
+      { role: 'user', content: [{ type: 'text', text: 'turn four' }] },
+    ]);
+  }, 90_000);
 });
