@@ -1,0 +1,159 @@
+/**
+ * The compaction mechanisms on every provider: the one shared loop and AppState, each adapter
+ * with its real SDK against its loopback fake (the provider table is test/providers/conformance-cases.ts).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { AppState } from '../../src/app-state/app-state.js';
+import { SessionController, type TranscriptSink, type TurnRecord } from '../../src/app-state/session-controller.js';
+import { NO_EXTRAS } from '../../src/llm/compaction/settings.js';
+import { computeBudget } from '../../src/llm/core/context-budget.js';
+import type { StreamEvent } from '../../src/llm/core/events.js';
+import { systemMessage, userMessage, type Message } from '../../src/llm/core/message.js';
+import { ContextMeter, estimateText } from '../../src/llm/core/token-estimator.js';
+import { createChatClient } from '../../src/llm/loop.js';
+import { SUMMARISER_SYSTEM_PROMPT } from '../../src/llm/prompts/compaction-prompts.js';
+import { createDefaultRegistry } from '../../src/tools/index.js';
+import { createHeadlessGate } from '../../src/tools/permissions.js';
+import type { FakeReply, RecordedRequest } from '../fakes/script.js';
+import type { ScriptedServer } from '../fakes/scripted-server.js';
+import { COMPACTION_MARKER, collect, request, tempDir } from '../llm/loop-harness.js';
+import { PROVIDER_CASES } from './conformance-cases.js';
+
+const SUMMARY = '## Goal\nRead the notes.\n## Accomplished\nnotes read.';
+const TOO_LONG = { error: { status: 400, message: 'prompt is too long: 250000 tokens > 200000 maximum' } };
+const notes = (n: number) => Array.from({ length: 150 }, (_, k) => `note ${k} in file ${n}: token_${(k * 7919 + n) % 10007} gamma`).join('\n');
+const isCompaction = (req: RecordedRequest) => JSON.stringify(req.body).includes(COMPACTION_MARKER);
+const isDocument = (req: RecordedRequest) => JSON.stringify(req.body).includes(SUMMARISER_SYSTEM_PROMPT.slice(0, 40));
+const WINDOW = 12_000;
+
+describe.each(PROVIDER_CASES)('$name compaction conformance', (pc) => {
+  let fake: ScriptedServer;
+  let restore: (() => void) | undefined;
+  let cwd: string;
+  let home: string;
+
+  beforeAll(async () => {
+    restore = pc.setup?.();
+    fake = await pc.start();
+  });
+  afterAll(async () => {
+    await fake.close();
+    restore?.();
+  });
+  beforeEach(() => {
+    fake.requests.length = 0;
+    fake.setResponder(undefined);
+    cwd = tempDir();
+    home = tempDir('keen-home-');
+    for (let i = 1; i <= 6; i++) fs.writeFileSync(path.join(cwd, `notes-${i}.txt`), notes(i));
+    return () => {
+      fs.rmSync(cwd, { recursive: true, force: true });
+      fs.rmSync(home, { recursive: true, force: true });
+    };
+  });
+
+  const budget = () => computeBudget({ contextWindow: WINDOW, maxOutputTokens: 1000 }, { auto: true, threshold: 0.9 });
+  const client = async () =>
+    createChatClient(await pc.adapter(fake, home), {
+      cwd,
+      permissions: createHeadlessGate({ yolo: true, allow: [] }),
+      budget: budget(),
+      newGauge: () => new ContextMeter(),
+      maxTurns: 60,
+      compaction: { settings: NO_EXTRAS },
+    });
+  const run = async () => collect((await client()).streamChat(request([systemMessage('You are a conformance test agent.'), userMessage('Go.')]), createDefaultRegistry()));
+
+  function readerAgent(reads: number, compaction: (k: number) => FakeReply) {
+    let turns = 0;
+    let k = 0;
+    fake.setResponder((req) => {
+      if (isCompaction(req)) return compaction(++k);
+      turns++;
+      if (turns > reads) return { steps: [{ text: 'All read.' }] };
+      return { steps: [{ text: `Reading ${turns}.` }, { toolCall: { id: `r_${turns}`, name: 'read_file', args: { path: `notes-${turns}.txt` } } }] };
+    });
+  }
+
+  const noTools = (body: any) => {
+    const tools = pc.parts(body).tools as any;
+    return tools === undefined || (Array.isArray(tools) && tools.length === 0);
+  };
+
+  it('a context-length refusal of the nested request falls back to the budgeted document and applies, in ≤ 4 requests', async () => {
+    readerAgent(4, (k) => (k === 1 ? TOO_LONG : { steps: [{ text: SUMMARY }] }));
+    const events = await run();
+    const applied = events.find((e) => e.type === 'auto_compaction_applied') as Extract<StreamEvent, { type: 'auto_compaction_applied' }>;
+    expect(applied).toBeDefined();
+    const sent = fake.requests.filter(isCompaction);
+    expect(sent).toHaveLength(2);
+    expect(isDocument(sent[0])).toBe(false);
+    expect(isDocument(sent[1])).toBe(true);
+    expect(noTools(sent[1].body)).toBe(true);
+    expect(JSON.stringify(pc.parts(sent[1].body).messages)).toContain('<conversation>');
+    const next = fake.requests[fake.requests.indexOf(sent[1]) + 1];
+    expect(JSON.stringify(pc.parts(next.body).messages)).toContain('notes read.');
+    expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
+  });
+
+  it('a stream cut mid-summary is retried once with the same request, then applies', async () => {
+    readerAgent(4, (k) => (k === 1 ? { steps: [{ text: '## Goal\nhalf a summ' }, { cut: true }] } : { steps: [{ text: SUMMARY }] }));
+    const events = await run();
+    expect(events.some((e) => e.type === 'auto_compaction_applied')).toBe(true);
+    const sent = fake.requests.filter(isCompaction);
+    expect(sent.length).toBe(2);
+    expect(isDocument(sent[1])).toBe(false);
+    expect((events.find((e) => e.type === 'auto_compaction_applied') as any).summary).toBe(SUMMARY);
+  });
+
+  function controller(history: Message[], window = WINDOW) {
+    const records: TurnRecord[] = [];
+    const sink: TranscriptSink = { append: async (r) => records.push(r), appendBatch: async (rs) => records.push(...rs) };
+    return client().then((c) => {
+      const b = computeBudget({ contextWindow: window, maxOutputTokens: 1000 }, { auto: true, threshold: 0.9 });
+      const appState = new AppState({
+        client: c,
+        registry: createDefaultRegistry(),
+        model: 'm',
+        maxOutputTokens: 1000,
+        sessionId: 's',
+        buildSystemPrompt: () => 'You are a conformance test agent.',
+        history,
+        compaction: { settings: NO_EXTRAS, window: b.window, inputBudget: b.inputBudget },
+      });
+      return { c: new SessionController(appState, sink), appState, records, inputBudget: b.inputBudget };
+    });
+  }
+
+  it('a manual compaction of a history twice the window sends one budgeted document that fits', async () => {
+    const history: Message[] = [];
+    for (let i = 1; i <= 12; i++) history.push(userMessage(`Question ${i}: ${notes(i).slice(0, 1500)}`), { role: 'assistant', content: `Answer ${i}: ${notes(i + 20)}` });
+    const { c, appState, records, inputBudget } = await controller(history);
+    fake.enqueue({ steps: [{ text: SUMMARY }] });
+    const events = await collect(c.compact() as AsyncIterable<StreamEvent>);
+    expect(events.at(-1)).toEqual({ type: 'compaction_done', summary: SUMMARY });
+    expect(fake.requests).toHaveLength(1);
+    const req = fake.requests[0];
+    expect(isDocument(req)).toBe(true);
+    const text = JSON.stringify(pc.parts(req.body).messages);
+    expect(estimateText(text)).toBeLessThanOrEqual(inputBudget);
+    expect(text).toMatch(/earlier messages omitted to fit the summariser window/);
+    expect(appState.messages).toEqual([{ role: 'user', content: `<compacted_context>\n${SUMMARY}\n</compacted_context>`, summary_level: 1 }]);
+    expect(records.at(-1)).toMatchObject({ kind: 'compaction_applied', mode: 'manual' });
+  });
+
+  it('a compaction of a summarised history merges: the update prompt, one summary at the head, level 2', async () => {
+    const head: Message = { role: 'user', content: '<compacted_context>\n## Discoveries\nFACT-A: the parser is in src/p.ts\n</compacted_context>', summary_level: 1 };
+    const { c, appState } = await controller([head, userMessage('Now fix the lexer.'), { role: 'assistant', content: 'Fixed src/lexer.ts (FACT-B).' }], 200_000);
+    fake.enqueue({ steps: [{ text: '## Discoveries\nFACT-A: the parser is in src/p.ts\nFACT-B: src/lexer.ts fixed' }] });
+    await collect(c.compact() as AsyncIterable<StreamEvent>);
+    const wire = JSON.stringify(pc.parts(fake.requests[0].body).messages);
+    expect(wire).toContain('MERGE it with');
+    expect(wire).toContain('FACT-A');
+    expect(appState.messages).toHaveLength(1);
+    expect(appState.messages[0]).toMatchObject({ role: 'user', summary_level: 2 });
+    expect(appState.messages[0].content).toMatch(/^<compacted_context>\n## Discoveries\nFACT-A[\s\S]*FACT-B[\s\S]*<\/compacted_context>$/);
+  });
+});
