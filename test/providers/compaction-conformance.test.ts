@@ -55,16 +55,16 @@ describe.each(PROVIDER_CASES)('$name compaction conformance', (pc) => {
   });
 
   const budget = () => computeBudget({ contextWindow: WINDOW, maxOutputTokens: 1000 }, { auto: true, threshold: 0.9 });
-  const client = async () =>
+  const client = async (settings = NO_EXTRAS) =>
     createChatClient(await pc.adapter(fake, home), {
       cwd,
       permissions: createHeadlessGate({ yolo: true, allow: [] }),
       budget: budget(),
       newGauge: () => new ContextMeter(),
       maxTurns: 60,
-      compaction: { settings: NO_EXTRAS },
+      compaction: { settings },
     });
-  const run = async () => collect((await client()).streamChat(request([systemMessage('You are a conformance test agent.'), userMessage('Go.')]), createDefaultRegistry()));
+  const run = async (settings = NO_EXTRAS) => collect((await client(settings)).streamChat(request([systemMessage('You are a conformance test agent.'), userMessage('Go.')]), createDefaultRegistry()));
 
   function readerAgent(reads: number, compaction: (k: number) => FakeReply) {
     let turns = 0;
@@ -106,6 +106,25 @@ describe.each(PROVIDER_CASES)('$name compaction conformance', (pc) => {
     expect(sent.length).toBe(2);
     expect(isDocument(sent[1])).toBe(false);
     expect((events.find((e) => e.type === 'auto_compaction_applied') as any).summary).toBe(SUMMARY);
+  });
+
+  it('an automatic compaction keeps the verbatim tail after the summary: the newest call and its result, whole', async () => {
+    readerAgent(4, () => ({ steps: [{ text: SUMMARY }] }));
+    const events = await run({ keepRecentTokens: 4000, prune: false });
+    const applied = events.find((e) => e.type === 'auto_compaction_applied') as Extract<StreamEvent, { type: 'auto_compaction_applied' }>;
+    expect(applied).toBeDefined();
+    const [system, head, ...tail] = applied.replacement;
+    expect(system.role).toBe('system');
+    expect(head).toMatchObject({ role: 'user', summary_level: 1 });
+    expect(tail.length).toBeGreaterThan(0);
+    expect(tail[0].role).toBe('assistant'); // never a tool result first
+    expect(tail.at(-1)!.role).toBe('tool');
+    const next = fake.requests[fake.requests.indexOf(fake.requests.filter(isCompaction)[0]) + 1];
+    const wire = JSON.stringify(pc.parts(next.body).messages);
+    const newest = (tail.at(-1) as any).content as string;
+    expect(wire).toContain(JSON.stringify(newest.split('\n')[3]).slice(1, -1)); // the tail's tool output went out verbatim
+    expect(wire).toContain('notes read.');
+    expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
   });
 
   function controller(history: Message[], window = WINDOW) {
