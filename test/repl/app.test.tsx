@@ -263,7 +263,13 @@ describe('sessions', () => {
     h.send('hi');
     await h.waitFor('● ok');
     expect(h.fake.requests[0].body.model).toBe('claude-opus-5');
-    const records = readFileSync(h.runtime.session!.store.path, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    // The assistant_turn is written when the stream ends, which can be just after its text is on screen.
+    const read = () => readFileSync(h.runtime.session!.store.path, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    let records = read();
+    for (let i = 0; i < 100 && records.length < 4; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      records = read();
+    }
     expect(records.map((r) => r.kind)).toEqual(['session_started', 'model_changed', 'user_message', 'assistant_turn']);
     expect(records[1]).toMatchObject({ provider: 'anthropic', model: 'claude-opus-5' });
   });
