@@ -11,7 +11,11 @@ import { NO_EXTRAS } from '../../src/llm/compaction/settings.js';
 import { computeBudget } from '../../src/llm/core/context-budget.js';
 import type { StreamEvent } from '../../src/llm/core/events.js';
 import { systemMessage, userMessage, type Message } from '../../src/llm/core/message.js';
-import { ContextMeter, estimateText } from '../../src/llm/core/token-estimator.js';
+import { ContextMeter, estimateRequest, estimateText } from '../../src/llm/core/token-estimator.js';
+import type { ToolDefinition } from '../../src/llm/core/provider.js';
+import { artifactRegistry } from '../../src/llm/compaction/artifact-registry.js';
+import { ArtifactStore } from '../../src/session/artifacts.js';
+import { createRecallTool } from '../../src/tools/recall.js';
 import { createChatClient } from '../../src/llm/loop.js';
 import { SUMMARISER_SYSTEM_PROMPT } from '../../src/llm/prompts/compaction-prompts.js';
 import { createDefaultRegistry } from '../../src/tools/index.js';
@@ -27,6 +31,12 @@ const notes = (n: number) => Array.from({ length: 150 }, (_, k) => `note ${k} in
 const isCompaction = (req: RecordedRequest) => JSON.stringify(req.body).includes(COMPACTION_MARKER);
 const isDocument = (req: RecordedRequest) => JSON.stringify(req.body).includes(SUMMARISER_SYSTEM_PROMPT.slice(0, 40));
 const WINDOW = 12_000;
+const WORDS = ['parser', 'handles', 'nested', 'blocks', 'reports', 'errors', 'clearly', 'module', 'returns', 'value', 'when', 'the', 'input'];
+const w = (k: number) => WORDS[k % WORDS.length];
+/** ~10,000 estimated tokens of prose-like lines. */
+const prose = (n: number) => Array.from({ length: 400 }, (_, k) => `     ${k + 1}\tentry ${k} of big ${n}: the ${w(k)} ${w(k * 7)} ${w(k * 11)} and ${w(k * 5)} the ${w(k * 3)} while ${w(k * 2)} stays.`).join('\n');
+/** A gauge on the local estimate alone, so the fakes' rough usage numbers do not move the trigger. */
+const localGauge = () => ({ estimate: (messages: readonly Message[], tools: readonly ToolDefinition[]) => estimateRequest({ messages, tools }), observe: () => undefined, reset: () => undefined });
 
 describe.each(PROVIDER_CASES)('$name compaction conformance', (pc) => {
   let fake: ScriptedServer;
@@ -124,6 +134,54 @@ describe.each(PROVIDER_CASES)('$name compaction conformance', (pc) => {
     const newest = (tail.at(-1) as any).content as string;
     expect(wire).toContain(JSON.stringify(newest.split('\n')[3]).slice(1, -1)); // the tail's tool output went out verbatim
     expect(wire).toContain('notes read.');
+    expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
+  });
+
+  it('prune-only: old outputs become artifact handles on the wire, and recall returns one in full', async () => {
+    const store = await ArtifactStore.open(home, []);
+    const registry = artifactRegistry(createDefaultRegistry([createRecallTool((n) => store.get(n))]), store);
+    const history: Message[] = [systemMessage('You are a conformance test agent.'), userMessage('turn one')];
+    for (let i = 1; i <= 6; i++) {
+      const content = prose(i);
+      const n = await store.put(content);
+      history.push({ role: 'assistant', content: '', tool_calls: [{ id: `old_${i}`, name: 'read_file', args: JSON.stringify({ path: `big-${i}.txt` }) }] }, { role: 'tool', tool_call_id: `old_${i}`, name: 'read_file', content, artifact_ref: n });
+    }
+    history.push({ role: 'assistant', content: 'Done one.' }, userMessage('turn two'), { role: 'assistant', content: 'Done two.' }, userMessage('turn three'));
+    let recalled = false;
+    fake.setResponder((req) => {
+      const wire = JSON.stringify(pc.parts(req.body).messages);
+      if (isCompaction(req)) return { steps: [{ text: SUMMARY }] };
+      if (!wire.includes('notes-1.txt')) return { steps: [{ toolCall: { id: 'n1', name: 'read_file', args: { path: 'notes-1.txt' } } }] };
+      if (wire.includes('[artifact#2]') && !recalled) {
+        recalled = true;
+        return { steps: [{ toolCall: { id: 'rc', name: 'recall', args: { artifact: 'artifact#2' } } }] };
+      }
+      return { steps: [{ text: 'Recalled.' }] };
+    });
+    const c = createChatClient(await pc.adapter(fake, home), {
+      cwd,
+      permissions: createHeadlessGate({ yolo: true, allow: [] }),
+      // ~66k tokens sent, threshold 51,300: pruning 3 old outputs (~30k) alone brings it under,
+      // and the recalled 10k tokens still fit under it.
+      budget: computeBudget({ contextWindow: 60_000, maxOutputTokens: 1000 }, { auto: true, threshold: 0.9 }),
+      newGauge: localGauge,
+      maxTurns: 10,
+      compaction: { settings: { keepRecentTokens: 0, prune: true } },
+    });
+    const events = await collect(c.streamChat({ ...request(history), tools: registry.definitions() }, registry));
+    const applied = events.find((e) => e.type === 'auto_compaction_applied') as Extract<StreamEvent, { type: 'auto_compaction_applied' }>;
+    expect(applied.summary).toBe('');
+    expect(applied.pruned!.map((p) => p.artifact)).toEqual([1, 2, 3]);
+    expect(fake.requests.filter(isCompaction)).toHaveLength(0); // pruning alone was enough: no summary request
+    const [first, second, third] = fake.requests;
+    expect(JSON.stringify(pc.parts(first.body).messages)).toContain('entry 7 of big 2:');
+    const pruned = JSON.stringify(pc.parts(second.body).messages);
+    expect(pruned).not.toContain('entry 7 of big 2:');
+    expect(pruned).toContain('[artifact#2] read_file');
+    expect(pruned).toContain('entry 7 of big 4:'); // the newest 40,000 tokens of tool output stay
+    const back = JSON.stringify(pc.parts(third.body).messages);
+    expect(back).toContain('entry 0 of big 2:');
+    expect(back).toContain('entry 399 of big 2:');
     expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
   });
 
