@@ -264,7 +264,8 @@ describe('sessions', () => {
     await h.waitFor('● ok');
     expect(h.fake.requests[0].body.model).toBe('claude-opus-5');
     // The assistant_turn is written when the stream ends, which can be just after its text is on screen.
-    const read = () => readFileSync(h.runtime.session!.store.path, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const file = h.runtime.session!.store.path;
+    const read = () => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     let records = read();
     for (let i = 0; i < 100 && records.length < 4; i++) {
       await new Promise((r) => setTimeout(r, 20));
