@@ -1,9 +1,22 @@
+import { documentRequest, NO_TOOLS, summaryOptions, type Summariser } from '../llm/compaction/auto-compaction.js';
+import { compact, type CompactionOutcome } from '../llm/compaction/compactor.js';
+import { NO_EXTRAS, type CompactionSettings } from '../llm/compaction/settings.js';
 import { cloneMessages, stripSystem, systemMessage, userMessage, type Message } from '../llm/core/message.js';
 import type { ChatRequest, ToolDefinition } from '../llm/core/provider.js';
 import type { StreamEvent } from '../llm/core/events.js';
+import { estimateMessage, estimateRequest, estimateText } from '../llm/core/token-estimator.js';
 import type { ChatClient } from '../llm/loop.js';
-import { buildCompactionPrompt } from '../llm/prompts/compaction-prompts.js';
 import type { ToolRegistry } from '../tools/types.js';
+
+/** What manual compaction needs besides the client: settings, the parent's window, a summariser. */
+export interface AppCompaction {
+  settings: CompactionSettings;
+  /** The parent model's window and input budget. */
+  window: number;
+  inputBudget: number;
+  /** `compaction.model`, when set: summaries go there (budgeted document, its own window). */
+  summariser?: Summariser;
+}
 
 export interface AppStateOptions {
   client: ChatClient;
@@ -20,6 +33,8 @@ export interface AppStateOptions {
   /** Builds the system prompt; called once per turn so it is always fresh. */
   buildSystemPrompt: () => string;
   history?: Message[];
+  /** Absent: no tail, no pruning, the parent model with an unbounded window (library default). */
+  compaction?: AppCompaction;
 }
 
 /**
@@ -82,17 +97,51 @@ export class AppState {
   }
 
   /**
-   * Manual compaction: the same system prompt, tools and history as a normal turn plus one final
-   * user message with the compaction prompt. Tool calls are refused; no nested compaction runs.
-   * History is not touched.
+   * Manual compaction through the one compaction module: the normal turn's request plus one user
+   * message with the compaction prompt when it fits (tools refused, no nested compaction), the
+   * budgeted document otherwise or after a context-length refusal. Streams the summary visibly and
+   * returns the outcome. History is not touched: the caller applies the replacement.
    */
-  streamCompact(focus?: string, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
-    const request = this.buildRequest([userMessage(buildCompactionPrompt(focus))]);
-    return this.opts.client.streamChat(request, this.opts.registry, {
-      sessionId: this.opts.sessionId,
-      signal,
-      disableToolCalls: true,
-      disableAutoCompaction: true,
+  async *streamCompact(focus?: string, signal?: AbortSignal): AsyncGenerator<StreamEvent, CompactionOutcome> {
+    const cfg = this.opts.compaction;
+    const request = this.buildRequest();
+    const sessionId = this.opts.sessionId;
+    const summariser = cfg?.summariser;
+    return yield* compact({
+      history: request.messages,
+      mode: 'manual',
+      settings: cfg?.settings ?? NO_EXTRAS,
+      focus,
+      countText: estimateText,
+      countMessage: estimateMessage,
+      tokensBefore: estimateRequest(request),
+      estimate: (messages) => estimateRequest({ messages, tools: this.tools }),
+      route: (forkEstimate) => ({
+        fork: summariser
+          ? undefined
+          : {
+              estimate: forkEstimate,
+              window: cfg?.window ?? Number.POSITIVE_INFINITY,
+              send: (prompt, s) =>
+                this.opts.client.streamChat(this.buildRequest([userMessage(prompt)]), this.opts.registry, {
+                  sessionId,
+                  signal: s,
+                  disableToolCalls: true,
+                  disableAutoCompaction: true,
+                }),
+            },
+        document: {
+          inputBudget: summariser?.inputBudget ?? cfg?.inputBudget ?? Number.MAX_SAFE_INTEGER,
+          send: (system, user, s) =>
+            (summariser?.client ?? this.opts.client).streamChat(
+              documentRequest(summariser?.model ?? this.opts.model, summariser?.maxOutputTokens ?? this.opts.maxOutputTokens, system, user),
+              NO_TOOLS,
+              summaryOptions(sessionId, s),
+            ),
+        },
+      }),
+      visible: true,
+      signal: signal ?? new AbortController().signal,
     });
   }
 
@@ -104,13 +153,5 @@ export class AppState {
   /** Install a (system-free) replacement, e.g. after an automatic compaction. */
   replaceHistory(messages: readonly Message[]): void {
     this.history = stripSystem(cloneMessages(messages));
-  }
-
-  /** Replace history with exactly one user message holding `summary`. Rejects an empty summary. */
-  applyCompaction(summary: string): Message[] {
-    const text = summary.trim();
-    if (!text) throw new Error('the compaction summary is empty');
-    this.history = [userMessage(text)];
-    return cloneMessages(this.history);
   }
 }

@@ -34,6 +34,7 @@ import { withCheckpoints } from '../undo/checkpointing-registry.js';
 import { FileCheckpoints } from '../undo/file-checkpoints.js';
 import { VERSION } from '../version.js';
 import { AppState } from './app-state.js';
+import { compactionSettings, compactionWiring, resolveSummariser, sessionArtifacts } from './compaction-setup.js';
 import { SessionController } from './session-controller.js';
 import { createSubagentRunner, type ChildModel, type SubagentProgress } from './subagent-runner.js';
 
@@ -162,6 +163,8 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     if (budget.warning) warnings.push(budget.warning);
     const permissions = opts.permissions ?? createHeadlessGate(policy);
     const secrets = [...configSecrets(config, opts.env), ...(resolved.settings.apiKey ? [resolved.settings.apiKey] : [])];
+    // Before a new session exists: a bad compaction.model must not leave an empty session behind.
+    const summariser = await resolveSummariser(config, resolved, opts.env, home, opts.cwd, permissions);
     if (!store) {
       store = await SessionStore.create(home, { cwd: opts.cwd, provider: resolved.provider, model: resolved.name, keenVersion: VERSION, env: opts.env, secrets });
     } else if (stored && (stored.provider !== resolved.provider || stored.model !== resolved.name)) {
@@ -178,13 +181,17 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
         return written;
       },
       appendBatch: (records: Parameters<SessionStore['appendBatch']>[0]) => liveStoreForTurns.appendBatch(records),
+      redactText: (text: string) => liveStoreForTurns.redactText(text),
     };
+    const compaction = compactionWiring(compactionSettings(config), budget, summariser);
+    const artifacts = await sessionArtifacts(store.dir, opts.env, secrets);
     const loopEnv = (b: ContextBudget) => ({
       cwd: opts.cwd,
       permissions,
       budget: b,
       newGauge: () => new ContextMeter(),
       maxTurns: config.maxTurns ?? DEFAULT_MAX_TURNS,
+      compaction: compaction.loop,
     });
     const client = createChatClient(adapter, loopEnv(budget));
 
@@ -225,19 +232,23 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       onUsage: (u) => controller?.addSpend(u),
       onProgress: opts.onSubagentProgress,
     });
-    // The parent's tools: built-ins, the task tool and (when configured) the MCP servers' current
-    // tools; plan mode refuses the mutating ones, MCP tools without readOnlyHint included.
+    // The parent's tools: built-ins, recall, the task tool and (when configured) the MCP servers'
+    // current tools; plan mode refuses the mutating ones, MCP tools without readOnlyHint included;
+    // every output is stored once as an artifact (the handle a prune leaves).
     const liveMcp = mcp;
-    const parentTools = [...baseTools, createTaskTool(runner)];
-    const parentRegistry = planModeRegistry(
-      withCheckpoints(liveMcp ? (await import('../tools/mcp/registry.js')).createMcpAwareRegistry(parentTools, liveMcp) : createToolRegistry(parentTools), checkpoints),
-      () => mode.get() === 'plan',
-      (call) => mutatingCalls(call.name.startsWith('mcp__') && liveMcp ? [...parentTools, ...liveMcp.tools()] : parentTools)(call),
+    const parentTools = [...baseTools, artifacts.recall, createTaskTool(runner)];
+    const parentRegistry = artifacts.wrap(
+      planModeRegistry(
+        withCheckpoints(liveMcp ? (await import('../tools/mcp/registry.js')).createMcpAwareRegistry(parentTools, liveMcp) : createToolRegistry(parentTools), checkpoints),
+        () => mode.get() === 'plan',
+        (call) => mutatingCalls(call.name.startsWith('mcp__') && liveMcp ? [...parentTools, ...liveMcp.tools()] : parentTools)(call),
+      ),
     );
     const appState = new AppState({
       client,
       registry: parentRegistry,
       prepareRequest: liveMcp ? (signal) => liveMcp.waitForStartup(signal) : undefined,
+      compaction: compaction.app,
       model: resolved.wireId,
       maxOutputTokens: resolved.info.maxOutputTokens,
       thinkingBudget: config.thinkingBudget,

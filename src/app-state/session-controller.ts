@@ -9,14 +9,14 @@ import type { NewRecord } from '../session/records.js';
 import { TurnMemory } from './turn-memory.js';
 
 /** The records the controller writes (the store adds seq, timestamp and batch marker). */
-export type TurnRecord = Extract<NewRecord, { kind: 'user_message' | 'assistant_turn' | 'compaction_applied' }>;
+export type TurnRecord = Extract<NewRecord, { kind: 'user_message' | 'assistant_turn' | 'compaction_applied' | 'prune_applied' }>;
 
 /** Where records go. The session store implements it; `appendBatch` is atomic. */
 export interface TranscriptSink {
   append(record: TurnRecord): Promise<unknown>;
   appendBatch(records: TurnRecord[]): Promise<unknown>;
-  /** Replace the credentials the sink knows of in `text` (used on error lines). */
-  redactText?(text: string): string;
+  /** Replace the credentials the sink knows of in `text` (used on error lines). Required: a wrapper that forgot it would leak keys in errors. */
+  redactText(text: string): string;
 }
 
 /** Events the controller adds to the provider's stream for its consumers (REPL, headless). */
@@ -84,7 +84,9 @@ export class SessionController {
           const replacement = stripSystem(ev.replacement);
           // The checkpoint holds what is not on disk yet (each message was written as it completed).
           const batch: TurnRecord[] = [{ kind: 'assistant_turn', ...memory.snapshot(true) }];
-          batch.push({ kind: 'compaction_applied', mode: 'auto', status: '', messages: replacement });
+          // A prune-only compaction is its own record: replayed in order, it rewrites the same outputs on load.
+          if (ev.pruned && !ev.summary) batch.push({ kind: 'prune_applied', pruned: ev.pruned.map((p) => ({ ...p })) });
+          else batch.push({ kind: 'compaction_applied', mode: 'auto', status: '', messages: replacement });
           try {
             await this.sink.appendBatch(batch);
           } catch (err) {
@@ -104,7 +106,8 @@ export class SessionController {
         if (ev.type === 'auto_compaction_failed' || ev.type === 'auto_compaction_cancelled') this.addSpend(ev.usage);
         if (ev.type === 'usage') this.addSpend(ev.usage);
         if (ev.type === 'error') {
-          yield { ...ev, error: { ...ev.error, message: this.scrub(ev.error.message) } };
+          const message = ev.error.kind === 'context_window' ? contextWindowHint(ev.error.message, this.appState.sessionId) : ev.error.message;
+          yield { ...ev, error: { ...ev.error, message: this.scrub(message) } };
           continue;
         }
         if (ev.type === 'text_delta') visible += ev.text;
@@ -153,47 +156,50 @@ export class SessionController {
 
   /** Credentials scrubbed from text shown to the user (errors may quote a key or a base URL). */
   private scrub(text: string): string {
-    return this.sink.redactText ? this.sink.redactText(text) : text;
+    return this.sink.redactText(text);
   }
 
   /**
-   * Manual compaction. Streams the summary (visible), then, when a non-empty summary exists and
-   * the stream ended well, persists `compaction_applied` and replaces AppState history with one
-   * user message. On failure or cancel history and transcript are unchanged.
+   * Manual compaction. Streams the summary (visible), then, when the compaction module produced a
+   * valid replacement (one summary at the head, marked with its level, plus the verbatim tail),
+   * persists `compaction_applied` and only then replaces AppState history. On failure or cancel
+   * history and transcript are unchanged. The summariser's usage counts toward the spend.
    */
   async *compact(focus?: string, signal?: AbortSignal): AsyncGenerator<ControllerEvent> {
-    let summary = '';
-    let failed = false;
-    for await (const ev of this.appState.streamCompact(focus, signal)) {
-      if (ev.type === 'text_delta') summary += ev.text;
-      else if (ev.type === 'tool_call_started') summary = '';
-      else if (ev.type === 'usage') this.addSpend(ev.usage);
-      else if (ev.type === 'error') failed = true;
-      else if (ev.type === 'done' && ev.stopReason !== 'end_turn') {
-        failed = true;
-        yield { type: 'error', error: llmError('other', `compaction stopped early (${ev.stopReason}); history unchanged`) };
-        continue;
-      }
-      yield ev;
+    const stream = this.appState.streamCompact(focus, signal);
+    let step = await stream.next();
+    while (!step.done) {
+      yield step.value;
+      step = await stream.next();
     }
-    if (failed) return;
-    const text = summary.trim();
-    if (!text) {
-      yield { type: 'error', error: llmError('other', 'compaction produced an empty summary; history unchanged') };
+    const outcome = step.value;
+    this.addSpend(outcome.usage);
+    if (!outcome.ok) {
+      const kind = outcome.cancelled ? 'cancelled' : (outcome.error?.kind ?? 'other');
+      yield { type: 'error', error: llmError(kind, `${outcome.cancelled ? 'compaction cancelled' : outcome.reason}; history unchanged`) };
       return;
     }
+    const replacement = stripSystem(outcome.replacement);
     try {
-      await this.sink.append({ kind: 'compaction_applied', mode: 'manual', status: MANUAL_COMPACTION_STATUS, messages: [userMessage(text)] });
+      await this.sink.append({ kind: 'compaction_applied', mode: 'manual', status: MANUAL_COMPACTION_STATUS, messages: replacement });
     } catch (err) {
       yield { type: 'error', error: llmError('other', `could not save the compaction: ${errorText(err)}; history unchanged`) };
       return;
     }
-    this.appState.applyCompaction(text);
-    yield { type: 'compaction_done', summary: text };
+    this.appState.replaceHistory(replacement);
+    yield { type: 'compaction_done', summary: outcome.summary };
   }
 
   /** Adds tokens spent outside the parent stream (a subagent's requests) to the session's spend. */
   addSpend(usage: Usage | undefined): void {
     this.spent = addUsage(this.spent, usage);
   }
+}
+
+/**
+ * A context-length refusal on a normal turn never starts a compaction by itself; its one line
+ * names the way out, which always works now that the summary request always fits.
+ */
+export function contextWindowHint(message: string, sessionId: string): string {
+  return `${message.replace(/[.\s]+$/, '')} — the conversation is too long for the model: compact it with /compact in the REPL or \`keen compact --session ${sessionId}\``;
 }

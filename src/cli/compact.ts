@@ -37,7 +37,7 @@ export async function runCompactCommand(focus: string | undefined, flags: RunFla
   }
   if (wrote && !wrote.endsWith('\n')) process.stdout.write('\n');
   if (!applied) {
-    process.stderr.write(`keen: compaction failed: ${failure ?? 'no summary'}; the session is unchanged\n`);
+    process.stderr.write(`keen: compaction failed: ${(failure ?? 'no summary').replace(/; history unchanged$/, '')}; the session is unchanged\n`);
     return kind === 'cancelled' ? 130 : 1;
   }
   process.stderr.write(`Context compacted. Run \`keen --resume ${session.sessionId}\` to continue.\n`);

@@ -60,6 +60,11 @@ export async function runHeadless(message: string | undefined, flags: RunFlags):
         case 'usage':
           usage = addUsage(usage, ev.usage);
           break;
+        case 'auto_compaction_applied':
+        case 'auto_compaction_failed':
+        case 'auto_compaction_cancelled':
+          usage = addUsage(usage, ev.usage); // the summariser's spend (never the context size)
+          break;
         case 'checkpoint':
           completed += current;
           current = '';

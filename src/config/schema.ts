@@ -22,6 +22,14 @@ export const compactionSchema = z.strictObject({
   threshold: z.number().gt(0).lte(1).optional(),
   /** A smaller window to work in than the model's capacity (policy, not fact). */
   workingWindow: z.number().int().positive().optional(),
+  /** Newest messages kept verbatim after a summary, in estimated tokens (0: none). */
+  keepRecentTokens: z.number().int().nonnegative().optional(),
+  /** Replace old tool outputs by recallable artifact handles at compaction time. */
+  prune: z.boolean().optional(),
+  /** The model that writes summaries (a name from `models` or the catalog); its window is what must fit. */
+  model: z.string().min(1).optional(),
+  /** Text added to every automatic and manual compaction prompt. */
+  instructions: z.string().min(1).optional(),
 });
 
 export const providerEntrySchema = z.strictObject({

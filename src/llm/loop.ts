@@ -1,8 +1,8 @@
 import type { ToolContext, ToolRegistry } from '../tools/types.js';
-import { autoCompact, type CompactionAttempts } from './compaction/auto-compaction.js';
+import { createAutoCompaction, NO_TOOLS, type LoopCompaction } from './compaction/auto-compaction.js';
 import { denyingRegistry } from './compaction/denying-registry.js';
 import { callScheduler } from './concurrent-calls.js';
-import { shouldAutoCompact } from './core/context-budget.js';
+import { COMPACTION_MAX_TURNS } from './compaction/policy.js';
 import { llmError } from './core/errors.js';
 import type { StreamEvent } from './core/events.js';
 import { cloneMessages, type Message, type ToolMessage } from './core/message.js';
@@ -36,6 +36,8 @@ export interface LoopEnv {
   newGauge: () => ContextGauge;
   /** Model requests per stream before it stops with `max_turns`. */
   maxTurns: number;
+  /** Compaction settings and the summariser; absent: plain compaction by the parent model. */
+  compaction?: LoopCompaction;
 }
 
 /** A provider client: the one shared tool loop over a thin adapter. */
@@ -55,7 +57,7 @@ export function createChatClient(adapter: ProviderAdapter, env: LoopEnv): ChatCl
         yield { type: 'error', error: llmError('other', (err as Error).message) };
         return;
       }
-      yield* runToolLoop({ conversation, history: cloneMessages(request.messages), tools: request.tools, registry, options, env });
+      yield* runToolLoop({ conversation, history: cloneMessages(request.messages), tools: request.tools, registry, options, env, adapter, request });
     },
   };
 }
@@ -68,6 +70,25 @@ interface LoopRun {
   registry: ToolRegistry;
   options: StreamOptions;
   env: LoopEnv;
+  /** The adapter and request the stream was opened with: a budgeted summary request opens a fresh conversation. */
+  adapter?: ProviderAdapter;
+  request?: ChatRequest;
+}
+
+/** A one-shot summary request on a fresh conversation of the same adapter (no tools). */
+async function* runFresh(run: LoopRun, request: ChatRequest, options: StreamOptions): AsyncGenerator<StreamEvent> {
+  if (!run.adapter) {
+    yield { type: 'error', error: llmError('other', 'no adapter to open a summary request on') };
+    return;
+  }
+  let conversation: ProviderConversation;
+  try {
+    conversation = await run.adapter.open(request);
+  } catch (err) {
+    yield { type: 'error', error: llmError('other', (err as Error).message) };
+    return;
+  }
+  yield* runToolLoop({ conversation, history: cloneMessages(request.messages), tools: [], registry: NO_TOOLS, options, env: { ...run.env, maxTurns: COMPACTION_MAX_TURNS }, adapter: run.adapter, request });
 }
 
 /**
@@ -81,7 +102,19 @@ export async function* runToolLoop(run: LoopRun): AsyncGenerator<StreamEvent> {
   const signal = options.signal ?? new AbortController().signal;
   const registry = options.disableToolCalls ? denyingRegistry(run.registry) : run.registry;
   const gauge = env.newGauge();
-  const attempts: CompactionAttempts = { failures: 0, toolTurnsAtLastTry: -1, minEstimate: 0 };
+  const autoCompaction = createAutoCompaction({
+    budget: env.budget,
+    compaction: env.compaction,
+    tools,
+    options,
+    signal,
+    model: run.request?.model ?? '',
+    maxOutputTokens: run.request?.maxOutputTokens ?? MIN_OUTPUT_TOKENS,
+    estimate: (messages) => env.newGauge().estimate(messages, tools),
+    runFork: (child, childHistory, childOptions) =>
+      runToolLoop({ ...run, conversation: child, history: childHistory, options: childOptions, env: { ...env, maxTurns: COMPACTION_MAX_TURNS } }),
+    runFresh: (req, childOptions) => runFresh(run, req, childOptions),
+  });
   let toolTurns = 0;
 
   for (let turn = 0; ; turn++) {
@@ -90,44 +123,13 @@ export async function* runToolLoop(run: LoopRun): AsyncGenerator<StreamEvent> {
       return;
     }
     if (toolTurns > 0) {
-      const estimate = gauge.estimate(history, tools);
-      const decision = shouldAutoCompact({
-        oneShot: !!options.oneShot,
-        disableAutoCompaction: !!options.disableAutoCompaction,
-        newToolTurnCompleted: toolTurns > attempts.toolTurnsAtLastTry,
-        suppressed: attempts.failures >= MAX_FAILED_ATTEMPTS || estimate < attempts.minEstimate,
-        pendingState: conversation.hasPendingState(),
-        autoEnabled: env.budget.autoEnabled,
-        estimate,
-        threshold: env.budget.threshold,
-      });
-      if (decision.run) {
-        attempts.toolTurnsAtLastTry = toolTurns;
-        const replacement = yield* autoCompact({
-          conversation,
-          history,
-          tools,
-          registry: run.registry,
-          options,
-          signal,
-          estimateBefore: estimate,
-          estimate: (messages) => env.newGauge().estimate(messages, tools),
-          runChild: (child, childHistory, childOptions) =>
-            runToolLoop({ conversation: child, history: childHistory, tools, registry: run.registry, options: childOptions, env: { ...env, maxTurns: COMPACTION_MAX_TURNS } }),
-        });
-        if (replacement) {
-          conversation.replaceHistory(replacement);
-          history = cloneMessages(replacement);
-          gauge.reset();
-          attempts.failures = 0;
-          attempts.minEstimate = 0;
-        } else {
-          attempts.failures++;
-          // ker's rule: wait until the context has grown by half the distance to the budget.
-          attempts.minEstimate = estimate + Math.max(0, env.budget.inputBudget - estimate) / 2;
-        }
-        if (signal.aborted) continue;
+      const replacement = yield* autoCompaction.maybeCompact({ conversation, history, toolTurns, estimate: gauge.estimate(history, tools) });
+      if (replacement) {
+        conversation.replaceHistory(replacement);
+        history = cloneMessages(replacement);
+        gauge.reset();
       }
+      if (signal.aborted) continue;
     }
 
     if (turn >= env.maxTurns) {
@@ -195,7 +197,4 @@ export async function* runToolLoop(run: LoopRun): AsyncGenerator<StreamEvent> {
 export const OUTPUT_ROOM_MARGIN = 1024;
 /** The output cap never goes below this, even when the prompt leaves less room. */
 export const MIN_OUTPUT_TOKENS = 1024;
-/** Failed automatic compactions allowed per stream before it stops trying. */
-export const MAX_FAILED_ATTEMPTS = 3;
-/** Model requests a compaction child may make (a refused tool call costs one). */
-export const COMPACTION_MAX_TURNS = 4;
+export { COMPACTION_MAX_TURNS, MAX_FAILED_ATTEMPTS } from './compaction/policy.js';

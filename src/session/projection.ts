@@ -1,5 +1,6 @@
 import { cloneMessages, stripSystem, type Message } from '../llm/core/message.js';
 import type { Usage } from '../llm/core/usage.js';
+import { applyPrunePlan } from '../llm/compaction/prune.js';
 import type { SessionRecord, ToolActivity } from './records.js';
 
 /**
@@ -10,7 +11,7 @@ import type { SessionRecord, ToolActivity } from './records.js';
 /**
  * The system-free model history the records describe: `user_message` appends its message,
  * `assistant_turn` appends its messages, `compaction_applied` replaces everything before it with
- * (a clone of) its messages. A checkpoint is a normal `assistant_turn`; the compaction written in
+ * (a clone of) its messages, `prune_applied` swaps the named tool outputs for their handles. A checkpoint is a normal `assistant_turn`; the compaction written in
  * the same batch replaces it. The result is a fresh deep copy: mutating it never touches `records`.
  */
 export function buildConversation(records: readonly SessionRecord[]): Message[] {
@@ -42,6 +43,9 @@ export function buildConversation(records: readonly SessionRecord[]): Message[] 
         break;
       case 'compaction_applied':
         messages = stripSystem(cloneMessages(r.messages));
+        break;
+      case 'prune_applied':
+        messages = applyPrunePlan(messages, r.pruned);
         break;
       default:
         break;

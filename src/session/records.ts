@@ -91,13 +91,34 @@ export interface UndoRecord extends Envelope<'undo'> {
   conversation_to_seq?: number;
 }
 
+/** One tool output replaced by its artifact handle. */
+export interface PrunedOutput {
+  /** Index of the tool message in the system-free history rebuilt from the records before this one. */
+  index: number;
+  /** Must match the tool message at `index`, else the entry is skipped on replay. */
+  tool_call_id: string;
+  /** The artifact (`artifact#N`) that holds the full output. */
+  artifact: number;
+  /** The handle text that replaces the output. */
+  content: string;
+}
+
+/**
+ * Old tool outputs replaced by artifact handles at compaction time. Replayed in file order with
+ * the other records, so a resumed history holds the same handles the live one did.
+ */
+export interface PruneAppliedRecord extends Envelope<'prune_applied'> {
+  pruned: PrunedOutput[];
+}
+
 export type SessionRecord =
   | SessionStartedRecord
   | UserMessageRecord
   | AssistantTurnRecord
   | CompactionAppliedRecord
   | ModelChangedRecord
-  | UndoRecord;
+  | UndoRecord
+  | PruneAppliedRecord;
 
 export type RecordKind = SessionRecord['kind'];
 
@@ -119,7 +140,11 @@ const reasoningSchema = z.object({
   redacted: z.boolean().optional(),
 });
 
-const userMessageSchema = z.object({ role: z.literal('user'), content: z.string() });
+const userMessageSchema = z.object({
+  role: z.literal('user'),
+  content: z.string(),
+  summary_level: z.union([z.literal(1), z.literal(2)]).optional(),
+});
 
 export const messageSchema = z.discriminatedUnion('role', [
   z.object({ role: z.literal('system'), content: z.string() }),
@@ -136,6 +161,7 @@ export const messageSchema = z.discriminatedUnion('role', [
     name: z.string(),
     content: z.string(),
     is_error: z.boolean().optional(),
+    artifact_ref: z.number().int().positive().optional(),
   }),
 ]);
 
@@ -194,6 +220,13 @@ export const recordSchema = z.discriminatedUnion('kind', [
     files: z.array(z.string()),
     conversation_to_seq: z.number().int().positive().optional(),
   }),
+  z.object({
+    ...envelope,
+    kind: z.literal('prune_applied'),
+    pruned: z.array(
+      z.object({ index: count, tool_call_id: z.string(), artifact: z.number().int().positive(), content: z.string() }),
+    ),
+  }),
 ]);
 
 // Compile-time proof that the schema and the hand-written types agree in both directions.
@@ -203,7 +236,7 @@ const recordIsParsed = (r: SessionRecord): Parsed => r;
 void parsedIsRecord;
 void recordIsParsed;
 
-const KINDS = new Set<string>(['session_started', 'user_message', 'assistant_turn', 'compaction_applied', 'model_changed', 'undo'] satisfies RecordKind[]);
+const KINDS = new Set<string>(['session_started', 'user_message', 'assistant_turn', 'compaction_applied', 'model_changed', 'undo', 'prune_applied'] satisfies RecordKind[]);
 
 /**
  * Validate one parsed JSON value as a record. Returns the record (a fresh object without unknown

@@ -32,7 +32,7 @@ export function defaultTools(options?: BashToolOptions): Tool[] {
   return [readFileTool, writeFileTool, editFileTool, globTool, grepTool, bash, listDirTool, webFetchTool];
 }
 
-/** A registry with read_file, write_file, edit_file, glob, grep, bash, list_dir and web_fetch. */
-export function createDefaultRegistry(options?: BashToolOptions): ToolRegistry {
-  return createToolRegistry(defaultTools(options));
+/** A registry with read_file, write_file, edit_file, glob, grep, bash, list_dir and web_fetch, then `extra` (e.g. recall). */
+export function createDefaultRegistry(options?: BashToolOptions, extra: Tool[] = []): ToolRegistry {
+  return createToolRegistry([...defaultTools(options), ...extra]);
 }

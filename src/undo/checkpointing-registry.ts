@@ -49,6 +49,7 @@ async function executeBash(inner: ToolRegistry, checkpoints: FileCheckpoints, ca
 export function withCheckpoints(inner: ToolRegistry, checkpoints: FileCheckpoints): ToolRegistry {
   return {
     definitions: () => inner.definitions(),
+    concurrent: (name) => inner.concurrent?.(name) ?? false,
     async execute(call, ctx) {
       if (call.name === 'bash' && checkpoints.active) return executeBash(inner, checkpoints, call, ctx);
       const p = FILE_WRITE_TOOLS.has(call.name) ? pathArg(call.args) : undefined;

@@ -87,9 +87,11 @@ describe('manual compaction (/compact)', () => {
     expect(stripCache(req.messages.slice(0, -1))).toEqual(stripCache([...normal.messages, { role: 'assistant', content: [{ type: 'text', text: 'The parser lives in src/parser.ts.' }] }]));
 
     expect(events.at(-1)).toEqual({ type: 'compaction_done', summary: SUMMARY });
-    expect(c.appState.messages).toEqual([{ role: 'user', content: SUMMARY }]);
+    // One summary at the head, wrapped and marked as a level-1 summary.
+    const compacted = { role: 'user', content: `<compacted_context>\n${SUMMARY}\n</compacted_context>`, summary_level: 1 };
+    expect(c.appState.messages).toEqual([compacted]);
     const last = (await records()).at(-1)!;
-    expect(last).toMatchObject({ kind: 'compaction_applied', mode: 'manual', status: MANUAL_COMPACTION_STATUS, messages: [{ role: 'user', content: SUMMARY }] });
+    expect(last).toMatchObject({ kind: 'compaction_applied', mode: 'manual', status: MANUAL_COMPACTION_STATUS, messages: [compacted] });
 
     // The next turn: fresh system prompt + the single summary message + the new user message.
     fake.enqueue({ steps: [{ text: 'ok' }] });
@@ -97,7 +99,7 @@ describe('manual compaction (/compact)', () => {
     const next = fake.requests[2].body;
     expect(next.system[0].text).toBe(SYSTEM);
     expect(stripCache(next.messages)).toEqual([
-      { role: 'user', content: [{ type: 'text', text: SUMMARY }] },
+      { role: 'user', content: [{ type: 'text', text: compacted.content }] },
       { role: 'user', content: [{ type: 'text', text: 'Next step?' }] },
     ]);
   });

@@ -98,7 +98,9 @@ describe('keen compact (headless manual compaction)', () => {
     const next = fake.requests[2].body;
     expect(next.system[0].text).toContain('You are Keen');
     expect(stripCache(next.messages)).toEqual([
-      { role: 'user', content: [{ type: 'text', text: SUMMARY }] },
+      { role: 'user', content: [{ type: 'text', text: `<compacted_context>\n${SUMMARY}\n</compacted_context>` }] },
+      // The default verbatim tail (compaction.keepRecentTokens) keeps the newest message, at most half the history.
+      { role: 'assistant', content: [{ type: 'text', text: 'Hello there.' }] },
       { role: 'user', content: [{ type: 'text', text: 'Next.' }] },
     ]);
   });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TOOL_CALLS_DISABLED_MESSAGE } from '../../src/llm/core/stream-options.js';
 import type { StreamEvent } from '../../src/llm/core/events.js';
 import { systemMessage, userMessage } from '../../src/llm/core/message.js';
-import { MAX_FAILED_ATTEMPTS } from '../../src/llm/loop.js';
+import { MAX_FAILED_ATTEMPTS } from '../../src/llm/compaction/policy.js';
 import { createAnthropicAdapter } from '../../src/llm/providers/anthropic.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { FakeReply, RecordedRequest } from '../fakes/script.js';
@@ -127,7 +127,7 @@ describe('automatic compaction in the tool loop', () => {
     agentScript(3, () => ({ steps: [{ text: huge }] }));
     const events = await collect((await client(12_000)).streamChat(start(), (await import('../../src/tools/index.js')).createDefaultRegistry()));
     const failed = events.find((e) => e.type === 'auto_compaction_failed') as any;
-    expect(failed.reason).toMatch(/did not make the context smaller/);
+    expect(failed.reason).toMatch(/did not make the context smaller|longer than the history it replaces/);
     expect(JSON.stringify(parentRequests().at(-1)!.body.messages)).not.toContain('<compacted_context>');
   });
 

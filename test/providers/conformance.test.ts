@@ -185,7 +185,7 @@ describe.each(PROVIDER_CASES)('$name conformance', (pc) => {
 
   it('manual compaction: same system prompt and tools, guidance as the final user message, then one summary message', async () => {
     const records: TurnRecord[] = [];
-    const sink: TranscriptSink = { append: async (r) => records.push(r), appendBatch: async (rs) => records.push(...rs) };
+    const sink: TranscriptSink = { append: async (r) => records.push(r), appendBatch: async (rs) => records.push(...rs), redactText: (t) => t };
     const appState = new AppState({
       client: await client(),
       registry: createDefaultRegistry(),
@@ -203,7 +203,7 @@ describe.each(PROVIDER_CASES)('$name conformance', (pc) => {
     expect(compact.system).toEqual(normal.system);
     expect(compact.tools).toEqual(normal.tools);
     expect(JSON.stringify(compact.messages.at(-1))).toContain('keep the greeting');
-    expect(appState.messages).toEqual([{ role: 'user', content: SUMMARY }]);
+    expect(appState.messages).toEqual([{ role: 'user', content: `<compacted_context>\n${SUMMARY}\n</compacted_context>`, summary_level: 1 }]);
     expect(records.at(-1)).toMatchObject({ kind: 'compaction_applied', mode: 'manual' });
     await collect(c.chat('Continue') as AsyncIterable<StreamEvent>);
     const after = stripCacheMarkers(pc.parts(fake.requests[2].body));

@@ -263,10 +263,14 @@ describe('sessions', () => {
     h.send('hi');
     await h.waitFor('● ok');
     expect(h.fake.requests[0].body.model).toBe('claude-opus-5');
-    // The text is on screen as it streams; the record is written when the message completes.
-    const read = () => readFileSync(h!.runtime.session!.store.path, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    for (let i = 0; i < 200 && read().length < 4; i++) await new Promise((r) => setTimeout(r, 10));
-    const records = read();
+    // The assistant_turn is written when the stream ends, which can be just after its text is on screen.
+    const file = h.runtime.session!.store.path;
+    const read = () => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    let records = read();
+    for (let i = 0; i < 100 && records.length < 4; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      records = read();
+    }
     expect(records.map((r) => r.kind)).toEqual(['session_started', 'model_changed', 'user_message', 'assistant_turn']);
     expect(records[1]).toMatchObject({ provider: 'anthropic', model: 'claude-opus-5' });
   });

@@ -21,7 +21,17 @@ export type StreamEvent =
   | { type: 'message'; message: Message }
   | { type: 'usage'; usage: Usage }
   | { type: 'auto_compaction_started'; cancel: () => void }
-  | { type: 'auto_compaction_applied'; replacement: Message[]; summary: string; usage?: Usage; tokensBefore: number; tokensAfter: number }
+  | {
+      type: 'auto_compaction_applied';
+      replacement: Message[];
+      /** '' when the compaction only pruned old tool outputs (then `pruned` is set). */
+      summary: string;
+      usage?: Usage;
+      tokensBefore: number;
+      tokensAfter: number;
+      /** Prune-only: the tool outputs replaced by artifact handles (indices into the system-free history). */
+      pruned?: { index: number; tool_call_id: string; artifact: number; content: string }[];
+    }
   | { type: 'auto_compaction_cancelled'; usage?: Usage }
   | { type: 'auto_compaction_failed'; reason: string; usage?: Usage }
   | { type: 'error'; error: LlmError }

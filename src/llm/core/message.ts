@@ -36,6 +36,11 @@ export interface SystemMessage {
 export interface UserMessage {
   role: 'user';
   content: string;
+  /**
+   * Set on a compacted summary: 1 = a summary of narrative history, 2 = a summary merged with a
+   * previous one. Providers ignore it; compaction reads it to merge instead of re-summarising.
+   */
+  summary_level?: 1 | 2;
 }
 
 export interface AssistantMessage {
@@ -51,6 +56,8 @@ export interface ToolMessage {
   name: string;
   content: string;
   is_error?: boolean;
+  /** The session artifact holding this output in full (`artifact#N`), when one was stored. */
+  artifact_ref?: number;
 }
 
 export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage;

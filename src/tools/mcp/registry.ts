@@ -19,6 +19,7 @@ export function createMcpAwareRegistry(builtins: Tool[], manager: McpManager): T
   };
   return {
     definitions: () => fresh().definitions(),
+    concurrent: (name) => fresh().concurrent?.(name) ?? false,
     execute: (call, ctx) => fresh().execute(call, ctx),
   };
 }

@@ -1,0 +1,64 @@
+import { mkdir, open, readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { redactSecrets } from './redact.js';
+
+/** The folder of a session directory that holds its artifacts. */
+export const ARTIFACTS_DIR = 'artifacts';
+
+const NAME_RE = /^(\d+)\.txt$/;
+
+/**
+ * Every tool output of a session, stored once, in full: `artifacts/N.txt` (0600, folder 0700)
+ * in the session directory, numbered 1, 2, 3 … per session and continued on resume. Secrets are
+ * redacted as in the transcript. Pruning replaces old outputs in the history by `artifact#N`
+ * handles; the recall tool reads them back from here.
+ */
+export class ArtifactStore {
+  private constructor(
+    readonly dir: string,
+    private next: number,
+    private readonly secrets: readonly string[],
+  ) {}
+
+  /** Opens (creating if needed) the artifact folder of `sessionDir`. */
+  static async open(sessionDir: string, secrets: readonly string[]): Promise<ArtifactStore> {
+    const dir = join(sessionDir, ARTIFACTS_DIR);
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    let max = 0;
+    for (const name of await readdir(dir)) {
+      const hit = NAME_RE.exec(name);
+      if (hit) max = Math.max(max, Number(hit[1]));
+    }
+    return new ArtifactStore(dir, max + 1, secrets);
+  }
+
+  /** Store one output; resolves with its number once the bytes are written. */
+  async put(content: string): Promise<number> {
+    for (;;) {
+      const n = this.next++;
+      let fh;
+      try {
+        fh = await open(join(this.dir, `${n}.txt`), 'wx', 0o600);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue; // never overwrite an artifact
+        throw err;
+      }
+      try {
+        await fh.writeFile(redactSecrets(content, this.secrets), 'utf8');
+      } finally {
+        await fh.close();
+      }
+      return n;
+    }
+  }
+
+  /** The stored text of `artifact#n`, or undefined when there is none. */
+  async get(n: number): Promise<string | undefined> {
+    if (!Number.isSafeInteger(n) || n < 1) return undefined;
+    try {
+      return await readFile(join(this.dir, `${n}.txt`), 'utf8');
+    } catch {
+      return undefined;
+    }
+  }
+}
