@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
 import { validateRecord, type BatchMarker, type SessionRecord } from './records.js';
+import { upgradeRecord } from './upgrade.js';
 
 /**
  * Reading a transcript: streaming, tolerant, read-only.
@@ -71,7 +72,7 @@ class TranscriptParser {
       this.skip(where, `invalid record (${checked.reason})`);
       return;
     }
-    const record = checked.record;
+    const record = upgradeRecord(checked.record);
     if (record.seq <= this.lastSeq) {
       this.skip(where, `seq ${record.seq} is not after ${this.lastSeq}`);
       return;
