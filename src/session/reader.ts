@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import { validateRecord, type BatchMarker, type SessionRecord } from './records.js';
+import { TRANSCRIPT_FORMAT, validateRecord, type BatchMarker, type SessionRecord } from './records.js';
 import { upgradeRecord } from './upgrade.js';
 
 /**
@@ -54,6 +54,8 @@ class TranscriptParser {
   tailStart = 0;
   missingNewline = false;
   private lastSeq = 0;
+  /** The transcript format, from `session_started` (older records are upgraded as read). */
+  private format = TRANSCRIPT_FORMAT;
   private pending: PendingBatch | undefined;
 
   /** `text` excludes the newline; `end` is the offset after the line (after its newline, if any). */
@@ -72,7 +74,8 @@ class TranscriptParser {
       this.skip(where, `invalid record (${checked.reason})`);
       return;
     }
-    const record = upgradeRecord(checked.record);
+    if (checked.record.kind === 'session_started') this.format = checked.record.format;
+    const record = upgradeRecord(checked.record, this.format);
     if (record.seq <= this.lastSeq) {
       this.skip(where, `seq ${record.seq} is not after ${this.lastSeq}`);
       return;

@@ -5,9 +5,11 @@ import type { SessionRecord } from './records.js';
  * Upgrades a record read from any transcript format to the current one (format 2). Format-1
  * assistant messages get their ordered `parts` and `provider`, read as reasoning, text, tool
  * calls: exactly the order the release that wrote them sent on its next request, so a resumed
- * old session sends what it always sent. Records already in format 2 come back unchanged.
+ * old session sends what it always sent. Records of a format-2 file come back unchanged (an
+ * assistant message without parts is valid there and reads the same way, see `partsOf`).
  */
-export function upgradeRecord(record: SessionRecord): SessionRecord {
+export function upgradeRecord(record: SessionRecord, format: number): SessionRecord {
+  if (format >= 2) return record;
   if (record.kind !== 'assistant_turn' && record.kind !== 'compaction_applied') return record;
   if (!record.messages.some(needsUpgrade)) return record;
   return { ...record, messages: record.messages.map(upgradeMessage) };

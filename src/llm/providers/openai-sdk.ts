@@ -52,6 +52,8 @@ export interface OpenAIClientSettings {
   maxRetries?: number;
   defaultHeaders?: Record<string, string>;
   env: NodeJS.ProcessEnv;
+  /** Record mode's fetch (providers/kit/record.ts), when KEEN_RECORD is set. */
+  fetch?: typeof fetch;
 }
 
 /**
@@ -69,18 +71,7 @@ export async function createOpenAIClient(s: OpenAIClientSettings): Promise<{ sdk
     maxRetries: s.maxRetries ?? 2,
     defaultHeaders: s.defaultHeaders,
     logLevel: 'off',
+    ...(s.fetch ? { fetch: s.fetch } : {}),
   });
   return { sdk, client };
-}
-
-/** Memoises an async factory: the first call starts it, later calls share the result. */
-export function lazy<T>(make: () => Promise<T>): () => Promise<T> {
-  let p: Promise<T> | undefined;
-  return () => {
-    p ??= make().catch((err) => {
-      p = undefined;
-      throw err;
-    });
-    return p;
-  };
 }
