@@ -106,14 +106,18 @@ describe('genkit adapter: streaming', () => {
     expect(req.body.tools[0].functionDeclarations.map((f: any) => f.name)).toEqual(['read_file', 'grep']);
   });
 
-  it('streams thoughts as reasoning and replays their signatures', async () => {
+  it('streams thoughts as reasoning and replays the signature on the part Gemini put it on', async () => {
     fake.enqueue({ steps: [{ thinking: 'Consider the question', signature: 'sig-g' }, { text: 'Answer' }] });
     const conv = await open(undefined, { thinkingBudget: 1024 });
     const events = await turn(conv);
     expect(only(events, 'reasoning_delta').map((e) => e.text)).toEqual(['Consider the question']);
     expect(last(events)).toMatchObject({
       type: 'turn_end',
-      message: { content: 'Answer', reasoning: [{ provider: 'genkit', text: 'Consider the question', signature: 'sig-g' }] },
+      message: {
+        content: 'Answer',
+        reasoning: [{ provider: 'genkit', text: 'Consider the question' }],
+        parts: [{ type: 'reasoning', text: 'Consider the question' }, { type: 'text', text: 'Answer', meta: { metadata: { thoughtSignature: 'sig-g' } } }],
+      },
     });
     expect(fake.requests[0].body.generationConfig.thinkingConfig).toEqual({ thinkingBudget: 1024, includeThoughts: true });
 
@@ -121,7 +125,7 @@ describe('genkit adapter: streaming', () => {
     fake.enqueue({ steps: [{ text: 'Then this.' }] });
     await turn(conv);
     const contents = fake.requests[1].body.contents;
-    expect(contents[1]).toEqual({ role: 'model', parts: [{ thought: true, text: 'Consider the question', thoughtSignature: 'sig-g' }, { text: 'Answer' }] });
+    expect(contents[1]).toEqual({ role: 'model', parts: [{ thought: true, text: 'Consider the question' }, { text: 'Answer', thoughtSignature: 'sig-g' }] });
     expect(contents[2]).toEqual({ role: 'user', parts: [{ text: 'And then?' }] });
   });
 

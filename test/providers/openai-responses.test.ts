@@ -76,7 +76,10 @@ describe('openai responses adapter', () => {
     ]);
   });
 
-  it('rebuilds reasoning from generic history when a conversation is reopened', async () => {
+  it('rebuilds reasoning from a format-1 message when a conversation is reopened', async () => {
+    // The fake verifies replayed encrypted reasoning, as the service does: let it issue 'E' first.
+    fake.enqueue({ steps: [{ thinking: 'hm', signature: 'E' }, { toolCall: { id: 'c1', name: 'read_file', args: {} } }] });
+    await turn(await open());
     fake.enqueue({ steps: [{ text: 'ok' }] });
     const history: Message[] = [
       { role: 'system', content: 'S' },

@@ -65,6 +65,13 @@ describe('transcript format upgrade', () => {
     const { store, records } = await SessionStore.open(home, CWD, ID, { env: {} });
     const history = buildConversation(records);
     const adapter = await createAnthropicAdapter({ model: 'claude-test', apiKey: 'k', baseURL: fake.url, home, env: {} });
+    // The fake, like the API, accepts only signatures it issued: let it issue the fixture's two.
+    for (const [thinking, signature] of [['I should read the note.', 'sig-A'], ['It says 42.', 'sig-B']]) {
+      fake.enqueue({ steps: [{ thinking, signature }, { text: 'ok' }] });
+      const warm = await adapter.open({ model: 'claude-test', messages: [userMessage('warm up')], tools: [], maxOutputTokens: 1000 });
+      for await (const _ of warm.streamTurn(new AbortController().signal)) void _;
+    }
+    fake.requests.length = 0;
     const conversation = await adapter.open({ model: 'claude-test', messages: [systemMessage('You are a test agent.'), ...history, userMessage('Go on')], tools: [], maxOutputTokens: 1000 });
     fake.enqueue({ steps: [{ text: 'Going on.' }] });
     const events = [];
