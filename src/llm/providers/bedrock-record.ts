@@ -49,7 +49,7 @@ export async function recordingHandler(env: NodeJS.ProcessEnv, inner: HttpHandle
         provider: 'bedrock',
         method: request.method,
         url: `${request.protocol}//${request.hostname}${port}${request.path}`,
-        request: parseBody(typeof request.body === 'string' ? request.body : undefined),
+        request: parseBody(bodyText(request.body)),
         status: out.response.statusCode,
         content_type: out.response.headers['content-type'] ?? '',
       };
@@ -82,4 +82,11 @@ export async function recordingHandler(env: NodeJS.ProcessEnv, inner: HttpHandle
       return out;
     },
   };
+}
+
+/** The request body as text: Smithy hands it over as a string or as bytes. */
+function bodyText(body: unknown): string | undefined {
+  if (typeof body === 'string') return body;
+  if (body instanceof Uint8Array) return Buffer.from(body).toString('utf8');
+  return undefined;
 }

@@ -1,5 +1,6 @@
 import type { Genkit } from 'genkit';
 import { lazy } from '../core/lazy.js';
+import { recordGlobalFetch } from './kit/record.js';
 
 type GenkitModule = typeof import('genkit');
 type GooglePlugin = typeof import('@genkit-ai/google-genai');
@@ -64,8 +65,13 @@ export function splitBaseUrl(url: string | undefined): { baseUrl?: string; apiVe
   return m ? { baseUrl: m[1], apiVersion: m[2] } : { baseUrl: trimmed };
 }
 
-export async function createGenkitRuntime(endpoint: GeminiEndpoint): Promise<GenkitRuntime> {
+/** Where Gemini requests go when no base URL is configured. */
+const GEMINI_ORIGIN = 'https://generativelanguage.googleapis.com';
+
+export async function createGenkitRuntime(endpoint: GeminiEndpoint, env: NodeJS.ProcessEnv = {}): Promise<GenkitRuntime> {
   const modules = await loadGenkit();
+  // The plugin takes no fetch of its own: record mode wraps the global one, for this endpoint only.
+  recordGlobalFetch(env, 'genkit', endpoint.baseUrl ?? GEMINI_ORIGIN);
   const plugin = modules.google.googleAI({
     apiKey: endpoint.apiKey,
     ...(endpoint.baseUrl ? { baseUrl: endpoint.baseUrl } : {}),

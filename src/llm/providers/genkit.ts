@@ -140,7 +140,7 @@ export const createGenkitAdapter: AdapterFactory = async (settings) => {
     throw new KeenError('No Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY), or use --provider to pick another provider.');
   }
   const endpoint = { apiKey, ...splitBaseUrl(settings.baseURL ?? settings.env.GOOGLE_GEMINI_BASE_URL) };
-  const runtime = lazy(() => createGenkitRuntime(endpoint));
+  const runtime = lazy(() => createGenkitRuntime(endpoint, settings.env));
   const adapter: ProviderAdapter = {
     id: 'genkit',
     async open(request: ChatRequest): Promise<ProviderConversation> {

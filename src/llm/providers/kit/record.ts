@@ -55,11 +55,11 @@ export function parseBody(text: string | undefined): unknown {
  * A `fetch` for SDKs that accept one (Anthropic, OpenAI): the response body is teed, one branch
  * to the SDK untouched, the other saved when it ends. Undefined when record mode is off.
  */
-export function recordingFetch(env: NodeJS.ProcessEnv, provider: string): typeof fetch | undefined {
+export function recordingFetch(env: NodeJS.ProcessEnv, provider: string, send: typeof fetch = (input, init) => fetch(input, init)): typeof fetch | undefined {
   const dir = recordDir(env);
   if (!dir) return undefined;
   return async (input, init) => {
-    const res = await fetch(input, init);
+    const res = await send(input, init);
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const base = {
       format: 'keen-recording-1' as const,
@@ -94,4 +94,22 @@ async function collect(stream: ReadableStream<Uint8Array>): Promise<{ bytes: Buf
   } catch {
     return { bytes: Buffer.concat(chunks), truncated: true };
   }
+}
+
+const patchedOrigins = new Set<string>();
+
+/**
+ * Record mode for an SDK that takes no `fetch` and calls the global one (Genkit's Google plugin):
+ * the global fetch is wrapped once, and only requests under `origin` are recorded. Does nothing
+ * when record mode is off.
+ */
+export function recordGlobalFetch(env: NodeJS.ProcessEnv, provider: string, origin: string): void {
+  if (!recordDir(env) || patchedOrigins.has(origin)) return;
+  const original = globalThis.fetch;
+  const recording = recordingFetch(env, provider, original)!;
+  patchedOrigins.add(origin);
+  globalThis.fetch = (input, init) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    return url.startsWith(origin) ? recording(input, init) : original(input, init);
+  };
 }
