@@ -74,26 +74,34 @@ export function recordingFetch(env: NodeJS.ProcessEnv, provider: string, send: t
       saveRecording(dir, { ...base, response_base64: '' });
       return res;
     }
-    const [forSdk, forFile] = res.body.tee();
-    void collect(forFile).then(({ bytes, truncated }) =>
-      saveRecording(dir, { ...base, response_base64: bytes.toString('base64'), ...(truncated ? { truncated } : {}) }),
-    );
-    return new Response(forSdk, { status: res.status, statusText: res.statusText, headers: res.headers });
+    // The bytes are kept as they pass to the SDK and saved before the SDK sees the end, so a
+    // process that exits right after its last reply has written every recording.
+    const chunks: Uint8Array[] = [];
+    const keep = (truncated: boolean) => saveRecording(dir, { ...base, response_base64: Buffer.concat(chunks).toString('base64'), ...(truncated ? { truncated } : {}) });
+    const reader = res.body.getReader();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const { done, value } = await reader.read();
+          if (done) {
+            keep(false);
+            controller.close();
+            return;
+          }
+          chunks.push(value);
+          controller.enqueue(value);
+        } catch (err) {
+          keep(true);
+          controller.error(err);
+        }
+      },
+      cancel(reason) {
+        keep(true);
+        return reader.cancel(reason);
+      },
+    });
+    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
   };
-}
-
-async function collect(stream: ReadableStream<Uint8Array>): Promise<{ bytes: Buffer; truncated: boolean }> {
-  const chunks: Buffer[] = [];
-  const reader = stream.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return { bytes: Buffer.concat(chunks), truncated: false };
-      chunks.push(Buffer.from(value));
-    }
-  } catch {
-    return { bytes: Buffer.concat(chunks), truncated: true };
-  }
 }
 
 const patchedOrigins = new Set<string>();
