@@ -32,6 +32,23 @@ const TOOL_LOOP: FakeReply[] = [
   { steps: [{ thinking: 'I know enough.' }, { text: 'It is ' }, { text: '42.' }] },
 ];
 
+/**
+ * The first reply ([reasoning, tool call, text]) as the next request carries it, one kind per
+ * native piece — the order the model produced. Chat Completions has no order within a message:
+ * there, the reasoning must ride along with the tool call.
+ */
+const FIRST_REPLY_ORDER: Record<string, { pieces: (body: any) => string[]; expected: string[] }> = {
+  openai: { pieces: (b) => ['reasoning_content', 'tool_calls', 'content'].filter((k) => b.messages[2][k]), expected: ['reasoning_content', 'tool_calls', 'content'] },
+  anthropic: { pieces: (b) => b.messages[1].content.map((x: any) => x.type), expected: ['thinking', 'tool_use', 'text'] },
+  bedrock: { pieces: (b) => b.messages[1].content.map((x: any) => Object.keys(x)[0]), expected: ['reasoningContent', 'toolUse', 'text'] },
+  'openai-responses': { pieces: (b) => b.input.slice(1, 4).map((x: any) => x.type), expected: ['reasoning', 'function_call', 'message'] },
+  codex: { pieces: (b) => b.input.slice(1, 4).map((x: any) => x.type), expected: ['reasoning', 'function_call', 'message'] },
+  genkit: {
+    pieces: (b) => b.contents[1].parts.map((x: any) => (x.thought ? 'thought' : x.functionCall ? (x.thoughtSignature ? 'functionCall+signature' : 'functionCall') : 'text')),
+    expected: ['thought', 'functionCall+signature', 'text'],
+  },
+};
+
 describe.each(PROVIDER_CASES)('$name: the next request is the live request', (pc) => {
   let fake: ScriptedServer;
   let restore: (() => void) | undefined;
@@ -123,6 +140,8 @@ describe.each(PROVIDER_CASES)('$name: the next request is the live request', (pc
     expect(stripCacheMarkers(resumedReq.body)).toEqual(stripCacheMarkers(sameReq.body));
     // The reasoning of the tool turns went back on the wire (the fakes verify signatures and order).
     expect(JSON.stringify(pc.parts(lastLive.body).messages)).toContain('Now the folder.');
+    const order = FIRST_REPLY_ORDER[pc.name];
+    expect(order.pieces(resumedReq.body)).toEqual(order.expected);
   });
 
   it('after an automatic compaction: same process and resumed', async () => {
