@@ -20,7 +20,7 @@ function needsUpgrade(m: Message): boolean {
 }
 
 /** A message in the current shape: format-1 assistant messages gain `parts` (and `provider`). */
-export function upgradeMessage(m: Message): Message {
+function upgradeMessage(m: Message): Message {
   if (m.role !== 'assistant' || m.parts !== undefined) return m;
   const provider = providerOf(m);
   return { ...m, parts: partsOf(m), ...(provider !== undefined ? { provider } : {}) };

@@ -71,7 +71,7 @@ export function toNativeTools(tools: readonly ToolDefinition[]): NativeTool[] {
 }
 
 /** A tool call's arguments as the `input` object the API demands; unparsable or non-object text becomes `{}`. */
-export function parseToolInput(args: string): Record<string, unknown> {
+function parseToolInput(args: string): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(args);
     return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
@@ -158,7 +158,7 @@ export class AnthropicEncoder implements NativeEncoder<NativeHistory> {
   }
 }
 
-export function userTextMessage(text: string): NativeMessage {
+function userTextMessage(text: string): NativeMessage {
   return { role: 'user', content: [{ type: 'text', text }] };
 }
 

@@ -44,7 +44,7 @@ export interface CacheAnchor {
 }
 
 /** Anchor at the very end of the history (undefined when it is empty). */
-export function anchorAtEnd(messages: readonly BedrockMessage[]): CacheAnchor | undefined {
+function anchorAtEnd(messages: readonly BedrockMessage[]): CacheAnchor | undefined {
   if (messages.length === 0) return undefined;
   const index = messages.length - 1;
   return { index, blocks: messages[index].content?.length ?? 0 };

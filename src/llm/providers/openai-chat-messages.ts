@@ -18,7 +18,7 @@ export type ReasoningField = 'reasoning_content' | 'reasoning';
  * under the field the server used, only on turns with tool calls: DeepSeek refuses a tool turn
  * without its `reasoning_content`, and a server that sent the field understands it.
  */
-export function assistantChatMessage(m: AssistantMessage): ChatCompletionMessageParam {
+function assistantChatMessage(m: AssistantMessage): ChatCompletionMessageParam {
   const parts = partsOf(m);
   const text = parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
   const calls = parts.filter((p) => p.type === 'tool_call');
@@ -42,11 +42,11 @@ export function assistantChatMessage(m: AssistantMessage): ChatCompletionMessage
   return message;
 }
 
-export function toolResultMessage(m: ToolMessage): ChatCompletionMessageParam {
+function toolResultMessage(m: ToolMessage): ChatCompletionMessageParam {
   return { role: 'tool', tool_call_id: m.tool_call_id, content: m.content };
 }
 
-export function chatMessage(m: Message): ChatCompletionMessageParam {
+function chatMessage(m: Message): ChatCompletionMessageParam {
   switch (m.role) {
     case 'system':
       return { role: 'system', content: m.content };

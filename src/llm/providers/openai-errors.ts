@@ -88,7 +88,7 @@ export function streamError(code: string, message: string, ctx: OpenAIErrorConte
 }
 
 /** The stream closed before the reply said it was finished. */
-export function truncatedStream(ctx: OpenAIErrorContext): LlmError {
+function truncatedStream(ctx: OpenAIErrorContext): LlmError {
   return llmError('network', `The connection to ${ctx.service} closed before the reply finished.`);
 }
 

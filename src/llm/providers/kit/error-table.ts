@@ -5,14 +5,14 @@
  */
 
 /** Phrases the services use when the prompt does not fit the model's context window. */
-export const CONTEXT_OVERFLOW =
+const CONTEXT_OVERFLOW =
   /prompt is too long|input is too long|too many (input )?tokens|context (window|length)|maximum context length|context_length_exceeded|exceeds? (the )?(maximum|model's)( context)?|input length and `?max_tokens`? exceed|input token count.*exceeds|exceeds the maximum number of tokens/i;
 
 /** Error codes (Responses, Chat Completions) that mean the context window is full. */
-export const CONTEXT_OVERFLOW_CODES = new Set(['context_length_exceeded', 'string_above_max_length']);
+const CONTEXT_OVERFLOW_CODES = new Set(['context_length_exceeded', 'string_above_max_length']);
 
 /** Socket-level failure codes: the connection broke, the request was not wrong. */
-export const NETWORK_CODES = new Set([
+const NETWORK_CODES = new Set([
   'ECONNRESET',
   'ECONNREFUSED',
   'ECONNABORTED',
