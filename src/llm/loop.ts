@@ -158,8 +158,6 @@ export async function* runToolLoop(run: LoopRun): AsyncGenerator<StreamEvent> {
         case 'turn_end':
           ended = ev;
           break;
-        case 'tool_call':
-          break; // executed after the turn ends, in order
       }
     }
     if (!ended) {

@@ -71,6 +71,8 @@ function copyMessage(m: Message): Message {
       const out: Message = { ...m };
       if (m.tool_calls) out.tool_calls = m.tool_calls.map((c) => ({ ...c }));
       if (m.reasoning) out.reasoning = m.reasoning.map((p) => ({ ...p }));
+      // Part metadata is opaque provider JSON (possibly nested): the only part copied in depth.
+      if (m.parts) out.parts = m.parts.map((p) => (p.meta ? { ...p, meta: structuredClone(p.meta) } : { ...p }));
       return out;
     }
     default:

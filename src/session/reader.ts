@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
-import { validateRecord, type BatchMarker, type SessionRecord } from './records.js';
+import { TRANSCRIPT_FORMAT, validateRecord, type BatchMarker, type SessionRecord } from './records.js';
+import { upgradeRecord } from './upgrade.js';
 
 /**
  * Reading a transcript: streaming, tolerant, read-only.
@@ -55,6 +56,8 @@ class TranscriptParser {
   tailStart = 0;
   missingNewline = false;
   private lastSeq = 0;
+  /** The transcript format, from `session_started` (older records are upgraded as read). */
+  private format = TRANSCRIPT_FORMAT;
   private pending: PendingBatch | undefined;
   /**
    * The last accepted record when its seq jumped past `lastSeq + 1`. If the next record's seq
@@ -79,7 +82,8 @@ class TranscriptParser {
       this.skip(where, `invalid record (${checked.reason})`);
       return;
     }
-    const record = checked.record;
+    if (checked.record.kind === 'session_started') this.format = checked.record.format;
+    const record = upgradeRecord(checked.record, this.format);
     if (record.seq <= this.lastSeq) this.retractJump(record.seq);
     if (record.seq <= this.lastSeq) {
       this.skip(where, `seq ${record.seq} is not after ${this.lastSeq}`);

@@ -11,7 +11,14 @@ import type { Usage } from '../llm/core/usage.js';
  */
 
 /** The transcript format written by this version of Keen (the `format` of `session_started`). */
-export const TRANSCRIPT_FORMAT = 1;
+export const TRANSCRIPT_FORMAT = 2;
+
+/**
+ * Format history. 1: assistant messages hold `content`, `tool_calls` and `reasoning` only.
+ * 2: assistant messages also hold ordered `parts` with per-part provider metadata and the
+ * producing wire API in `provider`, so a resumed request is the live request. Format-1 records
+ * are upgraded when read (src/session/upgrade.ts); Keen writes format 2.
+ */
 
 /**
  * Marks the records written by one `appendBatch` of two or more records. `first_seq` is the seq of
@@ -140,6 +147,21 @@ const reasoningSchema = z.object({
   redacted: z.boolean().optional(),
 });
 
+const metaSchema = z.record(z.string(), z.unknown());
+
+const partSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text'), text: z.string(), meta: metaSchema.optional() }),
+  z.object({
+    type: z.literal('reasoning'),
+    text: z.string(),
+    signature: z.string().optional(),
+    encrypted_content: z.string().optional(),
+    redacted: z.boolean().optional(),
+    meta: metaSchema.optional(),
+  }),
+  z.object({ type: z.literal('tool_call'), id: z.string(), name: z.string(), args: z.string(), meta: metaSchema.optional() }),
+]);
+
 const userMessageSchema = z.object({
   role: z.literal('user'),
   content: z.string(),
@@ -154,6 +176,8 @@ export const messageSchema = z.discriminatedUnion('role', [
     content: z.string(),
     tool_calls: z.array(toolCallSchema).optional(),
     reasoning: z.array(reasoningSchema).optional(),
+    parts: z.array(partSchema).optional(),
+    provider: z.string().optional(),
   }),
   z.object({
     role: z.literal('tool'),

@@ -14,7 +14,10 @@ let ws: Workspace;
 beforeAll(async () => {
   fake = await startAnthropicFake();
 });
-afterAll(async () => fake.close());
+afterAll(async () => {
+  ws?.cleanup();
+  await fake.close();
+});
 beforeEach(() => {
   fake.requests.length = 0;
   fake.setResponder(undefined);

@@ -21,10 +21,38 @@ const ERROR_TYPES: Record<number, string> = {
 /** Delay the SDK is told to wait before retrying, so retry tests stay fast. */
 export const FAKE_RETRY_AFTER_MS = 20;
 
+/**
+ * What this fake has handed out, so it can refuse a replay the real API refuses: a thinking block
+ * whose signature it never issued for exactly that text, or redacted data it never sent.
+ */
+class IssuedReasoning {
+  readonly signatures = new Map<string, string>();
+  readonly redacted = new Set<string>();
+
+  check(body: any): NonNullable<FakeReply['error']> | undefined {
+    const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
+    for (let i = 0; i < messages.length; i++) {
+      const content: any[] = Array.isArray(messages[i].content) ? messages[i].content : [];
+      for (let j = 0; j < content.length; j++) {
+        const b = content[j];
+        if (b?.type === 'thinking' && this.signatures.get(b.signature) !== b.thinking) {
+          return { status: 400, message: `messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block` };
+        }
+        if (b?.type === 'redacted_thinking' && !this.redacted.has(b.data)) {
+          return { status: 400, message: `messages.${i}.content.${j}: Invalid \`data\` in \`redacted_thinking\` block` };
+        }
+      }
+    }
+    return undefined;
+  }
+}
+
 export function startAnthropicFake(): Promise<ScriptedServer> {
   let served = 0;
+  const issued = new IssuedReasoning();
   return startScriptedServer({
     accepts: (method, path) => method === 'POST' && path.split('?')[0] === '/v1/messages',
+    validate: (req) => issued.check(req.body),
     encodeError: writeError,
     encode: async (reply, res, req) => {
       served++;
@@ -33,8 +61,8 @@ export function startAnthropicFake(): Promise<ScriptedServer> {
         return;
       }
       const id = `msg_fake_${served}`;
-      if (req.body?.stream === true) await writeStream(reply, res, req, id);
-      else writeJson(reply, res, req, id);
+      if (req.body?.stream === true) await writeStream(reply, res, req, id, issued);
+      else writeJson(reply, res, req, id, issued);
     },
   });
 }
@@ -91,7 +119,7 @@ function pieces(text: string, parts: number): string[] {
   return out;
 }
 
-async function writeStream(reply: FakeReply, res: http.ServerResponse, req: RecordedRequest, id: string): Promise<void> {
+async function writeStream(reply: FakeReply, res: http.ServerResponse, req: RecordedRequest, id: string, issued: IssuedReasoning): Promise<void> {
   const usage = usageOf(reply, req);
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': 'req_fake' });
   await send(res, 'message_start', {
@@ -132,7 +160,11 @@ async function writeStream(reply: FakeReply, res: http.ServerResponse, req: Reco
         await send(res, 'content_block_delta', { type: 'content_block_delta', index: at, delta: { type: 'thinking_delta', thinking } });
       }
       const signature = step.signature ?? `sig_fake_${id}_${at}`;
+      issued.signatures.set(signature, step.thinking);
       await send(res, 'content_block_delta', { type: 'content_block_delta', index: at, delta: { type: 'signature_delta', signature } });
+    } else if ('redacted' in step) {
+      issued.redacted.add(step.redacted);
+      await send(res, 'content_block_start', { type: 'content_block_start', index: at, content_block: { type: 'redacted_thinking', data: step.redacted } });
     } else {
       const call = step.toolCall;
       const block = { type: 'tool_use', id: call.id ?? `toolu_fake_${id}_${++tools}`, name: call.name, input: {} };
@@ -153,7 +185,7 @@ async function writeStream(reply: FakeReply, res: http.ServerResponse, req: Reco
   res.end();
 }
 
-function writeJson(reply: FakeReply, res: http.ServerResponse, req: RecordedRequest, id: string): void {
+function writeJson(reply: FakeReply, res: http.ServerResponse, req: RecordedRequest, id: string, issued: IssuedReasoning): void {
   if ((reply.steps ?? []).some((s) => 'cut' in s)) {
     res.destroy();
     return;
@@ -162,7 +194,14 @@ function writeJson(reply: FakeReply, res: http.ServerResponse, req: RecordedRequ
   const content: unknown[] = [];
   for (const step of reply.steps ?? []) {
     if ('text' in step) content.push({ type: 'text', text: step.text });
-    else if ('thinking' in step) content.push({ type: 'thinking', thinking: step.thinking, signature: step.signature ?? `sig_fake_${id}` });
+    else if ('thinking' in step) {
+      const signature = step.signature ?? `sig_fake_${id}`;
+      issued.signatures.set(signature, step.thinking);
+      content.push({ type: 'thinking', thinking: step.thinking, signature });
+    } else if ('redacted' in step) {
+      issued.redacted.add(step.redacted);
+      content.push({ type: 'redacted_thinking', data: step.redacted });
+    }
     else if ('toolCall' in step) {
       const c = step.toolCall;
       content.push({ type: 'tool_use', id: c.id ?? `toolu_fake_${id}_${++tools}`, name: c.name, input: parseOr(argsText(c.args)) });

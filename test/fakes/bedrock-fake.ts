@@ -14,16 +14,17 @@ import { startScriptedServer } from './scripted-server.js';
  * consumes no scripted reply.
  */
 export async function startBedrockFake(): Promise<ScriptedServer> {
+  const issued = new IssuedReasoning();
   const server = await startScriptedServer({
     accepts: (method, path) => method === 'POST' && /^\/model\/[^/]+\/converse-stream$/.test(path),
     encodeError: writeAwsError,
-    encode: (reply, res) => writeEventStream(reply, res),
+    encode: (reply, res) => writeEventStream(reply, res, issued),
   });
   // Validation runs before the script, so a refused request consumes no scripted reply.
   const queue: FakeReply[] = [];
   let responder: Responder | undefined;
   server.setResponder((req, index) => {
-    const invalid = validateConverse(req.body);
+    const invalid = validateConverse(req.body) ?? issued.check(req.body);
     if (invalid) return { error: { status: 400, type: 'ValidationException', message: invalid } };
     return queue.shift() ?? responder?.(req, index) ?? { error: { status: 500, message: `fake: no scripted reply for request #${index + 1}` } };
   });
@@ -34,6 +35,32 @@ export async function startBedrockFake(): Promise<ScriptedServer> {
       responder = r;
     },
   };
+}
+
+let signatureSeq = 0;
+
+/** Reasoning this fake sent, so a replay it never issued is refused as Claude on Bedrock does. */
+class IssuedReasoning {
+  readonly signatures = new Map<string, string>();
+  readonly redacted = new Set<string>();
+
+  check(body: any): string | undefined {
+    const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
+    for (let i = 0; i < messages.length; i++) {
+      const content: any[] = Array.isArray(messages[i].content) ? messages[i].content : [];
+      for (let j = 0; j < content.length; j++) {
+        const r = content[j]?.reasoningContent;
+        if (!r) continue;
+        if (r.reasoningText && this.signatures.get(r.reasoningText.signature) !== r.reasoningText.text) {
+          return `messages.${i}.content.${j}.reasoningContent: the reasoning signature is invalid for this text.`;
+        }
+        if (r.redactedContent !== undefined && !this.redacted.has(r.redactedContent)) {
+          return `messages.${i}.content.${j}.reasoningContent: the redacted content is invalid.`;
+        }
+      }
+    }
+    return undefined;
+  }
 }
 
 /** The model id from a recorded request path (URL-decoded). */
@@ -121,7 +148,7 @@ function frame(eventType: string, payload: unknown): Uint8Array {
   });
 }
 
-async function writeEventStream(reply: FakeReply, res: http.ServerResponse): Promise<void> {
+async function writeEventStream(reply: FakeReply, res: http.ServerResponse, issued: IssuedReasoning): Promise<void> {
   res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': 'fake-request-id' });
   const send = (type: string, payload: unknown) => res.write(frame(type, payload));
   send('messageStart', { role: 'assistant' });
@@ -153,9 +180,17 @@ async function writeEventStream(reply: FakeReply, res: http.ServerResponse): Pro
         open = 'reasoning';
       }
       send('contentBlockDelta', { contentBlockIndex: index, delta: { reasoningContent: { text: step.thinking } } });
-      if (step.signature) {
-        send('contentBlockDelta', { contentBlockIndex: index, delta: { reasoningContent: { signature: step.signature } } });
-      }
+      // Claude on Bedrock signs every reasoning block.
+      const signature = step.signature ?? `sig-bedrock-${++signatureSeq}`;
+      issued.signatures.set(signature, step.thinking);
+      send('contentBlockDelta', { contentBlockIndex: index, delta: { reasoningContent: { signature } } });
+    } else if ('redacted' in step) {
+      close();
+      index++;
+      issued.redacted.add(step.redacted);
+      // A blob travels base64-encoded in the JSON payload of an event.
+      send('contentBlockDelta', { contentBlockIndex: index, delta: { reasoningContent: { redactedContent: step.redacted } } });
+      send('contentBlockStop', { contentBlockIndex: index });
     } else {
       close();
       index++;

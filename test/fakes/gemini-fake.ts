@@ -13,15 +13,17 @@ const STREAM_PATH = /^\/v1beta\/models\/([^/:]+):streamGenerateContent\?alt=sse$
  * (`{error:{code,message,status}}`). Like the service, it refuses a request without an API key.
  */
 export async function startGeminiFake(): Promise<ScriptedServer> {
+  const signatures = new Map<string, string>();
   return startScriptedServer({
     accepts: (method, path) => method === 'POST' && STREAM_PATH.test(path),
+    validate: (req) => checkSignatures(req.body, signatures),
     encodeError: writeGoogleError,
     encode: async (reply, res, req) => {
       if (!req.headers['x-goog-api-key']) {
         writeGoogleError({ status: 403, message: "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API." }, res);
         return;
       }
-      await writeGeminiStream(reply, res);
+      await writeGeminiStream(reply, res, signatures);
     },
   });
 }
@@ -48,17 +50,47 @@ function writeGoogleError(error: NonNullable<FakeReply['error']>, res: http.Serv
   res.end(JSON.stringify({ error: { code: error.status, message: error.message, status } }, null, 2));
 }
 
+/**
+ * Gemini with thinking: a function call it sent with a `thoughtSignature` must come back with
+ * that signature on the same part, else the request is refused. Calls are matched by name and
+ * arguments (Gemini often sends no call id).
+ */
+function checkSignatures(body: any, signatures: Map<string, string>): NonNullable<FakeReply['error']> | undefined {
+  const contents: any[] = Array.isArray(body?.contents) ? body.contents : [];
+  for (let i = 0; i < contents.length; i++) {
+    if (contents[i].role !== 'model') continue;
+    const parts: any[] = contents[i].parts ?? [];
+    for (let j = 0; j < parts.length; j++) {
+      const call = parts[j].functionCall;
+      const wanted = call ? signatures.get(callKey(call)) : undefined;
+      if (wanted !== undefined && parts[j].thoughtSignature !== wanted) {
+        return { status: 400, message: `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${call.name}\` , position ${j + 1}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.` };
+      }
+    }
+  }
+  return undefined;
+}
+
+function callKey(call: { name?: string; args?: unknown }): string {
+  return `${call.name}:${JSON.stringify(call.args ?? {})}`;
+}
+
+let signatureSeq = 0;
+
 const FINISH: Record<string, string> = { end_turn: 'STOP', tool_use: 'STOP', max_tokens: 'MAX_TOKENS' };
 
-function partOf(step: Exclude<FakeStep, { delayMs: number } | { cut: true }>): Record<string, unknown> {
+function partOf(step: Exclude<FakeStep, { delayMs: number } | { cut: true } | { redacted: string }>): Record<string, unknown> {
   if ('text' in step) return { text: step.text };
-  if ('thinking' in step) return { text: step.thinking, thought: true, ...(step.signature ? { thoughtSignature: step.signature } : {}) };
+  if ('thinking' in step) return { text: step.thinking, thought: true };
   const call: Record<string, unknown> = { name: step.toolCall.name, args: step.toolCall.args ?? {} };
   if (step.toolCall.id) call.id = step.toolCall.id;
   return { functionCall: call };
 }
 
-async function writeGeminiStream(reply: FakeReply, res: http.ServerResponse): Promise<void> {
+async function writeGeminiStream(reply: FakeReply, res: http.ServerResponse, signatures: Map<string, string>): Promise<void> {
+  // As Gemini does with thinking: the signature of the reasoning rides on the first function-call
+  // part after it (or, without a call, on the first text part after it), never on the thought.
+  let owed: string | undefined;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const chunk = (parts: Record<string, unknown>[], last: boolean) => {
     const candidate: Record<string, unknown> = { content: { role: 'model', parts }, index: 0 };
@@ -93,9 +125,17 @@ async function writeGeminiStream(reply: FakeReply, res: http.ServerResponse): Pr
       await sleep(10); // let the chunks already written reach the client first
       res.socket?.destroy();
       return;
+    } else if ('redacted' in step) {
+      continue;
     } else {
       flush();
       pending = partOf(step);
+      if ('thinking' in step) owed ??= step.signature ?? `thought-sig-${++signatureSeq}`;
+      else if (owed && ('toolCall' in step || !reply.steps!.some((s) => 'toolCall' in s))) {
+        pending.thoughtSignature = owed;
+        if ('toolCall' in step) signatures.set(callKey(pending.functionCall as { name: string; args: unknown }), owed);
+        owed = undefined;
+      }
     }
   }
   chunk([pending ?? { text: '' }], true);

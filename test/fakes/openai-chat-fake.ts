@@ -12,11 +12,31 @@ import { startScriptedServer, writeSse, type ScriptedServer } from './scripted-s
  * `thinking` steps become `reasoning_content` deltas (DeepSeek / vLLM style).
  */
 export async function startOpenAIChatFake(): Promise<ScriptedServer> {
+  const reasoningByCall = new Map<string, string>();
   return startScriptedServer({
     accepts: (method, path) => method === 'POST' && /^(\/v1)?\/chat\/completions(\?|$)/.test(path),
-    encode: encodeChatReply,
+    validate: (req) => checkReasoningReplay(req.body, reasoningByCall),
+    encode: (reply, res, req) => encodeChatReply(reply, res, req, reasoningByCall),
     encodeError: writeOpenAIError,
   });
+}
+
+/**
+ * DeepSeek in thinking mode: an assistant message with tool calls must carry the
+ * `reasoning_content` the server streamed with those calls, else the request is refused.
+ */
+function checkReasoningReplay(body: any, reasoningByCall: Map<string, string>): NonNullable<FakeReply['error']> | undefined {
+  const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    if (m.role !== 'assistant' || !Array.isArray(m.tool_calls)) continue;
+    const expected = m.tool_calls.map((c: any) => reasoningByCall.get(c.id)).find((r: string | undefined) => r !== undefined);
+    if (expected === undefined) continue;
+    if (typeof m.reasoning_content !== 'string') {
+      return { status: 400, type: 'invalid_request_error', message: `Missing \`reasoning_content\` field in the assistant message at message index ${i}.` };
+    }
+  }
+  return undefined;
 }
 
 /** OpenAI's error JSON shape; 429s carry a tiny retry-after-ms so SDK retries stay fast. */
@@ -50,8 +70,10 @@ export async function cutAfterFlush(res: http.ServerResponse): Promise<void> {
 
 let completionCounter = 0;
 
-async function encodeChatReply(reply: FakeReply, res: http.ServerResponse, req: RecordedRequest): Promise<void> {
-  const id = `chatcmpl-fake${++completionCounter}`;
+async function encodeChatReply(reply: FakeReply, res: http.ServerResponse, req: RecordedRequest, reasoningByCall: Map<string, string>): Promise<void> {
+  const n = ++completionCounter;
+  const id = `chatcmpl-fake${n}`;
+  let reasoning = '';
   const created = Math.floor(Date.now() / 1000);
   const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => ({
     id,
@@ -76,10 +98,12 @@ async function encodeChatReply(reply: FakeReply, res: http.ServerResponse, req: 
     } else if ('text' in step) {
       writeSse(res, undefined, delta({ content: step.text }));
     } else if ('thinking' in step) {
+      reasoning += step.thinking;
       writeSse(res, undefined, delta({ reasoning_content: step.thinking }));
     } else if ('toolCall' in step) {
       const index = toolIndex++;
-      const callId = step.toolCall.id ?? `call_fake_${index}`;
+      const callId = step.toolCall.id ?? `call_fake_${n}_${index}`;
+      if (reasoning) reasoningByCall.set(callId, reasoning);
       const args = argsText(step.toolCall.args);
       const half = Math.ceil(args.length / 2);
       writeSse(res, undefined, delta({ tool_calls: [{ index, id: callId, type: 'function', function: { name: step.toolCall.name, arguments: '' } }] }));

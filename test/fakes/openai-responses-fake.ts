@@ -17,16 +17,49 @@ import { startScriptedServer, writeSse, type ScriptedServer } from './scripted-s
  * two deltas. Usage: input_tokens = input + cacheRead, input_tokens_details.cached_tokens = cacheRead.
  */
 export async function startOpenAIResponsesFake(): Promise<ScriptedServer> {
+  const issued = new Map<string, IssuedReasoning>();
   return startScriptedServer({
     accepts: (method, path) => method === 'POST' && /^((\/v1)?|\/backend-api\/codex)\/responses(\?|$)/.test(path),
-    encode: encodeResponsesReply,
+    validate: (req) => checkReasoningReplay(req.body, issued),
+    encode: (reply, res, req) => encodeResponsesReply(reply, res, req, issued),
     encodeError: writeOpenAIError,
   });
 }
 
+/** A reasoning item this fake sent: its id and the item that followed it in the output. */
+interface IssuedReasoning {
+  id: string;
+  next?: { type: string; call_id?: string };
+}
+
+/**
+ * What the service refuses with `store: false`: encrypted reasoning it never issued, and a
+ * reasoning item not followed by the item it led to (a reordered replay).
+ */
+function checkReasoningReplay(body: any, issued: Map<string, IssuedReasoning>): NonNullable<FakeReply['error']> | undefined {
+  const input: any[] = Array.isArray(body?.input) ? body.input : [];
+  for (let i = 0; i < input.length; i++) {
+    const item = input[i];
+    if (item?.type !== 'reasoning') continue;
+    const known = issued.get(item.encrypted_content);
+    if (!known) return { status: 400, type: 'invalid_request_error', message: 'The encrypted content for this reasoning item could not be verified.' };
+    const after = input[i + 1];
+    const follows = known.next && after?.type === known.next.type && (known.next.type !== 'function_call' || after.call_id === known.next.call_id);
+    if (known.next && !follows) {
+      return { status: 400, type: 'invalid_request_error', message: `Item '${known.id}' of type 'reasoning' was provided without its required following item.` };
+    }
+  }
+  return undefined;
+}
+
 let responseCounter = 0;
 
-async function encodeResponsesReply(reply: FakeReply, res: http.ServerResponse, req: RecordedRequest): Promise<void> {
+async function encodeResponsesReply(reply: FakeReply, res: http.ServerResponse, req: RecordedRequest, issued: Map<string, IssuedReasoning>): Promise<void> {
+  let lastReasoning: IssuedReasoning | undefined;
+  const followed = (type: string, call_id?: string) => {
+    if (lastReasoning) lastReasoning.next = { type, ...(call_id ? { call_id } : {}) };
+    lastReasoning = undefined;
+  };
   const responseId = `resp_fake${++responseCounter}`;
   let seq = 0;
   const send = (type: string, data: Record<string, unknown>) => writeSse(res, type, { type, sequence_number: seq++, ...data });
@@ -71,8 +104,10 @@ async function encodeResponsesReply(reply: FakeReply, res: http.ServerResponse, 
       await sleep(step.delayMs);
       continue;
     }
+    if ('redacted' in step) continue;
     if ('text' in step) {
       if (!open) {
+        followed('message');
         open = { id: `msg_fake${output.length}`, index: output.length, text: '' };
         send('response.output_item.added', {
           output_index: open.index,
@@ -93,19 +128,25 @@ async function encodeResponsesReply(reply: FakeReply, res: http.ServerResponse, 
     const index = output.length;
     if ('thinking' in step) {
       const id = `rs_fake${index}`;
-      const summaryPart = { type: 'summary_text', text: step.thinking };
       send('response.output_item.added', { output_index: index, item: { id, type: 'reasoning', summary: [] } });
-      send('response.reasoning_summary_part.added', { item_id: id, output_index: index, summary_index: 0, part: { type: 'summary_text', text: '' } });
-      send('response.reasoning_summary_text.delta', { item_id: id, output_index: index, summary_index: 0, delta: step.thinking });
-      send('response.reasoning_summary_text.done', { item_id: id, output_index: index, summary_index: 0, text: step.thinking });
-      send('response.reasoning_summary_part.done', { item_id: id, output_index: index, summary_index: 0, part: summaryPart });
+      // Like the service: one summary part per paragraph, each streamed on its own.
+      const summary = step.thinking.split('\n\n').map((text) => ({ type: 'summary_text', text }));
+      summary.forEach((part, k) => {
+        send('response.reasoning_summary_part.added', { item_id: id, output_index: index, summary_index: k, part: { type: 'summary_text', text: '' } });
+        send('response.reasoning_summary_text.delta', { item_id: id, output_index: index, summary_index: k, delta: part.text });
+        send('response.reasoning_summary_text.done', { item_id: id, output_index: index, summary_index: k, text: part.text });
+        send('response.reasoning_summary_part.done', { item_id: id, output_index: index, summary_index: k, part });
+      });
       const encrypted = step.signature ?? `enc:${Buffer.from(step.thinking).toString('base64')}`;
-      const item = { id, type: 'reasoning', summary: [summaryPart], encrypted_content: encrypted };
+      const item = { id, type: 'reasoning', summary, encrypted_content: encrypted };
       send('response.output_item.done', { output_index: index, item });
       output.push(item);
+      lastReasoning = { id };
+      issued.set(encrypted, lastReasoning);
     } else if ('toolCall' in step) {
       const id = `fc_fake${index}`;
-      const callId = step.toolCall.id ?? `call_fake${index}`;
+      const callId = step.toolCall.id ?? `call_fake${responseCounter}_${index}`;
+      followed('function_call', callId);
       const args = argsText(step.toolCall.args);
       const half = Math.ceil(args.length / 2);
       const item = { id, type: 'function_call', status: 'in_progress', call_id: callId, name: step.toolCall.name, arguments: '' };

@@ -5,7 +5,15 @@
 
 export type FakeStep =
   | { text: string }
+  /**
+   * Reasoning, as each service returns it: an Anthropic thinking block or Bedrock reasoningContent
+   * with a signature, a Responses reasoning item (`encrypted_content`; text split on blank lines
+   * into summary parts), a chat `reasoning_content` delta, a Gemini thought part (its signature
+   * goes on the next function-call part).
+   */
   | { thinking: string; signature?: string }
+  /** Redacted reasoning (Anthropic `redacted_thinking`, Bedrock `redactedContent`); base64 data. Others skip it. */
+  | { redacted: string }
   | { toolCall: { id?: string; name: string; args: unknown } }
   | { delayMs: number }
   /** Destroy the socket here, mid-stream, without a proper end. */
@@ -20,6 +28,8 @@ export interface FakeUsage {
 
 export interface FakeReply {
   steps?: FakeStep[];
+  /** Answer with these bytes exactly (a recorded response, see recording.ts) instead of encoding steps. */
+  raw?: { status: number; contentType: string; body: Buffer };
   usage?: FakeUsage;
   /** Defaults to tool_use when the steps hold a tool call, else end_turn. */
   stopReason?: 'end_turn' | 'tool_use' | 'max_tokens';

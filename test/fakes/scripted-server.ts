@@ -24,6 +24,11 @@ export interface ScriptedServerOptions {
   encodeError: (error: NonNullable<FakeReply['error']>, res: http.ServerResponse) => void;
   /** Only these request paths are scripted; others get 404. Default: all. */
   accepts?: (method: string, path: string) => boolean;
+  /**
+   * The service's own checks on a request (e.g. a replayed reasoning signature it never issued):
+   * an error here answers the request before the script is consulted, so no reply is used up.
+   */
+  validate?: (req: RecordedRequest) => NonNullable<FakeReply['error']> | undefined;
 }
 
 /** A loopback HTTP/1.1 server answering each request with the next scripted reply. */
@@ -52,6 +57,11 @@ export async function startScriptedServer(opts: ScriptedServerOptions): Promise<
     const recorded: RecordedRequest = { method: req.method ?? 'GET', path, headers: req.headers, body };
     requests.push(recorded);
     const index = requests.length - 1;
+    const refused = opts.validate?.(recorded);
+    if (refused) {
+      opts.encodeError(refused, res);
+      return;
+    }
     const reply = queue.shift() ?? responder?.(recorded, index);
     try {
       if (!reply) {
@@ -61,6 +71,11 @@ export async function startScriptedServer(opts: ScriptedServerOptions): Promise<
       if (reply.delayMs) await sleep(reply.delayMs);
       if (reply.error) {
         opts.encodeError(reply.error, res);
+        return;
+      }
+      if (reply.raw) {
+        res.writeHead(reply.raw.status, { 'content-type': reply.raw.contentType });
+        res.end(reply.raw.body);
         return;
       }
       await opts.encode(reply, res, recorded);

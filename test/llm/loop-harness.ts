@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { onTestFinished } from 'vitest';
 import { computeBudget } from '../../src/llm/core/context-budget.js';
 import type { StreamEvent } from '../../src/llm/core/events.js';
 import type { Message } from '../../src/llm/core/message.js';
@@ -20,8 +21,24 @@ export interface ClientOptions {
   auto?: boolean;
 }
 
+/** Dirs made outside a running test (e.g. in beforeAll): removed when the worker exits. */
+const leftovers = new Set<string>();
+process.once('exit', () => {
+  for (const dir of leftovers) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * A fresh directory under the OS temp dir that cleans itself up: made in a test or its
+ * beforeEach, it is removed when that test finishes; made elsewhere, when the worker exits.
+ */
 export function tempDir(prefix = 'keen-loop-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  try {
+    onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
+  } catch {
+    leftovers.add(dir);
+  }
+  return dir;
 }
 
 /** The real shared loop over a real adapter, tools allowed (--yolo), in a temp workspace. */

@@ -88,7 +88,7 @@ describe('anthropic adapter: streaming', () => {
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.join('')).toBe('Hello there, world');
     expect(only(events, 'usage')).toEqual([{ type: 'usage', usage: { input: 12, output: 7, cache_read: 900, cache_write: 40 } }]);
-    expect(last(events)).toEqual({ type: 'turn_end', message: { role: 'assistant', content: 'Hello there, world' }, stopReason: 'end_turn' });
+    expect(last(events)).toMatchObject({ type: 'turn_end', message: { role: 'assistant', content: 'Hello there, world', parts: [{ type: 'text', text: 'Hello there, world' }], provider: 'anthropic' }, stopReason: 'end_turn' });
 
     const sent = fake.requests[0];
     expect(sent.path).toBe('/v1/messages');
@@ -107,7 +107,7 @@ describe('anthropic adapter: streaming', () => {
     const conv = await open();
     const first = await turn(conv);
 
-    const calls = only(first, 'tool_call').map((e) => e.call);
+    const calls = (last(first) as Extract<ModelTurnEvent, { type: 'turn_end' }>).message.tool_calls ?? [];
     expect(calls.map((c) => c.id)).toEqual(['toolu_1', 'toolu_2']);
     expect(JSON.parse(calls[0].args)).toEqual(args);
     const end = last(first);

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { ProviderAdapter } from '../../src/llm/core/provider.js';
 import { createAnthropicAdapter } from '../../src/llm/providers/anthropic.js';
@@ -30,7 +29,8 @@ export interface WireParts {
 export interface ProviderCase {
   name: string;
   start(): Promise<ScriptedServer>;
-  adapter(fake: ScriptedServer, home: string): Promise<ProviderAdapter>;
+  /** The adapter against `fake`; `env` adds variables the adapter reads (e.g. KEEN_RECORD). */
+  adapter(fake: ScriptedServer, home: string, env?: NodeJS.ProcessEnv): Promise<ProviderAdapter>;
   parts(body: any): WireParts;
   userTurns: 'separate' | 'merged';
   /** Undo process-level setup (env) after the suite. */
@@ -47,39 +47,39 @@ export function stripCacheMarkers<T>(value: T): T {
   return json === undefined ? value : JSON.parse(json);
 }
 
-const tmp = (p: string) => fs.mkdtempSync(path.join(os.tmpdir(), p));
-const base = (home: string) => ({ maxRetries: 2, home, env: {} as NodeJS.ProcessEnv });
+const base = (home: string, env: NodeJS.ProcessEnv = {}) => ({ maxRetries: 2, home, env });
 
 export const PROVIDER_CASES: ProviderCase[] = [
   {
     name: 'anthropic',
     start: startAnthropicFake,
-    adapter: (fake, home) => createAnthropicAdapter({ ...base(home), model: 'test-model', apiKey: 'k', baseURL: fake.url }),
+    adapter: (fake, home, env) => createAnthropicAdapter({ ...base(home, env), model: 'test-model', apiKey: 'k', baseURL: fake.url }),
     parts: (b) => ({ system: b.system, tools: b.tools, messages: b.messages }),
     userTurns: 'separate',
   },
   {
     name: 'openai',
     start: startOpenAIChatFake,
-    adapter: (fake, home) => createOpenAIChatAdapter({ ...base(home), model: 'gpt-test', apiKey: 'k', baseURL: `${fake.url}/v1` }),
+    adapter: (fake, home, env) => createOpenAIChatAdapter({ ...base(home, env), model: 'gpt-test', apiKey: 'k', baseURL: `${fake.url}/v1` }),
     parts: (b) => ({ system: b.messages.filter((m: any) => m.role === 'system'), tools: b.tools, messages: b.messages.filter((m: any) => m.role !== 'system') }),
     userTurns: 'separate',
   },
   {
     name: 'openai-responses',
     start: startOpenAIResponsesFake,
-    adapter: (fake, home) => createOpenAIResponsesAdapter({ ...base(home), model: 'gpt-test', apiKey: 'k', baseURL: `${fake.url}/v1` }),
+    adapter: (fake, home, env) => createOpenAIResponsesAdapter({ ...base(home, env), model: 'gpt-test', apiKey: 'k', baseURL: `${fake.url}/v1` }),
     parts: (b) => ({ system: b.instructions, tools: b.tools, messages: b.input }),
     userTurns: 'separate',
   },
   {
     name: 'codex',
     start: startOpenAIResponsesFake,
-    adapter: async (fake, home) => {
-      const codexHome = tmp('keen-codex-');
+    adapter: async (fake, home, env = {}) => {
+      // Inside `home`, so the test that made `home` removes it too.
+      const codexHome = fs.mkdtempSync(path.join(home, 'codex-'));
       const claims = { exp: Math.floor(Date.now() / 1000) + 3600, 'https://api.openai.com/auth': { chatgpt_account_id: 'acct_conf' } };
       await writeFakeCodexAuth(codexHome, { accessToken: fakeJwt(claims), refreshToken: 'r' });
-      return createCodexAdapter({ ...base(home), model: 'gpt-5-codex', env: { CODEX_HOME: codexHome, KEEN_CODEX_BASE_URL: `${fake.url}/backend-api/codex` } });
+      return createCodexAdapter({ ...base(home), model: 'gpt-5-codex', env: { ...env, CODEX_HOME: codexHome, KEEN_CODEX_BASE_URL: `${fake.url}/backend-api/codex` } });
     },
     parts: (b) => ({ system: b.instructions, tools: b.tools, messages: b.input }),
     userTurns: 'separate',
@@ -88,14 +88,14 @@ export const PROVIDER_CASES: ProviderCase[] = [
     name: 'bedrock',
     start: startBedrockFake,
     setup: () => useFakeAwsEnv(),
-    adapter: (fake, home) => createBedrockAdapter({ ...base(home), model: 'anthropic.claude-sonnet-4-5-20250929-v1:0', baseURL: fake.url, region: 'us-east-1' }),
+    adapter: (fake, home, env) => createBedrockAdapter({ ...base(home, env), model: 'anthropic.claude-sonnet-4-5-20250929-v1:0', baseURL: fake.url, region: 'us-east-1' }),
     parts: (b) => ({ system: b.system, tools: b.toolConfig, messages: b.messages }),
     userTurns: 'merged',
   },
   {
     name: 'genkit',
     start: startGeminiFake,
-    adapter: (fake, home) => createGenkitAdapter({ ...base(home), model: 'gemini-2.5-flash', apiKey: 'k', baseURL: fake.url }),
+    adapter: (fake, home, env) => createGenkitAdapter({ ...base(home, env), model: 'gemini-2.5-flash', apiKey: 'k', baseURL: fake.url }),
     parts: (b) => ({ system: b.systemInstruction, tools: b.tools, messages: b.contents }),
     userTurns: 'separate',
   },

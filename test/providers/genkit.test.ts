@@ -82,7 +82,7 @@ const readResult = (id: string, content: string): ToolMessage => ({ role: 'tool'
 async function toolTurn(conv: ProviderConversation, modelId?: string): Promise<string> {
   fake.enqueue({ steps: [{ text: 'Let me look.' }, { toolCall: { id: modelId, name: 'read_file', args: { path: 'a.txt' } } }], usage: { input: 50, output: 10 } });
   const events = await turn(conv);
-  const call = only(events, 'tool_call')[0].call;
+  const call = only(events, 'turn_end')[0].message.tool_calls![0];
   conv.appendToolResults([readResult(call.id, 'contents of a')]);
   return call.id;
 }
@@ -95,7 +95,7 @@ describe('genkit adapter: streaming', () => {
 
     expect(only(events, 'text_delta').map((e) => e.text)).toEqual(['Hello', ', world']);
     expect(only(events, 'usage')[0].usage).toEqual({ input: 12, output: 4, cache_read: 900, cache_write: 0 });
-    expect(last(events)).toEqual({ type: 'turn_end', message: { role: 'assistant', content: 'Hello, world' }, stopReason: 'end_turn' });
+    expect(last(events)).toMatchObject({ type: 'turn_end', message: { role: 'assistant', content: 'Hello, world' }, stopReason: 'end_turn' });
 
     const req = fake.requests[0];
     expect(geminiModelOf(req)).toBe(MODEL);
@@ -106,14 +106,18 @@ describe('genkit adapter: streaming', () => {
     expect(req.body.tools[0].functionDeclarations.map((f: any) => f.name)).toEqual(['read_file', 'grep']);
   });
 
-  it('streams thoughts as reasoning and replays their signatures', async () => {
+  it('streams thoughts as reasoning and replays the signature on the part Gemini put it on', async () => {
     fake.enqueue({ steps: [{ thinking: 'Consider the question', signature: 'sig-g' }, { text: 'Answer' }] });
     const conv = await open(undefined, { thinkingBudget: 1024 });
     const events = await turn(conv);
     expect(only(events, 'reasoning_delta').map((e) => e.text)).toEqual(['Consider the question']);
     expect(last(events)).toMatchObject({
       type: 'turn_end',
-      message: { content: 'Answer', reasoning: [{ provider: 'genkit', text: 'Consider the question', signature: 'sig-g' }] },
+      message: {
+        content: 'Answer',
+        reasoning: [{ provider: 'genkit', text: 'Consider the question' }],
+        parts: [{ type: 'reasoning', text: 'Consider the question' }, { type: 'text', text: 'Answer', meta: { metadata: { thoughtSignature: 'sig-g' } } }],
+      },
     });
     expect(fake.requests[0].body.generationConfig.thinkingConfig).toEqual({ thinkingBudget: 1024, includeThoughts: true });
 
@@ -121,7 +125,7 @@ describe('genkit adapter: streaming', () => {
     fake.enqueue({ steps: [{ text: 'Then this.' }] });
     await turn(conv);
     const contents = fake.requests[1].body.contents;
-    expect(contents[1]).toEqual({ role: 'model', parts: [{ thought: true, text: 'Consider the question', thoughtSignature: 'sig-g' }, { text: 'Answer' }] });
+    expect(contents[1]).toEqual({ role: 'model', parts: [{ thought: true, text: 'Consider the question' }, { text: 'Answer', thoughtSignature: 'sig-g' }] });
     expect(contents[2]).toEqual({ role: 'user', parts: [{ text: 'And then?' }] });
   });
 
@@ -129,7 +133,7 @@ describe('genkit adapter: streaming', () => {
     const conv = await open();
     fake.enqueue({ steps: [{ toolCall: { name: 'read_file', args: { path: 'a.txt' } } }] });
     const events = await turn(conv);
-    const calls = only(events, 'tool_call').map((e) => e.call);
+    const calls = only(events, 'turn_end')[0].message.tool_calls ?? [];
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({ name: 'read_file', args: '{"path":"a.txt"}' });
     expect(calls[0].id).toBeTruthy();

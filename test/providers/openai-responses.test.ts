@@ -42,7 +42,7 @@ describe('openai responses adapter', () => {
     fake.enqueue({ steps: [{ text: 'Hel' }, { text: 'lo' }] });
     const events = await turn(await open());
     expect(events.filter((e) => e.type === 'text_delta').map((e) => (e as { text: string }).text)).toEqual(['Hel', 'lo']);
-    expect(last(events)).toEqual({ type: 'turn_end', message: { role: 'assistant', content: 'Hello' }, stopReason: 'end_turn' });
+    expect(last(events)).toMatchObject({ type: 'turn_end', message: { role: 'assistant', content: 'Hello' }, stopReason: 'end_turn' });
     const body = lastBody();
     expect(fake.requests[0].path).toBe('/v1/responses');
     expect(body).toMatchObject({ stream: true, store: false, include: ['reasoning.encrypted_content'], instructions: 'You are Keen.', max_output_tokens: 1000 });
@@ -58,7 +58,7 @@ describe('openai responses adapter', () => {
     const conv = await open();
     const events = await turn(conv);
     expect(events.find((e) => e.type === 'reasoning_delta')).toEqual({ type: 'reasoning_delta', text: 'Need the file.' });
-    expect(events.find((e) => e.type === 'tool_call')).toEqual({ type: 'tool_call', call: { id: 'call_1', name: 'read_file', args: '{"path":"a.ts"}' } });
+    expect(events.flatMap((e) => (e.type === 'turn_end' ? (e.message.tool_calls ?? []) : []))).toEqual([{ id: 'call_1', name: 'read_file', args: '{"path":"a.ts"}' }]);
     const end = last(events);
     expect(end.type === 'turn_end' && end.stopReason).toBe('tool_use');
     expect(end.type === 'turn_end' && end.message.reasoning).toEqual([
@@ -76,7 +76,10 @@ describe('openai responses adapter', () => {
     ]);
   });
 
-  it('rebuilds reasoning from generic history when a conversation is reopened', async () => {
+  it('rebuilds reasoning from a format-1 message when a conversation is reopened', async () => {
+    // The fake verifies replayed encrypted reasoning, as the service does: let it issue 'E' first.
+    fake.enqueue({ steps: [{ thinking: 'hm', signature: 'E' }, { toolCall: { id: 'c1', name: 'read_file', args: {} } }] });
+    await turn(await open());
     fake.enqueue({ steps: [{ text: 'ok' }] });
     const history: Message[] = [
       { role: 'system', content: 'S' },

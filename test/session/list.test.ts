@@ -162,7 +162,7 @@ describe('latestSession and empty sessions', () => {
   it('skips a newer session that has no user message, so --continue resumes real work', async () => {
     const { SessionStore } = await import('../../src/session/store.js');
     const { latestSession } = await import('../../src/session/list.js');
-    const { mkdtemp } = await import('node:fs/promises');
+    const { mkdtemp, rm } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
     const home = await mkdtemp(join(tmpdir(), 'keen-latest-'));
@@ -173,6 +173,10 @@ describe('latestSession and empty sessions', () => {
     await new Promise((r) => setTimeout(r, 20));
     const empty = await SessionStore.create(home, { cwd, provider: 'anthropic', model: 'm', keenVersion: 't' });
     await empty.close();
-    expect((await latestSession(home, cwd))?.id).toBe(real.id);
+    try {
+      expect((await latestSession(home, cwd))?.id).toBe(real.id);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
   });
 });

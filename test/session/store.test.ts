@@ -31,7 +31,7 @@ describe('SessionStore seqs', () => {
     expect(first).toMatchObject({
       seq: 1,
       kind: 'session_started',
-      format: 1,
+      format: 2,
       session_id: store.id,
       cwd: CWD,
       provider: 'anthropic',
@@ -205,11 +205,11 @@ describe('opening sessions', () => {
     const store = await createStore(home);
     await store.close();
     const text = await readFile(store.path, 'utf8');
-    await writeFile(store.path, text.replace('"format":1', '"format":2'));
+    await writeFile(store.path, text.replace('"format":2', '"format":3'));
     await expect(SessionStore.open(home, CWD, store.id)).rejects.toThrow(
-      `session ${store.id} was written by a newer Keen (transcript format 2); upgrade Keen to resume it`,
+      `session ${store.id} was written by a newer Keen (transcript format 3); upgrade Keen to resume it`,
     );
-    expect(await readFile(store.path, 'utf8')).toBe(text.replace('"format":1', '"format":2'));
+    expect(await readFile(store.path, 'utf8')).toBe(text.replace('"format":2', '"format":3'));
   });
 });
 

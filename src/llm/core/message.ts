@@ -43,11 +43,54 @@ export interface UserMessage {
   summary_level?: 1 | 2;
 }
 
+/**
+ * Opaque, JSON-only metadata a wire API attaches to one part so it can rebuild its exact native
+ * request (Responses item ids and summary parts, Gemini thought signatures on function calls,
+ * Genkit part metadata). Only the wire API named by the message's `provider` reads it.
+ */
+export type PartMeta = Record<string, unknown>;
+
+export interface TextPart {
+  type: 'text';
+  text: string;
+  meta?: PartMeta;
+}
+
+/** Model reasoning: visible text (or a summary), its signature, encrypted content or redaction. */
+export interface ReasoningContentPart {
+  type: 'reasoning';
+  text: string;
+  signature?: string;
+  encrypted_content?: string;
+  redacted?: boolean;
+  meta?: PartMeta;
+}
+
+export interface ToolCallPart {
+  type: 'tool_call';
+  id: string;
+  name: string;
+  args: string;
+  meta?: PartMeta;
+}
+
+/** One piece of an assistant reply, in the order the model produced it. */
+export type AssistantPart = TextPart | ReasoningContentPart | ToolCallPart;
+
+/**
+ * An assistant reply. `parts` (transcript format 2) is the lossless truth: ordered text,
+ * reasoning and tool-call parts with the producing wire API's metadata. `content`, `tool_calls`
+ * and `reasoning` are derived from it (see {@link assistantMessage}) for readers that only need
+ * the generic view; a message without `parts` (format 1) is read as reasoning, text, tool calls.
+ */
 export interface AssistantMessage {
   role: 'assistant';
   content: string;
   tool_calls?: ToolCall[];
   reasoning?: ReasoningPart[];
+  parts?: AssistantPart[];
+  /** The wire API whose reasoning and metadata `parts` carry (e.g. `anthropic`, `codex`). */
+  provider?: string;
 }
 
 export interface ToolMessage {
@@ -61,6 +104,59 @@ export interface ToolMessage {
 }
 
 export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
+
+/**
+ * The assistant message for `parts` produced by wire API `provider`, with the generic fields
+ * derived: `content` is the text parts joined, `tool_calls` and `reasoning` in part order.
+ */
+export function assistantMessage(parts: AssistantPart[], provider: string): AssistantMessage {
+  let content = '';
+  const calls: ToolCall[] = [];
+  const reasoning: ReasoningPart[] = [];
+  for (const p of parts) {
+    if (p.type === 'text') content += p.text;
+    else if (p.type === 'tool_call') calls.push({ id: p.id, name: p.name, args: p.args });
+    else {
+      const r: ReasoningPart = { provider, text: p.text };
+      if (p.signature !== undefined) r.signature = p.signature;
+      if (p.encrypted_content !== undefined) r.encrypted_content = p.encrypted_content;
+      if (typeof p.meta?.id === 'string') r.id = p.meta.id;
+      if (p.redacted) r.redacted = true;
+      reasoning.push(r);
+    }
+  }
+  const message: AssistantMessage = { role: 'assistant', content };
+  if (calls.length > 0) message.tool_calls = calls;
+  if (reasoning.length > 0) message.reasoning = reasoning;
+  message.parts = parts;
+  message.provider = provider;
+  return message;
+}
+
+/**
+ * The ordered parts of an assistant message. A format-1 message (no `parts`) reads as its
+ * reasoning, then its text, then its tool calls: the order every adapter rebuilt it in.
+ */
+export function partsOf(m: AssistantMessage): AssistantPart[] {
+  if (m.parts) return m.parts;
+  const parts: AssistantPart[] = [];
+  for (const r of m.reasoning ?? []) {
+    const p: ReasoningContentPart = { type: 'reasoning', text: r.text };
+    if (r.signature !== undefined) p.signature = r.signature;
+    if (r.encrypted_content !== undefined) p.encrypted_content = r.encrypted_content;
+    if (r.redacted) p.redacted = true;
+    if (r.id !== undefined) p.meta = { id: r.id };
+    parts.push(p);
+  }
+  if (m.content !== '') parts.push({ type: 'text', text: m.content });
+  for (const c of m.tool_calls ?? []) parts.push({ type: 'tool_call', id: c.id, name: c.name, args: c.args });
+  return parts;
+}
+
+/** The wire API a message's reasoning and metadata belong to (format 1: its reasoning's tag). */
+export function providerOf(m: AssistantMessage): string | undefined {
+  return m.provider ?? m.reasoning?.[0]?.provider;
+}
 
 export function systemMessage(content: string): SystemMessage {
   return { role: 'system', content };

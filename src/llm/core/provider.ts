@@ -1,5 +1,5 @@
 import type { LlmError } from './errors.js';
-import type { AssistantMessage, Message, ToolCall, ToolMessage } from './message.js';
+import type { AssistantMessage, Message, ToolMessage } from './message.js';
 import type { Usage } from './usage.js';
 
 /** A tool as the model sees it: name, description and a JSON Schema for its input. */
@@ -34,18 +34,24 @@ export function outputLimit(configured: number, limits: TurnLimits | undefined):
   return cap !== undefined && cap > 0 ? Math.min(configured, cap) : configured;
 }
 
-/** What one provider turn reports to the loop. */
+/** Why one model request stopped (mapped from every wire API in providers/kit/stop-reason.ts). */
+export type TurnStopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'other';
+
+/**
+ * What one provider turn reports to the loop: deltas as they arrive, then usage and one
+ * `turn_end` carrying the lossless assistant message (its tool calls included), or one `error`.
+ */
 export type ModelTurnEvent =
   | { type: 'text_delta'; text: string }
   | { type: 'reasoning_delta'; text: string }
-  | { type: 'tool_call'; call: ToolCall }
   | { type: 'usage'; usage: Usage }
-  | { type: 'turn_end'; message: AssistantMessage; stopReason: 'end_turn' | 'tool_use' | 'max_tokens' | 'other' }
+  | { type: 'turn_end'; message: AssistantMessage; stopReason: TurnStopReason }
   | { type: 'error'; error: LlmError };
 
 /**
- * A provider's native conversation for one running stream. The adapter owns the wire shape
- * (system blocks, content blocks, reasoning items); the loop owns the generic history beside it.
+ * The conversation of one running stream (implemented once, by `Conversation` in
+ * ./conversation.ts): it owns the lossless history and derives each provider's native request
+ * from it, so the request after a resume is the request the live loop would have sent.
  */
 export interface ProviderConversation {
   /**

@@ -3,27 +3,7 @@
  * one-line message. Pure: works on the error's shape, never on the SDK's classes.
  */
 import { isAbortError, llmError, type LlmError } from '../core/errors.js';
-
-/** Phrases the API uses when the prompt does not fit the model's context window. */
-const TOO_LONG = /prompt is too long|too many (input )?tokens|context (window|length)|exceeds? (the )?(maximum )?context|input length and `?max_tokens`? exceed/i;
-
-/** Socket-level failure codes that mean "the connection broke", not "the request was wrong". */
-const NETWORK_CODES = new Set([
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'ECONNABORTED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-]);
+import { isContextOverflow, isNetworkFailure } from './kit/error-table.js';
 
 interface ErrorShape {
   name?: string;
@@ -64,7 +44,7 @@ export function mapAnthropicError(err: unknown, ctx: ErrorContext): LlmError {
 
 function fromStatus(status: number, type: string | undefined, detail: string): LlmError {
   const what = `${status}${type ? ` ${type}` : ''}: ${detail}`;
-  if ((status === 400 || status === 413) && TOO_LONG.test(detail)) {
+  if ((status === 400 || status === 413) && isContextOverflow(detail)) {
     return llmError('context_window', `The conversation no longer fits the model's context window (${what}).`, status);
   }
   if (status === 401 || status === 403) {
@@ -84,25 +64,13 @@ function fromStreamErrorEvent(type: string, detail: string): LlmError {
   if (type === 'overloaded_error' || type === 'rate_limit_error') {
     return llmError('rate_limit', `Anthropic stopped the reply (${what}); retry shortly.`);
   }
-  if (type === 'invalid_request_error' && TOO_LONG.test(detail)) {
+  if (type === 'invalid_request_error' && isContextOverflow(detail)) {
     return llmError('context_window', `The conversation no longer fits the model's context window (${what}).`);
   }
   if (type === 'authentication_error' || type === 'permission_error') {
     return llmError('auth', `Anthropic rejected the request (${what}); check ANTHROPIC_API_KEY.`);
   }
   return llmError('other', `Anthropic stopped the reply with an error (${what}).`);
-}
-
-function isNetworkFailure(e: ErrorShape): boolean {
-  for (let cur: unknown = e, depth = 0; cur && typeof cur === 'object' && depth < 5; depth++) {
-    const c = cur as ErrorShape;
-    if (c.code && NETWORK_CODES.has(c.code)) return true;
-    // undici reports a body cut short as `TypeError: terminated` (cause: "other side closed").
-    if (c.name === 'TypeError' && c.message === 'terminated') return true;
-    if (c.name === 'SocketError') return true;
-    cur = c.cause;
-  }
-  return false;
 }
 
 function causeText(e: ErrorShape): string {

@@ -1,18 +1,17 @@
 /**
- * Assembles one streamed Anthropic reply: emits deltas as they arrive and, once `message_stop`
- * has been seen, yields the native content blocks to keep and the generic assistant message.
+ * Decodes one streamed Anthropic reply: emits deltas as they arrive and, once `message_stop`
+ * has been seen, yields the lossless assistant message (parts in block order) and usage.
  */
 import type {
   RawContentBlockDelta,
   RawContentBlockStartEvent,
   RawMessageStreamEvent,
 } from '@anthropic-ai/sdk/resources/messages';
-import type { AssistantMessage, ReasoningPart, ToolCall } from '../core/message.js';
-import type { ModelTurnEvent } from '../core/provider.js';
+import { assistantMessage, type AssistantMessage, type AssistantPart, type ToolCall } from '../core/message.js';
+import type { ModelTurnEvent, TurnStopReason } from '../core/provider.js';
 import type { Usage } from '../core/usage.js';
-import { ANTHROPIC_REASONING, parseToolInput, type NativeBlock } from './anthropic-wire.js';
-
-type TurnStopReason = Extract<ModelTurnEvent, { type: 'turn_end' }>['stopReason'];
+import { ANTHROPIC_REASONING } from './anthropic-wire.js';
+import { mapStopReason } from './kit/stop-reason.js';
 
 type OpenBlock =
   | { kind: 'text'; text: string }
@@ -23,8 +22,7 @@ type OpenBlock =
   | { kind: 'ignored' };
 
 export interface AssembledTurn {
-  /** The assistant content to append to native history, thinking blocks verbatim. */
-  blocks: NativeBlock[];
+  /** The lossless reply: its parts in block order, thinking signatures verbatim. */
   message: AssistantMessage;
   stopReason: TurnStopReason;
   usage: Usage;
@@ -35,21 +33,6 @@ interface RawUsage {
   output_tokens?: number | null;
   cache_read_input_tokens?: number | null;
   cache_creation_input_tokens?: number | null;
-}
-
-export function mapStopReason(reason: string | null | undefined): TurnStopReason {
-  switch (reason) {
-    case 'end_turn':
-    case 'stop_sequence':
-      return 'end_turn';
-    case 'tool_use':
-      return 'tool_use';
-    case 'max_tokens':
-    case 'model_context_window_exceeded':
-      return 'max_tokens';
-    default:
-      return 'other';
-  }
 }
 
 export class TurnAssembler {
@@ -72,11 +55,6 @@ export class TurnAssembler {
         return [];
       case 'content_block_delta':
         return this.delta(event.index, event.delta);
-      case 'content_block_stop': {
-        const block = this.blocks.get(event.index);
-        if (block?.kind !== 'tool_use') return [];
-        return [{ type: 'tool_call', call: toolCallOf(block) }];
-      }
       case 'message_delta':
         this.stopReason = event.delta.stop_reason ?? this.stopReason;
         this.takeUsage(event.usage);
@@ -92,31 +70,21 @@ export class TurnAssembler {
   /** The finished turn, or undefined when the stream ended before `message_stop`. */
   finish(): AssembledTurn | undefined {
     if (!this.stopped || !this.started) return undefined;
-    const blocks: NativeBlock[] = [];
-    const reasoning: ReasoningPart[] = [];
-    const calls: ToolCall[] = [];
-    let text = '';
+    const parts: AssistantPart[] = [];
     for (const index of [...this.blocks.keys()].sort((a, b) => a - b)) {
       const b = this.blocks.get(index)!;
       if (b.kind === 'text') {
-        text += b.text;
-        if (b.text !== '') blocks.push({ type: 'text', text: b.text });
+        if (b.text !== '') parts.push({ type: 'text', text: b.text });
       } else if (b.kind === 'thinking') {
-        blocks.push({ type: 'thinking', thinking: b.thinking, signature: b.signature });
-        reasoning.push({ provider: ANTHROPIC_REASONING, text: b.thinking, signature: b.signature });
+        parts.push({ type: 'reasoning', text: b.thinking, signature: b.signature });
       } else if (b.kind === 'redacted') {
-        blocks.push({ type: 'redacted_thinking', data: b.data });
-        reasoning.push({ provider: ANTHROPIC_REASONING, text: '', encrypted_content: b.data, redacted: true });
+        parts.push({ type: 'reasoning', text: '', encrypted_content: b.data, redacted: true });
       } else if (b.kind === 'tool_use') {
-        const call = toolCallOf(b);
-        calls.push(call);
-        blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: parseToolInput(call.args) });
+        parts.push({ type: 'tool_call', ...toolCallOf(b) });
       }
     }
-    const message: AssistantMessage = { role: 'assistant', content: text };
-    if (calls.length > 0) message.tool_calls = calls;
-    if (reasoning.length > 0) message.reasoning = reasoning;
-    return { blocks, message, stopReason: mapStopReason(this.stopReason), usage: { ...this.usage } };
+    const message = assistantMessage(parts, ANTHROPIC_REASONING);
+    return { message, stopReason: mapStopReason(this.stopReason, (message.tool_calls ?? []).length > 0), usage: { ...this.usage } };
   }
 
   private delta(index: number, delta: RawContentBlockDelta): ModelTurnEvent[] {

@@ -1,10 +1,11 @@
 /**
- * Anthropic Messages wire shapes and the pure conversions between them and the generic messages.
+ * Anthropic Messages wire shapes and the deterministic encoding of lossless messages into them.
  *
  * Native history is stored WITHOUT `cache_control`; breakpoints are added to a copy when a request
  * is built (see {@link buildRequestBody}), so moving the message breakpoint never edits history.
  */
-import type { AssistantMessage, Message, ReasoningPart, ToolMessage } from '../core/message.js';
+import type { NativeEncoder } from '../core/conversation.js';
+import { partsOf, providerOf, type AssistantMessage, type Message, type ToolMessage } from '../core/message.js';
 import type { ToolDefinition } from '../core/provider.js';
 
 export interface CacheControl {
@@ -36,11 +37,11 @@ export interface NativeTool {
   cache_control?: CacheControl;
 }
 
-/** Everything one conversation sends besides the per-request switches. */
+/** Everything one conversation sends besides the per-request switches. Read-only. */
 export interface NativeHistory {
-  system: NativeSystemBlock[];
-  messages: NativeMessage[];
-  tools: NativeTool[];
+  readonly system: readonly NativeSystemBlock[];
+  readonly messages: readonly NativeMessage[];
+  readonly tools: readonly NativeTool[];
 }
 
 export interface RequestSettings {
@@ -65,16 +66,12 @@ export const ANTHROPIC_REASONING = 'anthropic';
 
 const EPHEMERAL: CacheControl = { type: 'ephemeral' };
 
-export function toSystemBlocks(messages: readonly Message[]): NativeSystemBlock[] {
-  return messages.filter((m) => m.role === 'system' && m.content !== '').map((m) => ({ type: 'text', text: m.content }));
-}
-
 export function toNativeTools(tools: readonly ToolDefinition[]): NativeTool[] {
   return tools.map((t) => ({ name: t.name, description: t.description, input_schema: structuredClone(t.input_schema) }));
 }
 
 /** A tool call's arguments as the `input` object the API demands; unparsable or non-object text becomes `{}`. */
-export function parseToolInput(args: string): Record<string, unknown> {
+function parseToolInput(args: string): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(args);
     return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
@@ -93,60 +90,76 @@ export function toolResultBlock(result: ToolMessage): NativeBlock {
   };
 }
 
-export function userTextMessage(text: string): NativeMessage {
-  return { role: 'user', content: [{ type: 'text', text }] };
-}
-
-function reasoningBlock(part: ReasoningPart): NativeBlock | undefined {
-  if (part.provider !== ANTHROPIC_REASONING) return undefined;
-  if (part.redacted) {
-    const data = part.encrypted_content ?? part.signature;
-    return data ? { type: 'redacted_thinking', data } : undefined;
-  }
-  // A thinking block without its signature is refused by the API, so it cannot be replayed.
-  return part.signature ? { type: 'thinking', thinking: part.text, signature: part.signature } : undefined;
-}
-
+/**
+ * An assistant message's blocks, in part order. Reasoning is replayed only when this API produced
+ * it (a thinking block without its signature is refused, so one is never sent); empty text is
+ * left out (the API rejects it).
+ */
 export function assistantBlocks(message: AssistantMessage): NativeBlock[] {
+  const ours = providerOf(message) === ANTHROPIC_REASONING;
   const blocks: NativeBlock[] = [];
-  for (const part of message.reasoning ?? []) {
-    const block = reasoningBlock(part);
-    if (block) blocks.push(block);
-  }
-  if (message.content !== '') blocks.push({ type: 'text', text: message.content });
-  for (const call of message.tool_calls ?? []) {
-    blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: parseToolInput(call.args) });
+  for (const part of partsOf(message)) {
+    if (part.type === 'text') {
+      if (part.text !== '') blocks.push({ type: 'text', text: part.text });
+    } else if (part.type === 'tool_call') {
+      blocks.push({ type: 'tool_use', id: part.id, name: part.name, input: parseToolInput(part.args) });
+    } else if (ours && part.redacted) {
+      const data = part.encrypted_content ?? part.signature;
+      if (data) blocks.push({ type: 'redacted_thinking', data });
+    } else if (ours && part.signature) {
+      blocks.push({ type: 'thinking', thinking: part.text, signature: part.signature });
+    }
   }
   return blocks;
 }
 
 /**
- * Generic (non-system) messages as Anthropic messages. Consecutive tool results share one user
- * turn; a user text after tool results stays a separate user message, exactly as
- * `appendToolResults` + `appendUserText` build it live (the API merges consecutive user turns).
- * Messages that would be empty (the API rejects empty content) are left out.
+ * Lossless messages → Anthropic history, one message at a time. Consecutive tool results share
+ * one user turn; a user text after tool results stays a separate user message (the API merges
+ * consecutive user turns), so a fork plus `appendUserText` is its parent plus one message.
+ * Messages that would be empty are left out. Never mutates a message it has handed out, so a
+ * clone is two shallow array copies.
  */
-export function toNativeMessages(messages: readonly Message[]): NativeMessage[] {
-  const out: NativeMessage[] = [];
-  let toolTurn: NativeMessage | undefined;
-  for (const m of messages) {
+export class AnthropicEncoder implements NativeEncoder<NativeHistory> {
+  constructor(
+    private readonly tools: NativeTool[],
+    private system: NativeSystemBlock[] = [],
+    private messages: NativeMessage[] = [],
+    private toolTurn = false,
+  ) {}
+
+  push(m: Message): void {
+    if (m.role === 'system') {
+      if (m.content !== '') this.system = [...this.system, { type: 'text', text: m.content }];
+      return;
+    }
     if (m.role === 'tool') {
-      if (!toolTurn) {
-        toolTurn = { role: 'user', content: [] };
-        out.push(toolTurn);
-      }
-      toolTurn.content.push(toolResultBlock(m));
-      continue;
+      const last = this.messages[this.messages.length - 1];
+      if (this.toolTurn && last) this.messages[this.messages.length - 1] = { role: 'user', content: [...last.content, toolResultBlock(m)] };
+      else this.messages.push({ role: 'user', content: [toolResultBlock(m)] });
+      this.toolTurn = true;
+      return;
     }
-    toolTurn = undefined;
+    this.toolTurn = false;
     if (m.role === 'user') {
-      if (m.content !== '') out.push(userTextMessage(m.content));
-    } else if (m.role === 'assistant') {
-      const content = assistantBlocks(m);
-      if (content.length > 0) out.push({ role: 'assistant', content });
+      if (m.content !== '') this.messages.push(userTextMessage(m.content));
+      return;
     }
+    const content = assistantBlocks(m);
+    if (content.length > 0) this.messages.push({ role: 'assistant', content });
   }
-  return out;
+
+  clone(): AnthropicEncoder {
+    return new AnthropicEncoder(this.tools, this.system, [...this.messages], this.toolTurn);
+  }
+
+  view(): NativeHistory {
+    return { system: this.system, messages: this.messages, tools: this.tools };
+  }
+}
+
+function userTextMessage(text: string): NativeMessage {
+  return { role: 'user', content: [{ type: 'text', text }] };
 }
 
 function markLast<T extends object>(items: readonly T[]): T[] {

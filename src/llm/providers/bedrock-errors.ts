@@ -1,5 +1,6 @@
 import type { LlmError } from '../core/errors.js';
 import { isAbortError, llmError } from '../core/errors.js';
+import { isContextOverflow, isNetworkFailure } from './kit/error-table.js';
 
 export interface BedrockErrorContext {
   modelId: string;
@@ -8,7 +9,6 @@ export interface BedrockErrorContext {
   signal?: AbortSignal;
 }
 
-const CONTEXT_WINDOW = /input is too long|too many (input )?tokens|prompt is too long|context (window|length)|maximum context length|exceeds? the (maximum|model's)/i;
 const THROTTLED = new Set(['ThrottlingException', 'ServiceQuotaExceededException', 'TooManyRequestsException']);
 const BAD_CREDENTIALS = new Set([
   'UnrecognizedClientException',
@@ -19,7 +19,6 @@ const BAD_CREDENTIALS = new Set([
   'MissingAuthenticationToken',
   'SignatureDoesNotMatch',
 ]);
-const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_HTTP2_STREAM_ERROR', 'ERR_STREAM_PREMATURE_CLOSE']);
 
 /**
  * Maps anything the Bedrock SDK throws (service exceptions, credential-chain failures, socket
@@ -33,7 +32,7 @@ export function bedrockError(err: unknown, ctx: BedrockErrorContext): LlmError {
   const status = e.$metadata?.httpStatusCode;
   const profile = ctx.profile ? ` (profile ${ctx.profile})` : '';
 
-  if ((name === 'ValidationException' || status === 400) && CONTEXT_WINDOW.test(message)) {
+  if ((name === 'ValidationException' || status === 400) && isContextOverflow(message)) {
     return llmError('context_window', `Bedrock: the request is larger than ${ctx.modelId}'s context window: ${message}`, status);
   }
   if (THROTTLED.has(name) || status === 429) {
@@ -61,7 +60,7 @@ export function bedrockError(err: unknown, ctx: BedrockErrorContext): LlmError {
   if (name === 'ResourceNotFoundException') {
     return llmError('other', `Bedrock model ${ctx.modelId} was not found: ${message} Check --model and the region.`, status);
   }
-  if (status === undefined && (NETWORK_CODES.has(e.code ?? '') || /socket hang up|^aborted$|premature close|terminated|network|timed? ?out|truncated/i.test(message) || name === 'TimeoutError')) {
+  if (status === undefined && (isNetworkFailure(err) || /^aborted$/.test(message))) {
     return llmError('network', `Connection to Bedrock failed: ${message || e.code}`);
   }
   const label = name && name !== 'Error' ? `${name}: ` : '';

@@ -1,23 +1,22 @@
-import type { ContentBlock, ConverseStreamOutput, Message as BedrockMessage } from '@aws-sdk/client-bedrock-runtime';
-import type { AssistantMessage, ReasoningPart, ToolCall } from '../core/message.js';
-import type { ModelTurnEvent } from '../core/provider.js';
+import type { ConverseStreamOutput } from '@aws-sdk/client-bedrock-runtime';
+import { assistantMessage, type AssistantMessage, type AssistantPart, type ToolCall } from '../core/message.js';
+import type { ModelTurnEvent, TurnStopReason } from '../core/provider.js';
 import type { Usage } from '../core/usage.js';
 import { BEDROCK_REASONING } from './bedrock-wire.js';
-
-type TurnStop = Extract<ModelTurnEvent, { type: 'turn_end' }>['stopReason'];
+import { mapStopReason } from './kit/stop-reason.js';
+import { normaliseUsage } from './kit/usage.js';
 
 /** What one ConverseStream reply amounts to once it has been read to the end. */
 export interface ConverseTurn {
-  native: BedrockMessage;
   message: AssistantMessage;
-  stopReason: TurnStop;
+  stopReason: TurnStopReason;
   usage?: Usage;
 }
 
 type Block =
   | { kind: 'text'; text: string }
   | { kind: 'reasoning'; text: string; signature?: string; redacted: Uint8Array[] }
-  | { kind: 'tool'; id: string; name: string; input: string; emitted: boolean };
+  | { kind: 'tool'; id: string; name: string; input: string };
 
 /** Thrown when the event stream ends without `messageStop` (a cut connection); mapped to `network`. */
 export class TruncatedStreamError extends Error {
@@ -27,37 +26,13 @@ export class TruncatedStreamError extends Error {
   }
 }
 
-function stopOf(reason: string | undefined): TurnStop {
-  switch (reason) {
-    case 'end_turn':
-    case 'stop_sequence':
-      return 'end_turn';
-    case 'tool_use':
-      return 'tool_use';
-    case 'max_tokens':
-    case 'model_context_window_exceeded':
-      return 'max_tokens';
-    default:
-      return 'other';
-  }
-}
-
 function toolCallOf(b: Extract<Block, { kind: 'tool' }>): ToolCall {
   return { id: b.id, name: b.name, args: b.input || '{}' };
 }
 
-function parseInput(text: string): Record<string, unknown> {
-  try {
-    const v = JSON.parse(text || '{}');
-    return v && typeof v === 'object' && !Array.isArray(v) ? v : {};
-  } catch {
-    return {};
-  }
-}
-
 /**
- * Reads a ConverseStream event stream, yielding text/reasoning deltas and each tool call as its
- * block closes, and returns the assembled reply. Throws what the SDK throws (and
+ * Reads a ConverseStream event stream, yielding text/reasoning deltas, and returns the lossless
+ * reply (parts in block order, redacted reasoning as base64). Throws what the SDK throws (and
  * {@link TruncatedStreamError}); the caller maps errors.
  */
 export async function* readConverseStream(stream: AsyncIterable<ConverseStreamOutput>): AsyncGenerator<ModelTurnEvent, ConverseTurn> {
@@ -69,7 +44,7 @@ export async function* readConverseStream(stream: AsyncIterable<ConverseStreamOu
   for await (const ev of stream) {
     if (ev.contentBlockStart) {
       const tool = ev.contentBlockStart.start?.toolUse;
-      if (tool) blocks.set(ev.contentBlockStart.contentBlockIndex ?? 0, { kind: 'tool', id: tool.toolUseId ?? '', name: tool.name ?? '', input: '', emitted: false });
+      if (tool) blocks.set(ev.contentBlockStart.contentBlockIndex ?? 0, { kind: 'tool', id: tool.toolUseId ?? '', name: tool.name ?? '', input: '' });
     } else if (ev.contentBlockDelta) {
       const index = ev.contentBlockDelta.contentBlockIndex ?? 0;
       const delta = ev.contentBlockDelta.delta;
@@ -91,50 +66,24 @@ export async function* readConverseStream(stream: AsyncIterable<ConverseStreamOu
       } else if (delta?.toolUse && block?.kind === 'tool') {
         block.input += delta.toolUse.input ?? '';
       }
-    } else if (ev.contentBlockStop) {
-      const block = blocks.get(ev.contentBlockStop.contentBlockIndex ?? 0);
-      if (block?.kind === 'tool' && !block.emitted) {
-        block.emitted = true;
-        yield { type: 'tool_call', call: toolCallOf(block) };
-      }
     } else if (ev.messageStop) {
       stopped = true;
       stopReason = ev.messageStop.stopReason;
     } else if (ev.metadata?.usage) {
       const u = ev.metadata.usage;
-      usage = { input: u.inputTokens ?? 0, output: u.outputTokens ?? 0, cache_read: u.cacheReadInputTokens ?? 0, cache_write: u.cacheWriteInputTokens ?? 0 };
+      usage = normaliseUsage({ prompt: u.inputTokens, output: u.outputTokens, cacheRead: u.cacheReadInputTokens, cacheWrite: u.cacheWriteInputTokens, promptIncludesCache: false });
     }
   }
   if (!stopped) throw new TruncatedStreamError();
 
-  const ordered = [...blocks.entries()].sort((a, b) => a[0] - b[0]).map(([, b]) => b);
-  const content: ContentBlock[] = [];
-  const reasoning: ReasoningPart[] = [];
-  const calls: ToolCall[] = [];
-  let text = '';
-  for (const b of ordered) {
-    if (b.kind === 'text') {
-      text += b.text;
-      if (b.text.trim()) content.push({ text: b.text });
-    } else if (b.kind === 'reasoning') {
-      if (b.redacted.length > 0) {
-        const bytes = Buffer.concat(b.redacted);
-        content.push({ reasoningContent: { redactedContent: bytes } });
-        reasoning.push({ provider: BEDROCK_REASONING, text: '', redacted: true, encrypted_content: bytes.toString('base64') });
-      } else {
-        content.push({ reasoningContent: { reasoningText: { text: b.text, signature: b.signature } } });
-        reasoning.push({ provider: BEDROCK_REASONING, text: b.text, ...(b.signature ? { signature: b.signature } : {}) });
-      }
-    } else {
-      if (!b.emitted) yield { type: 'tool_call', call: toolCallOf(b) };
-      calls.push(toolCallOf(b));
-      content.push({ toolUse: { toolUseId: b.id, name: b.name, input: parseInput(b.input) as never } });
-    }
+  const parts: AssistantPart[] = [];
+  for (const [, b] of [...blocks.entries()].sort((a, c) => a[0] - c[0])) {
+    if (b.kind === 'text') parts.push({ type: 'text', text: b.text });
+    else if (b.kind === 'reasoning') {
+      if (b.redacted.length > 0) parts.push({ type: 'reasoning', text: '', redacted: true, encrypted_content: Buffer.concat(b.redacted).toString('base64') });
+      else parts.push({ type: 'reasoning', text: b.text, ...(b.signature ? { signature: b.signature } : {}) });
+    } else parts.push({ type: 'tool_call', ...toolCallOf(b) });
   }
-  const message: AssistantMessage = { role: 'assistant', content: text };
-  if (calls.length > 0) message.tool_calls = calls;
-  if (reasoning.length > 0) message.reasoning = reasoning;
-  let stop = stopOf(stopReason);
-  if (calls.length > 0 && stop === 'end_turn') stop = 'tool_use';
-  return { native: { role: 'assistant', content }, message, stopReason: stop, usage };
+  const message = assistantMessage(parts, BEDROCK_REASONING);
+  return { message, stopReason: mapStopReason(stopReason, (message.tool_calls ?? []).length > 0), usage };
 }

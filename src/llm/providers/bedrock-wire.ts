@@ -5,7 +5,8 @@ import type {
   SystemContentBlock,
   Tool,
 } from '@aws-sdk/client-bedrock-runtime';
-import type { AssistantMessage, Message, ReasoningPart, ToolMessage } from '../core/message.js';
+import type { NativeEncoder } from '../core/conversation.js';
+import { partsOf, providerOf, type AssistantMessage, type Message, type ToolMessage } from '../core/message.js';
 import type { ToolDefinition } from '../core/provider.js';
 
 /** `provider` tag of the reasoning parts this wire API produces and replays. */
@@ -43,14 +44,10 @@ export interface CacheAnchor {
 }
 
 /** Anchor at the very end of the history (undefined when it is empty). */
-export function anchorAtEnd(messages: readonly BedrockMessage[]): CacheAnchor | undefined {
+function anchorAtEnd(messages: readonly BedrockMessage[]): CacheAnchor | undefined {
   if (messages.length === 0) return undefined;
   const index = messages.length - 1;
   return { index, blocks: messages[index].content?.length ?? 0 };
-}
-
-export function systemBlocks(messages: readonly Message[]): SystemContentBlock[] {
-  return messages.filter((m) => m.role === 'system' && m.content.trim()).map((m) => ({ text: m.content }));
 }
 
 export function toolSpecs(tools: readonly ToolDefinition[]): Tool[] {
@@ -82,76 +79,103 @@ function parseArgs(args: string): Record<string, unknown> {
   }
 }
 
-function reasoningBlocks(parts: readonly ReasoningPart[] | undefined): ContentBlock[] {
-  const out: ContentBlock[] = [];
-  for (const p of parts ?? []) {
-    if (p.provider !== BEDROCK_REASONING) continue;
-    if (p.redacted && p.encrypted_content) {
-      out.push({ reasoningContent: { redactedContent: Buffer.from(p.encrypted_content, 'base64') } });
-    } else if (p.signature) {
-      out.push({ reasoningContent: { reasoningText: { text: p.text, signature: p.signature } } });
-    }
-  }
-  return out;
-}
-
+/**
+ * An assistant message's blocks in part order. Reasoning is replayed only when Bedrock produced it
+ * and it can be verified (a signature, or redacted bytes); blank text is left out (Converse
+ * refuses it).
+ */
 export function assistantBlocks(m: AssistantMessage): ContentBlock[] {
-  const blocks = reasoningBlocks(m.reasoning);
-  if (m.content.trim()) blocks.push({ text: m.content });
-  for (const call of m.tool_calls ?? []) {
-    blocks.push({ toolUse: { toolUseId: call.id, name: call.name, input: parseArgs(call.args) as never } });
+  const ours = providerOf(m) === BEDROCK_REASONING;
+  const blocks: ContentBlock[] = [];
+  for (const p of partsOf(m)) {
+    if (p.type === 'text') {
+      if (p.text.trim()) blocks.push({ text: p.text });
+    } else if (p.type === 'tool_call') {
+      blocks.push({ toolUse: { toolUseId: p.id, name: p.name, input: parseArgs(p.args) as never } });
+    } else if (ours && p.redacted && p.encrypted_content) {
+      blocks.push({ reasoningContent: { redactedContent: Buffer.from(p.encrypted_content, 'base64') } });
+    } else if (ours && p.signature) {
+      blocks.push({ reasoningContent: { reasoningText: { text: p.text, signature: p.signature } } });
+    }
   }
   return blocks;
 }
 
-/** Append `blocks` as a `role` turn, merging into the last turn when it has the same role. */
-export function pushTurn(messages: BedrockMessage[], role: 'user' | 'assistant', blocks: ContentBlock[]): void {
-  if (blocks.length === 0) return;
-  const last = messages[messages.length - 1];
-  if (last?.role === role) last.content = [...(last.content ?? []), ...blocks];
-  else messages.push({ role, content: blocks });
+/** Native Converse history: system blocks, alternating messages, and the newest cache anchor. Read-only. */
+export interface ConverseHistory {
+  readonly system: readonly SystemContentBlock[];
+  readonly messages: readonly BedrockMessage[];
+  readonly anchor: CacheAnchor | undefined;
 }
 
 /**
- * Generic conversation (system messages ignored) → Converse messages. Consecutive same-role
- * content merges into one turn; empty assistant turns are dropped; a tool use whose result never
- * arrived (an interrupted turn) gets an error result so the service accepts the history.
+ * Lossless messages → Converse history, one message at a time. Consecutive same-role content
+ * merges into one turn (Converse alternates roles); empty turns are dropped; a tool use whose
+ * result never came gets an error result before the next turn, so the history is accepted.
+ * Merging replaces the last turn with a new object, so a clone is a shallow copy.
  */
-export function toBedrockMessages(messages: readonly Message[], modelId: string): BedrockMessage[] {
-  const out: BedrockMessage[] = [];
-  let unanswered: { id: string; name: string }[] = [];
-  const closeUnanswered = () => {
-    const blocks = unanswered.map((c) =>
-      toolResultBlock({ role: 'tool', tool_call_id: c.id, name: c.name, content: 'The tool call was interrupted before it returned a result.', is_error: true }, modelId),
-    );
-    unanswered = [];
-    pushTurn(out, 'user', blocks);
-  };
-  for (const m of messages) {
-    if (m.role === 'system') continue;
-    if (m.role === 'tool') {
-      unanswered = unanswered.filter((c) => c.id !== m.tool_call_id);
-      pushTurn(out, 'user', [toolResultBlock(m, modelId)]);
-      continue;
+export class ConverseEncoder implements NativeEncoder<ConverseHistory> {
+  constructor(
+    private readonly modelId: string,
+    private system: SystemContentBlock[] = [],
+    private readonly messages: BedrockMessage[] = [],
+    private unanswered: { id: string; name: string }[] = [],
+    private cacheAnchor: CacheAnchor | undefined = undefined,
+  ) {}
+
+  push(m: Message): void {
+    if (m.role === 'system') {
+      if (m.content.trim()) this.system = [...this.system, { text: m.content }];
+      return;
     }
-    closeUnanswered();
+    if (m.role === 'tool') {
+      this.unanswered = this.unanswered.filter((c) => c.id !== m.tool_call_id);
+      this.turn('user', [toolResultBlock(m, this.modelId)]);
+      return;
+    }
+    this.closeUnanswered();
     if (m.role === 'user') {
-      if (m.content.trim()) pushTurn(out, 'user', [{ text: m.content }]);
+      if (m.content.trim()) this.turn('user', [{ text: m.content }]);
     } else {
-      pushTurn(out, 'assistant', assistantBlocks(m));
-      unanswered = (m.tool_calls ?? []).map((c) => ({ id: c.id, name: c.name }));
+      this.turn('assistant', assistantBlocks(m));
+      this.unanswered = (m.tool_calls ?? []).map((c) => ({ id: c.id, name: c.name }));
     }
   }
-  closeUnanswered();
-  return out;
+
+  anchor(): void {
+    this.cacheAnchor = anchorAtEnd(this.messages);
+  }
+
+  clone(): ConverseEncoder {
+    return new ConverseEncoder(this.modelId, this.system, [...this.messages], this.unanswered, this.cacheAnchor);
+  }
+
+  view(): ConverseHistory {
+    return { system: this.system, messages: this.messages, anchor: this.cacheAnchor ?? anchorAtEnd(this.messages) };
+  }
+
+  private closeUnanswered(): void {
+    const blocks = this.unanswered.map((c) =>
+      toolResultBlock({ role: 'tool', tool_call_id: c.id, name: c.name, content: 'The tool call was interrupted before it returned a result.', is_error: true }, this.modelId),
+    );
+    this.unanswered = [];
+    this.turn('user', blocks);
+  }
+
+  /** Append `blocks` as a `role` turn, merging into the last turn when it has the same role. */
+  private turn(role: 'user' | 'assistant', blocks: ContentBlock[]): void {
+    if (blocks.length === 0) return;
+    const at = this.messages.length - 1;
+    const last = this.messages[at];
+    if (last?.role === role) this.messages[at] = { role, content: [...(last.content ?? []), ...blocks] };
+    else this.messages.push({ role, content: blocks });
+  }
 }
 
 export interface WireState {
   modelId: string;
-  system: SystemContentBlock[];
-  messages: BedrockMessage[];
-  tools: Tool[];
-  anchor: CacheAnchor | undefined;
+  history: ConverseHistory;
+  tools: readonly Tool[];
   maxTokens: number;
   thinkingBudget?: number;
 }
@@ -165,12 +189,12 @@ const CACHE_POINT = { cachePoint: { type: 'default' as const } };
  */
 export function converseInput(s: WireState): ConverseStreamRequest {
   const cache = cacheFieldsFor(s.modelId);
-  const system: SystemContentBlock[] = [...s.system];
+  const system: SystemContentBlock[] = [...s.history.system];
   if (cache?.system && system.length > 0) system.push(CACHE_POINT);
   const tools: Tool[] = [...s.tools];
   if (cache?.tools && tools.length > 0) tools.push(CACHE_POINT);
-  let messages = s.messages;
-  const a = s.anchor;
+  let messages = s.history.messages as BedrockMessage[];
+  const a = s.history.anchor;
   if (cache?.messages && a && a.index < messages.length) {
     messages = messages.map((m, i) => {
       if (i !== a.index) return m;

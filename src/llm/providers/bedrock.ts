@@ -1,22 +1,20 @@
 import type { BedrockRuntimeClient, BedrockRuntimeClientConfig } from '@aws-sdk/client-bedrock-runtime';
-import type { Message, ToolMessage } from '../core/message.js';
-import { outputLimit, type TurnLimits } from '../core/provider.js';
-import type { ChatRequest, ModelTurnEvent, ProviderAdapter, ProviderConversation } from '../core/provider.js';
+import { Conversation, type WireTranslation } from '../core/conversation.js';
+import { lazy } from '../core/lazy.js';
+import { outputLimit } from '../core/provider.js';
+import type { ChatRequest, ProviderAdapter, ProviderConversation } from '../core/provider.js';
 import type { AdapterFactory, ProviderSettings } from './types.js';
 import { bedrockError } from './bedrock-errors.js';
+import { recordingHandler } from './bedrock-record.js';
 import { TruncatedStreamError, readConverseStream } from './bedrock-stream.js';
-import type { WireState } from './bedrock-wire.js';
-import { anchorAtEnd, converseInput, pushTurn, systemBlocks, toBedrockMessages, toolResultBlock, toolSpecs } from './bedrock-wire.js';
+import { ConverseEncoder, converseInput, toolSpecs, type ConverseHistory } from './bedrock-wire.js';
 
-type Sdk = typeof import('@aws-sdk/client-bedrock-runtime');
-
-let sdkPromise: Promise<Sdk> | undefined;
+const importSdk = lazy(() => import('@aws-sdk/client-bedrock-runtime'));
 
 /** The SDK, imported on first use; its Node-version warning would corrupt the Ink screen. */
-function loadSdk(): Promise<Sdk> {
+function loadSdk(): ReturnType<typeof importSdk> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-  sdkPromise ??= import('@aws-sdk/client-bedrock-runtime');
-  return sdkPromise;
+  return importSdk();
 }
 
 /** The SDK logs through this; without it the credential chain warns on the console. */
@@ -47,72 +45,32 @@ async function createClient(settings: ProviderSettings): Promise<BedrockRuntimeC
       config.requestHandler = new NodeHttpHandler();
     }
   }
+  const recording = await recordingHandler(settings.env, config.requestHandler as never, !!endpoint?.startsWith('http://'));
+  if (recording) config.requestHandler = recording as never;
   return new sdk.BedrockRuntimeClient(config);
 }
 
-class BedrockConversation implements ProviderConversation {
-  constructor(
-    private readonly client: BedrockRuntimeClient,
-    private readonly state: WireState,
-    private readonly profile: string | undefined,
-  ) {}
-
-  async *streamTurn(signal: AbortSignal, limits?: TurnLimits): AsyncIterable<ModelTurnEvent> {
-    const local = new AbortController();
-    const onAbort = () => local.abort();
-    if (signal.aborted) local.abort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-    let finished = false;
-    try {
+/**
+ * The Converse translation: the encoder (bedrock-wire.ts: alternation, merged user turns, cache
+ * anchor), one ConverseStream request per turn, the decoder (bedrock-stream.ts) and the error
+ * map. System blocks survive a compaction (`keep`).
+ */
+function converseWire(client: BedrockRuntimeClient, request: ChatRequest, modelId: string, profile: string | undefined): WireTranslation<ConverseHistory> {
+  const tools = toolSpecs(request.tools);
+  return {
+    encoder: () => new ConverseEncoder(modelId),
+    replaceSystem: 'keep',
+    classify: (err, signal) => bedrockError(err, { modelId, profile, signal }),
+    async *send(history, signal, limits) {
       const { ConverseStreamCommand } = await loadSdk();
-      const res = await this.client.send(new ConverseStreamCommand(converseInput({ ...this.state, maxTokens: outputLimit(this.state.maxTokens, limits) })), { abortSignal: local.signal });
+      const input = converseInput({ modelId, history, tools, maxTokens: outputLimit(request.maxOutputTokens, limits), thinkingBudget: request.thinkingBudget });
+      const res = await client.send(new ConverseStreamCommand(input), { abortSignal: signal });
       if (!res.stream) throw new TruncatedStreamError();
-      const reader = readConverseStream(res.stream);
-      let step = await reader.next();
-      while (!step.done) {
-        yield step.value;
-        step = await reader.next();
-      }
-      const turn = step.value;
-      finished = true;
-      pushTurn(this.state.messages, 'assistant', turn.native.content ?? []);
+      const turn = yield* readConverseStream(res.stream);
       if (turn.usage) yield { type: 'usage', usage: turn.usage };
       yield { type: 'turn_end', message: turn.message, stopReason: turn.stopReason };
-    } catch (err) {
-      finished = true;
-      yield { type: 'error', error: bedrockError(err, { modelId: this.state.modelId, profile: this.profile, signal }) };
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-      // The consumer stopped reading early: release the connection.
-      if (!finished) local.abort();
-    }
-  }
-
-  appendToolResults(results: ToolMessage[]): void {
-    pushTurn(this.state.messages, 'user', results.map((r) => toolResultBlock(r, this.state.modelId)));
-    this.state.anchor = anchorAtEnd(this.state.messages);
-  }
-
-  /** Joins the final user turn after its tool results; the cache anchor stays where it was. */
-  appendUserText(text: string): void {
-    if (!text.trim()) return;
-    pushTurn(this.state.messages, 'user', [{ text }]);
-    this.state.anchor ??= anchorAtEnd(this.state.messages);
-  }
-
-  hasPendingState(): boolean {
-    return false;
-  }
-
-  /** Keeps the existing system blocks; rebuilds the conversation from the replacement. */
-  replaceHistory(replacement: Message[]): void {
-    this.state.messages = toBedrockMessages(replacement, this.state.modelId);
-    this.state.anchor = anchorAtEnd(this.state.messages);
-  }
-
-  fork(): ProviderConversation {
-    return new BedrockConversation(this.client, structuredClone(this.state), this.profile);
-  }
+    },
+  };
 }
 
 /**
@@ -122,27 +80,12 @@ class BedrockConversation implements ProviderConversation {
  * `auth` error on the first request, since the chain is only resolved then.
  */
 export const createBedrockAdapter: AdapterFactory = async (settings) => {
-  let client: Promise<BedrockRuntimeClient> | undefined;
+  const client = lazy(() => createClient(settings));
   const adapter: ProviderAdapter = {
     id: 'bedrock',
     async open(request: ChatRequest): Promise<ProviderConversation> {
-      if (!client) {
-        client = createClient(settings);
-        client.catch(() => {
-          client = undefined;
-        });
-      }
-      const state: WireState = {
-        modelId: request.model || settings.model,
-        system: systemBlocks(request.messages),
-        messages: toBedrockMessages(request.messages, request.model || settings.model),
-        tools: toolSpecs(request.tools),
-        anchor: undefined,
-        maxTokens: request.maxOutputTokens,
-        thinkingBudget: request.thinkingBudget,
-      };
-      state.anchor = anchorAtEnd(state.messages);
-      return new BedrockConversation(await client, state, settings.awsProfile);
+      const modelId = request.model || settings.model;
+      return Conversation.open(converseWire(await client(), request, modelId, settings.awsProfile), request.messages);
     },
   };
   return adapter;

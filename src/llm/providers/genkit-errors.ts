@@ -1,5 +1,6 @@
 import type { LlmError } from '../core/errors.js';
 import { isAbortError, llmError } from '../core/errors.js';
+import { isContextOverflow, isNetworkFailure, NETWORK_TEXT } from './kit/error-table.js';
 
 interface GenkitLikeError {
   name?: string;
@@ -10,9 +11,7 @@ interface GenkitLikeError {
   responseMetadata?: { retryAfterMs?: number };
 }
 
-const CONTEXT_WINDOW = /input token count.*exceeds|exceeds the maximum number of tokens|context (window|length)|prompt is too long|too many tokens/i;
 const AUTH_TEXT = /api key not valid|api_key_invalid|api key expired|permission denied|unregistered callers/i;
-const NETWORK_TEXT = /fetch failed|error reading from the stream|terminated|socket|econn|etimedout|enotfound|eai_again|other side closed/i;
 
 /** HTTP status of a Gemini API failure, from Genkit's error or its message text. */
 export function httpStatusOf(err: unknown): number | undefined {
@@ -51,7 +50,7 @@ export function genkitError(err: unknown, ctx: { model: string; signal?: AbortSi
   if (isAbortError(err, ctx.signal)) return llmError('cancelled', 'Request cancelled.');
   const status = httpStatusOf(err);
   const message = serviceMessage(err).trim();
-  if (CONTEXT_WINDOW.test(message)) {
+  if (isContextOverflow(message)) {
     return llmError('context_window', `Gemini: the request is larger than ${ctx.model}'s context window: ${message}`, status);
   }
   if (status === 429) {
@@ -62,7 +61,7 @@ export function genkitError(err: unknown, ctx: { model: string; signal?: AbortSi
     return llmError('auth', `Gemini rejected the API key: ${message} Check GEMINI_API_KEY (or GOOGLE_API_KEY), or use --provider to pick another provider.`, status);
   }
   if (status === 404) return llmError('other', `Gemini model ${ctx.model} was not found: ${message} Check --model.`, status);
-  if (status === undefined && NETWORK_TEXT.test(message)) {
+  if (status === undefined && (NETWORK_TEXT.test(message) || isNetworkFailure(err))) {
     return llmError('network', `Connection to the Gemini API failed: ${message}`);
   }
   return llmError('other', `Gemini request failed: ${message}`, status);

@@ -1,26 +1,9 @@
 import type { MessageData, Part } from 'genkit';
-import type { AssistantMessage, Message, ReasoningPart, ToolCall, ToolMessage } from '../core/message.js';
+import type { NativeEncoder } from '../core/conversation.js';
+import { assistantMessage, partsOf, providerOf, type AssistantMessage, type AssistantPart, type Message, type PartMeta, type ToolCallPart } from '../core/message.js';
 
 /** `provider` tag of the reasoning parts this adapter produces and replays. */
 export const GENKIT_REASONING = 'genkit';
-
-/**
- * Genkit's native history plus the tool-call refs the model actually sent: Gemini often omits
- * function-call ids, so Keen gives such calls its own ids and never sends them back as refs.
- */
-export interface GenkitHistory {
-  messages: MessageData[];
-  /** Keen tool-call id → the model's ref (undefined when the model sent none). */
-  refs: Record<string, string | undefined>;
-}
-
-/** Append parts as a `role` message, merging into the last message when it has that role. */
-export function pushParts(messages: MessageData[], role: MessageData['role'], parts: Part[]): void {
-  if (parts.length === 0) return;
-  const last = messages[messages.length - 1];
-  if (last?.role === role) last.content = [...last.content, ...parts];
-  else messages.push({ role, content: parts });
-}
 
 function parseArgs(args: string): unknown {
   try {
@@ -30,71 +13,113 @@ function parseArgs(args: string): unknown {
   }
 }
 
-export function toolResponseParts(results: readonly ToolMessage[], refs: GenkitHistory['refs']): Part[] {
-  return results.map((r) => {
-    const ref = r.tool_call_id in refs ? refs[r.tool_call_id] : r.tool_call_id;
-    return { toolResponse: { name: r.name, ...(ref !== undefined ? { ref } : {}), output: r.content } };
-  });
+/** Genkit's part metadata (thought signatures, Gemini part metadata), kept verbatim in `meta.metadata`. */
+function metadataOf(meta: PartMeta | undefined): Record<string, unknown> | undefined {
+  const m = meta?.metadata;
+  return m && typeof m === 'object' && !Array.isArray(m) ? (m as Record<string, unknown>) : undefined;
 }
 
+/**
+ * The model's own ref for a call: `meta.ref` as decoded (null: the model sent none, so Keen's id
+ * is never sent back). A call without that meta (an older transcript, another provider) is sent
+ * with its id as the ref.
+ */
+function modelRef(part: ToolCallPart): string | undefined {
+  if (part.meta && 'ref' in part.meta) return typeof part.meta.ref === 'string' ? part.meta.ref : undefined;
+  return part.id;
+}
+
+/** Genkit parts of an assistant message, in part order. */
 function assistantParts(m: AssistantMessage): Part[] {
+  const ours = providerOf(m) === GENKIT_REASONING;
   const parts: Part[] = [];
-  for (const r of m.reasoning ?? []) {
-    if (r.provider === GENKIT_REASONING && r.signature) parts.push({ reasoning: r.text, metadata: { thoughtSignature: r.signature } });
+  for (const p of partsOf(m)) {
+    const metadata = ours ? metadataOf(p.meta) : undefined;
+    const withMeta = <T extends Part>(part: T): T => (metadata ? { ...part, metadata } : part);
+    if (p.type === 'text') {
+      if (p.text !== '' || metadata) parts.push(withMeta({ text: p.text }));
+    } else if (p.type === 'tool_call') {
+      const ref = modelRef(p);
+      parts.push(withMeta({ toolRequest: { name: p.name, ...(ref !== undefined ? { ref } : {}), input: parseArgs(p.args) } }));
+    } else if (ours && p.meta !== undefined) {
+      parts.push(withMeta({ reasoning: p.text }));
+    } else if (ours && p.signature) {
+      // Format 1 kept only the signature.
+      parts.push({ reasoning: p.text, metadata: { thoughtSignature: p.signature } });
+    }
   }
-  if (m.content.trim()) parts.push({ text: m.content });
-  for (const c of m.tool_calls ?? []) parts.push({ toolRequest: { name: c.name, ref: c.id, input: parseArgs(c.args) } });
   return parts;
 }
 
 /**
- * Generic messages → Genkit messages. System messages become one leading `system` message (the
- * Google plugin accepts only one, first); tool results of a turn share one `tool` message.
+ * Lossless messages → Genkit messages, one message at a time. System messages become one leading
+ * `system` message (the Google plugin accepts only one, first); same-role content merges (tool
+ * results of a turn share one `tool` message). Merging replaces the last message with a new
+ * object, so a clone is a shallow copy.
  */
-export function toGenkitHistory(messages: readonly Message[]): GenkitHistory {
-  const out: MessageData[] = [];
-  const system = messages.filter((m) => m.role === 'system' && m.content.trim()).map((m): Part => ({ text: m.content }));
-  if (system.length > 0) out.push({ role: 'system', content: system });
-  for (const m of messages) {
-    if (m.role === 'system') continue;
-    if (m.role === 'user') {
-      if (m.content.trim()) pushParts(out, 'user', [{ text: m.content }]);
+export class GenkitEncoder implements NativeEncoder<readonly MessageData[]> {
+  constructor(
+    private readonly messages: MessageData[] = [],
+    /** Keen tool-call id → the ref the model sent (undefined: none). */
+    private readonly refs: Map<string, string | undefined> = new Map(),
+  ) {}
+
+  push(m: Message): void {
+    if (m.role === 'system') {
+      if (!m.content.trim()) return;
+      const first = this.messages[0];
+      if (first?.role === 'system') this.messages[0] = { role: 'system', content: [...first.content, { text: m.content }] };
+      else this.messages.unshift({ role: 'system', content: [{ text: m.content }] });
+    } else if (m.role === 'user') {
+      if (m.content.trim()) this.pushParts('user', [{ text: m.content }]);
     } else if (m.role === 'assistant') {
-      pushParts(out, 'model', assistantParts(m));
+      for (const p of partsOf(m)) if (p.type === 'tool_call') this.refs.set(p.id, modelRef(p));
+      this.pushParts('model', assistantParts(m));
     } else {
-      pushParts(out, 'tool', toolResponseParts([m], {}));
+      const ref = this.refs.has(m.tool_call_id) ? this.refs.get(m.tool_call_id) : m.tool_call_id;
+      this.pushParts('tool', [{ toolResponse: { name: m.name, ...(ref !== undefined ? { ref } : {}), output: m.content } }]);
     }
   }
-  return { messages: out, refs: {} };
-}
 
-/** A model reply ready for the history: empty text parts dropped (Gemini rejects them). */
-export function cleanReply(parts: readonly Part[]): Part[] {
-  return parts.filter((p) => !(typeof p.text === 'string' && p.text === '' && !p.toolRequest && !p.media));
+  clone(): GenkitEncoder {
+    return new GenkitEncoder([...this.messages], new Map(this.refs));
+  }
+
+  view(): readonly MessageData[] {
+    return this.messages;
+  }
+
+  private pushParts(role: MessageData['role'], parts: Part[]): void {
+    if (parts.length === 0) return;
+    const at = this.messages.length - 1;
+    const last = this.messages[at];
+    if (last?.role === role) this.messages[at] = { role, content: [...last.content, ...parts] };
+    else this.messages.push({ role, content: parts });
+  }
 }
 
 let callSeq = 0;
 
-/** The generic view of a model reply; assigns Keen ids to calls the model sent without a ref. */
-export function assistantFromReply(parts: readonly Part[], refs: GenkitHistory['refs']): AssistantMessage {
-  let text = '';
-  const calls: ToolCall[] = [];
-  const reasoning: ReasoningPart[] = [];
-  for (const p of parts) {
+/**
+ * The lossless message of a model reply (empty text parts dropped unless they carry metadata). Genkit
+ * part metadata (the thought signature Gemini puts on a function-call part) is kept in
+ * `meta.metadata`; a call the model sent without a ref gets a Keen id and `meta.ref: null`.
+ */
+export function assistantFromReply(reply: readonly Part[]): AssistantMessage {
+  const parts: AssistantPart[] = [];
+  for (const p of reply) {
+    const meta: PartMeta | undefined = p.metadata && Object.keys(p.metadata).length > 0 ? { metadata: structuredClone(p.metadata) } : undefined;
     if (p.toolRequest) {
       const ref = p.toolRequest.ref;
       const id = ref ?? `gemini_call_${Date.now().toString(36)}_${++callSeq}`;
-      refs[id] = ref;
-      calls.push({ id, name: p.toolRequest.name, args: JSON.stringify(p.toolRequest.input ?? {}) });
+      parts.push({ type: 'tool_call', id, name: p.toolRequest.name, args: JSON.stringify(p.toolRequest.input ?? {}), meta: { ref: ref ?? null, ...meta } });
     } else if (typeof p.reasoning === 'string') {
       const signature = p.metadata?.thoughtSignature;
-      reasoning.push({ provider: GENKIT_REASONING, text: p.reasoning, ...(typeof signature === 'string' ? { signature } : {}) });
-    } else if (typeof p.text === 'string') {
-      text += p.text;
+      parts.push({ type: 'reasoning', text: p.reasoning, ...(typeof signature === 'string' ? { signature } : {}), meta: meta ?? {} });
+    } else if (typeof p.text === 'string' && (p.text !== '' || meta)) {
+      // An empty text part is kept only for the signature it carries.
+      parts.push({ type: 'text', text: p.text, ...(meta ? { meta } : {}) });
     }
   }
-  const message: AssistantMessage = { role: 'assistant', content: text };
-  if (calls.length > 0) message.tool_calls = calls;
-  if (reasoning.length > 0) message.reasoning = reasoning;
-  return message;
+  return assistantMessage(parts, GENKIT_REASONING);
 }

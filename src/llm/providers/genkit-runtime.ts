@@ -1,4 +1,6 @@
 import type { Genkit } from 'genkit';
+import { lazy } from '../core/lazy.js';
+import { recordGlobalFetch } from './kit/record.js';
 
 type GenkitModule = typeof import('genkit');
 type GooglePlugin = typeof import('@genkit-ai/google-genai');
@@ -26,8 +28,6 @@ export interface GeminiEndpoint {
 /** Genkit logs through this global logger; anything it printed would corrupt the Ink screen. */
 const SILENT_LOGGER = { level: 'error', shouldLog: () => false, debug() {}, info() {}, warn() {}, error() {} };
 
-let modulesPromise: Promise<GenkitModules> | undefined;
-
 async function importGenkit(): Promise<GenkitModules> {
   const started = performance.now();
   const before = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
@@ -51,16 +51,8 @@ async function importGenkit(): Promise<GenkitModules> {
   return { genkit, google, importMs: Math.round(performance.now() - started) };
 }
 
-/** Genkit and the Google AI plugin, imported once per process on first use. */
-export function loadGenkit(): Promise<GenkitModules> {
-  if (!modulesPromise) {
-    modulesPromise = importGenkit();
-    modulesPromise.catch(() => {
-      modulesPromise = undefined; // a failed import may be retried
-    });
-  }
-  return modulesPromise;
-}
+/** Genkit and the Google AI plugin, imported once per process on first use (a failed import is retried). */
+export const loadGenkit = lazy(importGenkit);
 
 /**
  * Splits a configured base URL into Genkit's `baseUrl` and `apiVersion` (Genkit appends the
@@ -73,8 +65,13 @@ export function splitBaseUrl(url: string | undefined): { baseUrl?: string; apiVe
   return m ? { baseUrl: m[1], apiVersion: m[2] } : { baseUrl: trimmed };
 }
 
-export async function createGenkitRuntime(endpoint: GeminiEndpoint): Promise<GenkitRuntime> {
+/** Where Gemini requests go when no base URL is configured. */
+const GEMINI_ORIGIN = 'https://generativelanguage.googleapis.com';
+
+export async function createGenkitRuntime(endpoint: GeminiEndpoint, env: NodeJS.ProcessEnv = {}): Promise<GenkitRuntime> {
   const modules = await loadGenkit();
+  // The plugin takes no fetch of its own: record mode wraps the global one, for this endpoint only.
+  recordGlobalFetch(env, 'genkit', endpoint.baseUrl ?? GEMINI_ORIGIN);
   const plugin = modules.google.googleAI({
     apiKey: endpoint.apiKey,
     ...(endpoint.baseUrl ? { baseUrl: endpoint.baseUrl } : {}),

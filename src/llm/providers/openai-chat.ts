@@ -4,20 +4,22 @@ import type {
   ChatCompletionCreateParamsStreaming,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions/completions';
-import type { LlmError } from '../core/errors.js';
-import type { AssistantMessage, Message, ToolCall, ToolMessage } from '../core/message.js';
-import { outputLimit, type TurnLimits } from '../core/provider.js';
+import { Conversation, type WireTranslation } from '../core/conversation.js';
+import { lazy } from '../core/lazy.js';
+import { assistantMessage, type AssistantMessage, type AssistantPart } from '../core/message.js';
+import { outputLimit, type TurnStopReason } from '../core/provider.js';
 import type { ChatRequest, ModelTurnEvent, ProviderAdapter, ProviderConversation } from '../core/provider.js';
 import type { Usage } from '../core/usage.js';
+import { recordingFetch } from './kit/record.js';
+import { mapStopReason } from './kit/stop-reason.js';
+import { normaliseUsage } from './kit/usage.js';
 import type { AdapterFactory, ProviderSettings } from './types.js';
-import { assistantMessage, toChatMessages, toChatTools, toolResultMessage, type ServerReasoning } from './openai-chat-messages.js';
-import { mapOpenAIError, truncatedStream, type OpenAIErrorContext } from './openai-errors.js';
-import { createOpenAIClient, lazy, resolveOpenAIEndpoint, type OpenAIModule } from './openai-sdk.js';
+import { ChatEncoder, OPENAI_CHAT_REASONING, toChatTools, type ReasoningField } from './openai-chat-messages.js';
+import { mapOpenAIError, TruncatedStream, type OpenAIErrorContext } from './openai-errors.js';
+import { createOpenAIClient, resolveOpenAIEndpoint, type OpenAIModule } from './openai-sdk.js';
 
 export { MISSING_OPENAI_KEY } from './openai-sdk.js';
-
-/** Reasoning parts produced by Chat Completions servers carry this provider tag. */
-export const OPENAI_CHAT_REASONING = 'openai';
+export { OPENAI_CHAT_REASONING } from './openai-chat-messages.js';
 
 interface ChatEndpoint {
   model: string;
@@ -44,102 +46,50 @@ export const createOpenAIChatAdapter: AdapterFactory = async (settings: Provider
       retries,
     },
     getClient: lazy(() =>
-      createOpenAIClient({ apiKey: target.apiKey, baseURL: target.baseURL, maxRetries: retries, env: settings.env }),
+      createOpenAIClient({ apiKey: target.apiKey, baseURL: target.baseURL, maxRetries: retries, env: settings.env, fetch: recordingFetch(settings.env, 'openai') }),
     ),
   };
   return {
     id: 'openai',
     async open(request: ChatRequest): Promise<ProviderConversation> {
-      return new ChatConversation(endpoint, request, toChatMessages(request.messages));
+      return Conversation.open(chatWire(endpoint, request), request.messages);
     },
   };
 };
 
-/** Native history: OpenAI chat messages, system messages included. */
-class ChatConversation implements ProviderConversation {
-  constructor(
-    private readonly endpoint: ChatEndpoint,
-    private readonly request: ChatRequest,
-    private messages: ChatCompletionMessageParam[],
-  ) {}
-
-  async *streamTurn(signal: AbortSignal, limits?: TurnLimits): AsyncIterable<ModelTurnEvent> {
-    const { endpoint } = this;
-    let sdk: OpenAIModule | undefined;
-    const local = new AbortController();
-    const onAbort = () => local.abort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    if (signal.aborted) local.abort();
-    let finished = false;
-    try {
+/** Chat Completions translation: one message per lossless message, one streamed request per turn. */
+function chatWire(endpoint: ChatEndpoint, request: ChatRequest): WireTranslation<readonly ChatCompletionMessageParam[]> {
+  let sdk: OpenAIModule | undefined;
+  const tools = request.tools.length > 0 ? toChatTools(request.tools) : undefined;
+  return {
+    encoder: () => new ChatEncoder(),
+    replaceSystem: 'replace',
+    classify: (err, signal) => mapOpenAIError(err, signal, sdk, endpoint.errors),
+    async *send(messages, signal, limits) {
       const loaded = await endpoint.getClient();
       sdk = loaded.sdk;
-      const stream = await loaded.client.chat.completions.create(this.body(outputLimit(this.request.maxOutputTokens, limits)), { signal: local.signal });
+      const maxOutputTokens = outputLimit(request.maxOutputTokens, limits);
+      const body: ChatCompletionCreateParamsStreaming = {
+        model: request.model || endpoint.model,
+        messages: messages as ChatCompletionMessageParam[],
+        stream: true,
+        stream_options: { include_usage: true },
+      };
+      if (tools) body.tools = tools;
+      if (maxOutputTokens > 0) {
+        if (endpoint.officialApi) body.max_completion_tokens = maxOutputTokens;
+        else body.max_tokens = maxOutputTokens;
+      }
+      const stream = await loaded.client.chat.completions.create(body, { signal });
       const acc = new ChatTurnAccumulator();
-      for await (const chunk of stream) {
-        for (const ev of acc.add(chunk)) yield ev;
-      }
-      if (signal.aborted) {
-        finished = true;
-        yield { type: 'error', error: mapOpenAIError(undefined, signal, sdk, endpoint.errors) };
-        return;
-      }
-      if (!acc.finished) {
-        finished = true;
-        yield { type: 'error', error: truncatedStream(endpoint.errors) };
-        return;
-      }
-      const { message, calls, stopReason, usage, serverReasoning } = acc.result();
-      for (const call of calls) yield { type: 'tool_call', call };
+      for await (const chunk of stream) yield* acc.add(chunk);
+      if (signal.aborted) return;
+      if (!acc.finished) throw new TruncatedStream(endpoint.errors);
+      const { message, stopReason, usage } = acc.result();
       if (usage) yield { type: 'usage', usage };
-      this.messages.push(assistantMessage(message.content, calls, serverReasoning));
-      finished = true;
       yield { type: 'turn_end', message, stopReason };
-    } catch (err) {
-      finished = true;
-      const error: LlmError = mapOpenAIError(err, signal, sdk, endpoint.errors);
-      yield { type: 'error', error };
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-      if (!finished) local.abort();
-    }
-  }
-
-  private body(maxOutputTokens: number): ChatCompletionCreateParamsStreaming {
-    const { request, endpoint } = this;
-    const body: ChatCompletionCreateParamsStreaming = {
-      model: request.model || endpoint.model,
-      messages: this.messages,
-      stream: true,
-      stream_options: { include_usage: true },
-    };
-    if (request.tools.length > 0) body.tools = toChatTools(request.tools);
-    if (maxOutputTokens > 0) {
-      if (endpoint.officialApi) body.max_completion_tokens = maxOutputTokens;
-      else body.max_tokens = maxOutputTokens;
-    }
-    return body;
-  }
-
-  appendToolResults(results: ToolMessage[]): void {
-    for (const r of results) this.messages.push(toolResultMessage(r));
-  }
-
-  appendUserText(text: string): void {
-    this.messages.push({ role: 'user', content: text });
-  }
-
-  hasPendingState(): boolean {
-    return false;
-  }
-
-  replaceHistory(replacement: Message[]): void {
-    this.messages = toChatMessages(replacement);
-  }
-
-  fork(): ProviderConversation {
-    return new ChatConversation(this.endpoint, this.request, structuredClone(this.messages));
-  }
+    },
+  };
 }
 
 interface PartialCall {
@@ -152,14 +102,14 @@ interface PartialCall {
 class ChatTurnAccumulator {
   private text = '';
   private reasoning = '';
-  private reasoningField: ServerReasoning['field'] = 'reasoning_content';
+  private reasoningField: ReasoningField = 'reasoning_content';
   private readonly calls = new Map<number, PartialCall>();
   private finishReason: string | null = null;
   private usage: Usage | undefined;
   finished = false;
 
   *add(chunk: ChatCompletionChunk): Generator<ModelTurnEvent> {
-    if (chunk.usage) this.usage = normaliseUsage(chunk.usage);
+    if (chunk.usage) this.usage = usageOf(chunk.usage);
     for (const choice of chunk.choices ?? []) {
       const delta = (choice.delta ?? {}) as ChatCompletionChunk.Choice.Delta & { reasoning_content?: unknown; reasoning?: unknown };
       const field = typeof delta.reasoning_content === 'string' ? 'reasoning_content' : typeof delta.reasoning === 'string' ? 'reasoning' : undefined;
@@ -199,28 +149,20 @@ class ChatTurnAccumulator {
     return this.calls.size - 1;
   }
 
-  result(): {
-    message: AssistantMessage;
-    calls: ToolCall[];
-    stopReason: 'end_turn' | 'tool_use' | 'max_tokens' | 'other';
-    usage?: Usage;
-    serverReasoning?: ServerReasoning;
-  } {
-    const calls: ToolCall[] = [...this.calls.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([index, c]) => ({ id: c.id || `call_${index}_${Date.now().toString(36)}`, name: c.name, args: c.args.trim() ? c.args : '{}' }));
-    const message: AssistantMessage = { role: 'assistant', content: this.text };
-    if (calls.length) message.tool_calls = calls;
-    if (this.reasoning) message.reasoning = [{ provider: OPENAI_CHAT_REASONING, text: this.reasoning }];
-    const stopReason =
-      calls.length > 0 ? 'tool_use' : this.finishReason === 'length' ? 'max_tokens' : this.finishReason === 'stop' ? 'end_turn' : 'other';
-    const serverReasoning = this.reasoning ? { field: this.reasoningField, text: this.reasoning } : undefined;
-    return { message, calls, stopReason, usage: this.usage, serverReasoning };
+  result(): { message: AssistantMessage; stopReason: TurnStopReason; usage?: Usage } {
+    const parts: AssistantPart[] = [];
+    if (this.reasoning) parts.push({ type: 'reasoning', text: this.reasoning, meta: { field: this.reasoningField } });
+    if (this.text) parts.push({ type: 'text', text: this.text });
+    const calls = [...this.calls.entries()].sort(([a], [b]) => a - b);
+    for (const [index, c] of calls) {
+      parts.push({ type: 'tool_call', id: c.id || `call_${index}_${Date.now().toString(36)}`, name: c.name, args: c.args.trim() ? c.args : '{}' });
+    }
+    const message = assistantMessage(parts, OPENAI_CHAT_REASONING);
+    return { message, stopReason: mapStopReason(this.finishReason, calls.length > 0), usage: this.usage };
   }
 }
 
 /** OpenAI counts cached tokens inside prompt_tokens; Keen's `input` excludes them. */
-function normaliseUsage(u: NonNullable<ChatCompletionChunk['usage']>): Usage {
-  const cached = u.prompt_tokens_details?.cached_tokens ?? 0;
-  return { input: Math.max(0, (u.prompt_tokens ?? 0) - cached), output: u.completion_tokens ?? 0, cache_read: cached, cache_write: 0 };
+function usageOf(u: NonNullable<ChatCompletionChunk['usage']>): Usage {
+  return normaliseUsage({ prompt: u.prompt_tokens, output: u.completion_tokens, cacheRead: u.prompt_tokens_details?.cached_tokens, promptIncludesCache: true });
 }

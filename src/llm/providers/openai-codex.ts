@@ -1,8 +1,10 @@
 import { CodexCredentials } from '../../auth/codex-credentials.js';
 import type { ChatRequest, ProviderAdapter, ProviderConversation } from '../core/provider.js';
 import type { AdapterFactory, ProviderSettings } from './types.js';
-import { openResponsesConversation, type ResponsesEndpoint } from './openai-responses-conversation.js';
-import { createOpenAIClient, lazy } from './openai-sdk.js';
+import { openResponsesConversation, type ResponsesEndpoint } from './openai-responses-wire.js';
+import { lazy } from '../core/lazy.js';
+import { recordingFetch } from './kit/record.js';
+import { createOpenAIClient } from './openai-sdk.js';
 
 export const CODEX_DEFAULT_BASE_URL = 'https://chatgpt.com/backend-api/codex';
 
@@ -43,6 +45,7 @@ export const createCodexAdapter: AdapterFactory = async (settings: ProviderSetti
         defaultHeaders: headers,
         // No OPENAI_ORG_ID / OPENAI_PROJECT_ID headers: those belong to the API platform.
         env: {},
+        fetch: recordingFetch(settings.env, 'codex'),
       }),
     ),
   };

@@ -1,5 +1,6 @@
 import { KeenError, errorText } from '../../errors.js';
 import { isAbortError, llmError, type LlmError } from '../core/errors.js';
+import { isContextOverflow, isNetworkFailure, NETWORK_TEXT } from './kit/error-table.js';
 import type { OpenAIModule } from './openai-sdk.js';
 
 /** How to word errors for one OpenAI-flavoured endpoint. */
@@ -14,9 +15,21 @@ export interface OpenAIErrorContext {
   redact?: (text: string) => string;
 }
 
-const CONTEXT_CODES = new Set(['context_length_exceeded', 'string_above_max_length']);
-const CONTEXT_TEXT = /maximum context length|context length|context_length_exceeded|context window|too many tokens|prompt is too long|input is too long/i;
-const NETWORK_TEXT = /terminated|socket|ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|other side closed|network|fetch failed|premature close/i;
+/** Thrown by a wire when the stream closed before the reply said it was finished. */
+export class TruncatedStream extends Error {
+  override name = 'TruncatedStream';
+  constructor(readonly ctx: OpenAIErrorContext) {
+    super(`the connection to ${ctx.service} closed before the reply finished`);
+  }
+}
+
+/** Thrown by a wire for a failure the stream reported in-band (already classified). */
+export class StreamFailure extends Error {
+  override name = 'StreamFailure';
+  constructor(readonly error: LlmError) {
+    super(error.message);
+  }
+}
 
 /** Maps anything an OpenAI SDK call throws to an {@link LlmError}. Never throws. */
 export function mapOpenAIError(err: unknown, signal: AbortSignal | undefined, sdk: OpenAIModule | undefined, ctx: OpenAIErrorContext): LlmError {
@@ -24,6 +37,8 @@ export function mapOpenAIError(err: unknown, signal: AbortSignal | undefined, sd
   if (isAbortError(err, signal) || (sdk && err instanceof sdk.APIUserAbortError)) {
     return llmError('cancelled', 'Request cancelled.');
   }
+  if (err instanceof TruncatedStream) return truncatedStream(ctx);
+  if (err instanceof StreamFailure) return err.error;
   // A credential callback (Codex token refresh) failing arrives wrapped by the SDK.
   const cause = (err as { cause?: unknown } | undefined)?.cause;
   if (err instanceof KeenError) return llmError('auth', clean(err.message));
@@ -38,7 +53,7 @@ export function mapOpenAIError(err: unknown, signal: AbortSignal | undefined, sd
     const body = (err.error ?? {}) as { message?: unknown; code?: unknown };
     const message = clean(typeof body.message === 'string' && body.message ? body.message : stripStatus(err.message)).replace(/[.\s]+$/, '');
     const code = typeof err.code === 'string' ? err.code : typeof body.code === 'string' ? body.code : '';
-    if (CONTEXT_CODES.has(code) || CONTEXT_TEXT.test(message)) {
+    if (isContextOverflow(message, code)) {
       return llmError('context_window', `${cap(ctx.service)} rejected the request: the context window is full (${message})`, status);
     }
     if (status === 401 || status === 403) {
@@ -51,7 +66,7 @@ export function mapOpenAIError(err: unknown, signal: AbortSignal | undefined, sd
     return llmError('other', `${cap(ctx.service)} returned ${status}: ${message}`, status);
   }
   const text = clean(errorText(err));
-  if (err instanceof TypeError || NETWORK_TEXT.test(text) || NETWORK_TEXT.test(errorText(cause))) {
+  if (err instanceof TypeError || isNetworkFailure(err) || NETWORK_TEXT.test(text)) {
     return llmError('network', `The connection to ${ctx.service} broke mid-reply: ${text}`);
   }
   return llmError('other', `${cap(ctx.service)} request failed: ${text}`);
@@ -60,7 +75,7 @@ export function mapOpenAIError(err: unknown, signal: AbortSignal | undefined, sd
 /** An error reported inside an SSE stream (no HTTP status), e.g. a Responses `error` event. */
 export function streamError(code: string, message: string, ctx: OpenAIErrorContext): LlmError {
   const text = ctx.redact ? ctx.redact(message) : message;
-  if (CONTEXT_CODES.has(code) || CONTEXT_TEXT.test(text)) {
+  if (isContextOverflow(text, code)) {
     return llmError('context_window', `${cap(ctx.service)} rejected the request: the context window is full (${text})`);
   }
   if (code === 'rate_limit_exceeded' || /rate limit/i.test(text)) {
@@ -73,7 +88,7 @@ export function streamError(code: string, message: string, ctx: OpenAIErrorConte
 }
 
 /** The stream closed before the reply said it was finished. */
-export function truncatedStream(ctx: OpenAIErrorContext): LlmError {
+function truncatedStream(ctx: OpenAIErrorContext): LlmError {
   return llmError('network', `The connection to ${ctx.service} closed before the reply finished.`);
 }
 

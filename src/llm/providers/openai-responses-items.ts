@@ -1,65 +1,78 @@
 import type { FunctionTool, ResponseInputItem } from 'openai/resources/responses/responses';
-import type { AssistantMessage, Message, ReasoningPart } from '../core/message.js';
+import type { NativeEncoder } from '../core/conversation.js';
+import { partsOf, providerOf, type AssistantMessage, type Message } from '../core/message.js';
 import type { ToolDefinition } from '../core/provider.js';
 
-/**
- * Generic messages ⇄ Responses input items.
- *
- * The system prompt travels in `instructions`, not as an input item: that keeps it out of `input`,
- * so a compaction replacement rebuilds both the same way for Responses and Codex (which requires
- * `instructions`). Multiple system messages are joined with a blank line.
- */
-export function instructionsOf(messages: readonly Message[]): string {
-  return messages
-    .filter((m) => m.role === 'system')
-    .map((m) => m.content)
-    .join('\n\n');
+/** Native Responses state: `instructions` (the system prompt) plus the `input` item list. Read-only. */
+export interface ResponsesState {
+  readonly instructions: string;
+  readonly input: readonly ResponseInputItem[];
 }
 
 /**
- * The conversation (system messages skipped) as input items. Reasoning is replayed only when it
- * came from the same wire API (`reasoningProvider`) and carries `encrypted_content`: with
- * `store: false` a reasoning item without it cannot be resolved by the server.
+ * Lossless messages → Responses input items, one message at a time. The system prompt travels in
+ * `instructions` (several system messages joined with a blank line), so a compaction replacement
+ * rebuilds both the same way for Responses and Codex (which requires `instructions`).
+ *
+ * An assistant message becomes its items in part order: reasoning (only from this same wire API
+ * and only with `encrypted_content`: with `store: false` a reasoning item without it cannot be
+ * resolved), one message item per text part (with its `phase`), one function_call per call (with
+ * its item id). `withoutIds` (Codex: nothing is stored server-side) leaves every item id out.
  */
-export function toResponsesInput(messages: readonly Message[], reasoningProvider: string): ResponseInputItem[] {
-  const items: ResponseInputItem[] = [];
-  for (const m of messages) {
+export class ResponsesEncoder implements NativeEncoder<ResponsesState> {
+  constructor(
+    private readonly reasoningProvider: string,
+    private readonly withoutIds: boolean,
+    private instructions = '',
+    private readonly input: ResponseInputItem[] = [],
+  ) {}
+
+  push(m: Message): void {
     switch (m.role) {
       case 'system':
+        this.instructions = this.instructions ? `${this.instructions}\n\n${m.content}` : m.content;
         break;
       case 'user':
-        items.push({ type: 'message', role: 'user', content: m.content });
+        this.input.push({ type: 'message', role: 'user', content: m.content });
         break;
       case 'tool':
-        items.push({ type: 'function_call_output', call_id: m.tool_call_id, output: m.content });
+        this.input.push({ type: 'function_call_output', call_id: m.tool_call_id, output: m.content });
         break;
       case 'assistant':
-        items.push(...assistantItems(m, reasoningProvider));
+        this.input.push(...this.assistantItems(m));
         break;
     }
   }
-  return items;
-}
 
-function assistantItems(m: AssistantMessage, reasoningProvider: string): ResponseInputItem[] {
-  const items: ResponseInputItem[] = [];
-  for (const r of m.reasoning ?? []) {
-    if (r.provider === reasoningProvider && r.encrypted_content) items.push(reasoningItem(r));
+  clone(): ResponsesEncoder {
+    return new ResponsesEncoder(this.reasoningProvider, this.withoutIds, this.instructions, [...this.input]);
   }
-  if (m.content) items.push({ type: 'message', role: 'assistant', content: m.content });
-  for (const c of m.tool_calls ?? []) {
-    items.push({ type: 'function_call', call_id: c.id, name: c.name, arguments: c.args });
-  }
-  return items;
-}
 
-export function reasoningItem(r: ReasoningPart): ResponseInputItem {
-  return {
-    type: 'reasoning',
-    id: r.id ?? '',
-    summary: r.text ? [{ type: 'summary_text', text: r.text }] : [],
-    encrypted_content: r.encrypted_content,
-  };
+  view(): ResponsesState {
+    return { instructions: this.instructions, input: this.input };
+  }
+
+  private assistantItems(m: AssistantMessage): ResponseInputItem[] {
+    const ours = providerOf(m) === this.reasoningProvider;
+    const items: ResponseInputItem[] = [];
+    const id = (meta: Record<string, unknown> | undefined) => (ours && !this.withoutIds && typeof meta?.id === 'string' ? { id: meta.id } : {});
+    for (const p of partsOf(m)) {
+      if (p.type === 'reasoning') {
+        if (!ours || !p.encrypted_content) continue;
+        const summary = Array.isArray(p.meta?.summary) ? (p.meta.summary as { type: 'summary_text'; text: string }[]) : p.text ? [{ type: 'summary_text' as const, text: p.text }] : [];
+        const item = { type: 'reasoning', id: this.withoutIds ? undefined : typeof p.meta?.id === 'string' ? p.meta.id : '', summary, encrypted_content: p.encrypted_content };
+        if (this.withoutIds) delete item.id;
+        items.push(item as ResponseInputItem);
+      } else if (p.type === 'text') {
+        const item: ResponseInputItem = { type: 'message', role: 'assistant', content: p.text };
+        if (ours && typeof p.meta?.phase === 'string') (item as { phase?: unknown }).phase = p.meta.phase;
+        items.push(item);
+      } else {
+        items.push({ type: 'function_call', call_id: p.id, name: p.name, arguments: p.args, ...id(p.meta) });
+      }
+    }
+    return items;
+  }
 }
 
 export function toResponsesTools(tools: readonly ToolDefinition[]): FunctionTool[] {
@@ -71,25 +84,4 @@ export function toResponsesTools(tools: readonly ToolDefinition[]): FunctionTool
     // Keen's schemas are not written for strict mode (optional properties, open objects).
     strict: false,
   }));
-}
-
-/** Function-call ids in `input` that have no `function_call_output` yet. */
-export function unansweredCalls(input: readonly ResponseInputItem[]): string[] {
-  const answered = new Set<string>();
-  for (const item of input) if (item.type === 'function_call_output') answered.add(item.call_id);
-  const open: string[] = [];
-  for (const item of input) if (item.type === 'function_call' && !answered.has(item.call_id)) open.push(item.call_id);
-  return open;
-}
-
-/**
- * Codex keeps nothing server-side, so item ids would point at nothing: send items without them.
- * Returns copies; the native history keeps its ids.
- */
-export function withoutItemIds(input: readonly ResponseInputItem[]): ResponseInputItem[] {
-  return input.map((item) => {
-    if (!('id' in item) || item.id === undefined) return item;
-    const { id: _id, ...rest } = item as ResponseInputItem & { id?: string };
-    return rest as ResponseInputItem;
-  });
 }

@@ -1,7 +1,9 @@
 import type { ChatRequest, ProviderAdapter, ProviderConversation } from '../core/provider.js';
 import type { AdapterFactory, ProviderSettings } from './types.js';
-import { openResponsesConversation, type ResponsesEndpoint } from './openai-responses-conversation.js';
-import { createOpenAIClient, lazy, resolveOpenAIEndpoint } from './openai-sdk.js';
+import { openResponsesConversation, type ResponsesEndpoint } from './openai-responses-wire.js';
+import { lazy } from '../core/lazy.js';
+import { recordingFetch } from './kit/record.js';
+import { createOpenAIClient, resolveOpenAIEndpoint } from './openai-sdk.js';
 
 /** Reasoning parts produced by the Responses API carry this provider tag. */
 export const OPENAI_RESPONSES_REASONING = 'openai-responses';
@@ -25,7 +27,7 @@ export const createOpenAIResponsesAdapter: AdapterFactory = async (settings: Pro
       retries,
     },
     getClient: lazy(() =>
-      createOpenAIClient({ apiKey: target.apiKey, baseURL: target.baseURL, maxRetries: retries, env: settings.env }),
+      createOpenAIClient({ apiKey: target.apiKey, baseURL: target.baseURL, maxRetries: retries, env: settings.env, fetch: recordingFetch(settings.env, 'openai-responses') }),
     ),
   };
   return {

@@ -53,6 +53,8 @@ export interface OpenAIClientSettings {
   maxRetries?: number;
   defaultHeaders?: Record<string, string>;
   env: NodeJS.ProcessEnv;
+  /** Record mode's fetch (providers/kit/record.ts), when KEEN_RECORD is set. */
+  fetch?: typeof fetch;
 }
 
 /**
@@ -68,21 +70,10 @@ export async function createOpenAIClient(s: OpenAIClientSettings): Promise<{ sdk
     organization: s.env.OPENAI_ORG_ID ?? null,
     project: s.env.OPENAI_PROJECT_ID ?? null,
     maxRetries: 0,
-    fetch: retryingFetch(s.maxRetries ?? 2),
+    // Keen retries (capped, announced, cancellable waits) around record mode's fetch, if any.
+    fetch: retryingFetch(s.maxRetries ?? 2, s.fetch ?? globalThis.fetch),
     defaultHeaders: s.defaultHeaders,
     logLevel: 'off',
   });
   return { sdk, client };
-}
-
-/** Memoises an async factory: the first call starts it, later calls share the result. */
-export function lazy<T>(make: () => Promise<T>): () => Promise<T> {
-  let p: Promise<T> | undefined;
-  return () => {
-    p ??= make().catch((err) => {
-      p = undefined;
-      throw err;
-    });
-    return p;
-  };
 }

@@ -1,0 +1,77 @@
+import type OpenAI from 'openai';
+import type { ResponseCreateParamsStreaming, ResponseInputItem } from 'openai/resources/responses/responses';
+import { Conversation, type WireTranslation } from '../core/conversation.js';
+import { outputLimit } from '../core/provider.js';
+import type { ChatRequest, ProviderConversation } from '../core/provider.js';
+import { mapOpenAIError, StreamFailure, TruncatedStream, type OpenAIErrorContext } from './openai-errors.js';
+import { ResponsesEncoder, toResponsesTools, type ResponsesState } from './openai-responses-items.js';
+import { ResponsesTurnAccumulator } from './openai-responses-turn.js';
+import type { OpenAIModule } from './openai-sdk.js';
+
+/** One Responses-speaking endpoint: the public API (`openai-responses`) or ChatGPT's Codex backend. */
+export interface ResponsesEndpoint {
+  model: string;
+  getClient: () => Promise<{ sdk: OpenAIModule; client: OpenAI }>;
+  errors: OpenAIErrorContext;
+  /** Tag on stored reasoning; only reasoning with this tag is replayed to this endpoint. */
+  reasoningProvider: string;
+  /** The Codex backend: no `max_output_tokens`, and item ids are left out (nothing is stored). */
+  codex: boolean;
+}
+
+export function openResponsesConversation(endpoint: ResponsesEndpoint, request: ChatRequest): ProviderConversation {
+  return Conversation.open(responsesWire(endpoint, request), request.messages);
+}
+
+/**
+ * Every request is self-contained (`store: false`): the whole input is resent, with reasoning
+ * items carrying `encrypted_content` (requested via `include`) so reasoning survives tool turns.
+ * A function call without its output is pending state: a compaction never splits the pair.
+ */
+function responsesWire(endpoint: ResponsesEndpoint, request: ChatRequest): WireTranslation<ResponsesState> {
+  let sdk: OpenAIModule | undefined;
+  const tools = request.tools.length > 0 ? toResponsesTools(request.tools) : undefined;
+  return {
+    encoder: () => new ResponsesEncoder(endpoint.reasoningProvider, endpoint.codex),
+    replaceSystem: 'replace',
+    pairsToolCalls: true,
+    classify: (err, signal) => mapOpenAIError(err, signal, sdk, endpoint.errors),
+    async *send(state, signal, limits) {
+      const loaded = await endpoint.getClient();
+      sdk = loaded.sdk;
+      const maxOutputTokens = outputLimit(request.maxOutputTokens, limits);
+      const body: ResponseCreateParamsStreaming = {
+        model: request.model || endpoint.model,
+        input: state.input as ResponseInputItem[],
+        stream: true,
+        store: false,
+        include: ['reasoning.encrypted_content'],
+      };
+      if (state.instructions) body.instructions = state.instructions;
+      if (tools) body.tools = tools;
+      if (!endpoint.codex && maxOutputTokens > 0) body.max_output_tokens = maxOutputTokens;
+      if (request.thinkingBudget && request.thinkingBudget > 0) {
+        body.reasoning = { effort: effortFor(request.thinkingBudget), summary: 'auto' };
+      }
+      const stream = await loaded.client.responses.create(body, { signal });
+      const acc = new ResponsesTurnAccumulator(endpoint.reasoningProvider, endpoint.errors);
+      for await (const event of stream) {
+        yield* acc.add(event);
+        if (acc.error) break;
+      }
+      if (signal.aborted) return;
+      if (acc.error) throw new StreamFailure(acc.error);
+      if (!acc.finished) throw new TruncatedStream(endpoint.errors);
+      const { message, stopReason, usage } = acc.result();
+      if (usage) yield { type: 'usage', usage };
+      yield { type: 'turn_end', message, stopReason };
+    },
+  };
+}
+
+/** Keen speaks in thinking-token budgets; Responses in effort levels. */
+function effortFor(budget: number): 'low' | 'medium' | 'high' {
+  if (budget <= 4096) return 'low';
+  if (budget <= 16384) return 'medium';
+  return 'high';
+}

@@ -1,0 +1,67 @@
+/**
+ * Record mode: with KEEN_RECORD=DIR every request and the raw response bytes are saved; a fake
+ * replays such a recording as a scripted case and the adapter decodes the same reply from it.
+ */
+import fs from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { systemMessage, userMessage } from '../../src/llm/core/message.js';
+import type { ModelTurnEvent, ProviderAdapter } from '../../src/llm/core/provider.js';
+import { loadRecordings, replayOf, waitForRecordings } from '../fakes/recording.js';
+import type { FakeReply } from '../fakes/script.js';
+import { tempDir } from '../llm/loop-harness.js';
+import { PROVIDER_CASES } from './conformance-cases.js';
+
+const REPLY: FakeReply = { steps: [{ thinking: 'Look first.' }, { text: 'Reading.' }, { toolCall: { id: 'call_r', name: 'read_file', args: { path: 'a.txt' } } }] };
+
+async function oneTurn(adapter: ProviderAdapter): Promise<ModelTurnEvent[]> {
+  const conversation = await adapter.open({ model: 'test-model', messages: [systemMessage('S'), userMessage('Go.')], tools: [], maxOutputTokens: 500 });
+  const events: ModelTurnEvent[] = [];
+  for await (const ev of conversation.streamTurn(new AbortController().signal)) events.push(ev);
+  return events;
+}
+
+describe.each(PROVIDER_CASES)('$name record mode', (pc) => {
+  let dir: string;
+  let home: string;
+  let restore: (() => void) | undefined;
+
+  beforeEach(() => {
+    dir = tempDir('keen-record-');
+    home = tempDir('keen-home-');
+    restore = pc.setup?.();
+  });
+  afterEach(() => {
+    restore?.();
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(home, { recursive: true, force: true });
+  });
+
+  it('records request and raw response, and a fake replays the recording into the same reply', async () => {
+    const live = await pc.start();
+    let recorded: ModelTurnEvent[];
+    try {
+      live.enqueue(REPLY);
+      recorded = await oneTurn(await pc.adapter(live, home, { KEEN_RECORD: dir }));
+    } finally {
+      await live.close();
+    }
+    expect(recorded.at(-1)).toMatchObject({ type: 'turn_end', stopReason: 'tool_use' });
+    const [recording] = await waitForRecordings(dir, 1);
+    expect(recording).toMatchObject({ format: 'keen-recording-1', status: 200 });
+    expect(JSON.stringify(recording.request)).toContain('Go.');
+    expect(Buffer.from(recording.response_base64, 'base64').length).toBeGreaterThan(100);
+    // No header was recorded: credentials never reach a recording.
+    expect(JSON.stringify(recording)).not.toMatch(/authorization|x-api-key|Bearer/i);
+
+    const replay = await pc.start();
+    try {
+      replay.enqueue(replayOf(recording));
+      const replayed = await oneTurn(await pc.adapter(replay, home));
+      expect(replayed.at(-1)).toEqual(recorded.at(-1));
+      expect(replay.requests[0].body).toEqual(recording.request);
+    } finally {
+      await replay.close();
+    }
+    expect(loadRecordings(dir)).toHaveLength(1);
+  });
+});
