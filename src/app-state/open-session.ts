@@ -1,4 +1,5 @@
 import { KeenError } from '../errors.js';
+import { applyEnvOverrides } from '../config/env-overrides.js';
 import { loadConfig } from '../config/load.js';
 import { keenHome } from '../config/paths.js';
 import { resolveModel, type ResolvedModel } from '../config/resolve.js';
@@ -11,12 +12,15 @@ import { createAdapter } from '../llm/providers/registry.js';
 import { latestSession } from '../session/list.js';
 import { buildConversation, currentModel } from '../session/projection.js';
 import type { SessionRecord } from '../session/records.js';
+import { newSessionId } from '../session/paths.js';
 import { SessionStore } from '../session/store.js';
 import { createDefaultRegistry } from '../tools/index.js';
 import { createHeadlessGate } from '../tools/permissions.js';
 import type { PermissionGate } from '../tools/types.js';
 import { VERSION } from '../version.js';
 import { AppState } from './app-state.js';
+import { storedCompactions } from './context-report.js';
+import { DeferredSessionStore, storeSink, type SessionSink } from './deferred-store.js';
 import { SessionController } from './session-controller.js';
 
 export const DEFAULT_MAX_TURNS = 100;
@@ -30,6 +34,12 @@ export interface SessionFlags {
   session?: string;
   /** Resume this directory's latest session. */
   continue?: boolean;
+  /** `--max-turns`: beats config `maxTurns`. */
+  maxTurns?: number;
+  /** `--system-prompt`: replaces the base instructions (environment and project files stay). */
+  systemPrompt?: string;
+  /** `--append-system-prompt`: added at the end of the system prompt. */
+  appendSystemPrompt?: string;
 }
 
 export interface OpenSessionOptions {
@@ -51,7 +61,8 @@ export interface LiveSession {
   config: KeenConfig;
   home: string;
   controller: SessionController;
-  store: SessionStore;
+  /** A new session's store is deferred: nothing is on disk until the first record. */
+  store: SessionSink;
   /** Records on disk when the session was opened (for replay); empty for a new session. */
   records: SessionRecord[];
   /** One-line notices for the user (damaged transcript lines, a disabled policy). */
@@ -61,12 +72,13 @@ export interface LiveSession {
 
 /**
  * Opens a new or stored session. Credentials are checked (the adapter is built) before anything
- * is written, so a missing key never leaves an empty session behind; an unknown id or a locked
- * session is a one-line KeenError.
+ * is written, and a new session is created on disk only with its first record (see
+ * DeferredSessionStore), so a run that never reaches the model leaves no session behind; an
+ * unknown id or a locked session is a one-line KeenError.
  */
 export async function openSession(opts: OpenSessionOptions): Promise<LiveSession> {
   const home = keenHome(opts.env);
-  const config = loadConfig(home, opts.cwd);
+  const config = applyEnvOverrides(loadConfig(home, opts.cwd), opts.env);
   const warnings: string[] = [];
   let resumeId = opts.flags.session;
   if (!resumeId && opts.flags.continue) {
@@ -75,13 +87,13 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     resumeId = latest.id;
   }
 
-  let store: SessionStore | undefined;
+  let store: SessionSink | undefined;
   let records: SessionRecord[] = [];
   try {
     let stored: { provider: string; model: string } | undefined;
     if (resumeId) {
       const opened = await SessionStore.open(home, opts.cwd, resumeId, { env: opts.env, secrets: configSecrets(config, opts.env) });
-      store = opened.store;
+      store = storeSink(opened.store);
       records = opened.records;
       if (opened.warning) warnings.push(opened.warning);
       stored = currentModel(records);
@@ -101,7 +113,9 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     const permissions = opts.permissions ?? createHeadlessGate({ yolo: !!opts.flags.yolo, allow: config.permissions?.allow ?? [] });
     const secrets = [...configSecrets(config, opts.env), ...(resolved.settings.apiKey ? [resolved.settings.apiKey] : [])];
     if (!store) {
-      store = await SessionStore.create(home, { cwd: opts.cwd, provider: resolved.provider, model: resolved.name, keenVersion: VERSION, env: opts.env, secrets });
+      store = new DeferredSessionStore(newSessionId(), (id) =>
+        SessionStore.create(home, { id, cwd: opts.cwd, provider: resolved.provider, model: resolved.name, keenVersion: VERSION, env: opts.env, secrets }),
+      );
     } else if (stored && (stored.provider !== resolved.provider || stored.model !== resolved.name)) {
       await store.append({ kind: 'model_changed', provider: resolved.provider, model: resolved.name });
     }
@@ -110,7 +124,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       permissions,
       budget,
       newGauge: () => new ContextMeter(),
-      maxTurns: config.maxTurns ?? DEFAULT_MAX_TURNS,
+      maxTurns: opts.flags.maxTurns ?? config.maxTurns ?? DEFAULT_MAX_TURNS,
     });
     const appState = new AppState({
       client,
@@ -119,10 +133,12 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       maxOutputTokens: resolved.info.maxOutputTokens,
       thinkingBudget: config.thinkingBudget,
       sessionId: store.id,
-      buildSystemPrompt: () => buildSystemPrompt({ cwd: opts.cwd }),
+      buildSystemPrompt: () => buildSystemPrompt({ cwd: opts.cwd, base: opts.flags.systemPrompt, append: opts.flags.appendSystemPrompt }),
       history: buildConversation(records),
     });
     const liveStore = store;
+    const controller = new SessionController(appState, liveStore);
+    controller.compactions.push(...storedCompactions(records, appState.toolDefinitions));
     return {
       sessionId: store.id,
       provider: resolved.provider,
@@ -131,7 +147,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       budget,
       config,
       home,
-      controller: new SessionController(appState, liveStore),
+      controller,
       store: liveStore,
       records,
       warnings,

@@ -54,7 +54,7 @@ export async function startInteractive(flags: ReplFlags, io: InteractiveIo = pro
     onCrash: (err) => {
       teardown();
       io.stderr.write(`keen: ${errorText(err)}\n`);
-      if (runtime.session) io.stderr.write(`Run \`keen --resume ${runtime.session.sessionId}\` to continue.\n`);
+      if (runtime.session?.store.persisted) io.stderr.write(`Run \`keen --resume ${runtime.session.sessionId}\` to continue.\n`);
       process.exit(1);
     },
     onSignal: (code) => void runtime.exit(code),
@@ -124,9 +124,9 @@ export async function startInteractive(flags: ReplFlags, io: InteractiveIo = pro
   if (startupError) throw startupError;
   if (crash) {
     await runtime.exit(1);
-    if (runtime.session) io.stderr.write(`Run \`keen --resume ${runtime.session.sessionId}\` to continue.\n`);
+    if (runtime.session?.store.persisted) io.stderr.write(`Run \`keen --resume ${runtime.session.sessionId}\` to continue.\n`);
     throw crash;
   }
-  if (runtime.session) io.stdout.write(`Run \`keen --resume ${runtime.session.sessionId}\` to continue.\n`);
+  if (runtime.session?.store.persisted) io.stdout.write(`Run \`keen --resume ${runtime.session.sessionId}\` to continue.\n`);
   return code;
 }

@@ -12,7 +12,6 @@
 import type { ControllerEvent } from '../app-state/session-controller.js';
 import type { LiveSession, OpenSessionOptions, SessionFlags } from '../app-state/open-session.js';
 import { errorText } from '../errors.js';
-import { estimateRequest } from '../llm/core/token-estimator.js';
 import { promptTokens, type Usage } from '../llm/core/usage.js';
 import type { SessionAnswer } from '../tools/permissions.js';
 import { runCommand } from './commands.js';
@@ -187,7 +186,7 @@ export class ReplRuntime {
     } finally {
       this.turn = undefined;
       this.broker.answer('deny');
-      this.store.dispatch({ type: 'context', tokens: Math.max(this.estimateContext(), this.lastReported ?? 0) });
+      this.store.dispatch({ type: 'context', tokens: this.estimateContext() });
     }
   }
 
@@ -326,7 +325,7 @@ export class ReplRuntime {
         next = await this.openWith(flags, gate);
       } catch (err) {
         this.notice(errorText(err), 'error');
-        const back = await this.openWith({ ...this.baseFlags(), session: old.sessionId, provider: old.provider, model: old.model });
+        const back = await this.openWith({ ...this.baseFlags(), session: old.store.persisted ? old.sessionId : undefined, provider: old.provider, model: old.model });
         this.install(back, 'keep');
         return false;
       }
@@ -361,17 +360,15 @@ export class ReplRuntime {
 
   // ---- context gauge -------------------------------------------------------------------------
 
+  /** The trigger's measure of the context (src/app-state/context-measure.ts). */
   estimateContext(): number {
-    const app = this.session?.controller.appState;
-    if (!app) return 0;
-    return estimateRequest({ messages: app.messages, tools: app.toolDefinitions });
+    return this.session?.controller.context.measure().tokens ?? 0;
   }
 
   private onUsage(u: Usage): void {
-    const reported = promptTokens(u) + u.output;
-    if (reported <= 0) return;
-    this.lastReported = reported;
-    this.store.dispatch({ type: 'context', tokens: reported });
+    if (promptTokens(u) <= 0) return;
+    this.lastReported = promptTokens(u);
+    this.store.dispatch({ type: 'context', tokens: this.estimateContext() });
   }
 
   // ---- output helpers ------------------------------------------------------------------------

@@ -20,6 +20,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: 'sessions', aliases: [], description: "list this directory's sessions" },
   { name: 'model', aliases: [], args: '[name]', description: 'switch the model' },
   { name: 'usage', aliases: [], description: 'tokens, cache hits and cost so far' },
+  { name: 'context', aliases: [], description: 'where the context window goes, and the compactions so far' },
   { name: 'help', aliases: [], description: 'keys and commands' },
   { name: 'exit', aliases: ['quit'], description: 'leave Keen' },
 ];

@@ -15,6 +15,10 @@ export interface SystemPromptInput {
   now?: Date;
   /** Agent mode line (e.g. plan mode) when one is active. */
   mode?: string;
+  /** Replaces the base instructions (`--system-prompt`). */
+  base?: string;
+  /** Added at the end (`--append-system-prompt`). */
+  append?: string;
 }
 
 /**
@@ -23,7 +27,7 @@ export interface SystemPromptInput {
  */
 export function buildSystemPrompt(input: SystemPromptInput): string {
   const now = input.now ?? new Date();
-  const parts = [BASE_INSTRUCTIONS];
+  const parts = [input.base?.trim() || BASE_INSTRUCTIONS];
   const env = [
     `Working directory: ${input.cwd}`,
     `Platform: ${os.platform()} ${os.release()}`,
@@ -37,6 +41,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     const note = file.truncated ? `\n[truncated to ${INSTRUCTION_FILE_CAP} bytes]` : '';
     parts.push(`# Project instructions (${file.path})\n${file.content.trim()}${note}`);
   }
+  if (input.append?.trim()) parts.push(input.append.trim());
   return parts.join('\n\n');
 }
 
