@@ -27,8 +27,8 @@ export interface ResolvedModel {
  * else the provider of `--model` (config `models` or the catalog), else config `provider`, else the
  * provider of the model's name prefix (`gpt-*` → openai), else Anthropic. An unknown provider is
  * a KeenError listing the valid ones; a `--model` that neither the catalog, the config nor a
- * provider prefix knows is a KeenError listing close names (unless `--provider` or a configured
- * server's baseURL vouches for it); a config `apiKeyEnv` naming an unset variable is a KeenError
+ * provider prefix knows is a KeenError listing close names (unless `--provider` or config
+ * `provider` vouches for it); a config `apiKeyEnv` naming an unset variable is a KeenError
  * naming both.
  */
 export function resolveModel(config: KeenConfig, flags: RuntimeFlags, env: NodeJS.ProcessEnv, home: string): ResolvedModel {
@@ -40,7 +40,7 @@ export function resolveModel(config: KeenConfig, flags: RuntimeFlags, env: NodeJ
   const entry = config.models?.[name];
   const catalog = MODEL_CATALOG[name];
   const known = entry?.provider ?? catalog?.provider ?? (entry || catalog ? undefined : providerByPrefix(name));
-  if (flags.model && !entry && !catalog && !known && !flags.provider && !(config.provider && config.providers?.[config.provider]?.baseURL)) {
+  if (flags.model && !entry && !catalog && !known && !flags.provider && !config.provider) {
     const close = closeNames(name, [...Object.keys(config.models ?? {}), ...Object.keys(MODEL_CATALOG)]);
     const hint = close.length ? `did you mean ${close.join(', ')}? ` : '';
     throw new KeenError(`unknown model "${name}"; ${hint}\`keen models\` lists the known ones (add --provider to use a model the catalog does not know)`);
