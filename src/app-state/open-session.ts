@@ -8,6 +8,7 @@ import { computeBudget, DEFAULT_COMPACTION_POLICY, type ContextBudget } from '..
 import { ContextMeter } from '../llm/core/token-estimator.js';
 import { createChatClient } from '../llm/loop.js';
 import { buildSystemPrompt } from '../llm/prompts/system-prompt.js';
+import { installProxyFromEnv } from '../llm/net/proxy.js';
 import { createAdapter } from '../llm/providers/registry.js';
 import { latestSession } from '../session/list.js';
 import { buildConversation, currentModel } from '../session/projection.js';
@@ -104,6 +105,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       flags.model = stored.model;
     }
     const resolved = resolveModel(config, flags, opts.env, home);
+    await installProxyFromEnv(opts.env);
     const adapter = await createAdapter(resolved.provider, resolved.settings);
     const budget = computeBudget(
       { contextWindow: resolved.info.contextWindow, maxOutputTokens: resolved.info.maxOutputTokens },

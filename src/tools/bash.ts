@@ -56,7 +56,7 @@ interface BashResult {
  * Keen's own provider credentials are not handed to commands the model runs: a model that runs
  * `env` would otherwise send the key back to the provider in a tool result.
  */
-export const WITHHELD_FROM_COMMANDS = ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GEMINI_API_KEY', 'GOOGLE_API_KEY'];
+export const WITHHELD_FROM_COMMANDS = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'OPENAI_API_KEY', 'GEMINI_API_KEY', 'GOOGLE_API_KEY'];
 
 export function commandEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = { ...env, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' };

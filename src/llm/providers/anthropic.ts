@@ -22,6 +22,7 @@ import {
   type RequestSettings,
 } from './anthropic-wire.js';
 import type { AdapterFactory } from './types.js';
+import { anthropicCredential, type AnthropicCredential } from '../net/anthropic-auth.js';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 
@@ -38,7 +39,7 @@ interface ClientContext {
  * is loaded on the first `open`, not here.
  */
 export const createAnthropicAdapter: AdapterFactory = async (settings) => {
-  const apiKey = settings.apiKey || settings.env.ANTHROPIC_API_KEY;
+  const apiKey = anthropicCredential(settings);
   if (!apiKey) throw new KeenError(ANTHROPIC_MISSING_KEY_MESSAGE);
   const baseURL = settings.baseURL || settings.env.ANTHROPIC_BASE_URL || ANTHROPIC_DEFAULT_BASE_URL;
   let context: Promise<ClientContext> | undefined;
@@ -75,9 +76,9 @@ export const createAnthropicAdapter: AdapterFactory = async (settings) => {
  * The SDK retries 408/409/429/5xx and connection failures `maxRetries` times, honouring
  * `retry-after-ms` / `retry-after`, before an error surfaces.
  */
-async function createClient(apiKey: string, baseURL: string, maxRetries: number): Promise<ClientContext> {
+async function createClient(apiKey: AnthropicCredential, baseURL: string, maxRetries: number): Promise<ClientContext> {
   const sdk = await import('@anthropic-ai/sdk');
-  const client = new sdk.default({ apiKey, baseURL, maxRetries, logLevel: 'off', openTelemetry: false });
+  const client = new sdk.default({ ...apiKey, baseURL, maxRetries, logLevel: 'off', openTelemetry: false });
   return { client, baseURL };
 }
 
