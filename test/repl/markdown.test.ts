@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { highlightLine, languageOf } from '../../src/repl/markdown/highlight.js';
 import { parseInline } from '../../src/repl/markdown/inline.js';
 import { classifyLines, classifyText } from '../../src/repl/markdown/markdown-lines.js';
+import { layoutTable, type TableLine } from '../../src/repl/markdown/table-block.js';
+import stringWidth from 'string-width';
 
 describe('inline markdown', () => {
   it('turns markers into styled spans and keeps the visible text', () => {
@@ -75,5 +77,27 @@ describe('syntax highlighting', () => {
     expect(highlightLine('+added', 'diff').tokens).toEqual([{ text: '+added', kind: 'add' }]);
     expect(highlightLine('-gone', languageOf('patch')).tokens).toEqual([{ text: '-gone', kind: 'remove' }]);
     expect(highlightLine('whatever 1', 'brainfuck').tokens).toEqual([{ text: 'whatever 1', kind: 'plain' }]);
+  });
+});
+
+describe('finished tables (marked) with aligned columns (string-width)', () => {
+  it('parses a table into cells, alignment and rows, markers removed', () => {
+    const [table] = classifyText('| Name | Size |\n|:-----|-----:|\n| **a.ts** | 12 |\n| long-name.ts | 3 |');
+    expect(table).toEqual({ kind: 'table', header: ['Name', 'Size'], align: ['left', 'right'], rows: [['a.ts', '12'], ['long-name.ts', '3']] });
+    const laid = layoutTable(table as TableLine);
+    expect(laid.header).toBe('Name         │ Size');
+    expect(laid.rule).toBe('─────────────┼─────');
+    expect(laid.rows).toEqual(['a.ts         │   12', 'long-name.ts │    3']);
+  });
+
+  it('aligns CJK and emoji cells by display width, not by string length', () => {
+    const [table] = classifyText('| k | v |\n|---|---|\n| 名前 | 1 |\n| 🚀 | 2 |\n| ab | 3 |');
+    const laid = layoutTable(table as TableLine);
+    const bar = (row: string) => stringWidth(row.slice(0, row.indexOf('│')));
+    expect(new Set([laid.header, ...laid.rows].map(bar))).toEqual(new Set([5]));
+  });
+
+  it('rows without a separator stay rows', () => {
+    expect(classifyText('| just | pipes |').map((l) => l.kind)).toEqual(['table-row']);
   });
 });
