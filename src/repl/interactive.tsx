@@ -16,6 +16,7 @@ import { createUiStore } from './state/ui-store.js';
 import type { FirstFrame } from './first-frame.js';
 import { CLEAR_SCREEN, guardTerminal } from './terminal.js';
 import { refreshTheme } from './theme.js';
+import { loadHighlighter } from './markdown/highlight.js';
 
 const RESIZE_DEBOUNCE_MS = 120;
 
@@ -84,6 +85,8 @@ export async function startInteractive(flags: ReplFlags, io: InteractiveIo = pro
     kittyKeyboard: { mode: 'auto' },
   });
   firstFrame?.release();
+  // The highlighter (lowlight, ~all common grammars) loads after the first frame, off the startup path.
+  void loadHighlighter().catch(() => undefined);
   // A render error ends Ink (its error boundary unmounts); end the REPL with it.
   let crash: unknown;
   instance.waitUntilExit().catch((err: unknown) => {

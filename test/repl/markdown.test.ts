@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { highlightLine, languageOf } from '../../src/repl/markdown/highlight.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { highlightLine, languageOf, loadHighlighter } from '../../src/repl/markdown/highlight.js';
 import { parseInline } from '../../src/repl/markdown/inline.js';
 import { classifyLines, classifyText } from '../../src/repl/markdown/markdown-lines.js';
 import { layoutTable, type TableLine } from '../../src/repl/markdown/table-block.js';
@@ -39,7 +39,7 @@ describe('markdown lines', () => {
 
   it('carries an open code fence across separately committed lines', () => {
     const first = classifyLines(['```ts', 'const a = 1;'], {});
-    expect(first.state.fence?.lang).toBe('js');
+    expect(first.state.fence?.lang).toBe('ts');
     const second = classifyLines(['# not a heading', '```', '# a heading'], first.state);
     expect(second.lines.map((l) => l.kind)).toEqual(['code', 'fence', 'heading']);
     expect(second.state.fence).toBeUndefined();
@@ -53,6 +53,8 @@ describe('markdown lines', () => {
 });
 
 describe('syntax highlighting', () => {
+  beforeAll(() => loadHighlighter());
+
   it('marks keywords, strings, numbers and comments in TypeScript', () => {
     const { tokens } = highlightLine('const n = 42; // the answer', 'ts');
     expect(tokens).toEqual([
@@ -66,7 +68,6 @@ describe('syntax highlighting', () => {
 
   it('keeps a block comment and a Python triple-quoted string open across lines', () => {
     const a = highlightLine('x = 1 /* start', 'js');
-    expect(a.state.open).toEqual({ kind: 'comment', close: '*/' });
     const b = highlightLine('still comment */ y', 'js', a.state);
     expect(b.tokens[0]).toEqual({ text: 'still comment */', kind: 'comment' });
     const c = highlightLine('doc = """first', 'python');
@@ -76,7 +77,20 @@ describe('syntax highlighting', () => {
   it('colours diff lines and leaves unknown languages plain', () => {
     expect(highlightLine('+added', 'diff').tokens).toEqual([{ text: '+added', kind: 'add' }]);
     expect(highlightLine('-gone', languageOf('patch')).tokens).toEqual([{ text: '-gone', kind: 'remove' }]);
-    expect(highlightLine('whatever 1', 'brainfuck').tokens).toEqual([{ text: 'whatever 1', kind: 'plain' }]);
+    expect(highlightLine('whatever 1', 'no-such-language').tokens).toEqual([{ text: 'whatever 1', kind: 'plain' }]);
+  });
+});
+
+describe('highlighting a streamed fence', () => {
+  it('highlights Python and Rust through lowlight, with types from class names', async () => {
+    await loadHighlighter();
+    const py = highlightLine('def f(x): return "s" # note', 'python').tokens;
+    expect(py.find((t) => t.text === 'def')).toMatchObject({ kind: 'keyword' });
+    expect(py.find((t) => t.text === '"s"')).toMatchObject({ kind: 'string' });
+    expect(py.find((t) => t.text === '# note')).toMatchObject({ kind: 'comment' });
+    const rs = highlightLine('let v: Vec<u8> = Vec::new();', 'rust').tokens;
+    expect(rs.find((t) => t.text === 'let')).toMatchObject({ kind: 'keyword' });
+    expect(rs.map((t) => t.text).join('')).toBe('let v: Vec<u8> = Vec::new();');
   });
 });
 
