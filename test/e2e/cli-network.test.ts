@@ -8,6 +8,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBedrockFake } from '../fakes/bedrock-fake.js';
 import { filesUnder, toolResults, useCliRig } from './cli-fixtures.js';
 
 const { rig, workspace } = useCliRig();
@@ -54,6 +55,33 @@ describe('proxies', () => {
     const r = await rig.keen(workspace(), ['run', 'hi'], { env: { HTTP_PROXY: proxyUrl, NO_PROXY: '127.0.0.1' } });
     expect(r.code, r.stderr).toBe(0);
     expect(tunnels).toEqual([]);
+  });
+});
+
+describe('proxies for Bedrock (Node http stack)', () => {
+  it('HTTPS_PROXY tunnels the Bedrock request; NO_PROXY exempts it', async () => {
+    const bedrock = await startBedrockFake();
+    try {
+      const env = {
+        AWS_REGION: 'us-east-1',
+        AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
+        AWS_SECRET_ACCESS_KEY: 'secret-example',
+        AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrock.url,
+        HTTPS_PROXY: proxyUrl,
+      };
+      tunnels.length = 0;
+      bedrock.enqueue({ steps: [{ text: 'bedrock via proxy' }] }, { steps: [{ text: 'bedrock direct' }] });
+      const a = await rig.keen(workspace(), ['run', '--provider', 'bedrock', 'hi'], { env });
+      expect(a.code, a.stderr).toBe(0);
+      expect(a.stdout).toBe('bedrock via proxy\n');
+      expect(tunnels).toEqual([new URL(bedrock.url).host]);
+      tunnels.length = 0;
+      const b = await rig.keen(workspace(), ['run', '--provider', 'bedrock', 'hi'], { env: { ...env, NO_PROXY: 'localhost,127.0.0.1' } });
+      expect(b.stdout).toBe('bedrock direct\n');
+      expect(tunnels).toEqual([]);
+    } finally {
+      await bedrock.close();
+    }
   });
 });
 

@@ -7,6 +7,7 @@ import { bedrockError } from './bedrock-errors.js';
 import { TruncatedStreamError, readConverseStream } from './bedrock-stream.js';
 import type { WireState } from './bedrock-wire.js';
 import { anchorAtEnd, converseInput, pushTurn, systemBlocks, toBedrockMessages, toolResultBlock, toolSpecs } from './bedrock-wire.js';
+import { proxiedRequestHandler } from '../net/proxy.js';
 
 type Sdk = typeof import('@aws-sdk/client-bedrock-runtime');
 
@@ -47,6 +48,8 @@ async function createClient(settings: ProviderSettings): Promise<BedrockRuntimeC
       config.requestHandler = new NodeHttpHandler();
     }
   }
+  const proxied = await proxiedRequestHandler(settings.env, endpoint ?? `https://bedrock-runtime.${region ?? 'us-east-1'}.amazonaws.com`);
+  if (proxied) config.requestHandler = proxied as BedrockRuntimeClientConfig['requestHandler'];
   return new sdk.BedrockRuntimeClient(config);
 }
 
