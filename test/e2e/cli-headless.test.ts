@@ -3,13 +3,14 @@
  * input, the result fields, --max-turns / KEEN_MAX_TURNS, --system-prompt / --append-system-prompt,
  * -C, `keen models`, `keen completion` and `keen context`, each by spawning bin/keen.js.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { streamEventSchema } from '../../src/cli/headless/stream-schema.js';
 import { isCompactionRequest } from '../llm/anthropic-wire-helpers.js';
 import { useCliRig, userTexts } from './cli-fixtures.js';
+import { cleanEnv, KEEN_BIN } from './harness.js';
 
 const { rig, workspace } = useCliRig();
 afterEach(() => rig.fake.setResponder(undefined));
@@ -199,5 +200,33 @@ describe('keen models, completion and context', () => {
     expect(text.stdout).toContain('automatic compaction at');
     expect(text.stdout).toMatch(/automatic\s+[\d,]+ → [\d,]+ tokens/);
     expect(rig.since(from)).toHaveLength(0); // nothing was sent to the model
+  });
+});
+
+describe('interruption', () => {
+  it('Ctrl+C (SIGINT) mid-answer: exit 130, a JSON result with error_cancelled, the session kept with the continue hint', async () => {
+    const ws = workspace();
+    rig.fake.enqueue({ steps: [{ text: 'Starting a long answer…' }, { delayMs: 20_000 }, { text: 'never' }] });
+    const child = spawn(process.execPath, [KEEN_BIN, 'run', '--output-format', 'json', 'take your time'], {
+      cwd: ws.cwd,
+      env: cleanEnv({ KEEN_HOME: ws.home, ANTHROPIC_API_KEY: 'sk-int', ANTHROPIC_BASE_URL: rig.fake.url }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    child.stdin.end();
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    // Interrupt once the request is in flight (the fake has received it).
+    const sent = rig.fake.requests.length;
+    while (rig.fake.requests.length === sent) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 200));
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(130);
+    const out = JSON.parse(stdout);
+    expect(out).toMatchObject({ subtype: 'error_cancelled', is_error: true, error: { kind: 'cancelled' } });
+    expect(out.session_id).toMatch(/^\d{8}-/);
+    expect(stderr).toContain(`Run \`keen run --session ${out.session_id}\` to continue.`);
   });
 });
