@@ -104,6 +104,7 @@ export async function runCli(argv: string[]): Promise<number> {
   addFormatOptions(addSessionOptions(addModelOptions(program)));
   program.action(async (prompt: string[], raw: RunFlags) => {
     if (raw.print || raw.inputFormat === 'stream-json') {
+      if (raw.resume === true) throw new KeenError('a headless run needs --resume <id> (`keen sessions` lists them), or use --continue', 2);
       const opts = await prepare(raw);
       const { runHeadless } = await import('./run.js');
       code = await runHeadless(prompt, opts);

@@ -126,6 +126,16 @@ describe('--resume and --continue', () => {
     expect(r.stderr.trim()).toMatch(/^keen: --resume without an id opens a picker and needs a terminal/);
   });
 
+  it('a headless `--resume` without an id is a usage error, never a silent new session', async () => {
+    for (const args of [['-r', '-p', 'hi'], ['run', 'hi', '--resume']]) {
+      const ws = workspace();
+      const r = await rig.keen(ws, args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr.trim()).toMatch(/--resume .*id/);
+      expect(fs.existsSync(path.join(ws.home, 'sessions'))).toBe(false);
+    }
+  });
+
   it('`keen run -r ID`, `keen run --resume ID` and `keen run -c` continue the session', async () => {
     const ws = workspace();
     rig.fake.enqueue({ steps: [{ text: 'one' }] }, { steps: [{ text: 'two' }] }, { steps: [{ text: 'three' }] }, { steps: [{ text: 'four' }] });
