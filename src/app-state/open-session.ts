@@ -6,6 +6,7 @@ import { resolveModel, type ResolvedModel } from '../config/resolve.js';
 import type { KeenConfig } from '../config/schema.js';
 import { computeBudget, DEFAULT_COMPACTION_POLICY, type ContextBudget } from '../llm/core/context-budget.js';
 import { ContextMeter } from '../llm/core/token-estimator.js';
+import type { ProviderAdapter } from '../llm/core/provider.js';
 import { createChatClient } from '../llm/loop.js';
 import { buildSystemPrompt } from '../llm/prompts/system-prompt.js';
 import { installProxyFromEnv } from '../llm/net/proxy.js';
@@ -50,6 +51,11 @@ export interface OpenSessionOptions {
   interactive: boolean;
   /** The REPL's asking gate; headless runs get the config/--yolo gate. */
   permissions?: PermissionGate;
+  /**
+   * Open to look, not to talk (`keen context`): no credentials are needed, no model is reached and
+   * nothing is written (not even a model change).
+   */
+  inspect?: boolean;
 }
 
 /** A running session: AppState + store + controller, ready for turns. */
@@ -106,7 +112,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     }
     const resolved = resolveModel(config, flags, opts.env, home);
     await installProxyFromEnv(opts.env);
-    const adapter = await createAdapter(resolved.provider, resolved.settings);
+    const adapter: ProviderAdapter = opts.inspect ? inspectOnlyAdapter(resolved.provider) : await createAdapter(resolved.provider, resolved.settings);
     const budget = computeBudget(
       { contextWindow: resolved.info.contextWindow, maxOutputTokens: resolved.info.maxOutputTokens },
       { ...DEFAULT_COMPACTION_POLICY, ...stripUndefined(config.compaction ?? {}) },
@@ -118,7 +124,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       store = new DeferredSessionStore(newSessionId(), (id) =>
         SessionStore.create(home, { id, cwd: opts.cwd, provider: resolved.provider, model: resolved.name, keenVersion: VERSION, env: opts.env, secrets }),
       );
-    } else if (stored && (stored.provider !== resolved.provider || stored.model !== resolved.name)) {
+    } else if (!opts.inspect && stored && (stored.provider !== resolved.provider || stored.model !== resolved.name)) {
       await store.append({ kind: 'model_changed', provider: resolved.provider, model: resolved.name });
     }
     const client = createChatClient(adapter, {
@@ -159,6 +165,14 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     await store?.close().catch(() => undefined);
     throw err;
   }
+}
+
+/** The adapter of a session opened for inspection: it refuses to talk to a model. */
+function inspectOnlyAdapter(id: string): ProviderAdapter {
+  return {
+    id,
+    open: () => Promise.reject(new KeenError('this session was opened to inspect it; no model can be reached from here')),
+  };
 }
 
 /** Values of the variables that config names as holding keys: redacted from transcripts too. */

@@ -5,11 +5,12 @@ import { openCliSession } from './open-cli-session.js';
 
 /**
  * `keen context [--session ID | --continue] [--output-format json]`: where a stored session's
- * context window goes, the same figures as `/context` in the REPL. Nothing is sent to the model.
+ * context window goes, the same figures as `/context` in the REPL. Nothing is sent to the model,
+ * nothing is written, and no credentials are needed.
  */
 export async function runContextCommand(flags: RunFlags): Promise<number> {
   if (!flags.session && !flags.continue) throw new KeenError('keen context needs --session <id> or --continue (list sessions with `keen sessions`)', 2);
-  const session = await openCliSession(flags);
+  const session = await openCliSession(flags, { inspect: true });
   try {
     const report = sessionContextReport(session);
     if (flags.outputFormat === 'json') {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { streamEventSchema } from '../../src/cli/headless/stream-schema.js';
 import { isCompactionRequest } from '../llm/anthropic-wire-helpers.js';
-import { useCliRig, userTexts } from './cli-fixtures.js';
+import { filesUnder, useCliRig, userTexts } from './cli-fixtures.js';
 import { cleanEnv, KEEN_BIN } from './harness.js';
 
 const { rig, workspace } = useCliRig();
@@ -200,6 +200,13 @@ describe('keen models, completion and context', () => {
     expect(text.stdout).toContain('automatic compaction at');
     expect(text.stdout).toMatch(/automatic\s+[\d,]+ → [\d,]+ tokens/);
     expect(rig.since(from)).toHaveLength(0); // nothing was sent to the model
+
+    // It needs no key and writes nothing, even when the environment names another model.
+    const transcript = filesUnder(path.join(ws.home, 'sessions')).find((f) => f.endsWith('transcript_events.jsonl'))!;
+    const before = fs.readFileSync(transcript, 'utf8');
+    const keyless = await rig.keen(ws, ['context', '--continue'], { env: { ANTHROPIC_API_KEY: undefined, KEEN_MODEL: 'claude-opus-5' } });
+    expect(keyless.code, keyless.stderr).toBe(0);
+    expect(fs.readFileSync(transcript, 'utf8')).toBe(before);
   });
 });
 
