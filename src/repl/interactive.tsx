@@ -39,7 +39,17 @@ export async function startInteractive(flags: ReplFlags, io: InteractiveIo = pro
   const runtime = new ReplRuntime({
     cwd,
     env: process.env,
-    flags: { session: flags.resume, continue: flags.continue, provider: flags.provider, model: flags.model, profile: flags.profile, yolo: flags.yolo },
+    flags: {
+      session: flags.resume,
+      continue: flags.continue,
+      provider: flags.provider,
+      model: flags.model,
+      profile: flags.profile,
+      yolo: flags.yolo,
+      maxTurns: flags.maxTurns,
+      systemPrompt: flags.systemPrompt,
+      appendSystemPrompt: flags.appendSystemPrompt,
+    },
     store,
     version: VERSION,
     history: new InputHistory(historyFile(home, cwd)),

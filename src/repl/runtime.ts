@@ -337,9 +337,10 @@ export class ReplRuntime {
     }
   }
 
-  /** Flags every reopened session keeps (profile, yolo). */
+  /** Flags every reopened session keeps (profile, yolo, max turns, system prompt flags). */
   baseFlags(): SessionFlags {
-    return { profile: this.opts.flags.profile, yolo: this.opts.flags.yolo };
+    const f = this.opts.flags;
+    return { profile: f.profile, yolo: f.yolo, maxTurns: f.maxTurns, systemPrompt: f.systemPrompt, appendSystemPrompt: f.appendSystemPrompt };
   }
 
   requireSession(): LiveSession {

@@ -256,6 +256,23 @@ describe('sessions', () => {
     expect(h.frame()).toContain('› the old question\n\n● answer to the old question\n\n· Resumed session <id>');
   });
 
+  it('--system-prompt and --append-system-prompt shape every request, also after /clear', async () => {
+    h = await startHarness({ flags: { systemPrompt: 'Custom base prompt.', appendSystemPrompt: 'Always end with OK.' }, responder: () => ({ steps: [{ text: 'ok' }] }) });
+    h.send('hi');
+    await h.waitFor('● ok');
+    const firstId = h.runtime.session!.sessionId;
+    h.send('/clear');
+    await h.waitFor(() => h!.runtime.session!.sessionId !== firstId);
+    h.send('again');
+    await h.waitFor(() => h!.fake.requests.length === 2 && h!.runtime.session!.store.persisted);
+    for (const req of h.fake.requests) {
+      const system = JSON.stringify(req.body.system);
+      expect(system).toContain('Custom base prompt.');
+      expect(system).not.toContain('You are Keen');
+      expect(system).toMatch(/Always end with OK\.[^]*$/);
+    }
+  });
+
   it('/model switches the model (a session not yet on disk starts on the new one)', async () => {
     h = await startHarness({ responder: () => ({ steps: [{ text: 'ok' }] }) });
     h.send('/model claude-opus-5');

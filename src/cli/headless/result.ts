@@ -1,6 +1,5 @@
 import type { LiveSession } from '../../app-state/open-session.js';
 import { costOf } from '../../config/prices.js';
-import type { LlmError } from '../../llm/core/errors.js';
 import type { Usage } from '../../llm/core/usage.js';
 import type { TurnOutcome } from './turn.js';
 
@@ -93,4 +92,3 @@ export function startupResult(message: string, durationMs: number, kind = 'start
 
 export const MAX_TURNS_MESSAGE = 'stopped after the maximum number of tool turns (--max-turns or config maxTurns)';
 
-export type { LlmError };
