@@ -74,6 +74,15 @@ describe('syntax highlighting', () => {
     expect(highlightLine('last""" + x', 'python', c.state).tokens[0]).toEqual({ text: 'last"""', kind: 'string' });
   });
 
+  it('carries context only while something is open, so long blocks stay cheap', () => {
+    expect(highlightLine('const a = 1;', 'ts').state.lines).toEqual([]);
+    const open = highlightLine('/* still', 'ts');
+    expect(open.state.lines).toEqual(['/* still']);
+    const inside = highlightLine('going on', 'ts', open.state);
+    expect(inside.tokens).toEqual([{ text: 'going on', kind: 'comment' }]);
+    expect(highlightLine('done */ let b = 2;', 'ts', inside.state).state.lines).toEqual([]);
+  });
+
   it('colours diff lines and leaves unknown languages plain', () => {
     expect(highlightLine('+added', 'diff').tokens).toEqual([{ text: '+added', kind: 'add' }]);
     expect(highlightLine('-gone', languageOf('patch')).tokens).toEqual([{ text: '-gone', kind: 'remove' }]);

@@ -115,18 +115,29 @@ function diffLine(line: string): Token[] {
   return [{ text: line, kind: 'plain' }];
 }
 
-/** Tokens of one code line of language `lang`, given the block's earlier lines in `state`. */
+/** A plain identifier on the line after: highlighted plain only when nothing is left open. */
+const PROBE = 'x';
+
+/**
+ * Tokens of one code line of language `lang`, given in `state` the block's earlier lines that are
+ * still open (inside a comment or string). A probe line after it tells whether anything stays
+ * open: when not, the next line starts without context, so a block costs one small highlight
+ * per line instead of re-reading the whole block.
+ */
 export function highlightLine(line: string, lang: string | undefined, state: HighlightState = {}): { tokens: Token[]; state: HighlightState } {
-  const lines = [...(state.lines ?? []), line].slice(-CONTEXT_LINES);
-  const next = { lines };
-  if (!line) return { tokens: [], state: next };
-  if (lang === 'diff') return { tokens: diffLine(line), state: next };
-  if (!lang || !lowlight?.registered(lang)) return { tokens: [{ text: line, kind: 'plain' }], state: next };
+  const context = state.lines ?? [];
+  const plain = (lines: string[]) => ({ tokens: line ? [{ text: line, kind: 'plain' as const }] : [], state: { lines } });
+  if (lang === 'diff') return { tokens: line ? diffLine(line) : [], state: {} };
+  if (!lang || !lowlight?.registered(lang)) return plain([]);
   try {
-    const tree = lowlight.highlight(lang, lines.join('\n')) as unknown as HastNode;
-    const last = linesOf(tree).at(-1) ?? [];
-    return { tokens: last.length ? last : [{ text: line, kind: 'plain' }], state: next };
+    const tree = lowlight.highlight(lang, [...context, line, PROBE].join('\n')) as unknown as HastNode;
+    const lines = linesOf(tree);
+    const probe = lines.at(-1) ?? [];
+    const tokens = lines.at(-2) ?? [];
+    const open = !(probe.length === 1 && probe[0].kind === 'plain' && probe[0].text === PROBE);
+    const next = open ? [...context, line].slice(-CONTEXT_LINES) : [];
+    return { tokens: line ? (tokens.length ? tokens : [{ text: line, kind: 'plain' }]) : [], state: { lines: next } };
   } catch {
-    return { tokens: [{ text: line, kind: 'plain' }], state: next };
+    return plain([]);
   }
 }
