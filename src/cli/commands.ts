@@ -118,6 +118,7 @@ export async function runCli(argv: string[]): Promise<number> {
     let initialPrompt = prompt.join(' ') || undefined;
     if (raw.resume === true) {
       if (!process.stdin.isTTY || !process.stdout.isTTY) throw new KeenError('--resume without an id opens a picker and needs a terminal; pass an id (`keen sessions` lists them) or use --continue', 2);
+      if (initialPrompt) throw new KeenError('--resume without an id opens a picker and takes no first message; pick the session, then type it', 2);
       initialPrompt = '/resume';
     }
     const { startRepl } = await import('./repl-entry.js');
