@@ -1,7 +1,7 @@
 // Bundles the CLI into dist/ so startup does not pay for hundreds of module files.
 // Heavy or binary-locating packages stay external and are imported lazily at run time.
 import { build } from 'esbuild';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
@@ -42,3 +42,17 @@ await build({
   },
   logLevel: 'warning',
 });
+
+// config.schema.json (shipped in the package, for editors): generated from the zod schema at every
+// build, so it can never disagree with what Keen accepts.
+const schemaBundle = await build({
+  entryPoints: ['src/config/json-schema.ts'],
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  write: false,
+  logLevel: 'warning',
+});
+const { configJsonSchemaText } = await import(`data:text/javascript;base64,${Buffer.from(schemaBundle.outputFiles[0].text).toString('base64')}`);
+writeFileSync(new URL('../config.schema.json', import.meta.url), configJsonSchemaText());

@@ -71,6 +71,11 @@ export class AppState {
     return this.tools;
   }
 
+  /** The system prompt a turn would send now (built fresh). */
+  systemPrompt(): string {
+    return this.opts.buildSystemPrompt();
+  }
+
   /** The request a normal turn would send now (system prompt + history + `extra`). */
   buildRequest(extra: Message[] = []): ChatRequest {
     return {
@@ -148,6 +153,11 @@ export class AppState {
   appendMessage(message: Message): void {
     if (message.role === 'system') return;
     this.history.push(structuredClone(message));
+  }
+
+  /** Take back the last message (a turn that never reached the model is not kept). */
+  dropLastMessage(): void {
+    this.history.pop();
   }
 
   /** Install a (system-free) replacement, e.g. after an automatic compaction. */

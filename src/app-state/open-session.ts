@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import { codexCliAuthPath, keenAuthPath } from '../auth/codex-credentials.js';
 import { KeenError } from '../errors.js';
+import { applyEnvOverrides } from '../config/env-overrides.js';
+import { assertWritableBelow } from '../config/home-writable.js';
 import { loadConfig, readConfigFile } from '../config/load.js';
 import { keenHome, projectConfigPath, userConfigPath } from '../config/paths.js';
 import { resolveModel, type ResolvedModel } from '../config/resolve.js';
@@ -8,19 +10,22 @@ import { resolveTrust } from '../config/trust.js';
 import type { KeenConfig } from '../config/schema.js';
 import { computeBudget, DEFAULT_COMPACTION_POLICY, type ContextBudget } from '../llm/core/context-budget.js';
 import { ContextMeter } from '../llm/core/token-estimator.js';
+import type { ProviderAdapter } from '../llm/core/provider.js';
 import { createChatClient } from '../llm/loop.js';
+import { installProxyFromEnv } from '../llm/net/proxy.js';
 import { createAdapter } from '../llm/providers/registry.js';
 import { modeHolder, type AgentMode, type ModeHolder } from '../context/agent-mode.js';
 import { loadProjectContext, type ProjectContext } from '../context/project-context.js';
 import { expandSlash, type SlashExpansion } from '../context/slash-expansion.js';
 import { buildSystemPrompt } from '../context/system-prompt.js';
-import { secretValues } from '../session/redact.js';
+import { redactText, secretValues } from '../session/redact.js';
 import { setMaxRetryWait } from '../llm/core/retry-fetch.js';
 import { emptyUsage } from '../llm/core/usage.js';
 import { interruptedToolResults } from '../session/interrupted.js';
 import { latestSession } from '../session/list.js';
 import { buildConversation, currentModel } from '../session/projection.js';
 import type { SessionRecord } from '../session/records.js';
+import { newSessionId, sessionDir, transcriptPath } from '../session/paths.js';
 import { SessionStore } from '../session/store.js';
 import { createRememberTool, createSkillTool, createTaskTool, defaultTools, mutatingCalls, planModeRegistry } from '../tools/index.js';
 import type { McpManager } from '../tools/mcp/manager.js';
@@ -35,6 +40,8 @@ import { FileCheckpoints } from '../undo/file-checkpoints.js';
 import { VERSION } from '../version.js';
 import { AppState } from './app-state.js';
 import { compactionSettings, compactionWiring, resolveSummariser, sessionArtifacts } from './compaction-setup.js';
+import { storedCompactions } from './context-report.js';
+import { DeferredSessionStore, storeSink, type SessionSink } from './deferred-store.js';
 import { SessionController } from './session-controller.js';
 import { createSubagentRunner, type ChildModel, type SubagentProgress } from './subagent-runner.js';
 
@@ -60,6 +67,12 @@ export interface SessionFlags {
   allowedTools?: string[];
   disallowedTools?: string[];
   addDir?: string[];
+  /** `--max-turns`: beats config `maxTurns`. */
+  maxTurns?: number;
+  /** `--system-prompt`: replaces the base instructions (environment and project files stay). */
+  systemPrompt?: string;
+  /** `--append-system-prompt`: added at the end of the system prompt. */
+  appendSystemPrompt?: string;
 }
 
 export interface OpenSessionOptions {
@@ -76,6 +89,11 @@ export interface OpenSessionOptions {
    * crashed). Default: stderr for headless runs; the REPL passes its own.
    */
   onWarning?: (line: string) => void;
+  /**
+   * Open to look, not to talk (`keen context`): no credentials are needed, no model is reached and
+   * nothing is written (not even a model change).
+   */
+  inspect?: boolean;
 }
 
 /** A running session: AppState + store + controller, ready for turns. */
@@ -90,7 +108,8 @@ export interface LiveSession {
   projectTrusted: boolean;
   home: string;
   controller: SessionController;
-  store: SessionStore;
+  /** A new session's store is deferred: nothing is on disk until the first record. */
+  store: SessionSink;
   /** Records on disk when the session was opened (for replay); empty for a new session. */
   records: SessionRecord[];
   /** The permission policy of the run (the REPL's gate applies it). */
@@ -110,14 +129,15 @@ export interface LiveSession {
 
 /**
  * Opens a new or stored session. Credentials are checked (the adapter is built) before anything
- * is written, so a missing key never leaves an empty session behind; an unknown id or a locked
- * session is a one-line KeenError.
+ * is written, and a new session is created on disk only with its first record (see
+ * DeferredSessionStore), so a run that never reaches the model leaves no session behind; an
+ * unknown id or a locked session is a one-line KeenError.
  */
 export async function openSession(opts: OpenSessionOptions): Promise<LiveSession> {
   const home = keenHome(opts.env);
   const projectTrusted = resolveTrust(home, opts.cwd, { trustFlag: opts.flags.trust, yolo: opts.flags.yolo });
   const loaded = loadConfig(home, opts.cwd, { projectTrusted });
-  const config = loaded.config;
+  const config = applyEnvOverrides(loaded.config, opts.env);
   setMaxRetryWait(config.maxRetryWait === undefined ? undefined : config.maxRetryWait * 1000);
   const warnings: string[] = loaded.notice ? [loaded.notice] : [];
   const policy = permissionPolicy(home, opts, projectTrusted);
@@ -131,14 +151,14 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     resumeId = latest.id;
   }
 
-  let store: SessionStore | undefined;
+  let store: SessionSink | undefined;
   let records: SessionRecord[] = [];
   let mcp: McpManager | undefined;
   try {
     let stored: { provider: string; model: string } | undefined;
     if (resumeId) {
       const opened = await SessionStore.open(home, opts.cwd, resumeId, { env: opts.env, secrets: configSecrets(config, opts.env) });
-      store = opened.store;
+      store = storeSink(opened.store);
       records = opened.records;
       if (opened.warning) warnings.push(opened.warning);
       stored = currentModel(records);
@@ -155,7 +175,8 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       flags.model = stored.model;
     }
     const resolved = resolveModel(config, flags, opts.env, home);
-    const adapter = await createAdapter(resolved.provider, resolved.settings);
+    await installProxyFromEnv(opts.env);
+    const adapter: ProviderAdapter = opts.inspect ? inspectOnlyAdapter(resolved.provider) : await createAdapter(resolved.provider, resolved.settings);
     const budget = computeBudget(
       { contextWindow: resolved.info.contextWindow, maxOutputTokens: resolved.info.maxOutputTokens },
       { ...DEFAULT_COMPACTION_POLICY, ...stripUndefined(config.compaction ?? {}) },
@@ -166,21 +187,30 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     // Before a new session exists: a bad compaction.model must not leave an empty session behind.
     const summariser = await resolveSummariser(config, resolved, opts.env, home, opts.cwd, permissions);
     if (!store) {
-      store = await SessionStore.create(home, { cwd: opts.cwd, provider: resolved.provider, model: resolved.name, keenVersion: VERSION, env: opts.env, secrets });
-    } else if (stored && (stored.provider !== resolved.provider || stored.model !== resolved.name)) {
+      const id = newSessionId();
+      if (!opts.inspect) assertWritableBelow(home, sessionDir(home, opts.cwd, id));
+      const redactWith = secretValues(opts.env, secrets);
+      store = new DeferredSessionStore(
+        id,
+        sessionDir(home, opts.cwd, id),
+        transcriptPath(home, opts.cwd, id),
+        (sid) => SessionStore.create(home, { id: sid, cwd: opts.cwd, provider: resolved.provider, model: resolved.name, keenVersion: VERSION, env: opts.env, secrets }),
+        (text) => redactText(text, redactWith),
+      );
+    } else if (!opts.inspect && stored && (stored.provider !== resolved.provider || stored.model !== resolved.name)) {
       await store.append({ kind: 'model_changed', provider: resolved.provider, model: resolved.name });
     }
-    mcp = await startMcp(opts, home, config, warnings, projectTrusted);
+    mcp = opts.inspect ? undefined : await startMcp(opts, home, config, warnings, projectTrusted);
     // File checkpoints for undo: a turn starts when its user message is on disk.
     const checkpoints = new FileCheckpoints(checkpointsDir(store.dir));
     const liveStoreForTurns = store;
     const sink = {
-      append: async (record: Parameters<SessionStore['append']>[0]) => {
+      append: async (record: Parameters<SessionSink['append']>[0]) => {
         const written = await liveStoreForTurns.append(record);
         if (written.kind === 'user_message') checkpoints.beginTurn(written.seq);
         return written;
       },
-      appendBatch: (records: Parameters<SessionStore['appendBatch']>[0]) => liveStoreForTurns.appendBatch(records),
+      appendBatch: (records: Parameters<SessionSink['appendBatch']>[0]) => liveStoreForTurns.appendBatch(records),
       redactText: (text: string) => liveStoreForTurns.redactText(text),
     };
     const compaction = compactionWiring(compactionSettings(config), budget, summariser);
@@ -190,7 +220,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       permissions,
       budget: b,
       newGauge: () => new ContextMeter(),
-      maxTurns: config.maxTurns ?? DEFAULT_MAX_TURNS,
+      maxTurns: opts.flags.maxTurns ?? config.maxTurns ?? DEFAULT_MAX_TURNS,
       compaction: compaction.loop,
     });
     const client = createChatClient(adapter, loopEnv(budget));
@@ -253,10 +283,12 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       maxOutputTokens: resolved.info.maxOutputTokens,
       thinkingBudget: config.thinkingBudget,
       sessionId: store.id,
-      buildSystemPrompt: () => buildSystemPrompt({ cwd: opts.cwd, mode: mode.get(), context: loadContext(), subagents: true }),
+      buildSystemPrompt: () =>
+        buildSystemPrompt({ cwd: opts.cwd, mode: mode.get(), context: loadContext(), subagents: true, base: opts.flags.systemPrompt, append: opts.flags.appendSystemPrompt }),
       history: buildConversation(records),
     });
     controller = new SessionController(appState, sink);
+    controller.compactions.push(...storedCompactions(records, appState.toolDefinitions));
     const liveStore = store;
     return {
       sessionId: store.id,
@@ -286,6 +318,14 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     await store?.close().catch(() => undefined);
     throw err;
   }
+}
+
+/** The adapter of a session opened for inspection: it refuses to talk to a model. */
+function inspectOnlyAdapter(id: string): ProviderAdapter {
+  return {
+    id,
+    open: () => Promise.reject(new KeenError('this session was opened to inspect it; no model can be reached from here')),
+  };
 }
 
 /**

@@ -6,6 +6,7 @@ import { llmError } from '../llm/core/errors.js';
 import type { AppState } from './app-state.js';
 import { interruptedToolResults } from '../session/interrupted.js';
 import type { NewRecord } from '../session/records.js';
+import { ContextMeasure } from './context-measure.js';
 import { TurnMemory } from './turn-memory.js';
 
 /** The records the controller writes (the store adds seq, timestamp and batch marker). */
@@ -29,6 +30,21 @@ export type ControllerEvent =
 
 export const MANUAL_COMPACTION_STATUS = 'Context compacted.';
 
+/** One compaction of the session: when, how, and the context size before → after (estimated). */
+export interface CompactionNote {
+  at: string;
+  mode: 'manual' | 'auto';
+  tokensBefore: number;
+  tokensAfter: number;
+}
+
+/**
+ * Errors that mean the model was never reached (a key refused, no region, a refused model, a
+ * network failure): when the first request of a turn ends with one, the turn is not recorded.
+ * A context-window error or a cancel keeps the prompt, so the user can compact or go on.
+ */
+const UNREACHED = new Set(['auth', 'network', 'rate_limit', 'other']);
+
 /**
  * The one place that turns a running stream into durable records and AppState changes; the REPL
  * and the headless runner both consume it.
@@ -38,19 +54,29 @@ export const MANUAL_COMPACTION_STATUS = 'Context compacted.';
 export class SessionController {
   /** Tokens spent so far, compaction included. */
   spent: Usage = emptyUsage();
+  /** The last turn failed before reaching the model and was not recorded. */
+  unsaved = false;
+  /** The context size as the compaction trigger sees it (footer, /context). */
+  readonly context: ContextMeasure;
+  /** Compactions applied by this controller, oldest first (for /context). */
+  readonly compactions: CompactionNote[] = [];
 
   constructor(
     readonly appState: AppState,
     private readonly sink: TranscriptSink,
-  ) {}
+  ) {
+    this.context = new ContextMeasure(appState);
+  }
 
   /**
-   * A normal turn. Persists the user message, then each assistant message and each tool result
-   * as it completes (one `assistant_turn` record each, durable before AppState or the consumer
-   * sees it), applies automatic compactions (checkpoint + compaction_applied in one atomic batch,
-   * then AppState), and persists what is left (text of a cut-off reply) when the stream ends,
-   * also after an error or a cancel. A failed write ends the turn with one `error` event and
-   * leaves history and transcript in step: nothing that is not on disk reaches AppState.
+   * A normal turn. Persists the user message once the provider answers (a turn whose first event
+   * is an error that never reached the model is not recorded: the message leaves AppState again
+   * and `unsaved` is set), then each assistant message and each tool result as it completes (one
+   * `assistant_turn` record each, durable before AppState or the consumer sees it), applies
+   * automatic compactions (checkpoint + compaction_applied in one atomic batch, then AppState),
+   * and persists what is left (text of a cut-off reply) when the stream ends, also after an error
+   * or a cancel. A failed write ends the turn with one `error` event and leaves history and
+   * transcript in step: nothing that is not on disk stays in AppState.
    */
   async *chat(input: string, signal?: AbortSignal): AsyncGenerator<ControllerEvent> {
     const dangling = interruptedToolResults(this.appState.messages);
@@ -59,7 +85,8 @@ export class SessionController {
       await this.sink.append({ kind: 'assistant_turn', text: '', tools: dangling.tools, usage: emptyUsage(), messages: dangling.messages });
       for (const m of dangling.messages) this.appState.appendMessage(m);
     }
-    await this.sink.append({ kind: 'user_message', message: userMessage(input) });
+    let pending: TurnRecord | undefined = { kind: 'user_message', message: userMessage(input) };
+    this.unsaved = false;
     const memory = new TurnMemory();
     /** Visible text since the turn started or the last checkpoint (what a checkpoint shows). */
     let visible = '';
@@ -80,6 +107,25 @@ export class SessionController {
     const stream = this.appState.streamChat(input, signal);
     try {
       for await (const ev of stream) {
+        if (pending) {
+          if (ev.type === 'error' && UNREACHED.has(ev.error.kind)) {
+            pending = undefined;
+            this.unsaved = true;
+            this.appState.dropLastMessage();
+            yield { ...ev, error: { ...ev.error, message: this.scrub(ev.error.message) } };
+            continue;
+          }
+          const record = pending;
+          pending = undefined;
+          try {
+            await this.sink.append(record);
+          } catch (err) {
+            saveFailed = true;
+            this.appState.dropLastMessage();
+            yield { type: 'error', error: llmError('other', `could not save the turn: ${errorText(err)}; the turn stopped`) };
+            return;
+          }
+        }
         if (ev.type === 'auto_compaction_applied') {
           const replacement = stripSystem(ev.replacement);
           // The checkpoint holds what is not on disk yet (each message was written as it completed).
@@ -96,6 +142,8 @@ export class SessionController {
           }
           const text = visible;
           this.appState.replaceHistory(replacement);
+          this.context.reset();
+          this.compactions.push({ at: new Date().toISOString(), mode: 'auto', tokensBefore: ev.tokensBefore, tokensAfter: ev.tokensAfter });
           memory.reset();
           visible = '';
           this.addSpend(ev.usage);
@@ -104,7 +152,10 @@ export class SessionController {
           continue;
         }
         if (ev.type === 'auto_compaction_failed' || ev.type === 'auto_compaction_cancelled') this.addSpend(ev.usage);
-        if (ev.type === 'usage') this.addSpend(ev.usage);
+        if (ev.type === 'usage') {
+          this.addSpend(ev.usage);
+          this.context.observe(ev.usage);
+        }
         if (ev.type === 'error') {
           const message = ev.error.kind === 'context_window' ? contextWindowHint(ev.error.message, this.appState.sessionId) : ev.error.message;
           yield { ...ev, error: { ...ev.error, message: this.scrub(message) } };
@@ -186,7 +237,10 @@ export class SessionController {
       yield { type: 'error', error: llmError('other', `could not save the compaction: ${errorText(err)}; history unchanged`) };
       return;
     }
+    const tokensBefore = this.context.measure().tokens;
     this.appState.replaceHistory(replacement);
+    this.context.reset();
+    this.compactions.push({ at: new Date().toISOString(), mode: 'manual', tokensBefore, tokensAfter: this.context.measure().tokens });
     yield { type: 'compaction_done', summary: outcome.summary };
   }
 

@@ -1,4 +1,5 @@
-import { Command, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { KeenError } from '../errors.js';
 import { VERSION } from '../version.js';
 
 /** Options shared by every command that talks to a model. */
@@ -7,6 +8,8 @@ export interface ModelFlags {
   model?: string;
   profile?: string;
   yolo?: boolean;
+  /** `--trust`: trust this folder's project config and remember it (src/config/trust.ts). */
+  trust?: boolean;
   mode?: 'plan' | 'build';
   /** `--mcp-config FILE` (repeatable). */
   mcpConfig?: string[];
@@ -14,20 +17,30 @@ export interface ModelFlags {
   allowedTools?: string[];
   disallowedTools?: string[];
   addDir?: string[];
-  trust?: boolean;
 }
 
 export interface RunFlags extends ModelFlags {
-  format: 'text' | 'json';
+  outputFormat?: 'text' | 'json' | 'stream-json';
+  /** `--format`: the old name of `--output-format`. */
+  format?: 'text' | 'json' | 'stream-json';
+  inputFormat?: 'text' | 'stream-json';
   session?: string;
+  /** `-r/--resume [id]`: an id, or `true` for "let me pick". */
+  resume?: string | true;
   continue?: boolean;
-  print?: string;
+  print?: boolean;
+  maxTurns?: number;
+  systemPrompt?: string;
+  appendSystemPrompt?: string;
+  cwd?: string;
 }
+
+const FORMATS = ['text', 'json', 'stream-json'];
 
 function addModelOptions(cmd: Command): Command {
   return cmd
-    .option('--provider <provider>', 'provider: anthropic, openai, openai-responses, codex, bedrock, genkit')
-    .option('-m, --model <model>', 'model name (catalog or config models.<name>)')
+    .addOption(new Option('--provider <provider>', 'provider: anthropic, openai, openai-responses, codex, bedrock, genkit').env('KEEN_PROVIDER'))
+    .addOption(new Option('-m, --model <model>', 'model name (`keen models` lists them)').env('KEEN_MODEL'))
     .option('--profile <profile>', 'AWS profile for Bedrock')
     .option('--yolo', 'alias of --permission-mode bypassPermissions: run every tool call without asking')
     .option('--permission-mode <mode>', 'default, acceptEdits, plan or bypassPermissions')
@@ -50,6 +63,60 @@ export interface McpCommandFlags {
   header: string[];
   mcpConfig: string[];
   yolo?: boolean;
+  trust?: boolean;
+}
+
+function positiveInt(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('expected a positive whole number');
+  return Number(value);
+}
+
+/** Session choice, prompt shaping and working directory: the same on `keen` and `keen run`. */
+function addSessionOptions(cmd: Command): Command {
+  return cmd
+    .option('-r, --resume [id]', 'reopen a stored session (without an id: pick one, in a terminal)')
+    .option('-c, --continue', "continue this directory's latest session")
+    .addOption(new Option('--session <id>', 'continue a stored session (same as --resume <id>)'))
+    .addOption(new Option('--max-turns <n>', 'model requests per turn before stopping (config maxTurns)').argParser(positiveInt))
+    .option('--system-prompt <text>', 'replace the base instructions (text, or @FILE)')
+    .option('--append-system-prompt <text>', 'add to the end of the system prompt (text, or @FILE)')
+    .option('-C, --cwd <dir>', 'run in DIR instead of the current directory');
+}
+
+/** Output and input formats of a headless run. */
+function addFormatOptions(cmd: Command): Command {
+  return cmd
+    .addOption(new Option('--output-format <format>', 'headless output: text, json (one result object) or stream-json (one event per line)').choices(FORMATS))
+    .addOption(new Option('--format <format>', 'alias of --output-format').choices(FORMATS).hideHelp())
+    .addOption(new Option('--input-format <format>', 'headless input: text, or stream-json (user messages as JSON lines on stdin)').choices(['text', 'stream-json']));
+}
+
+/**
+ * Usage errors of `cmd` are one `keen:` line naming the help of the command at fault, and exit 2
+ * (commander's own `error:` prefix and process.exit are replaced).
+ */
+function usageErrors(cmd: Command, path: string): Command {
+  return cmd
+    .exitOverride()
+    .configureOutput({ outputError: (str, write) => write(`keen: ${str.replace(/^error: /, '').trim().replace(/\s*\n\s*/g, ' ')} (see \`${path} --help\`)\n`) });
+}
+
+/** `--resume` + `--session` + `--continue` as the session flags of open-session. */
+function sessionOf(opts: RunFlags): { session?: string; continue?: boolean } {
+  const id = typeof opts.resume === 'string' ? opts.resume : opts.session;
+  return { session: id, continue: opts.continue };
+}
+
+/** Applies `-C` and reads `@FILE` prompt flags; the flags a session opens with. */
+async function prepare(opts: RunFlags): Promise<RunFlags> {
+  const { enterDirectory, promptFlagText } = await import('./prompt-input.js');
+  if (opts.cwd) enterDirectory(opts.cwd);
+  return {
+    ...opts,
+    ...sessionOf(opts),
+    systemPrompt: promptFlagText('--system-prompt', opts.systemPrompt, process.cwd()),
+    appendSystemPrompt: promptFlagText('--append-system-prompt', opts.appendSystemPrompt, process.cwd()),
+  };
 }
 
 /** Parses argv and runs the command. Returns the process exit code. */
@@ -59,91 +126,101 @@ export async function runCli(argv: string[]): Promise<number> {
     .description('A terminal coding agent that compacts its context and never loses your work.')
     .version(VERSION, '-v, --version')
     .argument('[prompt...]', 'a first message to send')
-    .option('--resume <id>', 'reopen a stored session')
-    .option('-c, --continue', "reopen this directory's latest session")
-    .option('-p, --print <message>', 'run headless once and print the answer (same as `keen run`)')
-    .addOption(new Option('--format <format>', 'headless output format').choices(['text', 'json']).default('text'))
-    .showHelpAfterError('(run `keen --help` for usage)')
+    .option('-p, --print', 'run headless: send the prompt (words and piped stdin), print the answer, exit')
     // Subcommands repeat the program's option names (--format, --continue, --yolo, ...); without
     // this, commander hands `keen run --yolo` to the program and `run` never sees it.
     .enablePositionalOptions();
-  addModelOptions(program);
-  program.action(async (prompt: string[], opts: RunFlags & { resume?: string }) => {
-    if (opts.print !== undefined) {
+  usageErrors(program, 'keen');
+  addFormatOptions(addSessionOptions(addModelOptions(program)));
+  program.action(async (prompt: string[], raw: RunFlags) => {
+    if (raw.print || raw.inputFormat === 'stream-json') {
+      if (raw.resume === true) throw new KeenError('a headless run needs --resume <id> (`keen sessions` lists them), or use --continue', 2);
+      const opts = await prepare(raw);
       const { runHeadless } = await import('./run.js');
-      code = await runHeadless(opts.print, { ...opts, session: opts.resume ?? opts.session });
+      code = await runHeadless(prompt, opts);
       return;
     }
+    // `keen bogus` is a mistyped command, not a first message; `keen -- word` sends it anyway.
+    if (prompt.length === 1 && !/\s/.test(prompt[0]) && !argv.includes('--')) {
+      throw new KeenError(`unknown command "${prompt[0]}" (see \`keen help\`; \`keen -- ${prompt[0]}\` sends it as a first message)`, 2);
+    }
+    const opts = await prepare(raw);
+    let initialPrompt = prompt.join(' ') || undefined;
+    if (raw.resume === true) {
+      if (!process.stdin.isTTY || !process.stdout.isTTY) throw new KeenError('--resume without an id opens a picker and needs a terminal; pass an id (`keen sessions` lists them) or use --continue', 2);
+      if (initialPrompt) throw new KeenError('--resume without an id opens a picker and takes no first message; pick the session, then type it', 2);
+      initialPrompt = '/resume';
+    }
     const { startRepl } = await import('./repl-entry.js');
-    code = await startRepl({ ...opts, initialPrompt: prompt.join(' ') || undefined });
+    code = await startRepl({ ...opts, resume: opts.session, initialPrompt });
   });
 
-  addModelOptions(
-    program
-      .command('run')
-      .description('run one turn headless: tools, compaction and persistence as in the REPL')
-      .argument('[message...]', 'the message (read from stdin when omitted)')
-      .option('-p, --print <message>', 'the message (alias)')
-      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
-      .option('--session <id>', 'continue a stored session')
-      .option('-c, --continue', "continue this directory's latest session"),
-  ).action(async (message: string[], opts: RunFlags) => {
+  const run = program
+    .command('run')
+    .description('run one turn headless: tools, compaction and persistence as in the REPL')
+    .argument('[message...]', 'the message (words are joined; piped stdin is added after them)')
+    .option('-p, --print', 'accepted for symmetry with `keen -p`');
+  usageErrors(run, 'keen run');
+  addFormatOptions(addSessionOptions(addModelOptions(run))).action(async (message: string[], raw: RunFlags) => {
+    if (raw.resume === true) throw new KeenError('keen run --resume needs an id (`keen sessions` lists them), or use --continue', 2);
+    const opts = await prepare(raw);
     const { runHeadless } = await import('./run.js');
-    code = await runHeadless(opts.print ?? (message.length ? message.join(' ') : undefined), opts);
+    code = await runHeadless(message, opts);
   });
 
-  addModelOptions(
-    program
-      .command('compact')
-      .description('compact a stored session now (manual /compact, headless)')
-      .argument('[focus...]', 'what the summary must especially keep')
-      .option('--session <id>', 'the session to compact')
-      .option('-c, --continue', "compact this directory's latest session"),
-  ).action(async (focus: string[], opts: RunFlags) => {
+  const compact = program
+    .command('compact')
+    .description('compact a stored session now (manual /compact, headless)')
+    .argument('[focus...]', 'what the summary must especially keep')
+    .option('--session <id>', 'the session to compact')
+    .option('-r, --resume <id>', 'the session to compact (same as --session)')
+    .option('-c, --continue', "compact this directory's latest session");
+  usageErrors(compact, 'keen compact');
+  addModelOptions(compact).action(async (focus: string[], opts: RunFlags) => {
     const { runCompactCommand } = await import('./compact.js');
-    code = await runCompactCommand(focus.join(' ') || undefined, opts);
+    code = await runCompactCommand(focus.join(' ') || undefined, { ...opts, ...sessionOf(opts) });
   });
 
-  addModelOptions(
-    program
-      .command('init')
-      .description('have the model draft an AGENTS.md for this repository (writes need --yolo or an allow rule)')
-      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
-  ).action(async (opts: RunFlags) => {
+  const init = program
+    .command('init')
+    .description('have the model draft an AGENTS.md for this repository (writes need --yolo or an allow rule)')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'));
+  usageErrors(init, 'keen init');
+  addModelOptions(init).action(async (opts: RunFlags) => {
     const { runInitCommand } = await import('./init.js');
     code = await runInitCommand(opts);
   });
 
-  program
+  const sessions = program
     .command('sessions')
     .description("list this directory's sessions")
-    .option('--all', 'list the sessions of every directory')
-    .action(async (opts: { all?: boolean }) => {
-      const { runSessionsCommand } = await import('./sessions.js');
-      code = await runSessionsCommand(opts);
-    });
+    .option('--all', 'list the sessions of every directory');
+  usageErrors(sessions, 'keen sessions').action(async (opts: { all?: boolean }) => {
+    const { runSessionsCommand } = await import('./sessions.js');
+    code = await runSessionsCommand(opts);
+  });
 
-  program
+  const undo = program
     .command('undo')
     .description('restore the files the last turn (or --turns N) of a session changed')
     .option('--session <id>', "the session (default: this directory's latest)")
     .option('--turns <n>', 'how many turns that changed files to undo', '1')
-    .option('--force', 'overwrite files changed outside Keen since')
-    .action(async (opts: { session?: string; turns?: string; force?: boolean }) => {
-      const { runUndoCommand } = await import('./undo.js');
-      code = await runUndoCommand(opts);
-    });
+    .option('--force', 'overwrite files changed outside Keen since');
+  usageErrors(undo, 'keen undo').action(async (opts: { session?: string; turns?: string; force?: boolean }) => {
+    const { runUndoCommand } = await import('./undo.js');
+    code = await runUndoCommand(opts);
+  });
 
-  program
+  const login = program
     .command('login')
     .description('sign in to a provider that uses an account instead of an API key')
-    .argument('<provider>', 'codex')
-    .action(async (provider: string) => {
-      const { runLoginCommand } = await import('./login.js');
-      code = await runLoginCommand(provider);
-    });
+    .argument('<provider>', 'codex');
+  usageErrors(login, 'keen login').action(async (provider: string) => {
+    const { runLoginCommand } = await import('./login.js');
+    code = await runLoginCommand(provider);
+  });
 
-  program
+  const mcp = program
     .command('mcp')
     .description('list, add and remove MCP servers (user config)')
     .argument('<action>', 'list | add | remove')
@@ -153,11 +230,69 @@ export async function runCli(argv: string[]): Promise<number> {
     .option('-H, --header <Name: value>', 'header for an http or sse server (repeatable)', collect, [])
     .option('--mcp-config <file>', 'list: also the servers of this file (repeatable)', collect, [])
     .option('--yolo', 'list: include the project servers of an untrusted project')
-    .action(async (action: string, args: string[], opts: McpCommandFlags) => {
-      const { runMcpCommand } = await import('./mcp.js');
-      code = await runMcpCommand(action, args, opts);
+    .option('--trust', 'list: trust this folder (and remember it) to include its project servers');
+  usageErrors(mcp, 'keen mcp').action(async (action: string, args: string[], opts: McpCommandFlags) => {
+    const { runMcpCommand } = await import('./mcp.js');
+    code = await runMcpCommand(action, args, opts);
+  });
+
+  const models = program.command('models').description('list the model catalog and configured models: provider, context window, output limit');
+  usageErrors(models, 'keen models')
+    .addOption(new Option('--output-format <format>', 'text or json').choices(['text', 'json']))
+    .option('-C, --cwd <dir>', 'read the project config of DIR')
+    .action(async (opts: { outputFormat?: string; cwd?: string }) => {
+      const { runModelsCommand } = await import('./models.js');
+      code = await runModelsCommand(opts);
     });
 
-  await program.parseAsync(argv);
+  const context = program
+    .command('context')
+    .description("show where a stored session's context window goes (as /context does)")
+    .option('--session <id>', 'the session to show')
+    .option('-r, --resume <id>', 'the session to show (same as --session)')
+    .option('-c, --continue', "show this directory's latest session")
+    .addOption(new Option('--output-format <format>', 'text or json').choices(['text', 'json']))
+    .option('-C, --cwd <dir>', 'run in DIR instead of the current directory');
+  usageErrors(context, 'keen context');
+  addModelOptions(context).action(async (opts: RunFlags) => {
+    const { runContextCommand } = await import('./context.js');
+    code = await runContextCommand({ ...(await prepare(opts)), ...sessionOf(opts) });
+  });
+
+  const completion = program
+    .command('completion')
+    .description('print a shell completion script: keen completion bash|zsh|fish')
+    .argument('<shell>', 'bash, zsh or fish');
+  usageErrors(completion, 'keen completion').action(async (shell: string) => {
+    const { completionScript } = await import('./completion.js');
+    process.stdout.write(completionScript(shell, program));
+  });
+
+  const help = program.command('help').description('show help for keen or one of its commands').argument('[command]', 'the command');
+  usageErrors(help, 'keen help').action((name: string | undefined) => {
+    if (!name) return program.outputHelp();
+    const target = program.commands.find((c) => c.name() === name || c.aliases().includes(name));
+    if (!target) throw new KeenError(`unknown command "${name}" (see \`keen help\`)`, 2);
+    target.outputHelp();
+  });
+
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (!(err instanceof CommanderError)) throw err;
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
+    return (await jsonUsageFailure(argv, err.message)) ?? 2;
+  }
   return code;
+}
+
+/** A usage error of a run asking for JSON still prints one result object. */
+async function jsonUsageFailure(argv: string[], message: string): Promise<number | undefined> {
+  const i = argv.findIndex((a) => a === '--output-format' || a === '--format');
+  const inline = argv.find((a) => /^--(output-)?format=/.test(a))?.split('=')[1];
+  const format = inline ?? (i >= 0 ? argv[i + 1] : undefined);
+  if (format !== 'json' && format !== 'stream-json') return undefined;
+  const { startupResult } = await import('./headless/result.js');
+  process.stdout.write(`${JSON.stringify(startupResult(message.replace(/^error: /, ''), 0, 'usage'))}\n`);
+  return 2;
 }

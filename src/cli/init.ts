@@ -13,5 +13,5 @@ export async function runInitCommand(flags: RunFlags): Promise<number> {
     process.stderr.write(`keen: ${existing} already exists; edit it, or remove it to draft a new one\n`);
     return 1;
   }
-  return runHeadless(initPrompt(process.cwd()), flags);
+  return runHeadless([initPrompt(process.cwd())], flags);
 }

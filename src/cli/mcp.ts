@@ -34,7 +34,9 @@ async function listServers(home: string, flags: McpCommandFlags): Promise<number
   const { McpManager } = await import('../tools/mcp/manager.js');
   const config = readConfigFile(userConfigPath(home));
   const sources = loadServerSources(home, cwd, flags.mcpConfig);
-  const resolved = resolveServers(sources, { projectTrusted: !!flags.yolo, env: process.env, cwd });
+  const { resolveTrust } = await import('../config/trust.js');
+  const projectTrusted = resolveTrust(home, cwd, { trustFlag: flags.trust, yolo: flags.yolo });
+  const resolved = resolveServers(sources, { projectTrusted, env: process.env, cwd });
   const manager = new McpManager({ servers: resolved.servers, broken: resolved.broken, settings: config.mcp, env: process.env, warn: () => undefined });
   try {
     await manager.waitForStartup();

@@ -1,107 +1,144 @@
+import type { LiveSession } from '../app-state/open-session.js';
 import { errorText, KeenError } from '../errors.js';
 import { describeRetryWait, onRetryWait } from '../llm/core/retry-fetch.js';
-import { addUsage, emptyUsage } from '../llm/core/usage.js';
+import { addUsage, emptyUsage, type Usage } from '../llm/core/usage.js';
 import type { RunFlags } from './commands.js';
 import { headlessPrompt } from './headless-prompt.js';
+import { exitCodeOf, MAX_TURNS_MESSAGE, startupResult, turnResult, type RunResult } from './headless/result.js';
+import { initEvent, toStreamEvent } from './headless/stream-events.js';
+import { readInputLines } from './headless/stream-input.js';
+import { runHeadlessTurn, type TurnObserver, type TurnOutcome } from './headless/turn.js';
 import { openCliSession } from './open-cli-session.js';
+import { joinPrompt } from './prompt-input.js';
 import { readStdin } from './stdin.js';
 
+export type OutputFormat = 'text' | 'json' | 'stream-json';
+
+/** The output format of a headless run (`--output-format`, its alias `--format`, or the input's). */
+export function outputFormatOf(flags: RunFlags): OutputFormat {
+  return flags.outputFormat ?? flags.format ?? (flags.inputFormat === 'stream-json' ? 'stream-json' : 'text');
+}
+
+/** One JSON line on stdout, with the session's credentials redacted once a session is open. */
+const writeJson = (value: unknown, session?: LiveSession) => {
+  const line = JSON.stringify(value);
+  process.stdout.write(`${session ? session.store.redactText(line) : line}\n`);
+};
+
 /**
- * `keen run`: one turn, headless. Text format streams the assistant's visible text to stdout as
- * it arrives (so output is pre-compaction text + post-compaction text, no separator and nothing
- * private); JSON prints one object at the end. Failures: one line on stderr, non-zero exit, and
- * whatever text was produced is still written.
+ * `keen run` / `keen -p`: one turn headless (or, with `--input-format stream-json`, one turn per
+ * stdin line). Text streams the visible answer to stdout; `json` prints one result object at the
+ * end; `stream-json` one event per line as it happens, ending with the result. Every run with a
+ * JSON format prints a result, even one that fails before the model is reached. Failures: one
+ * `keen:` line on stderr and, when the session was saved, how to continue it.
  */
-export async function runHeadless(message: string | undefined, flags: RunFlags): Promise<number> {
-  const input = message ?? (await readStdin());
-  if (!input?.trim()) throw new KeenError('no message: pass one as an argument or on stdin (keen run "fix the failing test")');
-  const session = await openCliSession(flags);
-  const prompt = await headlessPrompt(session, input);
-  const controller = new AbortController();
-  // Ctrl+C, kill and a closed terminal (SIGHUP) all end the turn the same way: tools are
-  // cancelled (their process groups killed), what was produced is saved, Keen exits. A second
-  // signal exits at once; the exit hooks still kill tool process groups and release the lock.
-  const onSigint = () => {
-    if (controller.signal.aborted) process.exit(130);
-    controller.abort();
-  };
-  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-  for (const sig of signals) process.on(sig, onSigint);
-  // After SIGHUP the terminal is gone: a write to it must not turn into a crash.
+export async function runHeadless(words: string[], flags: RunFlags): Promise<number> {
+  const format = outputFormatOf(flags);
+  const started = Date.now();
+  let session: LiveSession;
+  let input: string | undefined;
+  try {
+    if (flags.inputFormat === 'stream-json') {
+      if (format !== 'stream-json') throw new KeenError('--input-format stream-json needs --output-format stream-json', 2);
+      if (words.length) throw new KeenError('--input-format stream-json reads the messages from stdin; pass no message on the command line', 2);
+    } else {
+      input = joinPrompt(words, await readStdin());
+      if (!input) throw new KeenError('no message: pass one as an argument or on stdin (keen -p "fix the failing test")', 2);
+    }
+    session = await openCliSession(flags);
+  } catch (err) {
+    if (format !== 'text') writeJson(startupResult(errorText(err), Date.now() - started));
+    throw err;
+  }
+  // A retry wait is announced on stderr; after SIGHUP the terminal is gone, and a write to it
+  // must not turn into a crash.
   const stopWaitNotices = onRetryWait((w) => process.stderr.write(`keen: ${describeRetryWait(w)}\n`));
   const ignoreClosed = () => undefined;
   process.stdout.on('error', ignoreClosed);
   process.stderr.on('error', ignoreClosed);
-
-  let completed = '';
-  let current = '';
-  let usage = emptyUsage();
-  let compactions = 0;
-  let stopReason: string | undefined;
-  let failure: { kind: string; message: string } | undefined;
-  const json = flags.format === 'json';
-  const emit = (text: string) => {
-    current += text;
-    if (!json) process.stdout.write(text);
-  };
-  let lastWasText = false;
   try {
-    for await (const ev of session.controller.chat(prompt, controller.signal)) {
-      switch (ev.type) {
-        case 'text_delta':
-          emit(ev.text);
-          lastWasText = true;
-          break;
-        case 'message':
-          // Separate the text of consecutive model requests so they do not run together.
-          if (ev.message.role === 'assistant' && lastWasText && !current.endsWith('\n')) emit('\n');
-          lastWasText = false;
-          break;
-        case 'usage':
-          usage = addUsage(usage, ev.usage);
-          break;
-        case 'auto_compaction_applied':
-        case 'auto_compaction_failed':
-        case 'auto_compaction_cancelled':
-          usage = addUsage(usage, ev.usage); // the summariser's spend (never the context size)
-          break;
-        case 'checkpoint':
-          completed += current;
-          current = '';
-          compactions++;
-          break;
-        case 'done':
-          stopReason = ev.stopReason;
-          break;
-        case 'error':
-          failure = ev.error;
-          break;
-        default:
-          break;
-      }
-    }
-  } catch (err) {
-    // The store could not write (a full disk, say): the answer so far is still printed below.
-    failure = { kind: 'other', message: errorText(err) };
+    if (format === 'stream-json') writeJson(initEvent(session), session);
+    if (input !== undefined) return await oneTurn(session, await headlessPrompt(session, input), format);
+    return await streamTurns(session);
   } finally {
-    for (const sig of signals) process.off(sig, onSigint);
     stopWaitNotices();
     await session.close();
   }
-  const result = (completed + current).replace(/\n+$/, '');
-  if (json) {
-    const out: Record<string, unknown> = { session_id: session.sessionId, result, usage, stop_reason: stopReason ?? null, compactions, provider: session.provider, model: session.model, mode: session.mode.get(), is_error: !!failure };
-    if (failure) out.error = failure;
-    process.stdout.write(`${session.store.redactText(JSON.stringify(out))}\n`);
-  } else if (result && !(completed + current).endsWith('\n')) {
-    process.stdout.write('\n');
+}
+
+async function oneTurn(session: LiveSession, input: string, format: OutputFormat): Promise<number> {
+  const { outcome, result } = await turnWithOutput(session, input, format);
+  if (format === 'json') writeJson(result, session);
+  reportEnd(session, outcome);
+  return exitCodeOf(outcome);
+}
+
+/** `--input-format stream-json`: a long-lived session, one turn per user line, until stdin ends. */
+async function streamTurns(session: LiveSession): Promise<number> {
+  let code = 0;
+  for await (const line of readInputLines(process.stdin)) {
+    if (!line.ok) {
+      process.stderr.write(`keen: stdin line ${line.line} skipped: ${line.error}\n`);
+      code = 1;
+      continue;
+    }
+    const { outcome } = await turnWithOutput(session, await headlessPrompt(session, line.text), 'stream-json');
+    const turnCode = exitCodeOf(outcome);
+    if (turnCode !== 0) {
+      reportEnd(session, outcome);
+      code = turnCode;
+      if (turnCode === 130) break;
+    }
   }
-  if (failure) {
-    process.stderr.write(`keen: ${session.store.redactText(failure.message)}\n`);
-  } else if (stopReason === 'max_turns') {
-    process.stderr.write('keen: stopped after the maximum number of tool turns (config maxTurns)\n');
-  }
-  process.stderr.write(`Run \`keen --resume ${session.sessionId}\` to continue.\n`);
-  if (failure) return failure.kind === 'cancelled' ? 130 : 1;
-  return stopReason === 'max_turns' ? 2 : 0;
+  return code;
+}
+
+async function turnWithOutput(session: LiveSession, input: string, format: OutputFormat): Promise<{ outcome: TurnOutcome; result: RunResult }> {
+  const spentBefore: Usage = session.controller.spent;
+  const text = textPrinter();
+  const observe = format === 'text' ? text.observe : format === 'stream-json' ? streamPrinter(session) : () => undefined;
+  const outcome = await runHeadlessTurn(session, input, observe);
+  if (format === 'text') text.finish();
+  const result = turnResult(session, outcome, usageSince(spentBefore, session.controller.spent));
+  if (format === 'stream-json') writeJson(result, session);
+  return { outcome, result };
+}
+
+/** Streams the visible text; consecutive model requests are separated by a newline. */
+function textPrinter(): { observe: TurnObserver; finish(): void } {
+  let printed = '';
+  const observe: TurnObserver = (ev) => {
+    if (ev.type === 'text_delta') {
+      printed += ev.text;
+      process.stdout.write(ev.text);
+    } else if (ev.type === 'message' && ev.message.role === 'assistant' && printed && !printed.endsWith('\n')) {
+      printed += '\n';
+      process.stdout.write('\n');
+    }
+  };
+  return { observe, finish: () => void (printed && !printed.endsWith('\n') && process.stdout.write('\n')) };
+}
+
+function streamPrinter(session: LiveSession): TurnObserver {
+  return (ev) => {
+    const out = toStreamEvent(ev);
+    if (out) writeJson(out, session);
+  };
+}
+
+/** The failure line, the max-turns line, and how to continue a saved session that did not finish. */
+function reportEnd(session: LiveSession, outcome: TurnOutcome): void {
+  if (outcome.failure) process.stderr.write(`keen: ${session.store.redactText(outcome.failure.message)}\n`);
+  else if (outcome.stopReason === 'max_turns') process.stderr.write(`keen: ${MAX_TURNS_MESSAGE}\n`);
+  else return;
+  if (session.store.persisted) process.stderr.write(`Run \`keen run --session ${session.sessionId}\` to continue.\n`);
+}
+
+function usageSince(before: Usage, now: Usage): Usage {
+  return addUsage(emptyUsage(), {
+    input: now.input - before.input,
+    output: now.output - before.output,
+    cache_read: now.cache_read - before.cache_read,
+    cache_write: now.cache_write - before.cache_write,
+  });
 }

@@ -19,3 +19,18 @@ export function homeWriteError(home: string, target: string, err: unknown): Keen
   }
   return new KeenError(`cannot write Keen's state under ${home}: ${errorText(err)}`);
 }
+
+/**
+ * Throws the one-line error of {@link homeWriteError} when `target` (or the nearest folder of it
+ * that exists) cannot be written, creating nothing: a new session is written only once the model
+ * answers, but a read-only KEEN_HOME should be named before any request is sent.
+ */
+export function assertWritableBelow(home: string, target: string): void {
+  let dir = path.resolve(target);
+  while (!fs.existsSync(dir) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  try {
+    fs.accessSync(dir, fs.constants.W_OK);
+  } catch (err) {
+    throw homeWriteError(home, target, err);
+  }
+}

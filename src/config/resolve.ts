@@ -1,5 +1,6 @@
 import { KeenError } from '../errors.js';
 import { PROVIDER_IDS, type ProviderId, type ProviderSettings } from '../llm/providers/types.js';
+import { closeNames, providerByPrefix } from './model-lookup.js';
 import { DEFAULT_MODEL, FALLBACK_CAPACITY, MODEL_CATALOG, type ModelInfo } from './models.js';
 import type { KeenConfig } from './schema.js';
 
@@ -24,8 +25,11 @@ export interface ResolvedModel {
 /**
  * Resolves provider and model from flags, then config, then defaults: the provider is `--provider`,
  * else the provider of `--model` (config `models` or the catalog), else config `provider`, else the
- * provider of the model's name, else Anthropic. An unknown provider is a KeenError listing the
- * valid ones; a config `apiKeyEnv` naming an unset variable is a KeenError naming both.
+ * provider of the model's name prefix (`gpt-*` → openai), else Anthropic. An unknown provider is
+ * a KeenError listing the valid ones; a `--model` that neither the catalog, the config nor a
+ * provider prefix knows is a KeenError listing close names (unless `--provider` or config
+ * `provider` vouches for it); a config `apiKeyEnv` naming an unset variable is a KeenError
+ * naming both.
  */
 export function resolveModel(config: KeenConfig, flags: RuntimeFlags, env: NodeJS.ProcessEnv, home: string): ResolvedModel {
   const requested = flags.provider ?? config.provider;
@@ -35,7 +39,12 @@ export function resolveModel(config: KeenConfig, flags: RuntimeFlags, env: NodeJ
   const name = flags.model ?? (flags.provider ? undefined : config.model) ?? DEFAULT_MODEL[(requested ?? 'anthropic') as ProviderId];
   const entry = config.models?.[name];
   const catalog = MODEL_CATALOG[name];
-  const known = entry?.provider ?? catalog?.provider;
+  const known = entry?.provider ?? catalog?.provider ?? (entry || catalog ? undefined : providerByPrefix(name));
+  if (flags.model && !entry && !catalog && !known && !flags.provider && !config.provider) {
+    const close = closeNames(name, [...Object.keys(config.models ?? {}), ...Object.keys(MODEL_CATALOG)]);
+    const hint = close.length ? `did you mean ${close.join(', ')}? ` : '';
+    throw new KeenError(`unknown model "${name}"; ${hint}\`keen models\` lists the known ones (add --provider to use a model the catalog does not know)`);
+  }
   // A flag beats config: `--model gpt-5` picks gpt-5's provider even when config names another.
   const provider = (flags.provider ?? (flags.model ? known : undefined) ?? config.provider ?? known ?? 'anthropic') as ProviderId;
   const info: ModelInfo = {

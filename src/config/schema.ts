@@ -38,6 +38,8 @@ export const providerEntrySchema = z.strictObject({
 });
 
 export const configSchema = z.strictObject({
+  /** The JSON Schema an editor checks the file against (config.schema.json); ignored by Keen. */
+  $schema: z.string().optional(),
   provider: providerId.optional(),
   model: z.string().min(1).optional(),
   models: z.record(z.string(), modelEntrySchema).optional(),

@@ -22,8 +22,10 @@ export interface SystemPromptInput {
   context?: ProjectContext;
   /** Whether the `task` tool is offered (a subagent gets none, and no agents list). */
   subagents?: boolean;
-  /** Replaces the base instructions (a subagent's definition body). */
+  /** Replaces the base instructions (a subagent's definition body, `--system-prompt`). */
   base?: string;
+  /** Added at the end (`--append-system-prompt`). */
+  append?: string;
 }
 
 /**
@@ -46,7 +48,14 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   const mode = input.mode && modeSection(input.mode);
   if (mode) parts.push(`# Mode\n${mode}`);
   const ctx = input.context;
-  if (!ctx) return parts.join('\n\n');
+  if (ctx) parts.push(...contextSections(ctx, !!input.subagents));
+  if (input.append?.trim()) parts.push(input.append.trim());
+  return parts.join('\n\n');
+}
+
+/** Instructions, memory, skills and subagents, in that order. */
+function contextSections(ctx: ProjectContext, subagents: boolean): string[] {
+  const parts: string[] = [];
   for (const file of ctx.instructions) {
     const label = file.scope === 'user' ? 'User instructions' : 'Project instructions';
     parts.push(`# ${label} (${file.path})\n${file.content.trim()}${capNote(file, INSTRUCTION_FILE_CAP)}`);
@@ -62,14 +71,14 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     const lines = ctx.skills.map((s) => `- ${s.name}: ${s.description}`);
     parts.push(`# Skills\nSkills are instructions for particular tasks. When a task matches a skill, load it with the skill tool before starting.\n${lines.join('\n')}`);
   }
-  if (input.subagents) {
+  if (subagents) {
     const agents = ctx.agents.map((a) => `- ${a.name}: ${a.description}`);
     const list = agents.length ? `\nAgents:\n${agents.join('\n')}` : '';
     parts.push(
       `# Subagents\nThe task tool delegates a self-contained job to a subagent with a fresh context; only its final answer comes back. Give it a complete prompt. Omit agent for a general-purpose subagent. Several task calls in one reply run at the same time.${list}`,
     );
   }
-  return parts.join('\n\n');
+  return parts;
 }
 
 /**

@@ -2,6 +2,7 @@
  * What each slash command does. Commands run like turns (one at a time; queued while busy) and
  * report through transcript items. None of them calls the model except /compact.
  */
+import { contextLines, sessionContextReport } from '../app-state/context-report.js';
 import { MODEL_CATALOG } from '../config/models.js';
 import { errorText } from '../errors.js';
 import { PROVIDER_IDS } from '../llm/providers/types.js';
@@ -40,6 +41,9 @@ export async function runCommand(rt: ReplRuntime, name: string, args: string): P
       rt.append({ kind: 'block', title: 'Usage this session', lines: usageLines(rt.spendSoFar(), { tokens: info?.contextTokens ?? 0, budget: info?.inputBudget ?? 0 }) });
       return;
     }
+    case 'context':
+      rt.append({ kind: 'block', title: 'Context', lines: contextLines(sessionContextReport(rt.requireSession()), 48) });
+      return;
     case 'sessions': {
       const session = rt.requireSession();
       const rows = (await listSessions(session.home, rt.cwd)).filter((r) => r.turns > 0 || r.id === session.sessionId);
@@ -143,7 +147,9 @@ async function switchModel(rt: ReplRuntime, args: string): Promise<void> {
     rt.notice(`Already using ${session.provider}/${session.model}.`, 'muted');
     return;
   }
-  const ok = await rt.switchSession({ ...rt.baseFlags(), session: session.sessionId, provider, model }, 'keep', 'Switching model…');
+  // A session with nothing on disk yet simply starts over on the new model.
+  const stored = session.store.persisted ? session.sessionId : undefined;
+  const ok = await rt.switchSession({ ...rt.baseFlags(), session: stored, provider, model }, 'keep', 'Switching model…');
   if (ok) {
     const now = rt.requireSession();
     rt.notice(`Model: ${now.provider}/${now.model}`, 'success');

@@ -16,6 +16,7 @@ import { createUiStore } from './state/ui-store.js';
 import type { FirstFrame } from './first-frame.js';
 import { CLEAR_SCREEN, guardTerminal } from './terminal.js';
 import { refreshTheme } from './theme.js';
+import { loadHighlighter } from './markdown/highlight.js';
 
 const RESIZE_DEBOUNCE_MS = 120;
 
@@ -38,7 +39,24 @@ export async function startInteractive(flags: ReplFlags, io: InteractiveIo = pro
   const runtime = new ReplRuntime({
     cwd,
     env: process.env,
-    flags: { session: flags.resume, continue: flags.continue, provider: flags.provider, model: flags.model, profile: flags.profile, yolo: flags.yolo, permissionMode: flags.permissionMode, allowedTools: flags.allowedTools, disallowedTools: flags.disallowedTools, addDir: flags.addDir },
+    flags: {
+      session: flags.resume,
+      continue: flags.continue,
+      provider: flags.provider,
+      model: flags.model,
+      profile: flags.profile,
+      yolo: flags.yolo,
+      trust: flags.trust,
+      mode: flags.mode,
+      mcpConfig: flags.mcpConfig,
+      permissionMode: flags.permissionMode,
+      allowedTools: flags.allowedTools,
+      disallowedTools: flags.disallowedTools,
+      addDir: flags.addDir,
+      maxTurns: flags.maxTurns,
+      systemPrompt: flags.systemPrompt,
+      appendSystemPrompt: flags.appendSystemPrompt,
+    },
     store,
     version: VERSION,
     history: new InputHistory(historyFile(home, cwd)),
@@ -54,7 +72,7 @@ export async function startInteractive(flags: ReplFlags, io: InteractiveIo = pro
     onCrash: (err) => {
       teardown();
       io.stderr.write(`keen: ${errorText(err)}\n`);
-      if (runtime.session) io.stderr.write(`Run \`keen --resume ${runtime.session.sessionId}\` to continue.\n`);
+      if (runtime.session?.store.persisted) io.stderr.write(`Run \`keen --resume ${runtime.session.sessionId}\` to continue.\n`);
       process.exit(1);
     },
     onSignal: (code) => void runtime.exit(code),
@@ -84,6 +102,8 @@ export async function startInteractive(flags: ReplFlags, io: InteractiveIo = pro
     kittyKeyboard: { mode: 'auto' },
   });
   firstFrame?.release();
+  // The highlighter (lowlight, ~all common grammars) loads after the first frame, off the startup path.
+  void loadHighlighter().catch(() => undefined);
   // A render error ends Ink (its error boundary unmounts); end the REPL with it.
   let crash: unknown;
   instance.waitUntilExit().catch((err: unknown) => {
@@ -124,9 +144,9 @@ export async function startInteractive(flags: ReplFlags, io: InteractiveIo = pro
   if (startupError) throw startupError;
   if (crash) {
     await runtime.exit(1);
-    if (runtime.session) io.stderr.write(`Run \`keen --resume ${runtime.session.sessionId}\` to continue.\n`);
+    if (runtime.session?.store.persisted) io.stderr.write(`Run \`keen --resume ${runtime.session.sessionId}\` to continue.\n`);
     throw crash;
   }
-  if (runtime.session) io.stdout.write(`Run \`keen --resume ${runtime.session.sessionId}\` to continue.\n`);
+  if (runtime.session?.store.persisted) io.stdout.write(`Run \`keen --resume ${runtime.session.sessionId}\` to continue.\n`);
   return code;
 }

@@ -12,7 +12,6 @@
 import type { ControllerEvent } from '../app-state/session-controller.js';
 import type { LiveSession, OpenSessionOptions, SessionFlags } from '../app-state/open-session.js';
 import { errorText } from '../errors.js';
-import { estimateRequest } from '../llm/core/token-estimator.js';
 import { promptTokens, type Usage } from '../llm/core/usage.js';
 import type { Policy, SessionAnswer } from '../tools/permissions/index.js';
 import { runCommand } from './commands.js';
@@ -225,7 +224,7 @@ export class ReplRuntime {
     } finally {
       this.turn = undefined;
       this.broker.answer('deny');
-      this.store.dispatch({ type: 'context', tokens: Math.max(this.estimateContext(), this.lastReported ?? 0) });
+      this.store.dispatch({ type: 'context', tokens: this.estimateContext() });
     }
   }
 
@@ -396,7 +395,7 @@ export class ReplRuntime {
         next = await this.openWith(flags, gate);
       } catch (err) {
         this.notice(errorText(err), 'error');
-        const back = await this.openWith({ ...this.baseFlags(), session: old.sessionId, provider: old.provider, model: old.model });
+        const back = await this.openWith({ ...this.baseFlags(), session: old.store.persisted ? old.sessionId : undefined, provider: old.provider, model: old.model });
         this.install(back, 'keep');
         return false;
       }
@@ -408,18 +407,22 @@ export class ReplRuntime {
     }
   }
 
-  /** Flags every reopened session keeps (profile, yolo). */
+  /** Flags every reopened session keeps (profile, yolo, max turns, system prompt flags). */
   baseFlags(): SessionFlags {
     const f = this.opts.flags;
     return {
       profile: f.profile,
       yolo: f.yolo,
+      trust: f.trust,
       mode: this.session?.mode.get() ?? f.mode,
       mcpConfig: f.mcpConfig,
       permissionMode: f.permissionMode,
       allowedTools: f.allowedTools,
       disallowedTools: f.disallowedTools,
       addDir: f.addDir,
+      maxTurns: f.maxTurns,
+      systemPrompt: f.systemPrompt,
+      appendSystemPrompt: f.appendSystemPrompt,
     };
   }
 
@@ -441,17 +444,15 @@ export class ReplRuntime {
 
   // ---- context gauge -------------------------------------------------------------------------
 
+  /** The trigger's measure of the context (src/app-state/context-measure.ts). */
   estimateContext(): number {
-    const app = this.session?.controller.appState;
-    if (!app) return 0;
-    return estimateRequest({ messages: app.messages, tools: app.toolDefinitions });
+    return this.session?.controller.context.measure().tokens ?? 0;
   }
 
   private onUsage(u: Usage): void {
-    const reported = promptTokens(u) + u.output;
-    if (reported <= 0) return;
-    this.lastReported = reported;
-    this.store.dispatch({ type: 'context', tokens: reported });
+    if (promptTokens(u) <= 0) return;
+    this.lastReported = promptTokens(u);
+    this.store.dispatch({ type: 'context', tokens: this.estimateContext() });
   }
 
   // ---- output helpers ------------------------------------------------------------------------

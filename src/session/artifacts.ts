@@ -20,12 +20,22 @@ export class ArtifactStore {
     private readonly secrets: readonly string[],
   ) {}
 
-  /** Opens (creating if needed) the artifact folder of `sessionDir`. */
+  private made = false;
+
+  /**
+   * Opens the artifact folder of `sessionDir`. Nothing is created until the first output is
+   * stored: a new session must not exist on disk before its first record.
+   */
   static async open(sessionDir: string, secrets: readonly string[]): Promise<ArtifactStore> {
     const dir = join(sessionDir, ARTIFACTS_DIR);
-    await mkdir(dir, { recursive: true, mode: 0o700 });
     let max = 0;
-    for (const name of await readdir(dir)) {
+    let names: string[] = [];
+    try {
+      names = await readdir(dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    for (const name of names) {
       const hit = NAME_RE.exec(name);
       if (hit) max = Math.max(max, Number(hit[1]));
     }
@@ -34,6 +44,10 @@ export class ArtifactStore {
 
   /** Store one output; resolves with its number once the bytes are written. */
   async put(content: string): Promise<number> {
+    if (!this.made) {
+      await mkdir(this.dir, { recursive: true, mode: 0o700 });
+      this.made = true;
+    }
     for (;;) {
       const n = this.next++;
       let fh;

@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { AppState } from '../../src/app-state/app-state.js';
 import { MANUAL_COMPACTION_STATUS, SessionController, type ControllerEvent } from '../../src/app-state/session-controller.js';
 import { TOOL_CALLS_DISABLED_MESSAGE } from '../../src/llm/core/stream-options.js';
+import { estimateMessage, estimateRequest } from '../../src/llm/core/token-estimator.js';
 import { createAnthropicAdapter } from '../../src/llm/providers/anthropic.js';
 import { buildConversation } from '../../src/session/projection.js';
 import { loadTranscript } from '../../src/session/reader.js';
@@ -189,5 +190,40 @@ describe('automatic compaction persistence', () => {
     expect(buildConversation(recs)).toEqual(c.appState.messages);
     expect(recs.at(-1)).toMatchObject({ kind: 'assistant_turn' });
     expect((recs.at(-1) as any).checkpoint).toBeUndefined();
+  });
+});
+
+describe('what is recorded, and the context measure', () => {
+  it('a first request refused before the model answers records nothing and takes the message back', async () => {
+    const c = await controller();
+    fake.enqueue({ error: { status: 401, message: 'invalid x-api-key' } });
+    const events = await drain(c.chat('never reached'));
+    expect(events.at(-1)).toMatchObject({ type: 'error', error: { kind: 'auth' } });
+    expect(c.unsaved).toBe(true);
+    expect(c.appState.messages).toEqual([]);
+    expect((await records()).map((r) => r.kind)).toEqual(['session_started']);
+  });
+
+  it('a context-window error keeps the prompt (the session can be compacted)', async () => {
+    const c = await controller();
+    fake.enqueue({ error: { status: 400, message: 'prompt is too long: 215000 tokens > 200000 maximum' } });
+    await drain(c.chat('too big'));
+    expect(c.unsaved).toBe(false);
+    expect((await records()).map((r) => r.kind)).toEqual(['session_started', 'user_message']);
+  });
+
+  it('after a turn the measure is the reported prompt plus the estimate of the reply, as the trigger counts', async () => {
+    const c = await controller();
+    fake.enqueue({ steps: [{ text: 'A reply of some length to be estimated locally.' }], usage: { input: 5000, output: 20 } });
+    await drain(c.chat('hello'));
+    const reply = c.appState.messages.at(-1)!;
+    const measured = c.context.measure();
+    expect(measured.source).toBe('reported');
+    expect(measured.tokens).toBe(5000 + estimateMessage(reply));
+    // Without a report (a freshly opened session), the same figure is the local estimate of the request.
+    const fresh = await controller(200_000, [...c.appState.messages]);
+    const local = fresh.context.measure();
+    expect(local.source).toBe('local');
+    expect(local.tokens).toBe(estimateRequest({ messages: [{ role: 'system', content: SYSTEM }, ...c.appState.messages], tools: c.appState.toolDefinitions }));
   });
 });

@@ -68,6 +68,19 @@ describe('resolveModel: which provider and model', () => {
     expect(resolve({ provider: 'openai' }, { model: 'my-local' }).provider).toBe('openai');
   });
 
+  it('a model name with a known provider prefix picks that provider', () => {
+    expect(resolve({}, { model: 'gpt-9' }).provider).toBe('openai');
+    expect(resolve({}, { model: 'o7-mini' }).provider).toBe('openai');
+    expect(resolve({}, { model: 'gemini-9-ultra' }).provider).toBe('genkit');
+    expect(resolve({}, { model: 'eu.anthropic.claude-opus-9-v1:0' }).provider).toBe('bedrock');
+    expect(resolve({ provider: 'anthropic' }, { model: 'gpt-9' }).provider).toBe('openai');
+  });
+
+  it('an unknown model nothing vouches for is one line with close names and `keen models`', () => {
+    expect(() => resolve({}, { model: 'gtp-5-mini' })).toThrow(/^unknown model "gtp-5-mini"; did you mean gpt-5-mini\b.*`keen models`/);
+    expect(() => resolve({}, { model: 'zzzzzzzzzzzzzzzz' })).toThrow(/^unknown model "zzzzzzzzzzzzzzzz"; `keen models`/);
+  });
+
   it('an unknown provider is one line listing the valid ones', () => {
     expect(() => resolve({}, { provider: 'claude' })).toThrow(KeenError);
     expect(() => resolve({}, { provider: 'claude' })).toThrow(

@@ -65,7 +65,7 @@ describe('a bad config file', () => {
 });
 
 describe('no API key', () => {
-  for (const args of [['run', 'hello'], ['-p', 'hello'], ['run', '--format', 'json', 'hello']]) {
+  for (const args of [['run', 'hello'], ['-p', 'hello']]) {
     it(`keen ${args.join(' ')}: one line naming ANTHROPIC_API_KEY and --provider, no session directory`, async () => {
       const ws = workspace();
       const from = rig.fake.requests.length;
@@ -74,6 +74,21 @@ describe('no API key', () => {
       expect(line).toContain('ANTHROPIC_API_KEY');
       expect(line).toContain('--provider');
       expect(rig.since(from)).toHaveLength(0);
+      expect(fs.existsSync(path.join(ws.home, 'sessions'))).toBe(false);
+    });
+  }
+
+  for (const args of [['run', '--format', 'json', 'hello'], ['-p', '--output-format', 'stream-json', 'hello']]) {
+    it(`keen ${args.join(' ')}: still one JSON result object on stdout (is_error, error, subtype), one line on stderr`, async () => {
+      const ws = workspace();
+      const r = await rig.keen(ws, args, { env: { ANTHROPIC_API_KEY: undefined } });
+      expect(r.code).toBe(1);
+      const lines = r.stdout.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      const out = JSON.parse(lines[0]);
+      expect(out).toMatchObject({ type: 'result', subtype: 'error_startup', is_error: true, session_id: null });
+      expect(out.error.message).toContain('ANTHROPIC_API_KEY');
+      expect(r.stderr.trim().split('\n')).toEqual([`keen: ${out.error.message}`]);
       expect(fs.existsSync(path.join(ws.home, 'sessions'))).toBe(false);
     });
   }

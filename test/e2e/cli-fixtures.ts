@@ -105,14 +105,24 @@ export function filesUnder(dir: string): string[] {
   return out;
 }
 
-/** Non-empty stderr lines other than the resume hint. */
+/** Non-empty stderr lines other than the continue hint. */
 export function errorLines(stderr: string): string[] {
   return stderr.split('\n').filter((l) => l.trim() !== '' && !RESUME_HINT.test(l));
 }
 
-export const RESUME_HINT = /^Run `keen --resume (\S+)` to continue\.$/;
+/** The id of the newest session stored in `home` (a successful headless run prints no hint). */
+export function storedSessionId(home: string): string | undefined {
+  const transcripts = filesUnder(path.join(home, 'sessions'))
+    .filter((f) => f.endsWith('transcript_events.jsonl'))
+    .map((f) => path.basename(path.dirname(f)))
+    .sort();
+  return transcripts.at(-1);
+}
 
-/** The id in the `Run \`keen --resume <id>\` to continue.` line, if printed. */
+/** Printed after a failure or an interruption of a saved headless session, never after a success. */
+export const RESUME_HINT = /^Run `keen run --session (\S+)` to continue\.$/;
+
+/** The id in the `Run \`keen run --session <id>\` to continue.` line, if printed. */
 export function resumeIdOf(stderr: string): string | undefined {
   for (const line of stderr.split('\n')) {
     const m = RESUME_HINT.exec(line);

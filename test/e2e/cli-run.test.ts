@@ -134,7 +134,7 @@ describe('keen run: failures in JSON and limits', () => {
     expect(errorLines(r.stderr)).toHaveLength(1);
   });
 
-  it('config maxTurns stops a tool loop with one line and exit code 2', async () => {
+  it('config maxTurns stops a tool loop with one line, exit code 1 and the continue hint', async () => {
     const ws = workspace({ 'a.txt': 'a\n', '.keen/config.json': JSON.stringify({ maxTurns: 2 }) });
     const from = rig.fake.requests.length;
     rig.fake.enqueue(
@@ -142,7 +142,8 @@ describe('keen run: failures in JSON and limits', () => {
       { steps: [{ toolCall: { name: 'read_file', args: { path: 'a.txt' } } }] },
     );
     const r = await rig.keen(ws, ['run', 'loop forever']);
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(1);
+    expect(resumeIdOf(r.stderr)).toMatch(/^\d{8}-/);
     expect(rig.since(from)).toHaveLength(2);
     const lines = errorLines(r.stderr);
     expect(lines).toHaveLength(1);
@@ -161,7 +162,11 @@ describe('keen run: output and input', () => {
     expect(r.stdout.trim().split('\n')).toHaveLength(1);
     const out = JSON.parse(r.stdout);
     expect(out.session_id).toMatch(/^\d{8}-\d{6}-[0-9a-z]{6}$/);
-    expect(out.session_id).toBe(resumeIdOf(r.stderr));
+    expect(r.stderr).toBe('');
+    expect(out).toMatchObject({ type: 'result', subtype: 'success', is_error: false, error: null, num_turns: 1, cost_is_estimate: true });
+    expect(out.duration_ms).toBeGreaterThanOrEqual(0);
+    // claude-sonnet list price: $3/M input, $15/M output, cache read $0.30/M, cache write $3.75/M.
+    expect(out.total_cost_usd).toBeCloseTo((1200 * 3 + 7 * 15 + 300 * 0.3 + 50 * 3.75) / 1e6, 9);
     expect(out.result).toBe('The answer is 42.');
     expect(out.usage).toMatchObject({ input: 1200, output: 7, cache_read: 300, cache_write: 50 });
   });

@@ -1,6 +1,6 @@
 /**
  * Sessions end to end: a headless run persists its turn, and `--session`, `--continue` and the
- * printed `keen --resume <id>` hint carry the stored history to the next request the model sees.
+ * `--resume <id>` carry the stored history to the next request the model sees.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -53,7 +53,9 @@ describe('resuming a session', () => {
     const r = await rig.keen(ws, ['run', '--format', 'json', 'what is this project?']);
     expectOk(r);
     id = JSON.parse(r.stdout).session_id;
-    expect(resumeIdOf(r.stderr)).toBe(id);
+    // A run that succeeded prints no "to continue" hint: stderr stays empty for scripts.
+    expect(resumeIdOf(r.stderr)).toBeUndefined();
+    expect(r.stderr).toBe('');
   });
 
   it('`keen run --session <id>` sends the first run history: user, assistant with tool call, tool result, answer', async () => {
@@ -87,7 +89,7 @@ describe('resuming a session', () => {
     expect(userTexts(req)).toEqual(['what is this project?', 'and who wrote it?', 'one more thing']);
   });
 
-  it('the printed `keen --resume <id>` hint resumes that session (with -p for a headless turn)', async () => {
+  it('`keen --resume <id> -p` and `keen -r <id> -p` resume that session headless', async () => {
     const from = rig.fake.requests.length;
     rig.fake.enqueue({ steps: [{ text: 'Fourth.' }] });
 
@@ -95,7 +97,7 @@ describe('resuming a session', () => {
 
     expectOk(r);
     expect(r.stdout).toBe('Fourth.\n');
-    expect(resumeIdOf(r.stderr)).toBe(id);
+    expect(r.stderr).toBe('');
     const [req] = rig.since(from);
     expect(userTexts(req)).toEqual(['what is this project?', 'and who wrote it?', 'one more thing', 'via the hint']);
   });

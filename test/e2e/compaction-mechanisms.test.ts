@@ -158,7 +158,7 @@ describe('the summary request always fits', () => {
     const r = await keen(ws, ['run', 'Hello.']);
     expect(r.code).toBe(1);
     const line = r.stderr.split('\n')[0];
-    const id = /keen --resume (\S+)/.exec(r.stderr)![1];
+    const id = /keen run --session (\S+)`/.exec(r.stderr)![1];
     expect(line).toMatch(/^keen: .*too long.*\/compact.*`keen compact --session /);
     expect(line).toContain(`keen compact --session ${id}`);
     expect(compactions()).toHaveLength(0);

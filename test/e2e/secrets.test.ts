@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { errorLines, FAKE_KEY, filesUnder, resumeIdOf, toolResults, useCliRig } from './cli-fixtures.js';
+import { errorLines, FAKE_KEY, filesUnder, storedSessionId, toolResults, useCliRig } from './cli-fixtures.js';
 
 const { rig, workspace } = useCliRig();
 
@@ -52,7 +52,7 @@ describe('secrets in errors and output', () => {
 
     const from = rig.fake.requests.length;
     rig.fake.enqueue({ steps: [{ text: 'Still app.ts.' }] });
-    const second = await rig.keen(ws, ['run', '--session', resumeIdOf(first.stderr)!, 'and now?'], { env });
+    const second = await rig.keen(ws, ['run', '--session', storedSessionId(ws.home)!, 'and now?'], { env });
     expect(second.code).toBe(0);
     const resumed = rig.since(from)[0];
     expect(JSON.stringify(resumed.body)).toContain(`what is in ${ws.cwd}/src?`);

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { errorLines, filesUnder, resumeIdOf, useCliRig, userTexts } from './cli-fixtures.js';
+import { errorLines, filesUnder, storedSessionId, useCliRig, userTexts } from './cli-fixtures.js';
 
 const { rig, workspace } = useCliRig();
 
@@ -11,7 +11,7 @@ describe('a record whose seq was raised', () => {
     const ws = workspace();
     rig.fake.enqueue({ steps: [{ text: 'First answer.' }] });
     const first = await rig.keen(ws, ['run', 'first question']);
-    const id = resumeIdOf(first.stderr)!;
+    const id = storedSessionId(ws.home)!;
     for (const q of ['second question', 'third question']) {
       rig.fake.enqueue({ steps: [{ text: `Answer to ${q}.` }] });
       expect((await rig.keen(ws, ['run', '--session', id, q])).code).toBe(0);

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { MAX_TURNS_MESSAGE } from '../../src/cli/headless/result.js';
 import { errorLines, useCliRig } from './cli-fixtures.js';
 
 const { rig, workspace } = useCliRig();
@@ -52,8 +53,8 @@ describe('small faults', () => {
     rig.fake.enqueue({ steps: [{ toolCall: { name: 'read_file', args: { path: 'x' } } }] });
     const r = await rig.keen(ws, ['run', 'hi']);
     // maxTurns 1 from the BOM file took effect: the loop stops after one request.
-    expect(r.code).toBe(2);
-    expect(errorLines(r.stderr)).toEqual(['keen: stopped after the maximum number of tool turns (config maxTurns)']);
+    expect(r.code).toBe(1);
+    expect(errorLines(r.stderr)).toEqual([`keen: ${MAX_TURNS_MESSAGE}`]);
   });
 
   it.runIf(ro !== undefined)('a KEEN_HOME below a read-only folder is named as read-only, not as a missing folder', async () => {

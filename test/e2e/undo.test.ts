@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { errorLines, filesUnder, resumeIdOf, useCliRig } from './cli-fixtures.js';
+import { errorLines, filesUnder, storedSessionId, useCliRig } from './cli-fixtures.js';
 import type { Workspace } from './harness.js';
 
 const { rig, workspace } = useCliRig();
@@ -16,7 +16,7 @@ async function turn(ws: Workspace, calls: { name: string; args: unknown }[], ext
   rig.fake.enqueue({ steps: calls.map((c) => ({ toolCall: c })) }, { steps: [{ text: 'done' }] });
   const r = await rig.keen(ws, ['run', '--yolo', ...extra, 'change things']);
   expect(r.code).toBe(0);
-  return resumeIdOf(r.stderr)!;
+  return storedSessionId(ws.home)!;
 }
 
 const read = (ws: Workspace, rel: string) => fs.readFileSync(path.join(ws.cwd, rel), 'utf8');

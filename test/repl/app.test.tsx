@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { afterToolResult, allText, isCompactionRequest, lastUserText } from './fake-requests.js';
 import { idleTail, KEYS, startHarness, type ReplHarness } from './harness.js';
@@ -255,7 +256,24 @@ describe('sessions', () => {
     expect(h.frame()).toContain('› the old question\n\n● answer to the old question\n\n· Resumed session <id>');
   });
 
-  it('/model switches the model and records model_changed', async () => {
+  it('--system-prompt and --append-system-prompt shape every request, also after /clear', async () => {
+    h = await startHarness({ flags: { systemPrompt: 'Custom base prompt.', appendSystemPrompt: 'Always end with OK.' }, responder: () => ({ steps: [{ text: 'ok' }] }) });
+    h.send('hi');
+    await h.waitFor('● ok');
+    const firstId = h.runtime.session!.sessionId;
+    h.send('/clear');
+    await h.waitFor(() => h!.runtime.session!.sessionId !== firstId);
+    h.send('again');
+    await h.waitFor(() => h!.fake.requests.length === 2 && h!.runtime.session!.store.persisted);
+    for (const req of h.fake.requests) {
+      const system = JSON.stringify(req.body.system);
+      expect(system).toContain('Custom base prompt.');
+      expect(system).not.toContain('You are Keen');
+      expect(system).toMatch(/Always end with OK\.[^]*$/);
+    }
+  });
+
+  it('/model switches the model (a session not yet on disk starts on the new one)', async () => {
     h = await startHarness({ responder: () => ({ steps: [{ text: 'ok' }] }) });
     h.send('/model claude-opus-5');
     await h.waitFor('✓ Model: anthropic/claude-opus-5');
@@ -263,15 +281,17 @@ describe('sessions', () => {
     h.send('hi');
     await h.waitFor('● ok');
     expect(h.fake.requests[0].body.model).toBe('claude-opus-5');
-    // The assistant_turn is written when the stream ends, which can be just after its text is on screen.
-    const file = h.runtime.session!.store.path;
-    const read = () => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    let records = read();
-    for (let i = 0; i < 100 && records.length < 4; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      records = read();
-    }
-    expect(records.map((r) => r.kind)).toEqual(['session_started', 'model_changed', 'user_message', 'assistant_turn']);
-    expect(records[1]).toMatchObject({ provider: 'anthropic', model: 'claude-opus-5' });
+    // Nothing was on disk before the switch, so the session starts on the new model.
+    const records = readSessionRecords(h.ws.home, h.runtime.session!.sessionId);
+    expect(records.map((r) => r.kind)).toEqual(['session_started', 'user_message', 'assistant_turn']);
+    expect(records[0]).toMatchObject({ provider: 'anthropic', model: 'claude-opus-5' });
   });
 });
+
+/** The records of session `id` under KEEN_HOME `home`. */
+function readSessionRecords(home: string, id: string): { kind: string }[] {
+  const root = path.join(home, 'sessions');
+  const project = readdirSync(root).find((d) => readdirSync(path.join(root, d)).includes(id));
+  if (!project) throw new Error(`no session ${id} under ${root}`);
+  return readFileSync(path.join(root, project, id, 'transcript_events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+}

@@ -35,7 +35,7 @@ describe('slash commands', () => {
 describe('Tab completion', () => {
   it('completes a unique command and lists several', () => {
     expect(complete('/us', 3, '/')).toEqual({ text: '/usage', cursor: 6, candidates: [] });
-    expect(complete('/c', 2, '/')).toEqual({ text: '/c', cursor: 2, candidates: ['/compact', '/clear'] });
+    expect(complete('/c', 2, '/')).toEqual({ text: '/c', cursor: 2, candidates: ['/compact', '/clear', '/context'] });
   });
 
   it('completes @paths directory by directory', () => {

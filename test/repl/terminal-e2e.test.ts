@@ -156,4 +156,27 @@ describe('keen in a terminal', () => {
     const picked = await second.waitFor('Resumed session');
     expect(picked).toContain('› the old question\n\n● answer to the old question');
   });
+
+  it('`keen --resume` without an id opens the picker of this directory\'s sessions; leaving a fresh, empty session prints no hint', async () => {
+    fake.setResponder((req) => ({ steps: [{ text: `answer to ${lastUserText(req)}` }] }));
+    const first = keen([], { NO_COLOR: '1' });
+    await first.waitFor('Type a message');
+    first.type('/exit');
+    const empty = await first.waitFor('[keen exited 0]');
+    expect(empty).not.toContain('to continue.'); // nothing was saved, so there is nothing to resume
+
+    const second = keen([], { NO_COLOR: '1' });
+    await second.waitFor('Type a message');
+    second.type('a question to pick later');
+    await second.waitFor('answer to a question to pick later');
+    second.type('/exit');
+    await second.waitFor('[keen exited 0]');
+
+    const third = keen(['--resume'], { NO_COLOR: '1' });
+    await third.waitFor('Resume a session');
+    expect(third.capture()).toContain('a question to pick later');
+    third.keys('Enter');
+    const picked = await third.waitFor('Resumed session');
+    expect(picked).toContain('› a question to pick later\n\n● answer to a question to pick later');
+  });
 });

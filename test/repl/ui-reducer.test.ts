@@ -13,6 +13,16 @@ function committedText(s: UiState): string[] {
 }
 
 describe('streaming into the transcript', () => {
+  it('holds a streaming table back until it ends, then commits it as one aligned table', () => {
+    let s = run(start, { type: 'text', text: 'Files:\n| name | lines |\n|---|---|\n| a.ts | 1 |\n' });
+    expect(committedText(s)).toEqual(['Files:']);
+    expect(s.live?.pending).toBe('| name | lines |\n|---|---|\n| a.ts | 1 |\n');
+    s = uiReducer(s, { type: 'text', text: '| longer-name.ts | 200 |\nDone.\n' });
+    expect(committedText(s)).toEqual(['Files:', '<table>', 'Done.']);
+    const table = s.items.flatMap((i: TranscriptItem) => (i.kind === 'markdown' ? i.lines : [])).find((l) => l.kind === 'table');
+    expect(table).toMatchObject({ rows: [['a.ts', '1'], ['longer-name.ts', '200']] });
+  });
+
   it('commits complete lines and keeps the unfinished one live', () => {
     const s = run(start, { type: 'text', text: 'First li' }, { type: 'text', text: 'ne\nSecond' });
     expect(committedText(s)).toEqual(['First line']);

@@ -15,6 +15,7 @@ import { AnthropicEncoder, buildRequestBody, toNativeTools, type NativeHistory, 
 import { recordingFetch } from './kit/record.js';
 import type { AdapterFactory } from './types.js';
 import { retryingFetch } from '../core/retry-fetch.js';
+import { anthropicCredential, type AnthropicCredential } from '../net/anthropic-auth.js';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 
@@ -31,7 +32,7 @@ interface ClientContext {
  * is loaded on the first `open`, not here.
  */
 export const createAnthropicAdapter: AdapterFactory = async (settings) => {
-  const apiKey = settings.apiKey || settings.env.ANTHROPIC_API_KEY;
+  const apiKey = anthropicCredential(settings);
   if (!apiKey) throw new KeenError(ANTHROPIC_MISSING_KEY_MESSAGE);
   const baseURL = settings.baseURL || settings.env.ANTHROPIC_BASE_URL || ANTHROPIC_DEFAULT_BASE_URL;
   const load = lazy(() => createClient(apiKey, baseURL, settings.maxRetries ?? 2, settings.env));
@@ -56,11 +57,11 @@ export const createAnthropicAdapter: AdapterFactory = async (settings) => {
  * The SDK retries 408/409/429/5xx and connection failures `maxRetries` times, honouring
  * `retry-after-ms` / `retry-after`, before an error surfaces.
  */
-async function createClient(apiKey: string, baseURL: string, maxRetries: number, env: NodeJS.ProcessEnv): Promise<ClientContext> {
+async function createClient(apiKey: AnthropicCredential, baseURL: string, maxRetries: number, env: NodeJS.ProcessEnv): Promise<ClientContext> {
   const sdk = await import('@anthropic-ai/sdk');
   // Keen retries (capped, announced, cancellable waits); a KEEN_RECORD session records every attempt.
   const fetch = retryingFetch(maxRetries, recordingFetch(env, 'anthropic') ?? globalThis.fetch);
-  const client = new sdk.default({ apiKey, baseURL, maxRetries: 0, fetch, logLevel: 'off', openTelemetry: false });
+  const client = new sdk.default({ ...apiKey, baseURL, maxRetries: 0, fetch, logLevel: 'off', openTelemetry: false });
   return { client, baseURL };
 }
 

@@ -8,6 +8,7 @@ import { bedrockError } from './bedrock-errors.js';
 import { recordingHandler } from './bedrock-record.js';
 import { TruncatedStreamError, readConverseStream } from './bedrock-stream.js';
 import { ConverseEncoder, converseInput, toolSpecs, type ConverseHistory } from './bedrock-wire.js';
+import { proxiedRequestHandler } from '../net/proxy.js';
 
 const importSdk = lazy(() => import('@aws-sdk/client-bedrock-runtime'));
 
@@ -45,6 +46,8 @@ async function createClient(settings: ProviderSettings): Promise<BedrockRuntimeC
       config.requestHandler = new NodeHttpHandler();
     }
   }
+  const proxied = await proxiedRequestHandler(settings.env, endpoint ?? `https://bedrock-runtime.${region ?? 'us-east-1'}.amazonaws.com`);
+  if (proxied) config.requestHandler = proxied as BedrockRuntimeClientConfig['requestHandler'];
   const recording = await recordingHandler(settings.env, config.requestHandler as never, !!endpoint?.startsWith('http://'));
   if (recording) config.requestHandler = recording as never;
   return new sdk.BedrockRuntimeClient(config);

@@ -1,6 +1,7 @@
 import { Box, Text } from 'ink';
 import { memo } from 'react';
 import type { MarkdownLine } from '../markdown/markdown-lines.js';
+import { layoutTable } from '../markdown/table-block.js';
 import { color } from '../theme.js';
 import { Spans, Tokens } from './spans.js';
 
@@ -43,8 +44,20 @@ function LineView({ line }: { line: MarkdownLine }) {
           <Tokens tokens={line.tokens} />
         </Box>
       );
-    case 'table':
-      return line.separator ? <Text dimColor>{'─'.repeat(24)}</Text> : <Text>{line.cells.join('  │  ')}</Text>;
+    case 'table-row':
+      return line.separator ? <Text dimColor>{'─'.repeat(24)}</Text> : <Text>{line.cells.join(' │ ')}</Text>;
+    case 'table': {
+      const laid = layoutTable(line);
+      return (
+        <Box flexDirection="column">
+          <Text bold>{laid.header}</Text>
+          <Text dimColor>{laid.rule}</Text>
+          {laid.rows.map((row, i) => (
+            <Text key={i}>{row}</Text>
+          ))}
+        </Box>
+      );
+    }
     case 'text':
       return <Spans spans={line.spans} />;
   }

@@ -1,6 +1,7 @@
 import { Box, Text } from 'ink';
 import { memo } from 'react';
 import type { PickerView } from '../state/ui-state.js';
+import { displayWidth, padEndColumns } from '../text-width.js';
 import { color } from '../theme.js';
 
 /** Rows shown at most; the window follows the selection. */
@@ -10,7 +11,7 @@ export const PICKER_ROWS = 10;
 export const Picker = memo(function Picker({ view }: { view: PickerView }) {
   const start = Math.max(0, Math.min(view.selected - PICKER_ROWS + 1, view.options.length - PICKER_ROWS));
   const rows = view.options.slice(start, start + PICKER_ROWS);
-  const width = Math.max(...rows.map((o) => o.label.length));
+  const width = Math.max(...rows.map((o) => displayWidth(o.label)));
   return (
     <Box flexDirection="column" borderStyle="round" borderColor={color('accent')} paddingX={1} marginTop={1}>
       <Text bold>{view.title}</Text>
@@ -21,7 +22,7 @@ export const Picker = memo(function Picker({ view }: { view: PickerView }) {
           <Box key={o.value}>
             <Text color={selected ? color('accent') : undefined} bold={selected}>
               {selected ? '❯ ' : '  '}
-              {o.hint ? o.label.padEnd(width) : o.label}
+              {o.hint ? padEndColumns(o.label, width) : o.label}
             </Text>
             {o.hint ? <Text dimColor>{`  ${o.hint}`}</Text> : null}
           </Box>

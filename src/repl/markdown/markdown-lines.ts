@@ -7,6 +7,7 @@
  */
 import { highlightLine, languageOf, type HighlightState, type Token } from './highlight.js';
 import { parseInline, type Span } from './inline.js';
+import { parseTable, type TableLine } from './table-block.js';
 
 /** What is open at the end of the lines classified so far. */
 export interface MarkdownState {
@@ -21,7 +22,10 @@ export type MarkdownLine =
   | { kind: 'rule' }
   | { kind: 'fence'; lang?: string; info: string; open: boolean }
   | { kind: 'code'; tokens: Token[] }
-  | { kind: 'table'; cells: string[]; separator: boolean }
+  /** One table row as it streams in (held back until the table ends, then replaced). */
+  | { kind: 'table-row'; cells: string[]; separator: boolean }
+  /** A finished table, parsed by marked. */
+  | TableLine
   | { kind: 'text'; spans: Span[] };
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})\s*([^`]*)$/;
@@ -65,23 +69,51 @@ export function classifyLine(line: string, state: MarkdownState): { line: Markdo
   const quote = QUOTE.exec(text);
   if (quote) return { line: { kind: 'quote', spans: parseInline(quote[1]) }, state };
   if (text.trim().startsWith('|') && text.trim().endsWith('|') && text.trim().length > 1) {
-    if (TABLE_SEPARATOR.test(text)) return { line: { kind: 'table', cells: [], separator: true }, state };
+    if (TABLE_SEPARATOR.test(text)) return { line: { kind: 'table-row', cells: [], separator: true }, state };
     const cells = text.trim().slice(1, -1).split('|').map((c) => c.trim());
-    return { line: { kind: 'table', cells, separator: false }, state };
+    return { line: { kind: 'table-row', cells, separator: false }, state };
   }
   return { line: { kind: 'text', spans: parseInline(text) }, state };
 }
 
-/** Classify complete lines in order, threading the state. */
+/**
+ * Classify complete lines in order, threading the state. Each run of table rows becomes one
+ * finished `table` (marked), or stays rows when marked does not read it as a table.
+ */
 export function classifyLines(lines: readonly string[], state: MarkdownState): { lines: MarkdownLine[]; state: MarkdownState } {
   const out: MarkdownLine[] = [];
   let current = state;
+  let run: string[] = [];
+  const endRun = () => {
+    if (run.length === 0) return;
+    const table = parseTable(run);
+    if (table) out.splice(out.length - run.length, run.length, table);
+    run = [];
+  };
   for (const line of lines) {
     const r = classifyLine(line, current);
+    if (r.line.kind === 'table-row') run.push(line);
+    else endRun();
     out.push(r.line);
     current = r.state;
   }
+  endRun();
   return { lines: out, state: current };
+}
+
+/**
+ * How many of the trailing `lines` are table rows that may still grow: the streaming path holds
+ * them back so the finished table is parsed (and its columns aligned) as a whole.
+ */
+export function openTableRows(lines: readonly string[], state: MarkdownState): number {
+  const classified = lines.map((line) => {
+    const r = classifyLine(line, state);
+    state = r.state;
+    return r.line.kind;
+  });
+  let n = 0;
+  while (n < classified.length && classified[classified.length - 1 - n] === 'table-row') n++;
+  return n;
 }
 
 /** Classify a whole finished text (replay, help). */

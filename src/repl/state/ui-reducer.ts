@@ -4,7 +4,7 @@
  * stays a line or two however long the answer gets.
  */
 import { editorReducer, emptyEditor } from '../input/editor.js';
-import { classifyLines, type MarkdownState } from '../markdown/markdown-lines.js';
+import { classifyLines, openTableRows, type MarkdownState } from '../markdown/markdown-lines.js';
 import {
   NOTICE_AUTO_COMPACTED,
   QUEUE_LIMIT,
@@ -65,6 +65,8 @@ function appendText(s: UiState, text: string): UiState {
   const complete = pending.slice(0, lastNl).split('\n');
   let keep = complete.length;
   while (keep > 0 && isBlank(complete[keep - 1])) keep--;
+  // A table that may still grow is committed whole once it ends (its columns depend on every row).
+  if (keep === complete.length) keep -= openTableRows(complete.slice(0, keep), live.md);
   const held = complete.slice(keep);
   const rest = pending.slice(lastNl + 1);
   const committed = commitLines(s, live, complete.slice(0, keep));

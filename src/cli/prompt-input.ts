@@ -1,0 +1,44 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { KeenError } from '../errors.js';
+
+/**
+ * The message of a headless run: the words of the command line (all of them: `keen -p fix the
+ * bug`) and, when stdin is a pipe, its content after them (`echo CONTEXT | keen -p summarize`, as
+ * Claude Code does). Undefined when both are empty.
+ */
+export function joinPrompt(words: readonly string[], stdin: string | undefined): string | undefined {
+  const prompt = words.join(' ').trim();
+  const piped = stdin?.replace(/\s+$/, '') ?? '';
+  const message = [prompt, piped].filter((part) => part.trim() !== '').join('\n\n');
+  return message || undefined;
+}
+
+/**
+ * `--system-prompt` / `--append-system-prompt` value: the text itself, or `@FILE` for a file's
+ * content (relative to the working directory). An unreadable file is a KeenError naming flag and file.
+ */
+export function promptFlagText(flag: string, value: string | undefined, cwd: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (!value.startsWith('@')) return value;
+  const file = path.resolve(cwd, value.slice(1));
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new KeenError(`${flag}: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 2);
+  }
+}
+
+/**
+ * `-C DIR` / `--cwd DIR`: runs as if started in DIR (its real path). Not a directory: KeenError.
+ */
+export function enterDirectory(dir: string): void {
+  let real: string;
+  try {
+    real = fs.realpathSync(path.resolve(dir));
+  } catch {
+    throw new KeenError(`--cwd ${dir}: no such directory`, 2);
+  }
+  if (!fs.statSync(real).isDirectory()) throw new KeenError(`--cwd ${dir}: not a directory`, 2);
+  process.chdir(real);
+}

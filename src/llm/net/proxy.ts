@@ -1,0 +1,83 @@
+/**
+ * HTTP(S) proxies for the providers that speak through `fetch` (Anthropic, OpenAI, Codex, Genkit):
+ * when HTTPS_PROXY / HTTP_PROXY (or their lower-case forms) are set, `globalThis.fetch` becomes
+ * undici's fetch through an EnvHttpProxyAgent, honouring NO_PROXY, before any SDK client is built.
+ * (undici 7's dispatcher cannot be handed to Node 20's built-in fetch, so the fetch is swapped
+ * as a whole.) Nothing is loaded without a proxy variable. Bedrock's SDK uses Node's http stack:
+ * it gets {@link proxiedRequestHandler} where its client is built.
+ */
+const PROXY_VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'];
+
+export function proxyConfigured(env: NodeJS.ProcessEnv): boolean {
+  return PROXY_VARS.some((name) => !!env[name]?.trim());
+}
+
+let installed = false;
+
+/** Routes this process's fetch through the proxy `env` names (once; no-op without one). */
+export async function installProxyFromEnv(env: NodeJS.ProcessEnv): Promise<void> {
+  if (installed || !proxyConfigured(env)) return;
+  // undici is CommonJS: bundled, its exports sit on `default`.
+  const loaded = (await import('undici')) as typeof import('undici') & { default?: typeof import('undici') };
+  const undici = loaded.default ?? loaded;
+  const pick = (...names: string[]) => names.map((n) => env[n]?.trim()).find((v) => !!v);
+  const agent = new undici.EnvHttpProxyAgent({
+    httpProxy: pick('HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy'),
+    httpsProxy: pick('HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'),
+    noProxy: pick('NO_PROXY', 'no_proxy'),
+  });
+  const proxied = (input: unknown, init?: Record<string, unknown>) => undici.fetch(input as string, { ...(init as object), dispatcher: agent } as never);
+  globalThis.fetch = proxied as unknown as typeof fetch;
+  installed = true;
+}
+
+/**
+ * Whether NO_PROXY exempts `url`: entries separated by commas or spaces; `*` exempts everything;
+ * `example.com` and `.example.com` match the host and its subdomains; `host:port` also needs
+ * the port to match. Pure.
+ */
+export function bypassesProxy(url: string, noProxy: string | undefined): boolean {
+  if (!noProxy?.trim()) return false;
+  let host: string;
+  let port: string;
+  try {
+    const u = new URL(url);
+    host = u.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    port = u.port || (u.protocol === 'https:' ? '443' : '80');
+  } catch {
+    return false;
+  }
+  return noProxy
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .some((raw) => {
+      const entry = raw.toLowerCase();
+      if (entry === '*') return true;
+      const m = /^(.*?)(?::(\d+))?$/.exec(entry.replace(/^\[|\]$/g, ''));
+      const name = (m?.[1] ?? entry).replace(/^\*?\./, '');
+      if (m?.[2] && m[2] !== port) return false;
+      return host === name || host.endsWith(`.${name}`);
+    });
+}
+
+/** The proxy URL `env` gives for `url` (HTTPS_PROXY for https, HTTP_PROXY for http), NO_PROXY honoured. */
+export function proxyFor(url: string, env: NodeJS.ProcessEnv): string | undefined {
+  const pick = (...names: string[]) => names.map((n) => env[n]?.trim()).find((v) => !!v);
+  const proxy = url.startsWith('https:') ? pick('HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy') : pick('HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy');
+  if (!proxy || bypassesProxy(url, pick('NO_PROXY', 'no_proxy'))) return undefined;
+  return proxy;
+}
+
+/**
+ * For SDKs on Node's http stack (Bedrock): an HTTP/1.1 request handler that tunnels through the
+ * proxy `env` names for `endpoint` (CONNECT, https-proxy-agent), or undefined without one.
+ */
+export async function proxiedRequestHandler(env: NodeJS.ProcessEnv, endpoint: string): Promise<unknown> {
+  const proxy = proxyFor(endpoint, env);
+  if (!proxy) return undefined;
+  const [agentModule, { NodeHttpHandler }] = await Promise.all([import('https-proxy-agent'), import('@smithy/node-http-handler')]);
+  // CommonJS: bundled, its exports may sit on `default`.
+  const { HttpsProxyAgent } = ((agentModule as unknown as { default?: typeof agentModule }).default ?? agentModule) as typeof agentModule;
+  const agent = new HttpsProxyAgent(proxy);
+  return new NodeHttpHandler({ httpAgent: agent, httpsAgent: agent });
+}

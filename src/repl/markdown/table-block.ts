@@ -1,0 +1,56 @@
+/**
+ * A finished Markdown table, parsed with `marked` (the streaming path holds table rows back until
+ * the table ends) and laid out with aligned columns measured by `string-width`, so CJK and emoji
+ * cells line up. Pure; never throws: text that marked does not read as a table stays text.
+ */
+import { Lexer, type Tokens } from 'marked';
+import stringWidth from 'string-width';
+import { parseInline, type Span } from './inline.js';
+
+export type Align = 'left' | 'right' | 'center' | null;
+
+export interface TableLine {
+  kind: 'table';
+  /** Cell texts (inline Markdown markers removed), header first. */
+  header: string[];
+  rows: string[][];
+  align: Align[];
+}
+
+const visible = (text: string) => parseInline(text).map((s: Span) => s.text).join('');
+
+/** The table in `lines` (its rows, separator included), or undefined when marked sees none. */
+export function parseTable(lines: readonly string[]): TableLine | undefined {
+  let tokens;
+  try {
+    tokens = Lexer.lex(lines.join('\n'), { gfm: true });
+  } catch {
+    return undefined;
+  }
+  const table = tokens.find((t) => t.type === 'table') as Tokens.Table | undefined;
+  if (!table || tokens.some((t) => t.type !== 'table' && t.type !== 'space')) return undefined;
+  return {
+    kind: 'table',
+    header: table.header.map((c) => visible(c.text)),
+    rows: table.rows.map((row) => row.map((c) => visible(c.text))),
+    align: table.align,
+  };
+}
+
+/** Display width of a cell (East Asian wide characters and emoji count two). */
+export const cellWidth = (text: string): number => stringWidth(text);
+
+function pad(text: string, width: number, align: Align): string {
+  const gap = Math.max(0, width - cellWidth(text));
+  if (align === 'right') return ' '.repeat(gap) + text;
+  if (align === 'center') return ' '.repeat(Math.floor(gap / 2)) + text + ' '.repeat(Math.ceil(gap / 2));
+  return text + ' '.repeat(gap);
+}
+
+/** Header line, rule line and row lines with the columns aligned. */
+export function layoutTable(table: TableLine): { header: string; rule: string; rows: string[] } {
+  const columns = Math.max(table.header.length, ...table.rows.map((r) => r.length));
+  const widths = Array.from({ length: columns }, (_, i) => Math.max(1, cellWidth(table.header[i] ?? ''), ...table.rows.map((r) => cellWidth(r[i] ?? ''))));
+  const line = (cells: string[]) => widths.map((w, i) => pad(cells[i] ?? '', w, table.align[i] ?? null)).join(' │ ').trimEnd();
+  return { header: line(table.header), rule: widths.map((w) => '─'.repeat(w)).join('─┼─'), rows: table.rows.map(line) };
+}

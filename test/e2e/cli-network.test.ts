@@ -1,0 +1,105 @@
+/**
+ * Network set-ups: an HTTP(S) proxy from HTTPS_PROXY / HTTP_PROXY (NO_PROXY honoured) and
+ * Anthropic bearer tokens (ANTHROPIC_AUTH_TOKEN), by spawning bin/keen.js against the fake
+ * through a real CONNECT proxy on loopback.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBedrockFake } from '../fakes/bedrock-fake.js';
+import { filesUnder, toolResults, useCliRig } from './cli-fixtures.js';
+
+const { rig, workspace } = useCliRig();
+
+let proxy: http.Server;
+let proxyUrl: string;
+const tunnels: string[] = [];
+
+beforeAll(async () => {
+  proxy = http.createServer((_req, res) => {
+    res.writeHead(502);
+    res.end();
+  });
+  proxy.on('connect', (req, socket, head) => {
+    tunnels.push(req.url ?? '');
+    const [host, port] = (req.url ?? '').split(':');
+    const upstream = net.connect(Number(port), host, () => {
+      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(socket);
+      socket.pipe(upstream);
+    });
+    upstream.on('error', () => socket.destroy());
+    socket.on('error', () => upstream.destroy());
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  proxyUrl = `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => proxy.close(() => resolve())));
+
+describe('proxies', () => {
+  it('HTTPS_PROXY routes the provider request through the proxy', async () => {
+    tunnels.length = 0;
+    rig.fake.enqueue({ steps: [{ text: 'via proxy' }] });
+    const r = await rig.keen(workspace(), ['run', 'hi'], { env: { HTTPS_PROXY: proxyUrl } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('via proxy\n');
+    expect(tunnels).toEqual([new URL(rig.fake.url).host]);
+  });
+
+  it('NO_PROXY for the host bypasses it', async () => {
+    tunnels.length = 0;
+    rig.fake.enqueue({ steps: [{ text: 'direct' }] });
+    const r = await rig.keen(workspace(), ['run', 'hi'], { env: { HTTP_PROXY: proxyUrl, NO_PROXY: '127.0.0.1' } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(tunnels).toEqual([]);
+  });
+});
+
+describe('proxies for Bedrock (Node http stack)', () => {
+  it('HTTPS_PROXY tunnels the Bedrock request; NO_PROXY exempts it', async () => {
+    const bedrock = await startBedrockFake();
+    try {
+      const env = {
+        AWS_REGION: 'us-east-1',
+        AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
+        AWS_SECRET_ACCESS_KEY: 'secret-example',
+        AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrock.url,
+        HTTPS_PROXY: proxyUrl,
+      };
+      tunnels.length = 0;
+      bedrock.enqueue({ steps: [{ text: 'bedrock via proxy' }] }, { steps: [{ text: 'bedrock direct' }] });
+      const a = await rig.keen(workspace(), ['run', '--provider', 'bedrock', 'hi'], { env });
+      expect(a.code, a.stderr).toBe(0);
+      expect(a.stdout).toBe('bedrock via proxy\n');
+      expect(tunnels).toEqual([new URL(bedrock.url).host]);
+      tunnels.length = 0;
+      const b = await rig.keen(workspace(), ['run', '--provider', 'bedrock', 'hi'], { env: { ...env, NO_PROXY: 'localhost,127.0.0.1' } });
+      expect(b.stdout).toBe('bedrock direct\n');
+      expect(tunnels).toEqual([]);
+    } finally {
+      await bedrock.close();
+    }
+  });
+});
+
+describe('ANTHROPIC_AUTH_TOKEN', () => {
+  const TOKEN = 'bearer-e2e-TOKEN-51c0ffee';
+
+  it('is sent as a bearer token when no API key is set, and is kept out of commands and transcripts', async () => {
+    const ws = workspace();
+    const from = rig.fake.requests.length;
+    rig.fake.enqueue({ steps: [{ toolCall: { name: 'bash', args: { command: 'echo "token=[$ANTHROPIC_AUTH_TOKEN]"' } } }] }, { steps: [{ text: `done ${TOKEN}` }] });
+    const r = await rig.keen(ws, ['run', '--yolo', 'print the token'], { env: { ANTHROPIC_API_KEY: undefined, ANTHROPIC_AUTH_TOKEN: TOKEN } });
+    expect(r.code, r.stderr).toBe(0);
+    const [req, second] = rig.since(from);
+    expect(req.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(req.headers['x-api-key']).toBeUndefined();
+    expect(toolResults(second)[0].text).toContain('token=[]');
+    const saved = filesUnder(path.join(ws.home, 'sessions')).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+    expect(saved).toContain('done');
+    expect(saved).not.toContain(TOKEN);
+  });
+});
