@@ -1,39 +1,9 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { KeenError } from '../errors.js';
+import type { McpCommandFlags, RunFlags } from '../app-state/flags.js';
 import { VERSION } from '../version.js';
 
-/** Options shared by every command that talks to a model. */
-export interface ModelFlags {
-  provider?: string;
-  model?: string;
-  profile?: string;
-  yolo?: boolean;
-  /** `--trust`: trust this folder's project config and remember it (src/config/trust.ts). */
-  trust?: boolean;
-  mode?: 'plan' | 'build';
-  /** `--mcp-config FILE` (repeatable). */
-  mcpConfig?: string[];
-  permissionMode?: string;
-  allowedTools?: string[];
-  disallowedTools?: string[];
-  addDir?: string[];
-}
 
-export interface RunFlags extends ModelFlags {
-  outputFormat?: 'text' | 'json' | 'stream-json';
-  /** `--format`: the old name of `--output-format`. */
-  format?: 'text' | 'json' | 'stream-json';
-  inputFormat?: 'text' | 'stream-json';
-  session?: string;
-  /** `-r/--resume [id]`: an id, or `true` for "let me pick". */
-  resume?: string | true;
-  continue?: boolean;
-  print?: boolean;
-  maxTurns?: number;
-  systemPrompt?: string;
-  appendSystemPrompt?: string;
-  cwd?: string;
-}
 
 const FORMATS = ['text', 'json', 'stream-json'];
 
@@ -56,15 +26,6 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-/** Options of `keen mcp`. */
-export interface McpCommandFlags {
-  transport?: string;
-  env: string[];
-  header: string[];
-  mcpConfig: string[];
-  yolo?: boolean;
-  trust?: boolean;
-}
 
 function positiveInt(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('expected a positive whole number');

@@ -1,6 +1,6 @@
 import { KeenError } from '../errors.js';
 import { openCliSession } from './open-cli-session.js';
-import type { RunFlags } from './commands.js';
+import type { RunFlags } from '../app-state/flags.js';
 
 /**
  * `keen compact [--session ID | --continue] [FOCUS]`: the manual compaction of the REPL, on a

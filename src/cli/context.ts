@@ -1,6 +1,6 @@
 import { contextLines, sessionContextReport } from '../app-state/context-report.js';
 import { KeenError } from '../errors.js';
-import type { RunFlags } from './commands.js';
+import type { RunFlags } from '../app-state/flags.js';
 import { openCliSession } from './open-cli-session.js';
 
 /**

@@ -1,5 +1,5 @@
 import { existingInstructions, initPrompt } from '../context/init-prompt.js';
-import type { RunFlags } from './commands.js';
+import type { RunFlags } from '../app-state/flags.js';
 import { runHeadless } from './run.js';
 
 /**

@@ -6,7 +6,7 @@ import { configSchema } from '../config/schema.js';
 import { KeenError } from '../errors.js';
 import type { McpServerEntry } from '../tools/mcp/config-schema.js';
 import { MCP_SERVER_NAME } from '../tools/mcp/config-schema.js';
-import type { McpCommandFlags } from './commands.js';
+import type { McpCommandFlags } from '../app-state/flags.js';
 
 /**
  * `keen mcp list | add | remove`. `list` starts every configured server (as a session would),

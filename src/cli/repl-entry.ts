@@ -1,9 +1,4 @@
-import type { RunFlags } from './commands.js';
-
-export interface ReplFlags extends RunFlags {
-  resume?: string;
-  initialPrompt?: string;
-}
+import type { ReplFlags } from '../app-state/flags.js';
 
 /** `keen`: the interactive REPL (Ink). Loaded only when no headless command was given. */
 export async function startRepl(flags: ReplFlags): Promise<number> {

@@ -2,7 +2,7 @@ import type { LiveSession } from '../app-state/open-session.js';
 import { errorText, KeenError } from '../errors.js';
 import { describeRetryWait, onRetryWait } from '../llm/core/retry-fetch.js';
 import { addUsage, emptyUsage, type Usage } from '../llm/core/usage.js';
-import type { RunFlags } from './commands.js';
+import type { RunFlags } from '../app-state/flags.js';
 import { headlessPrompt } from './headless-prompt.js';
 import { exitCodeOf, MAX_TURNS_MESSAGE, startupResult, turnResult, type RunResult } from './headless/result.js';
 import { initEvent, toStreamEvent } from './headless/stream-events.js';

@@ -2,7 +2,7 @@
  * Which provider a model name belongs to when neither the catalog nor the config knows it, and
  * which known names are close to a mistyped one. Pure.
  */
-import type { ProviderId } from '../llm/providers/types.js';
+import type { ProviderId } from './provider-settings.js';
 
 /** Name prefixes that identify a provider's models (checked in order). */
 const PREFIXES: [RegExp, ProviderId][] = [

@@ -1,4 +1,4 @@
-import type { ProviderId } from '../llm/providers/types.js';
+import type { ProviderId } from './provider-settings.js';
 
 /** A model's capacity: facts, not policy. */
 export interface ModelInfo {

@@ -1,5 +1,5 @@
 import { KeenError } from '../errors.js';
-import { PROVIDER_IDS, type ProviderId, type ProviderSettings } from '../llm/providers/types.js';
+import { PROVIDER_IDS, type ProviderId, type ProviderSettings } from './provider-settings.js';
 import { closeNames, providerByPrefix } from './model-lookup.js';
 import { DEFAULT_MODEL, FALLBACK_CAPACITY, MODEL_CATALOG, type ModelInfo } from './models.js';
 import type { KeenConfig } from './schema.js';

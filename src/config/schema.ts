@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { PROVIDER_IDS } from '../llm/providers/types.js';
-import { mcpServersSchema, mcpSettingsSchema } from '../tools/mcp/config-schema.js';
+import { PROVIDER_IDS } from './provider-settings.js';
+import { mcpServersSchema, mcpSettingsSchema } from './mcp-schema.js';
 
 const providerId = z.enum(PROVIDER_IDS);
 

@@ -52,7 +52,7 @@ export function discoverSkills(dirs: readonly string[]): { skills: Skill[]; warn
       const file = path.join(root, entry, 'SKILL.md');
       const text = readCapped(file, SKILL_FILE_CAP);
       if (text === undefined) continue;
-      let parsed;
+      let parsed: ReturnType<typeof parseFrontMatter>;
       try {
         parsed = parseFrontMatter(text.content);
       } catch (err) {

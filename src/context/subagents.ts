@@ -47,7 +47,7 @@ export function discoverAgents(dirs: readonly string[]): { agents: AgentDefiniti
       const file = path.join(dir, entry);
       const text = readCapped(file, AGENT_FILE_CAP);
       if (!text) continue;
-      let parsed;
+      let parsed: ReturnType<typeof parseFrontMatter>;
       try {
         parsed = parseFrontMatter(text.content);
       } catch (err) {

@@ -195,4 +195,3 @@ export async function* runToolLoop(run: LoopRun): AsyncGenerator<StreamEvent> {
 export const OUTPUT_ROOM_MARGIN = 1024;
 /** The output cap never goes below this, even when the prompt leaves less room. */
 export const MIN_OUTPUT_TOKENS = 1024;
-export { COMPACTION_MAX_TURNS, MAX_FAILED_ATTEMPTS } from './compaction/policy.js';

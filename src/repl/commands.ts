@@ -7,7 +7,7 @@ import { MODEL_CATALOG } from '../config/models.js';
 import { errorText } from '../errors.js';
 import { PROVIDER_IDS } from '../llm/providers/types.js';
 import { formatSessionList, listSessions, relativeTime } from '../session/list.js';
-import type { ReplRuntime } from './runtime.js';
+import type { CommandHost } from './command-host.js';
 import { initCommand, memoryCommand, modeCommand, skillsCommand } from './context-commands.js';
 import { listProjectCommands, SLASH_COMMANDS } from './slash-commands.js';
 import { usageLines } from './usage-report.js';
@@ -31,7 +31,7 @@ export function helpLines(): string[] {
   return [...commands, ...(custom.length ? ['', 'Project commands and skills:', ...custom] : []), '', ...KEY_HELP];
 }
 
-export async function runCommand(rt: ReplRuntime, name: string, args: string): Promise<void> {
+export async function runCommand(rt: CommandHost, name: string, args: string): Promise<void> {
   switch (name) {
     case 'help':
       rt.append({ kind: 'block', title: 'Commands', lines: helpLines() });
@@ -97,7 +97,7 @@ export async function runCommand(rt: ReplRuntime, name: string, args: string): P
   }
 }
 
-async function resume(rt: ReplRuntime, id: string): Promise<void> {
+async function resume(rt: CommandHost, id: string): Promise<void> {
   const session = rt.requireSession();
   if (id) {
     if (id === session.sessionId) {
@@ -107,7 +107,7 @@ async function resume(rt: ReplRuntime, id: string): Promise<void> {
     await rt.switchSession({ ...rt.baseFlags(), session: id }, 'reset', 'Opening session…');
     return;
   }
-  let rows;
+  let rows: Awaited<ReturnType<typeof listSessions>>;
   try {
     rows = await listSessions(session.home, rt.cwd);
   } catch (err) {
@@ -129,7 +129,7 @@ async function resume(rt: ReplRuntime, id: string): Promise<void> {
   rt.store.dispatch({ type: 'picker-open', picker: { kind: 'resume', title: 'Resume a session', options } });
 }
 
-async function switchModel(rt: ReplRuntime, args: string): Promise<void> {
+async function switchModel(rt: CommandHost, args: string): Promise<void> {
   const session = rt.requireSession();
   const models = session.config.models ?? {};
   if (!args) {

@@ -3,7 +3,7 @@
  * found it. Loaded lazily by run-repl.ts (Ink and React are the bulk of the REPL's startup).
  */
 import { render } from 'ink';
-import type { ReplFlags } from '../cli/repl-entry.js';
+import type { ReplFlags } from '../app-state/flags.js';
 import { keenHome } from '../config/paths.js';
 import { errorText } from '../errors.js';
 import { VERSION } from '../version.js';

@@ -5,7 +5,7 @@
  */
 import { errorText } from '../errors.js';
 import { nextMode, parseMode, parseRule, type Policy, type PermissionMode } from '../tools/permissions/index.js';
-import type { ReplRuntime } from './runtime.js';
+import type { CommandHost } from './command-host.js';
 
 export function permissionLines(policy: Policy): string[] {
   const list = (name: 'allow' | 'ask' | 'deny') =>
@@ -21,17 +21,17 @@ export function permissionLines(policy: Policy): string[] {
 }
 
 /** Switch `policy` to `mode` and say so. */
-export function setMode(rt: ReplRuntime, policy: Policy, mode: PermissionMode): void {
+export function setMode(rt: CommandHost, policy: Policy, mode: PermissionMode): void {
   policy.mode = mode;
   rt.showMode(mode);
   rt.notice(`Permission mode: ${mode} (Shift+Tab cycles)`, 'muted');
 }
 
-export function cycleMode(rt: ReplRuntime, policy: Policy): void {
+export function cycleMode(rt: CommandHost, policy: Policy): void {
   setMode(rt, policy, nextMode(policy.mode));
 }
 
-export function permissionsCommand(rt: ReplRuntime, policy: Policy, args: string): void {
+export function permissionsCommand(rt: CommandHost, policy: Policy, args: string): void {
   const [verb, ...rest] = args.split(/\s+/).filter(Boolean);
   const value = rest.join(' ');
   try {

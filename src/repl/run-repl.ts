@@ -1,4 +1,4 @@
-import type { ReplFlags } from '../cli/repl-entry.js';
+import type { ReplFlags } from '../app-state/flags.js';
 import { KeenError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { paintFirstFrame } from './first-frame.js';

@@ -14,6 +14,7 @@ import type { LiveSession, OpenSessionOptions, SessionFlags } from '../app-state
 import { errorText } from '../errors.js';
 import { promptTokens, type Usage } from '../llm/core/usage.js';
 import type { Policy, SessionAnswer } from '../tools/permissions/index.js';
+import type { CommandHost } from './command-host.js';
 import { runCommand } from './commands.js';
 import { memoryInput, projectSlashCommands } from './context-commands.js';
 import type { InputHistory } from './input/history-store.js';
@@ -50,7 +51,7 @@ export interface RuntimeOptions {
 /** How long the second Ctrl+C may come after the first. */
 export const EXIT_WINDOW_MS = 2000;
 
-export class ReplRuntime {
+export class ReplRuntime implements CommandHost {
   session?: LiveSession;
   readonly store: UiStore;
   readonly broker: PermissionBroker;

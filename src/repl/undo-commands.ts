@@ -6,14 +6,14 @@
 import { errorText } from '../errors.js';
 import { loadTranscript } from '../session/reader.js';
 import { checkpointsDir, undoableTurns, undoSummary, undoTurns } from '../undo/undo-turns.js';
-import type { ReplRuntime } from './runtime.js';
+import type { CommandHost } from './command-host.js';
 
 function flagsOf(args: string): { force: boolean; files: boolean; rest: string } {
   const words = args.split(/\s+/).filter(Boolean);
   return { force: words.includes('--force'), files: words.includes('--files'), rest: words.filter((w) => !w.startsWith('--')).join(' ') };
 }
 
-export async function undoCommand(rt: ReplRuntime, args: string): Promise<void> {
+export async function undoCommand(rt: CommandHost, args: string): Promise<void> {
   const session = rt.requireSession();
   const { force } = flagsOf(args);
   try {
@@ -24,7 +24,7 @@ export async function undoCommand(rt: ReplRuntime, args: string): Promise<void> 
   }
 }
 
-export async function rewindCommand(rt: ReplRuntime, args: string): Promise<void> {
+export async function rewindCommand(rt: CommandHost, args: string): Promise<void> {
   const session = rt.requireSession();
   const { force, files, rest } = flagsOf(args);
   const loaded = await loadTranscript(session.store.path);

@@ -1,4 +1,4 @@
-import { mkdir, open, readdir, readFile } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { redactSecrets } from './redact.js';
 
@@ -50,7 +50,7 @@ export class ArtifactStore {
     }
     for (;;) {
       const n = this.next++;
-      let fh;
+      let fh: FileHandle;
       try {
         fh = await open(join(this.dir, `${n}.txt`), 'wx', 0o600);
       } catch (err) {

@@ -1,4 +1,4 @@
-import { open, readdir, stat } from 'node:fs/promises';
+import { type FileHandle, open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KeenError } from '../errors.js';
 import { TRANSCRIPT_FILE, assertSessionId, isValidSessionId, projectDir, sessionsRoot } from './paths.js';
@@ -96,7 +96,7 @@ export async function latestSession(home: string, cwd: string): Promise<SessionS
 /** Summarise one session directory, or undefined when it has no transcript. */
 export async function summarizeSession(dir: string, id: string): Promise<SessionSummary | undefined> {
   const transcript = join(dir, TRANSCRIPT_FILE);
-  let fh;
+  let fh: FileHandle;
   try {
     fh = await open(transcript, 'r');
   } catch {

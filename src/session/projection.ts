@@ -1,6 +1,6 @@
 import { cloneMessages, stripSystem, type Message } from '../llm/core/message.js';
 import type { Usage } from '../llm/core/usage.js';
-import { applyPrunePlan } from '../llm/compaction/prune.js';
+import { applyPrunePlan } from './apply-prune.js';
 import type { SessionRecord, ToolActivity } from './records.js';
 
 /**

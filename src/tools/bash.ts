@@ -66,7 +66,7 @@ interface BashResult {
   leftRunning: boolean;
 }
 
-export { commandEnv, WITHHELD_FROM_COMMANDS } from './command-env.js';
+export { WITHHELD_FROM_COMMANDS } from './command-env.js';
 
 export interface RunBashOptions {
   cwd: string;
@@ -120,7 +120,7 @@ export function runBash(command: string, options: RunBashOptions): Promise<BashR
       stream.on('data', (chunk: Buffer) => buffer.push(decoder.write(chunk)));
       stream.on('close', () => {
         buffer.push(decoder.end());
-        if (--openStreams === 0) streamsDone.forEach((f) => f());
+        if (--openStreams === 0) for (const f of streamsDone) f();
       });
     }
 

@@ -117,7 +117,7 @@ describe('limits and prompts', () => {
     expect(a).toContain('You are a terse reviewer.');
     expect(a).not.toContain('You are Keen');
     expect(a).toContain('Project rule.');
-    expect(a).toMatch(/Answer in French\.[^]*$/);
+    expect(a).toMatch(/Answer in French\.[\s\S]*$/);
     expect(b).toContain('Inline base.');
     const missing = await rig.keen(ws, ['run', '--system-prompt', '@nope.md', 'hi']);
     expect(missing.code).toBe(2);

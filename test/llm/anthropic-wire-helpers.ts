@@ -20,7 +20,3 @@ export function isCompactionRequest(req: RecordedRequest): boolean {
   return messages.some((m) => m.role === 'user' && (typeof m.content === 'string' ? m.content.startsWith(COMPACTION_MARKER) : m.content.some((b: any) => b.type === 'text' && b.text.startsWith(COMPACTION_MARKER))));
 }
 
-/** All text of a request's messages, for "does the request carry X" checks. */
-export function allText(body: any): string {
-  return JSON.stringify(body?.messages ?? []);
-}

@@ -96,6 +96,7 @@ describe('Conversation', () => {
 
   it('never throws: a wire failure is classified, a stream without turn_end is a network error, history unchanged', async () => {
     const failing = Conversation.open(
+      // biome-ignore lint/correctness/useYield: a stream that fails before its first event
       wire({}, async function* () {
         throw new Error('boom');
       }),

@@ -97,7 +97,7 @@ function errorOf(events: ModelTurnEvent[]) {
 function cachePoints(body: unknown): string[] {
   const found: string[] = [];
   const walk = (v: unknown, path: string) => {
-    if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`));
+    if (Array.isArray(v)) for (const [i, x] of v.entries()) walk(x, `${path}[${i}]`);
     else if (v && typeof v === 'object') {
       for (const [k, x] of Object.entries(v)) {
         if (k === 'cachePoint') found.push(path);

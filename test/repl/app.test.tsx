@@ -269,7 +269,7 @@ describe('sessions', () => {
       const system = JSON.stringify(req.body.system);
       expect(system).toContain('Custom base prompt.');
       expect(system).not.toContain('You are Keen');
-      expect(system).toMatch(/Always end with OK\.[^]*$/);
+      expect(system).toMatch(/Always end with OK\.[\s\S]*$/);
     }
   });
 

@@ -5,6 +5,8 @@
  */
 import type { Message } from '../core/message.js';
 import type { PrunedOutput } from '../../session/records.js';
+
+export { applyPrunePlan } from '../../session/apply-prune.js';
 import { describeOutput, handleText, isHandle } from './artifact-index.js';
 import { PRUNE_MIN_FREED_TOKENS, PRUNE_PROTECT_TOKENS, PRUNE_PROTECTED_USER_TURNS } from './policy.js';
 
@@ -72,12 +74,3 @@ function protectedStart(history: readonly Message[]): number {
   return 0;
 }
 
-/** A copy of `history` with the plan's outputs replaced by their handles. */
-export function applyPrunePlan(history: readonly Message[], pruned: readonly PrunedOutput[]): Message[] {
-  const out = history.slice();
-  for (const p of pruned) {
-    const m = out[p.index];
-    if (m?.role === 'tool' && m.tool_call_id === p.tool_call_id) out[p.index] = { ...m, content: p.content, artifact_ref: p.artifact };
-  }
-  return out;
-}

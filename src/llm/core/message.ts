@@ -180,11 +180,3 @@ export function systemPart(messages: readonly Message[]): SystemMessage[] {
   return messages.filter((m): m is SystemMessage => m.role === 'system');
 }
 
-/** The newest user message's text, or '' when there is none. */
-export function latestUserText(messages: readonly Message[]): string {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i];
-    if (m.role === 'user') return m.content;
-  }
-  return '';
-}

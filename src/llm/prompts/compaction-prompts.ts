@@ -4,8 +4,6 @@
  * differs.
  */
 
-export const SUMMARY_SECTIONS = ['## Goal', '## Key Instructions', '## Discoveries', '## Accomplished', '## Relevant Files'] as const;
-
 /** Where the model finds the conversation it summarises. */
 type Source = 'history' | 'document';
 

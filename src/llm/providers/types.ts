@@ -1,28 +1,7 @@
 import type { ProviderAdapter } from '../core/provider.js';
 
-/** Provider ids accepted by `--provider` and the `provider` config key. */
-export const PROVIDER_IDS = ['anthropic', 'openai', 'openai-responses', 'codex', 'bedrock', 'genkit'] as const;
-export type ProviderId = (typeof PROVIDER_IDS)[number];
-
-/**
- * What a provider factory needs. Values come from config and the environment (resolved by
- * src/config); factories read `env` for their own variables (API keys, base URLs) and never
- * write any secret anywhere.
- */
-export interface ProviderSettings {
-  model: string;
-  /** Explicit key from config (`models.<name>.apiKeyEnv` resolved); else the provider's env var. */
-  apiKey?: string;
-  baseURL?: string;
-  /** AWS profile for Bedrock. */
-  awsProfile?: string;
-  region?: string;
-  /** SDK retries for 429/5xx before the error surfaces. */
-  maxRetries?: number;
-  /** KEEN_HOME, for providers that keep auth state (Codex). */
-  home: string;
-  env: NodeJS.ProcessEnv;
-}
+export { PROVIDER_IDS, type ProviderId, type ProviderSettings } from '../../config/provider-settings.js';
+import type { ProviderSettings } from '../../config/provider-settings.js';
 
 /**
  * Builds an adapter. Throws KeenError (one line naming the variable to set, and that --provider

@@ -13,13 +13,3 @@ export function useSpinner(): string {
   return SPINNER_FRAMES[frame];
 }
 
-/** Whole seconds since mount, updated every second. */
-export function useElapsed(): number {
-  const [start] = useState(() => Date.now());
-  const [now, setNow] = useState(start);
-  useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(timer);
-  }, []);
-  return Math.floor((now - start) / 1000);
-}

@@ -3,7 +3,7 @@
  * anywhere (relative to the working directory). Reads directories synchronously: a Tab press
  * lists one directory.
  */
-import { readdirSync } from 'node:fs';
+import { type Dirent, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { matchCommands, type SlashCommand } from '../slash-commands.js';
 
@@ -60,7 +60,7 @@ function listEntries(cwd: string, partial: string): { name: string; dir: boolean
   const dirPart = slash >= 0 ? partial.slice(0, slash + 1) : '';
   const base = slash >= 0 ? partial.slice(slash + 1) : partial;
   const dir = path.resolve(cwd, dirPart || '.');
-  let entries;
+  let entries: Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch {

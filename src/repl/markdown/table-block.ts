@@ -21,7 +21,7 @@ const visible = (text: string) => parseInline(text).map((s: Span) => s.text).joi
 
 /** The table in `lines` (its rows, separator included), or undefined when marked sees none. */
 export function parseTable(lines: readonly string[]): TableLine | undefined {
-  let tokens;
+  let tokens: ReturnType<typeof Lexer.lex>;
   try {
     tokens = Lexer.lex(lines.join('\n'), { gfm: true });
   } catch {

@@ -1,0 +1,29 @@
+/**
+ * The providers Keen knows and what a provider factory is handed: config resolves these
+ * (src/config/resolve.ts), the adapters in src/llm/providers consume them. They live with the
+ * config so that config never imports the provider layer.
+ */
+
+/** Provider ids accepted by `--provider` and the `provider` config key. */
+export const PROVIDER_IDS = ['anthropic', 'openai', 'openai-responses', 'codex', 'bedrock', 'genkit'] as const;
+export type ProviderId = (typeof PROVIDER_IDS)[number];
+
+/**
+ * What a provider factory needs. Values come from config and the environment (resolved by
+ * src/config); factories read `env` for their own variables (API keys, base URLs) and never
+ * write any secret anywhere.
+ */
+export interface ProviderSettings {
+  model: string;
+  /** Explicit key from config (`models.<name>.apiKeyEnv` resolved); else the provider's env var. */
+  apiKey?: string;
+  baseURL?: string;
+  /** AWS profile for Bedrock. */
+  awsProfile?: string;
+  region?: string;
+  /** SDK retries for 429/5xx before the error surfaces. */
+  maxRetries?: number;
+  /** KEEN_HOME, for providers that keep auth state (Codex). */
+  home: string;
+  env: NodeJS.ProcessEnv;
+}
