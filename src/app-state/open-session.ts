@@ -47,33 +47,8 @@ import { createSubagentRunner, type ChildModel, type SubagentProgress } from './
 
 export const DEFAULT_MAX_TURNS = 100;
 
-export interface SessionFlags {
-  provider?: string;
-  model?: string;
-  profile?: string;
-  yolo?: boolean;
-  /** `--trust`: trust the project folder and remember it (src/config/trust.ts). */
-  trust?: boolean;
-  /** Resume this session id. */
-  session?: string;
-  /** Resume this directory's latest session. */
-  continue?: boolean;
-  /** The agent mode to start in (default build). */
-  mode?: AgentMode;
-  /** `--mcp-config` files: MCP servers for this run. */
-  mcpConfig?: string[];
-  /** `--permission-mode`, `--allowed-tools`, `--disallowed-tools`, `--add-dir` (docs/permissions.md). */
-  permissionMode?: string;
-  allowedTools?: string[];
-  disallowedTools?: string[];
-  addDir?: string[];
-  /** `--max-turns`: beats config `maxTurns`. */
-  maxTurns?: number;
-  /** `--system-prompt`: replaces the base instructions (environment and project files stay). */
-  systemPrompt?: string;
-  /** `--append-system-prompt`: added at the end of the system prompt. */
-  appendSystemPrompt?: string;
-}
+export type { SessionFlags } from './flags.js';
+import type { SessionFlags } from './flags.js';
 
 export interface OpenSessionOptions {
   cwd: string;

@@ -3,7 +3,7 @@
  * found it. Loaded lazily by run-repl.ts (Ink and React are the bulk of the REPL's startup).
  */
 import { render } from 'ink';
-import type { ReplFlags } from '../app-state/flags.js';
+import { sessionFlagsOf, type ReplFlags } from '../app-state/flags.js';
 import { keenHome } from '../config/paths.js';
 import { errorText } from '../errors.js';
 import { VERSION } from '../version.js';
@@ -39,24 +39,8 @@ export async function startInteractive(flags: ReplFlags, io: InteractiveIo = pro
   const runtime = new ReplRuntime({
     cwd,
     env: process.env,
-    flags: {
-      session: flags.resume,
-      continue: flags.continue,
-      provider: flags.provider,
-      model: flags.model,
-      profile: flags.profile,
-      yolo: flags.yolo,
-      trust: flags.trust,
-      mode: flags.mode,
-      mcpConfig: flags.mcpConfig,
-      permissionMode: flags.permissionMode,
-      allowedTools: flags.allowedTools,
-      disallowedTools: flags.disallowedTools,
-      addDir: flags.addDir,
-      maxTurns: flags.maxTurns,
-      systemPrompt: flags.systemPrompt,
-      appendSystemPrompt: flags.appendSystemPrompt,
-    },
+    // Every session flag as given; `--resume <id>` is the session to reopen.
+    flags: { ...sessionFlagsOf(flags), session: flags.resume },
     store,
     version: VERSION,
     history: new InputHistory(historyFile(home, cwd)),

@@ -10,6 +10,7 @@
  *   compactions; `openSession` records a model switch.
  */
 import type { ControllerEvent } from '../app-state/session-controller.js';
+import { keptFlags } from '../app-state/flags.js';
 import type { LiveSession, OpenSessionOptions, SessionFlags } from '../app-state/open-session.js';
 import { errorText } from '../errors.js';
 import { promptTokens, type Usage } from '../llm/core/usage.js';
@@ -410,21 +411,7 @@ export class ReplRuntime implements CommandHost {
 
   /** Flags every reopened session keeps (profile, yolo, max turns, system prompt flags). */
   baseFlags(): SessionFlags {
-    const f = this.opts.flags;
-    return {
-      profile: f.profile,
-      yolo: f.yolo,
-      trust: f.trust,
-      mode: this.session?.mode.get() ?? f.mode,
-      mcpConfig: f.mcpConfig,
-      permissionMode: f.permissionMode,
-      allowedTools: f.allowedTools,
-      disallowedTools: f.disallowedTools,
-      addDir: f.addDir,
-      maxTurns: f.maxTurns,
-      systemPrompt: f.systemPrompt,
-      appendSystemPrompt: f.appendSystemPrompt,
-    };
+    return { ...keptFlags(this.opts.flags), mode: this.session?.mode.get() ?? this.opts.flags.mode };
   }
 
   requireSession(): LiveSession {

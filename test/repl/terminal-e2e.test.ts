@@ -65,6 +65,17 @@ describe('keen in a terminal', () => {
     expect(end).not.toContain('Type a message');
   });
 
+  it('session flags reach the REPL: --mode plan and --permission-mode show in the footer and shape the request', async () => {
+    fake.setResponder(() => ({ steps: [{ text: 'A plan.' }] }));
+    const t = keen(['--mode', 'plan', '--permission-mode', 'acceptEdits']);
+    const screen = await t.waitFor((s) => idle(s) && s.includes('plan mode') && s.includes('acceptEdits'));
+    expect(screen).toContain('plan mode');
+    t.type('what would you change?');
+    await t.waitFor('A plan.');
+    const system = JSON.stringify(fake.requests[0].body.system);
+    expect(system).toContain('Plan mode is on.');
+  });
+
   it('/compact shows Compacting... then the summary; Esc on a slow one leaves history unchanged', async () => {
     let compactions = 0;
     fake.setResponder((req) => {
