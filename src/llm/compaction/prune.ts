@@ -72,12 +72,15 @@ function protectedStart(history: readonly Message[]): number {
   return 0;
 }
 
-/** A copy of `history` with the plan's outputs replaced by their handles. */
+/** A copy of `history` with the plan's outputs replaced by their handles (a pruned output's images go too). */
 export function applyPrunePlan(history: readonly Message[], pruned: readonly PrunedOutput[]): Message[] {
   const out = history.slice();
   for (const p of pruned) {
     const m = out[p.index];
-    if (m?.role === 'tool' && m.tool_call_id === p.tool_call_id) out[p.index] = { ...m, content: p.content, artifact_ref: p.artifact };
+    if (m?.role === 'tool' && m.tool_call_id === p.tool_call_id) {
+      const { images: _images, ...rest } = m;
+      out[p.index] = { ...rest, content: p.content, artifact_ref: p.artifact };
+    }
   }
   return out;
 }
