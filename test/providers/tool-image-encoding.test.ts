@@ -10,6 +10,7 @@ import type { ToolMessage } from '../../src/llm/core/message.js';
 import { toolResultBlock as anthropicResult } from '../../src/llm/providers/anthropic-wire.js';
 import { toolResultBlock as converseResult } from '../../src/llm/providers/bedrock-wire.js';
 import { toolOutput } from '../../src/llm/providers/openai-responses-items.js';
+import { estimateMessage, IMAGE_TOKENS } from '../../src/llm/core/token-estimator.js';
 import { createToolRegistry, defineTool } from '../../src/tools/registry.js';
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
@@ -31,7 +32,7 @@ describe('tool-result images per wire', () => {
     const converse = converseResult(png, 'anthropic.claude-sonnet-4-5');
     expect(converse.toolResult?.content?.[0]).toEqual({ text: '(no output)' });
     expect(Buffer.from(converse.toolResult?.content?.[1]?.image?.source?.bytes as Uint8Array).toString('base64')).toBe(PNG);
-    expect(toolOutput(png)).toEqual([{ type: 'input_image', image_url: `data:image/png;base64,${PNG}`, detail: 'auto' }]);
+    expect(toolOutput(png)).toEqual([{ type: 'input_image', image_url: `data:image/png;base64,${PNG}` }]);
   });
 
   it('an error result keeps its images and its error flag', () => {
@@ -58,5 +59,12 @@ describe('tool-result images per wire', () => {
     });
     const message = await createToolRegistry([snap]).execute({ id: 'c1', name: 'snap', args: '{}' }, { cwd: '/', signal: new AbortController().signal, permissions: { check: async () => 'deny' } });
     expect(message).toEqual({ role: 'tool', tool_call_id: 'c1', name: 'snap', content: 'shot', images: [{ media_type: 'image/png', data: PNG }] });
+  });
+
+  it('the context estimate counts an image as a flat image cost, never its base64 as text', () => {
+    const big = 'A'.repeat(400_000);
+    const without = estimateMessage(result(undefined));
+    expect(estimateMessage(result([{ media_type: 'image/png', data: big }]))).toBe(without + IMAGE_TOKENS);
+    expect(estimateMessage(result([{ media_type: 'image/png', data: PNG }, { media_type: 'image/png', data: PNG }]))).toBe(without + 2 * IMAGE_TOKENS);
   });
 });

@@ -53,7 +53,7 @@ const EXPECTED: Record<string, unknown> = {
   bedrock: [{ text: `Screen captured.\n${PLACEHOLDER}` }, { image: { format: 'png', source: { bytes: PNG } } }],
   'openai-responses': [
     { type: 'input_text', text: `Screen captured.\n${PLACEHOLDER}` },
-    { type: 'input_image', image_url: `data:image/png;base64,${PNG}`, detail: 'auto' },
+    { type: 'input_image', image_url: `data:image/png;base64,${PNG}` },
   ],
 };
 EXPECTED.codex = EXPECTED['openai-responses'];

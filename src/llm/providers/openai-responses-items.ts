@@ -89,7 +89,7 @@ export function toolOutput(m: ToolMessage): string | ResponseFunctionCallOutputI
   if (images.length === 0) return m.content;
   return [
     ...(m.content !== '' ? [{ type: 'input_text' as const, text: m.content }] : []),
-    ...images.map((i) => ({ type: 'input_image' as const, image_url: `data:${i.media_type};base64,${i.data}`, detail: 'auto' as const })),
+    ...images.map((i) => ({ type: 'input_image' as const, image_url: `data:${i.media_type};base64,${i.data}` })),
   ];
 }
 
