@@ -11,7 +11,11 @@ export function applyPrunePlan(history: readonly Message[], pruned: readonly Pru
   const out = history.slice();
   for (const p of pruned) {
     const m = out[p.index];
-    if (m?.role === 'tool' && m.tool_call_id === p.tool_call_id) out[p.index] = { ...m, content: p.content, artifact_ref: p.artifact };
+    if (m?.role === 'tool' && m.tool_call_id === p.tool_call_id) {
+      // A pruned output's images go with its text: the handle is all that stays.
+      const { images: _images, ...rest } = m;
+      out[p.index] = { ...rest, content: p.content, artifact_ref: p.artifact };
+    }
   }
   return out;
 }

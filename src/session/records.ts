@@ -186,6 +186,7 @@ export const messageSchema = z.discriminatedUnion('role', [
     content: z.string(),
     is_error: z.boolean().optional(),
     artifact_ref: z.number().int().positive().optional(),
+    images: z.array(z.object({ media_type: z.string(), data: z.string() })).optional(),
   }),
 ]);
 

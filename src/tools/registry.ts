@@ -103,6 +103,7 @@ export function createToolRegistry(tools: Tool[]): ToolRegistry {
         content: outcome.content,
       };
       if (outcome.is_error) message.is_error = true;
+      if (outcome.images?.length) message.images = outcome.images.map((i) => ({ media_type: i.mimeType, data: i.data }));
       return message;
     },
   };

@@ -63,12 +63,36 @@ describe('keen run with MCP servers', () => {
     const results = toolResults(rig.fake.requests[from + 1]);
     expect(results).toHaveLength(5);
     expect(results[0]).toEqual({ text: 'Echo: round trip', isError: false });
-    // An image becomes a placeholder line for providers that take no images in tool results.
+    // The text names the image with a placeholder line (all that providers without images in tool results get).
     expect(results[1].text).toMatch(/^Here's the image you requested:\n\[image: image\/png, [\d.]+ KB\]\nThe image above is the MCP logo\.$/);
     expect(results[2].text).toMatch(/\[resource link: .+ <demo:\/\/resource\/\S+>/);
     expect(results[3]).toEqual({ text: 'hello from the workspace\n', isError: false });
     expect(results[4].isError).toBe(true);
     expect(results[4].text).toMatch(/ENOENT|no such file/i);
+  });
+
+  it("get-tiny-image's image reaches the Anthropic request as an image block, also after --continue", async () => {
+    const ws = workspace();
+    writeUserConfig(ws.home, { mcpServers: { everything: everything() } });
+    const from = rig.fake.requests.length;
+    rig.fake.enqueue({ steps: [{ toolCall: { name: 'mcp__everything__get-tiny-image', args: {} } }] }, { steps: [{ text: 'a logo' }] });
+
+    const r = await rig.keen(ws, ['run', 'show me the image']);
+    expect(errorLines(r.stderr)).toEqual([]);
+    expect(r.code).toBe(0);
+    const imageBlocks = (req: { body: any }) =>
+      (req.body.messages as any[]).flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b: any) => b.type === 'tool_result').flatMap((b: any) => (Array.isArray(b.content) ? b.content : [])).filter((c: any) => c.type === 'image');
+    const sent = imageBlocks(rig.fake.requests[from + 1]);
+    expect(sent).toHaveLength(1);
+    expect(sent[0].source).toMatchObject({ type: 'base64', media_type: 'image/png' });
+    // The fake checked the bytes are a PNG; the server's logo is a few KB of base64.
+    expect(sent[0].source.data.length).toBeGreaterThan(1000);
+
+    // The transcript keeps the image, so the next run's request carries the same block.
+    rig.fake.enqueue({ steps: [{ text: 'still a logo' }] });
+    const again = await rig.keen(ws, ['run', '--continue', 'and now?']);
+    expect(again.code).toBe(0);
+    expect(imageBlocks(rig.fake.requests.at(-1)!)).toEqual(sent);
   });
 
   it('denies a mutating MCP tool headless without an allow rule; mcp__server__tool and mcp__server allow it', async () => {

@@ -5,6 +5,7 @@
 import type http from 'node:http';
 import type { FakeReply, FakeStep, RecordedRequest } from './script.js';
 import { argsText, sleep, stopReasonOf } from './script.js';
+import { anthropicImageError } from './image-checks.js';
 import { startScriptedServer, type ScriptedServer } from './scripted-server.js';
 
 const ERROR_TYPES: Record<number, string> = {
@@ -52,7 +53,10 @@ export function startAnthropicFake(): Promise<ScriptedServer> {
   const issued = new IssuedReasoning();
   return startScriptedServer({
     accepts: (method, path) => method === 'POST' && path.split('?')[0] === '/v1/messages',
-    validate: (req) => issued.check(req.body),
+    validate: (req) => {
+      const image = anthropicImageError(req.body);
+      return image ? { status: 400, message: image } : issued.check(req.body);
+    },
     encodeError: writeError,
     encode: async (reply, res, req) => {
       served++;

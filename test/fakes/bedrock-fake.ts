@@ -2,6 +2,7 @@ import type http from 'node:http';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import type { FakeReply, RecordedRequest, Responder } from './script.js';
 import { argsText, sleep, stopReasonOf } from './script.js';
+import { converseImageError } from './image-checks.js';
 import type { ScriptedServer } from './scripted-server.js';
 import { startScriptedServer } from './scripted-server.js';
 
@@ -24,7 +25,7 @@ export async function startBedrockFake(): Promise<ScriptedServer> {
   const queue: FakeReply[] = [];
   let responder: Responder | undefined;
   server.setResponder((req, index) => {
-    const invalid = validateConverse(req.body) ?? issued.check(req.body);
+    const invalid = validateConverse(req.body) ?? converseImageError(req.body) ?? issued.check(req.body);
     if (invalid) return { error: { status: 400, type: 'ValidationException', message: invalid } };
     return queue.shift() ?? responder?.(req, index) ?? { error: { status: 500, message: `fake: no scripted reply for request #${index + 1}` } };
   });

@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import { argsText, sleep, stopReasonOf, type FakeReply, type RecordedRequest } from './script.js';
+import { chatToolImageError } from './image-checks.js';
 import { startScriptedServer, writeSse, type ScriptedServer } from './scripted-server.js';
 
 /**
@@ -15,7 +16,10 @@ export async function startOpenAIChatFake(): Promise<ScriptedServer> {
   const reasoningByCall = new Map<string, string>();
   return startScriptedServer({
     accepts: (method, path) => method === 'POST' && /^(\/v1)?\/chat\/completions(\?|$)/.test(path),
-    validate: (req) => checkReasoningReplay(req.body, reasoningByCall),
+    validate: (req) => {
+      const image = chatToolImageError(req.body);
+      return image ? { status: 400, type: 'invalid_request_error', message: image } : checkReasoningReplay(req.body, reasoningByCall);
+    },
     encode: (reply, res, req) => encodeChatReply(reply, res, req, reasoningByCall),
     encodeError: writeOpenAIError,
   });

@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cutAfterFlush, writeOpenAIError } from './openai-chat-fake.js';
 import { argsText, sleep, stopReasonOf, type FakeReply, type RecordedRequest } from './script.js';
+import { responsesImageError } from './image-checks.js';
 import { startScriptedServer, writeSse, type ScriptedServer } from './scripted-server.js';
 
 /**
@@ -20,7 +21,10 @@ export async function startOpenAIResponsesFake(): Promise<ScriptedServer> {
   const issued = new Map<string, IssuedReasoning>();
   return startScriptedServer({
     accepts: (method, path) => method === 'POST' && /^((\/v1)?|\/backend-api\/codex)\/responses(\?|$)/.test(path),
-    validate: (req) => checkReasoningReplay(req.body, issued),
+    validate: (req) => {
+      const image = responsesImageError(req.body);
+      return image ? { status: 400, type: 'invalid_request_error', message: image } : checkReasoningReplay(req.body, issued);
+    },
     encode: (reply, res, req) => encodeResponsesReply(reply, res, req, issued),
     encodeError: writeOpenAIError,
   });

@@ -93,14 +93,31 @@ export interface AssistantMessage {
   provider?: string;
 }
 
+/**
+ * An image a tool returned (MCP image content), base64 as the tool sent it. Stored in the
+ * transcript as is, so a resumed request carries the same bytes the live one did.
+ */
+export interface ToolResultImage {
+  /** e.g. `image/png`. */
+  media_type: string;
+  /** Base64 (no `data:` prefix). */
+  data: string;
+}
+
 export interface ToolMessage {
   role: 'tool';
   tool_call_id: string;
   name: string;
+  /**
+   * The result text. When `images` is set it still names each image with a placeholder line
+   * (`[image: image/png, 1.1 KB]`): wires that cannot carry images in a tool result send only this.
+   */
   content: string;
   is_error?: boolean;
   /** The session artifact holding this output in full (`artifact#N`), when one was stored. */
   artifact_ref?: number;
+  /** Images of the result, sent by the wires that accept images in tool results (Anthropic, Bedrock, Responses). */
+  images?: ToolResultImage[];
 }
 
 export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage;

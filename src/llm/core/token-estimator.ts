@@ -34,6 +34,11 @@ const REQUEST_OVERHEAD = 3;
  * provider usage corrects it.
  */
 const OPAQUE_CHARS_PER_TOKEN = 5;
+/**
+ * One image in a tool result, whatever its size: about what Anthropic charges for the largest
+ * image it keeps unscaled (~1568 px on the long edge). Its base64 is never counted as text.
+ */
+export const IMAGE_TOKENS = 1600;
 
 function countMessage(m: Message): number {
   let tokens = MESSAGE_OVERHEAD + estimateText(m.content);
@@ -46,7 +51,7 @@ function countMessage(m: Message): number {
       else tokens += Math.ceil((part.encrypted_content ?? part.signature ?? '').length / OPAQUE_CHARS_PER_TOKEN);
     }
   } else if (m.role === 'tool') {
-    tokens += TOOL_RESULT_OVERHEAD + estimateText(m.tool_call_id);
+    tokens += TOOL_RESULT_OVERHEAD + estimateText(m.tool_call_id) + (m.images?.length ?? 0) * IMAGE_TOKENS;
   }
   return tokens;
 }
@@ -61,6 +66,8 @@ function fingerprint(m: Message): number {
   if (m.role === 'assistant') {
     for (const call of m.tool_calls ?? []) fp = (fp * 31 + call.args.length + call.name.length + 1) | 0;
     for (const part of m.reasoning ?? []) fp = (fp * 31 + part.text.length + (part.encrypted_content?.length ?? 0) + 7) | 0;
+  } else if (m.role === 'tool') {
+    fp = (fp * 31 + (m.images?.length ?? 0)) | 0;
   }
   return fp;
 }

@@ -17,7 +17,15 @@ export type NativeBlock =
   | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'redacted_thinking'; data: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown>; cache_control?: CacheControl }
-  | { type: 'tool_result'; tool_use_id: string; content?: string; is_error?: boolean; cache_control?: CacheControl };
+  | { type: 'tool_result'; tool_use_id: string; content?: string | ToolResultContent[]; is_error?: boolean; cache_control?: CacheControl };
+
+/** What a `tool_result` block may hold: text and base64 images. */
+export type ToolResultContent =
+  | { type: 'text'; text: string }
+  | { type: 'image'; source: { type: 'base64'; media_type: string; data: string } };
+
+/** The image types the Messages API accepts; other images stay a placeholder line. */
+export const ANTHROPIC_IMAGE_TYPES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
 
 export interface NativeMessage {
   role: 'user' | 'assistant';
@@ -80,12 +88,25 @@ function parseToolInput(args: string): Record<string, unknown> {
   }
 }
 
+/**
+ * A tool result as a `tool_result` block. With images of an accepted type the content is a block
+ * list: the text (which names each image) then one base64 `image` block per image.
+ */
 export function toolResultBlock(result: ToolMessage): NativeBlock {
-  // The API rejects empty text; an omitted `content` is the accepted way to say "no output".
+  const images = (result.images ?? []).filter((i) => ANTHROPIC_IMAGE_TYPES.has(i.media_type));
+  let content: string | ToolResultContent[] | undefined = result.content !== '' ? result.content : undefined;
+  if (images.length > 0) {
+    content = [
+      // The API rejects empty text blocks.
+      ...(result.content !== '' ? [{ type: 'text' as const, text: result.content }] : []),
+      ...images.map((i) => ({ type: 'image' as const, source: { type: 'base64' as const, media_type: i.media_type, data: i.data } })),
+    ];
+  }
+  // An omitted `content` is the accepted way to say "no output".
   return {
     type: 'tool_result',
     tool_use_id: result.tool_call_id,
-    ...(result.content !== '' ? { content: result.content } : {}),
+    ...(content !== undefined ? { content } : {}),
     ...(result.is_error ? { is_error: true } : {}),
   };
 }

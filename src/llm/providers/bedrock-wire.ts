@@ -1,5 +1,7 @@
 import type {
   ContentBlock,
+  ImageFormat,
+  ToolResultContentBlock,
   ConverseStreamRequest,
   Message as BedrockMessage,
   SystemContentBlock,
@@ -59,12 +61,24 @@ export function toolSpecs(tools: readonly ToolDefinition[]): Tool[] {
 /** Converse refuses blank text; a tool result with no output still needs one non-blank block. */
 const EMPTY_RESULT = '(no output)';
 
+/** Converse image formats by media type; other images stay a placeholder line. */
+const IMAGE_FORMATS: Record<string, ImageFormat> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/gif': 'gif', 'image/webp': 'webp' };
+
+/**
+ * A tool result as a `toolResult` block: the text (which names each image), then one `image`
+ * block (format, raw bytes; the SDK sends them base64) per image of a format Converse accepts.
+ */
 export function toolResultBlock(result: ToolMessage, modelId: string): ContentBlock {
   const text = result.content.trim() ? result.content : EMPTY_RESULT;
+  const images: ToolResultContentBlock[] = [];
+  for (const i of result.images ?? []) {
+    const format = IMAGE_FORMATS[i.media_type];
+    if (format) images.push({ image: { format, source: { bytes: Buffer.from(i.data, 'base64') } } });
+  }
   return {
     toolResult: {
       toolUseId: result.tool_call_id,
-      content: [{ text }],
+      content: [{ text }, ...images],
       ...(result.is_error && supportsToolStatus(modelId) ? { status: 'error' as const } : {}),
     },
   };

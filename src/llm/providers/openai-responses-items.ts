@@ -1,6 +1,7 @@
 import type { FunctionTool, ResponseInputItem } from 'openai/resources/responses/responses';
 import type { NativeEncoder } from '../core/conversation.js';
-import { partsOf, providerOf, type AssistantMessage, type Message } from '../core/message.js';
+import type { ResponseFunctionCallOutputItemList } from 'openai/resources/responses/responses';
+import { partsOf, providerOf, type AssistantMessage, type Message, type ToolMessage } from '../core/message.js';
 import type { ToolDefinition } from '../core/provider.js';
 
 /** Native Responses state: `instructions` (the system prompt) plus the `input` item list. Read-only. */
@@ -36,7 +37,7 @@ export class ResponsesEncoder implements NativeEncoder<ResponsesState> {
         this.input.push({ type: 'message', role: 'user', content: m.content });
         break;
       case 'tool':
-        this.input.push({ type: 'function_call_output', call_id: m.tool_call_id, output: m.content });
+        this.input.push({ type: 'function_call_output', call_id: m.tool_call_id, output: toolOutput(m) });
         break;
       case 'assistant':
         this.input.push(...this.assistantItems(m));
@@ -73,6 +74,23 @@ export class ResponsesEncoder implements NativeEncoder<ResponsesState> {
     }
     return items;
   }
+}
+
+/** The image types Responses `input_image` accepts; other images stay a placeholder line. */
+const RESPONSES_IMAGE_TYPES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+
+/**
+ * A `function_call_output`'s `output`: the text, or — when the result has images of an accepted
+ * type — a content list of the text (which names each image) then one `input_image` per image as
+ * a base64 data URL.
+ */
+export function toolOutput(m: ToolMessage): string | ResponseFunctionCallOutputItemList {
+  const images = (m.images ?? []).filter((i) => RESPONSES_IMAGE_TYPES.has(i.media_type));
+  if (images.length === 0) return m.content;
+  return [
+    ...(m.content !== '' ? [{ type: 'input_text' as const, text: m.content }] : []),
+    ...images.map((i) => ({ type: 'input_image' as const, image_url: `data:${i.media_type};base64,${i.data}` })),
+  ];
 }
 
 export function toResponsesTools(tools: readonly ToolDefinition[]): FunctionTool[] {

@@ -1,0 +1,119 @@
+/**
+ * How each service checks images in tool results, shared by the loopback fakes: the media type
+ * must be one it accepts, the data valid base64 whose bytes really are an image of that type, and
+ * the image must sit where the wire API allows it. Each returns the service's error text, or
+ * undefined when the request is acceptable.
+ */
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** The image type the bytes are, from their magic numbers (undefined: not an image we know). */
+export function sniffImage(bytes: Buffer): string | undefined {
+  if (bytes.length >= 8 && bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
+  if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
+  if (bytes.length >= 6 && /^GIF8[79]a$/.test(bytes.subarray(0, 6).toString('latin1'))) return 'image/gif';
+  if (bytes.length >= 12 && bytes.subarray(0, 4).toString('latin1') === 'RIFF' && bytes.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
+  return undefined;
+}
+
+const ACCEPTED = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];
+
+/** Base64 text → what is wrong with it as an image of `mediaType`, or undefined. */
+function badImage(data: unknown, mediaType: string): string | undefined {
+  if (typeof data !== 'string' || data === '' || data.length % 4 !== 0 || !BASE64.test(data)) return 'the image data is not valid base64';
+  const actual = sniffImage(Buffer.from(data, 'base64'));
+  if (!actual) return 'the image data could not be processed as an image';
+  if (actual !== mediaType) return `the image was specified using the ${mediaType} media type, but it appears to be a ${actual} image`;
+  return undefined;
+}
+
+/** Anthropic Messages: `tool_result.content` is a string or a list of text and base64 image blocks. */
+export function anthropicImageError(body: any): string | undefined {
+  const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
+  for (let i = 0; i < messages.length; i++) {
+    const content: any[] = Array.isArray(messages[i]?.content) ? messages[i].content : [];
+    for (let j = 0; j < content.length; j++) {
+      const b = content[j];
+      if (b?.type !== 'tool_result' || !Array.isArray(b.content)) continue;
+      for (let k = 0; k < b.content.length; k++) {
+        const at = `messages.${i}.content.${j}.tool_result.content.${k}`;
+        const c = b.content[k];
+        if (c?.type === 'text') {
+          if (typeof c.text !== 'string' || c.text === '') return `${at}: text content blocks must be non-empty`;
+        } else if (c?.type === 'image') {
+          if (c.source?.type !== 'base64') return `${at}.image.source: Input tag '${String(c.source?.type)}' found using 'type' does not match any of the expected tags: 'base64', 'url'`;
+          if (!ACCEPTED.includes(c.source.media_type)) return `${at}.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`;
+          const bad = badImage(c.source.data, c.source.media_type);
+          if (bad) return `${at}.image.source.base64: ${bad}`;
+        } else {
+          return `${at}: Input tag '${String(c?.type)}' found using 'type' does not match any of the expected tags: 'text', 'image', 'search_result', 'document'`;
+        }
+      }
+    }
+  }
+  return undefined;
+}
+
+const CONVERSE_FORMATS: Record<string, string> = { png: 'image/png', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' };
+
+/** Bedrock Converse: `toolResult.content` holds text, json, image {format, source.bytes}, document blocks. */
+export function converseImageError(body: any): string | undefined {
+  const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
+  for (let i = 0; i < messages.length; i++) {
+    const content: any[] = Array.isArray(messages[i]?.content) ? messages[i].content : [];
+    for (let j = 0; j < content.length; j++) {
+      const r = content[j]?.toolResult;
+      if (!r) continue;
+      const blocks: any[] = Array.isArray(r.content) ? r.content : [];
+      for (let k = 0; k < blocks.length; k++) {
+        const at = `messages.${i}.content.${j}.toolResult.content.${k}`;
+        const b = blocks[k];
+        if (!b || typeof b !== 'object') return `The value at ${at} is not a ToolResultContentBlock.`;
+        if ('text' in b || 'json' in b || 'document' in b) continue;
+        if (!('image' in b)) return `The ToolResultContentBlock at ${at} has an unsupported member: ${Object.keys(b).join(', ')}.`;
+        const mediaType = CONVERSE_FORMATS[b.image?.format];
+        if (!mediaType) return `The value at ${at}.image.format failed to satisfy constraint: Member must satisfy enum value set: [png, jpeg, gif, webp]`;
+        const bad = badImage(b.image?.source?.bytes, mediaType);
+        if (bad) return `The image at ${at}.image is invalid: ${bad}.`;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** OpenAI Responses: `function_call_output.output` is a string or a list of input_text / input_image / input_file. */
+export function responsesImageError(body: any): string | undefined {
+  const input: any[] = Array.isArray(body?.input) ? body.input : [];
+  for (let i = 0; i < input.length; i++) {
+    const item = input[i];
+    if (item?.type !== 'function_call_output' || typeof item.output === 'string') continue;
+    if (!Array.isArray(item.output)) return `Invalid type for 'input[${i}].output': expected a string or an array of content items.`;
+    for (let k = 0; k < item.output.length; k++) {
+      const at = `input[${i}].output[${k}]`;
+      const c = item.output[k];
+      if (c?.type === 'input_text' || c?.type === 'input_file') continue;
+      if (c?.type !== 'input_image') return `Invalid value: '${String(c?.type)}'. Supported values are: 'input_text', 'input_image', and 'input_file'. (${at}.type)`;
+      if (typeof c.file_id === 'string') continue;
+      const url = /^data:([^;,]+);base64,(.*)$/s.exec(typeof c.image_url === 'string' ? c.image_url : '');
+      if (!url) return `Invalid '${at}.image_url': expected a base64-encoded data URL with an image MIME type.`;
+      if (!ACCEPTED.includes(url[1])) return `Invalid '${at}.image_url': unsupported image type ${url[1]}.`;
+      const bad = badImage(url[2], url[1]);
+      if (bad) return `Invalid '${at}.image_url': ${bad}.`;
+    }
+  }
+  return undefined;
+}
+
+/** Chat Completions: a `tool` message's content is a string or text parts only — never images. */
+export function chatToolImageError(body: any): string | undefined {
+  const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    if (m?.role !== 'tool' || typeof m.content === 'string') continue;
+    const parts: any[] = Array.isArray(m.content) ? m.content : [];
+    for (let k = 0; k < parts.length; k++) {
+      if (parts[k]?.type !== 'text') return `Invalid 'messages[${i}].content[${k}].type': '${String(parts[k]?.type)}'. Only 'text' content parts are supported for messages with role 'tool'.`;
+    }
+  }
+  return undefined;
+}
