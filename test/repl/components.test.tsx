@@ -24,6 +24,12 @@ describe('assistant markdown', () => {
 });
 
 describe('tool cards', () => {
+  it('draws a finished nested list with its numbering and a link shown as label and url', () => {
+    const text = '1. Build\n   - see [docs](https://x.dev)\n     1. parse\n1. Test';
+    const { lastFrame } = render(<MarkdownView lines={classifyText(text)} lead />);
+    expect(lastFrame()).toBe(['', '● 1. Build', '    • see docs (https://x.dev)', '      1. parse', '  2. Test'].join('\n'));
+  });
+
   it('collapse long output to three lines with a hint', () => {
     const { lastFrame } = render(<ToolCard card={{ id: '1', name: 'bash', args: 'npm test', status: 'done', output: 'a\nb\nc\nd\ne' }} expanded={false} />);
     expect(lastFrame()).toBe(['', '✓ bash npm test', '  ⎿ a', '    b', '    c', '    … +2 lines (ctrl+o to expand)'].join('\n'));

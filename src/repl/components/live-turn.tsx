@@ -1,6 +1,6 @@
 import { Box } from 'ink';
 import { memo } from 'react';
-import { classifyLines } from '../markdown/markdown-lines.js';
+import { classifyStreaming } from '../markdown/line-classifier.js';
 import type { LiveTurn } from '../state/ui-state.js';
 import { MarkdownView } from './markdown-view.js';
 import { ToolCard } from './tool-card.js';
@@ -10,7 +10,7 @@ import { ToolCard } from './tool-card.js';
 export const LiveTurnView = memo(function LiveTurnView({ live, expanded, asking }: { live: LiveTurn; expanded: boolean; asking: boolean }) {
   let text = live.pending;
   if (live.lead) text = text.replace(/^(\s*\n)+/, '');
-  const lines = text.replace(/\n+$/, '') ? classifyLines(text.replace(/\n+$/, '').split('\n'), live.md).lines : [];
+  const lines = text.replace(/\n+$/, '') ? classifyStreaming(text.replace(/\n+$/, '').split('\n'), live.md).lines : [];
   return (
     <Box flexDirection="column">
       {lines.length > 0 && <MarkdownView lines={lines} lead={live.lead} />}
