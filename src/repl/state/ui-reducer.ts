@@ -60,8 +60,9 @@ function appendText(s: UiState, text: string): UiState {
   const live = s.live;
   if (!live || !text) return s;
   const pending = live.pending + text;
+  // No new line break: the complete lines held in `pending` were already judged.
+  if (!text.includes('\n')) return { ...s, live: { ...live, pending } };
   const lastNl = pending.lastIndexOf('\n');
-  if (lastNl < 0) return { ...s, live: { ...live, pending } };
   const complete = pending.slice(0, lastNl).split('\n');
   let keep = complete.length;
   while (keep > 0 && isBlank(complete[keep - 1])) keep--;
