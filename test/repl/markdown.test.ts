@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { highlightLine, languageOf, loadHighlighter } from '../../src/repl/markdown/highlight.js';
 import { parseInline } from '../../src/repl/markdown/inline.js';
 import { classifyStreaming } from '../../src/repl/markdown/line-classifier.js';
-import { classifyLines, classifyText, openBlockRows } from '../../src/repl/markdown/markdown-lines.js';
+import { classifyLines, classifyText, MAX_HELD_LIST_LINES, openBlockRows } from '../../src/repl/markdown/markdown-lines.js';
 import { layoutTable, type TableLine } from '../../src/repl/markdown/table-block.js';
 import stringWidth from 'string-width';
 
@@ -191,5 +191,11 @@ describe('finished blocks from marked', () => {
     expect(openBlockRows(['Intro', '- a', '', '- b'], {}, true)).toBe(3);
     expect(openBlockRows(['- a', '', 'After'], {})).toBe(0);
     expect(openBlockRows(['Intro', '  indented'], {})).toBe(0);
+  });
+
+  it('lets go of a list held longer than the limit, so the live part stays bounded', () => {
+    const list = Array.from({ length: MAX_HELD_LIST_LINES }, (_, i) => `- item ${i}`);
+    expect(openBlockRows(list, {})).toBe(MAX_HELD_LIST_LINES);
+    expect(openBlockRows([...list, '- one more'], {})).toBe(0);
   });
 });
