@@ -1,5 +1,5 @@
 /**
- * REPL rendering benchmark: `npx tsx bench/render.ts [--turns N] [--deltas N]`.
+ * REPL rendering benchmark: `npx tsx bench/render.ts [--turns N] [--deltas N] [--lists]`.
  *
  * Mounts the real App (Ink, production React) on an in-memory 100×40 terminal, with a session of
  * 500 finished turns already in the transcript, then streams 2,000 short text deltas (with line
@@ -9,6 +9,8 @@
  * - per delta: reducer + React commit time (median, p95);
  * - per frame Ink writes: Ink's own render time (median, p95, max) and frames per second;
  * - input latency while streaming: a key written to stdin until a frame shows it (median, max).
+ * With `--lists` the streamed answer is nested lists (three levels, a paragraph after every eight
+ * items), so each list is held live while it grows and committed through marked when it ends.
  */
 import { EventEmitter } from 'node:events';
 import type { Instance } from 'ink';
@@ -24,6 +26,8 @@ const numArg = (name: string, fallback: number) => {
 const TURNS = numArg('--turns', 500);
 const DELTAS = numArg('--deltas', 2000);
 const KEY_EVERY = 100;
+const LISTS = args.includes('--lists');
+const LIST_PREFIX = ['1. ', '   - ', '     1. ', '     1. ', '   - ', '1. ', '   * ', '     - '];
 
 class FakeStdout extends EventEmitter {
   isTTY = true;
@@ -116,8 +120,13 @@ async function main(): Promise<void> {
   const deltaCost: number[] = [];
   const keyLatency: number[] = [];
   const start = performance.now();
+  let line = 0;
+  let lineStart = true;
   for (let i = 0; i < DELTAS; i++) {
-    const text = i % 25 === 24 ? '\n' : i % 200 === 199 ? '\n\n' : words[i % words.length];
+    let text = i % 25 === 24 ? '\n' : i % 200 === 199 ? '\n\n' : words[i % words.length];
+    if (LISTS && lineStart && !text.startsWith('\n')) text = (line % 9 === 8 ? '\nThen: ' : LIST_PREFIX[line % 9]) + text;
+    lineStart = text.endsWith('\n');
+    if (lineStart) line++;
     const d0 = performance.now();
     store.dispatch({ type: 'text', text });
     await Promise.resolve(); // React commits sync-lane updates in a microtask

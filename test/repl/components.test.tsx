@@ -2,6 +2,7 @@ import { cleanup, render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ErrorCard } from '../../src/repl/components/error-card.js';
 import { Footer } from '../../src/repl/components/footer.js';
+import { LiveTurnView } from '../../src/repl/components/live-turn.js';
 import { Loader } from '../../src/repl/components/loader.js';
 import { MarkdownView } from '../../src/repl/components/markdown-view.js';
 import { PermissionPrompt } from '../../src/repl/components/permission-prompt.js';
@@ -24,6 +25,23 @@ describe('assistant markdown', () => {
 });
 
 describe('tool cards', () => {
+  it('draws a finished nested list with its numbering and a link shown as label and url', () => {
+    const text = '1. Build\n   - see [docs](https://x.dev)\n     1. parse\n1. Test';
+    const { lastFrame } = render(<MarkdownView lines={classifyText(text)} lead />);
+    expect(lastFrame()).toBe(['', '● 1. Build', '    • see docs (https://x.dev)', '      1. parse', '  2. Test'].join('\n'));
+  });
+
+  it('draws a list still streaming line by line as written, then the same list finished and renumbered', () => {
+    const live = { mode: 'chat' as const, pending: '1. Build\n   - comp', md: {}, lead: true };
+    const { lastFrame, rerender } = render(<LiveTurnView live={live} expanded={false} asking={false} />);
+    expect(lastFrame()).toBe(['', '● 1. Build', '    • comp'].join('\n'));
+    rerender(<LiveTurnView live={{ ...live, pending: '1. Build\n   - compile\n1. Test' }} expanded={false} asking={false} />);
+    expect(lastFrame()).toBe(['', '● 1. Build', '    • compile', '  1. Test'].join('\n'));
+    expect(render(<MarkdownView lines={classifyText('1. Build\n   - compile\n1. Test')} lead />).lastFrame()).toBe(
+      ['', '● 1. Build', '    • compile', '  2. Test'].join('\n'),
+    );
+  });
+
   it('collapse long output to three lines with a hint', () => {
     const { lastFrame } = render(<ToolCard card={{ id: '1', name: 'bash', args: 'npm test', status: 'done', output: 'a\nb\nc\nd\ne' }} expanded={false} />);
     expect(lastFrame()).toBe(['', '✓ bash npm test', '  ⎿ a', '    b', '    c', '    … +2 lines (ctrl+o to expand)'].join('\n'));

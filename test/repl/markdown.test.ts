@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { highlightLine, languageOf, loadHighlighter } from '../../src/repl/markdown/highlight.js';
 import { parseInline } from '../../src/repl/markdown/inline.js';
-import { classifyLines, classifyText } from '../../src/repl/markdown/markdown-lines.js';
+import { classifyStreaming } from '../../src/repl/markdown/line-classifier.js';
+import { classifyLines, classifyText, MAX_HELD_LIST_LINES, openBlockRows } from '../../src/repl/markdown/markdown-lines.js';
 import { layoutTable, type TableLine } from '../../src/repl/markdown/table-block.js';
 import stringWidth from 'string-width';
 
@@ -33,8 +34,12 @@ describe('inline markdown', () => {
 
 describe('markdown lines', () => {
   it('classifies headings, list items, quotes, rules and paragraphs', () => {
-    const kinds = classifyText('# Title\n\n- one\n  2. two\n> quoted\n---\nplain').map((l) => l.kind);
+    const kinds = classifyText('# Title\n\n- one\n  1. two\n> quoted\n---\nplain').map((l) => l.kind);
     expect(kinds).toEqual(['heading', 'blank', 'item', 'item', 'quote', 'rule', 'text']);
+  });
+
+  it('reads an ordered item that does not start at 1 as a continuation line, as CommonMark does', () => {
+    expect(classifyText('- one\n  2. two')).toEqual([{ kind: 'item', indent: 0, bullet: '•', spans: [{ text: 'one\n2. two', style: 'plain' }] }]);
   });
 
   it('carries an open code fence across separately committed lines', () => {
@@ -122,5 +127,75 @@ describe('finished tables (marked) with aligned columns (string-width)', () => {
 
   it('rows without a separator stay rows', () => {
     expect(classifyText('| just | pipes |').map((l) => l.kind)).toEqual(['table-row']);
+  });
+});
+
+describe('finished blocks from marked', () => {
+  const items = (text: string) =>
+    classifyText(text).map((l) => (l.kind === 'item' ? `${'  '.repeat(l.indent)}${l.bullet} ${l.spans.map((sp) => sp.text).join('')}` : `<${l.kind}>`));
+
+  it('nests three levels of mixed ordered and unordered lists, numbering each from its start', () => {
+    const text = ['1. Build', '   - compile', '     1. parse', '     1. emit', '   - bundle', '1. Test', '   * unit', '     - fast'].join('\n');
+    expect(items(text)).toEqual(['1. Build', '  • compile', '    1. parse', '    2. emit', '  • bundle', '2. Test', '  • unit', '    • fast']);
+  });
+
+  it('keeps the start and the delimiter of an ordered list, and marks task items', () => {
+    expect(items('3) third\n3) fourth\n\n- [ ] todo\n- [x] done')).toEqual(['3) third', '4) fourth', '<blank>', '☐ todo', '☑ done']);
+  });
+
+  it('shows a link inside a list item as its label with the url after it, with inline styles', () => {
+    const [item] = classifyText('- see [the docs](https://x.dev/a) and **run** `npm test`');
+    expect(item).toEqual({
+      kind: 'item',
+      indent: 0,
+      bullet: '•',
+      spans: [
+        { text: 'see ', style: 'plain' },
+        { text: 'the docs', style: 'link' },
+        { text: ' (https://x.dev/a)', style: 'url' },
+        { text: ' and ', style: 'plain' },
+        { text: 'run', style: 'bold' },
+        { text: ' ', style: 'plain' },
+        { text: 'npm test', style: 'code' },
+      ],
+    });
+  });
+
+  it('renders headings, paragraphs and quotes from marked inline tokens; a bare url is shown once', () => {
+    expect(classifyText('## A *b*\nsee https://x.dev & <tag>\n> quoted `c`')).toEqual([
+      { kind: 'heading', level: 2, spans: [{ text: 'A ', style: 'plain' }, { text: 'b', style: 'italic' }] },
+      { kind: 'text', spans: [{ text: 'see ', style: 'plain' }, { text: 'https://x.dev', style: 'link' }, { text: ' & <tag>', style: 'plain' }] },
+      { kind: 'quote', spans: [{ text: 'quoted ', style: 'plain' }, { text: 'c', style: 'code' }] },
+    ]);
+  });
+
+  it('keeps the nesting of a list committed in two parts (around a code fence)', () => {
+    const first = classifyLines(['- a', '  ```', '  x', '  ```'], {});
+    const second = classifyLines(['  - b', '    - c'], first.state);
+    expect(second.lines).toMatchObject([
+      { kind: 'item', indent: 1, bullet: '•' },
+      { kind: 'item', indent: 2, bullet: '•' },
+    ]);
+  });
+
+  it('the streaming path shows the list being written line by line, as written', () => {
+    expect(classifyStreaming(['1. a', '1. b', '   - c'], {}).lines).toMatchObject([
+      { kind: 'item', indent: 0, bullet: '1.' },
+      { kind: 'item', indent: 0, bullet: '1.' },
+      { kind: 'item', indent: 1, bullet: '•' },
+    ]);
+  });
+
+  it('holds back a list that may still grow, blank lines included, and lets go once it ends', () => {
+    expect(openBlockRows(['Intro', '- a', '  - b'], {})).toBe(2);
+    expect(openBlockRows(['Intro', '- a', '', '- b'], {}, true)).toBe(3);
+    expect(openBlockRows(['- a', '', 'After'], {})).toBe(0);
+    expect(openBlockRows(['Intro', '  indented'], {})).toBe(0);
+  });
+
+  it('lets go of a list held longer than the limit, so the live part stays bounded', () => {
+    const list = Array.from({ length: MAX_HELD_LIST_LINES }, (_, i) => `- item ${i}`);
+    expect(openBlockRows(list, {})).toBe(MAX_HELD_LIST_LINES);
+    expect(openBlockRows([...list, '- one more'], {})).toBe(0);
   });
 });

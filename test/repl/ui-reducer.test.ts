@@ -23,6 +23,28 @@ describe('streaming into the transcript', () => {
     expect(table).toMatchObject({ rows: [['a.ts', '1'], ['longer-name.ts', '200']] });
   });
 
+  it('holds a list while it is still streaming, then commits it nested and numbered by marked', () => {
+    let s = run(start, { type: 'text', text: 'Steps:\n1. build\n   - comp' });
+    expect(committedText(s)).toEqual(['Steps:']);
+    expect(s.live?.pending).toBe('1. build\n   - comp');
+    s = uiReducer(s, { type: 'text', text: 'ile\n\n1. test\n' });
+    expect(committedText(s)).toEqual(['Steps:']);
+    expect(s.live?.pending).toBe('1. build\n   - compile\n\n1. test\n');
+    s = uiReducer(s, { type: 'text', text: 'All green.\n' });
+    expect(committedText(s)).toEqual(['Steps:', 'build', 'compile', '', 'test', 'All green.']);
+    const list = s.items.flatMap((i: TranscriptItem) => (i.kind === 'markdown' ? i.lines : [])).filter((l) => l.kind === 'item');
+    expect(list).toMatchObject([
+      { indent: 0, bullet: '1.' },
+      { indent: 1, bullet: '•' },
+      { indent: 0, bullet: '2.' },
+    ]);
+  });
+
+  it('commits a list still open when the turn ends', () => {
+    const s = run(start, { type: 'text', text: '- a\n  - b\n' }, { type: 'turn-end' });
+    expect(committedText(s)).toEqual(['a', 'b']);
+  });
+
   it('commits complete lines and keeps the unfinished one live', () => {
     const s = run(start, { type: 'text', text: 'First li' }, { type: 'text', text: 'ne\nSecond' });
     expect(committedText(s)).toEqual(['First line']);

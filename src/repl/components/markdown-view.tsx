@@ -8,7 +8,8 @@ import { Spans, Tokens } from './spans.js';
 /** The marker in front of the first line of an assistant text segment. */
 export const TEXT_MARKER = '●';
 
-function LineView({ line }: { line: MarkdownLine }) {
+/** One line; memoised so lines that did not change between frames are not redrawn by React. */
+const LineView = memo(function LineView({ line }: { line: MarkdownLine }) {
   switch (line.kind) {
     case 'blank':
       return <Text> </Text>;
@@ -61,7 +62,7 @@ function LineView({ line }: { line: MarkdownLine }) {
     case 'text':
       return <Spans spans={line.spans} />;
   }
-}
+});
 
 /** Lines of assistant Markdown; `lead` puts the segment marker in front of the first line. */
 export const MarkdownView = memo(function MarkdownView({ lines, lead }: { lines: readonly MarkdownLine[]; lead: boolean }) {

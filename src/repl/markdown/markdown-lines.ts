@@ -1,122 +1,136 @@
 /**
- * Streamed Markdown, one complete line at a time. Assistant text is committed to the screen line
- * by line while it streams, so the renderer must decide how a line looks from the line itself and
- * a small carried state (an open code fence and the highlighter's state inside it). Soft line
- * breaks are kept as they are: a terminal answer reads better with the model's own line breaks.
- * Pure; never throws.
+ * Finished Markdown blocks, rendered from marked's token tree. The streaming path
+ * (`line-classifier.ts`) shows the block being written; once a block is complete (the reducer
+ * commits complete lines, and holds a table or a list back until it ends) its lines come here:
+ * headings, paragraphs, quotes and rules are lexed by marked, a run of list lines becomes one
+ * marked list (nesting, numbering, task items), a run of table rows one marked table. Code fences
+ * keep the classifier's carried state and lowlight. Pure; never throws: what marked does not read
+ * as the block the classifier saw keeps its streaming rendering.
  */
-import { highlightLine, languageOf, type HighlightState, type Token } from './highlight.js';
-import { parseInline, type Span } from './inline.js';
-import { parseTable, type TableLine } from './table-block.js';
+import { Lexer, type Token, type Tokens } from 'marked';
+import { classifyLine, type MarkdownLine, type MarkdownState } from './line-classifier.js';
+import { parseList } from './list-block.js';
+import { spansOf } from './marked-inline.js';
+import { parseTable } from './table-block.js';
+import type { Span } from './inline.js';
 
-/** What is open at the end of the lines classified so far. */
-export interface MarkdownState {
-  fence?: { marker: string; lang?: string; highlight: HighlightState };
+export type { MarkdownLine, MarkdownState } from './line-classifier.js';
+
+/** A list held back longer than this is committed as it stands (the rest continues nested). */
+export const MAX_HELD_LIST_LINES = 60;
+
+type Kind = MarkdownLine['kind'];
+
+/** A line that can belong to a list run started by an item: items, blank lines, indented text. */
+const inList = (kind: Kind, line: string) => kind === 'item' || kind === 'blank' || (kind === 'text' && /^\s/.test(line));
+
+function quoteSpans(tokens: readonly Token[], out: Span[]): Span[] {
+  for (const t of tokens) {
+    if (t.type === 'blockquote') quoteSpans((t as Tokens.Blockquote).tokens, out);
+    else {
+      if (out.length) out.push({ text: ' ', style: 'plain' });
+      out.push(...spansOf((t as Tokens.Paragraph).tokens ?? [{ type: 'text', raw: t.raw, text: t.raw }]));
+    }
+  }
+  return out;
 }
 
-export type MarkdownLine =
-  | { kind: 'blank' }
-  | { kind: 'heading'; level: number; spans: Span[] }
-  | { kind: 'item'; indent: number; bullet: string; spans: Span[] }
-  | { kind: 'quote'; spans: Span[] }
-  | { kind: 'rule' }
-  | { kind: 'fence'; lang?: string; info: string; open: boolean }
-  | { kind: 'code'; tokens: Token[] }
-  /** One table row as it streams in (held back until the table ends, then replaced). */
-  | { kind: 'table-row'; cells: string[]; separator: boolean }
-  /** A finished table, parsed by marked. */
-  | TableLine
-  | { kind: 'text'; spans: Span[] };
-
-const FENCE = /^ {0,3}(`{3,}|~{3,})\s*([^`]*)$/;
-const HEADING = /^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$/;
-const ITEM = /^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$/;
-const TASK = /^\[([ xX])\]\s+(.*)$/;
-const RULE = /^ {0,3}([-*_])(\s*\1){2,}\s*$/;
-const QUOTE = /^ {0,3}>\s?(.*)$/;
-const TABLE_SEPARATOR = /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/;
-
-/** Classify one line (without its newline) and return the state for the next line. */
-export function classifyLine(line: string, state: MarkdownState): { line: MarkdownLine; state: MarkdownState } {
-  const text = line.replace(/\r$/, '');
-  const fence = state.fence;
-  if (fence) {
-    const close = FENCE.exec(text);
-    if (close && close[1][0] === fence.marker[0] && close[1].length >= fence.marker.length && !close[2].trim()) {
-      return { line: { kind: 'fence', info: '', open: false }, state: {} };
+/** One heading, paragraph, quote or rule line from marked; the classifier's line otherwise. */
+function finishedLine(text: string, fallback: MarkdownLine): MarkdownLine {
+  let tokens: Token[];
+  try {
+    tokens = Lexer.lex(text, { gfm: true }).filter((t) => t.type !== 'space');
+  } catch {
+    return fallback;
+  }
+  const [t] = tokens;
+  if (tokens.length !== 1) return fallback;
+  switch (t.type) {
+    case 'heading':
+      return fallback.kind === 'heading' ? { kind: 'heading', level: (t as Tokens.Heading).depth, spans: spansOf((t as Tokens.Heading).tokens) } : fallback;
+    case 'paragraph': {
+      if (fallback.kind !== 'text') return fallback;
+      const lead = /^\s*/.exec(text)?.[0] ?? '';
+      const spans = spansOf((t as Tokens.Paragraph).tokens);
+      return { kind: 'text', spans: lead ? [{ text: lead, style: 'plain' }, ...spans] : spans };
     }
-    const { tokens, state: highlight } = highlightLine(text, fence.lang, fence.highlight);
-    return { line: { kind: 'code', tokens }, state: { fence: { ...fence, highlight } } };
+    case 'blockquote':
+      return fallback.kind === 'quote' ? { kind: 'quote', spans: quoteSpans((t as Tokens.Blockquote).tokens, []) } : fallback;
+    case 'hr':
+      return fallback.kind === 'rule' ? { kind: 'rule' } : fallback;
+    default:
+      return fallback;
   }
-  const open = FENCE.exec(text);
-  if (open) {
-    const info = open[2].trim();
-    const lang = languageOf(info);
-    return { line: { kind: 'fence', lang, info, open: true }, state: { fence: { marker: open[1], lang, highlight: {} } } };
-  }
-  if (!text.trim()) return { line: { kind: 'blank' }, state };
-  const heading = HEADING.exec(text);
-  if (heading) return { line: { kind: 'heading', level: heading[1].length, spans: parseInline(heading[2]) }, state };
-  if (RULE.test(text)) return { line: { kind: 'rule' }, state };
-  const item = ITEM.exec(text);
-  if (item) {
-    const indent = Math.floor(item[1].replace(/\t/g, '    ').length / 2);
-    const numbered = /\d/.test(item[2][0]);
-    const task = TASK.exec(item[3]);
-    const bullet = task ? (task[1] === ' ' ? '☐' : '☑') : numbered ? item[2] : '•';
-    return { line: { kind: 'item', indent, bullet, spans: parseInline(task ? task[2] : item[3]) }, state };
-  }
-  const quote = QUOTE.exec(text);
-  if (quote) return { line: { kind: 'quote', spans: parseInline(quote[1]) }, state };
-  if (text.trim().startsWith('|') && text.trim().endsWith('|') && text.trim().length > 1) {
-    if (TABLE_SEPARATOR.test(text)) return { line: { kind: 'table-row', cells: [], separator: true }, state };
-    const cells = text.trim().slice(1, -1).split('|').map((c) => c.trim());
-    return { line: { kind: 'table-row', cells, separator: false }, state };
-  }
-  return { line: { kind: 'text', spans: parseInline(text) }, state };
+}
+
+/** End (exclusive) of the list run starting at item `i`, trailing blank lines left out. */
+function listRunEnd(lines: readonly string[], kinds: readonly Kind[], i: number): number {
+  let j = i + 1;
+  while (j < lines.length && inList(kinds[j], lines[j])) j++;
+  while (j > i + 1 && kinds[j - 1] === 'blank') j--;
+  return j;
 }
 
 /**
- * Classify complete lines in order, threading the state. Each run of table rows becomes one
- * finished `table` (marked), or stays rows when marked does not read it as a table.
+ * Render complete lines of finished blocks, threading the fence state from line to line (the
+ * state carries across commits, so a code block may span several).
  */
 export function classifyLines(lines: readonly string[], state: MarkdownState): { lines: MarkdownLine[]; state: MarkdownState } {
-  const out: MarkdownLine[] = [];
+  const streamed: MarkdownLine[] = [];
   let current = state;
-  let run: string[] = [];
-  const endRun = () => {
-    if (run.length === 0) return;
-    const table = parseTable(run);
-    if (table) out.splice(out.length - run.length, run.length, table);
-    run = [];
-  };
   for (const line of lines) {
     const r = classifyLine(line, current);
-    if (r.line.kind === 'table-row') run.push(line);
-    else endRun();
-    out.push(r.line);
+    streamed.push(r.line);
     current = r.state;
   }
-  endRun();
+  const kinds = streamed.map((l) => l.kind);
+  const out: MarkdownLine[] = [];
+  for (let i = 0; i < lines.length; ) {
+    const line = streamed[i];
+    if (line.kind === 'table-row') {
+      let j = i + 1;
+      while (j < lines.length && kinds[j] === 'table-row') j++;
+      const table = parseTable(lines.slice(i, j));
+      out.push(...(table ? [table] : streamed.slice(i, j)));
+      i = j;
+    } else if (line.kind === 'item') {
+      const j = listRunEnd(lines, kinds, i);
+      const margin = /^\s*/.exec(lines[i])?.[0].length ?? 0;
+      const run = lines.slice(i, j).map((l) => l.slice(Math.min(margin, /^\s*/.exec(l)?.[0].length ?? 0)));
+      out.push(...(parseList(run, line.indent) ?? streamed.slice(i, j)));
+      i = j;
+    } else {
+      out.push(line.kind === 'heading' || line.kind === 'text' || line.kind === 'quote' || line.kind === 'rule' ? finishedLine(lines[i], line) : line);
+      i++;
+    }
+  }
   return { lines: out, state: current };
 }
 
 /**
- * How many of the trailing `lines` are table rows that may still grow: the streaming path holds
- * them back so the finished table is parsed (and its columns aligned) as a whole.
+ * How many of the trailing `lines` belong to a block that may still grow, which the streaming
+ * path holds back so the finished block is parsed as a whole: table rows (a blank line ends a
+ * table, so none when `blankAfter`), or a list run (blank lines do not end a list; one held
+ * longer than MAX_HELD_LIST_LINES is let go).
  */
-export function openTableRows(lines: readonly string[], state: MarkdownState): number {
-  const classified = lines.map((line) => {
+export function openBlockRows(lines: readonly string[], state: MarkdownState, blankAfter = false): number {
+  const kinds = lines.map((line) => {
     const r = classifyLine(line, state);
     state = r.state;
     return r.line.kind;
   });
-  let n = 0;
-  while (n < classified.length && classified[classified.length - 1 - n] === 'table-row') n++;
-  return n;
+  let start = kinds.length;
+  if (!blankAfter && kinds[start - 1] === 'table-row') {
+    while (start > 0 && kinds[start - 1] === 'table-row') start--;
+    return kinds.length - start;
+  }
+  while (start > 0 && inList(kinds[start - 1], lines[start - 1])) start--;
+  while (start < kinds.length && kinds[start] !== 'item') start++;
+  const held = kinds.length - start;
+  return held > MAX_HELD_LIST_LINES ? 0 : held;
 }
 
-/** Classify a whole finished text (replay, help). */
+/** Render a whole finished text (replay, help). */
 export function classifyText(text: string): MarkdownLine[] {
   return classifyLines(text.replace(/\n+$/, '').split('\n'), {}).lines;
 }

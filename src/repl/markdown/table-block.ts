@@ -5,7 +5,7 @@
  */
 import { Lexer, type Tokens } from 'marked';
 import stringWidth from 'string-width';
-import { parseInline, type Span } from './inline.js';
+import { spansOf } from './marked-inline.js';
 
 export type Align = 'left' | 'right' | 'center' | null;
 
@@ -17,7 +17,7 @@ export interface TableLine {
   align: Align[];
 }
 
-const visible = (text: string) => parseInline(text).map((s: Span) => s.text).join('');
+const visible = (cell: Tokens.TableCell) => spansOf(cell.tokens).map((s) => s.text).join('');
 
 /** The table in `lines` (its rows, separator included), or undefined when marked sees none. */
 export function parseTable(lines: readonly string[]): TableLine | undefined {
@@ -31,8 +31,8 @@ export function parseTable(lines: readonly string[]): TableLine | undefined {
   if (!table || tokens.some((t) => t.type !== 'table' && t.type !== 'space')) return undefined;
   return {
     kind: 'table',
-    header: table.header.map((c) => visible(c.text)),
-    rows: table.rows.map((row) => row.map((c) => visible(c.text))),
+    header: table.header.map(visible),
+    rows: table.rows.map((row) => row.map(visible)),
     align: table.align,
   };
 }

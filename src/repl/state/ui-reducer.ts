@@ -4,7 +4,7 @@
  * stays a line or two however long the answer gets.
  */
 import { editorReducer, emptyEditor } from '../input/editor.js';
-import { classifyLines, openTableRows, type MarkdownState } from '../markdown/markdown-lines.js';
+import { classifyLines, openBlockRows, type MarkdownState } from '../markdown/markdown-lines.js';
 import {
   NOTICE_AUTO_COMPACTED,
   QUEUE_LIMIT,
@@ -60,13 +60,15 @@ function appendText(s: UiState, text: string): UiState {
   const live = s.live;
   if (!live || !text) return s;
   const pending = live.pending + text;
+  // No new line break: the complete lines held in `pending` were already judged.
+  if (!text.includes('\n')) return { ...s, live: { ...live, pending } };
   const lastNl = pending.lastIndexOf('\n');
-  if (lastNl < 0) return { ...s, live: { ...live, pending } };
   const complete = pending.slice(0, lastNl).split('\n');
   let keep = complete.length;
   while (keep > 0 && isBlank(complete[keep - 1])) keep--;
-  // A table that may still grow is committed whole once it ends (its columns depend on every row).
-  if (keep === complete.length) keep -= openTableRows(complete.slice(0, keep), live.md);
+  // A table or a list that may still grow is committed whole once it ends (a table's columns
+  // depend on every row, a list's nesting and numbering on its items).
+  keep -= openBlockRows(complete.slice(0, keep), live.md, keep < complete.length);
   const held = complete.slice(keep);
   const rest = pending.slice(lastNl + 1);
   const committed = commitLines(s, live, complete.slice(0, keep));
