@@ -23,7 +23,7 @@ import { setMaxRetryWait } from '../llm/core/retry-fetch.js';
 import { emptyUsage } from '../llm/core/usage.js';
 import { interruptedToolResults } from '../session/interrupted.js';
 import { latestSession } from '../session/list.js';
-import { buildConversation, currentModel } from '../session/projection.js';
+import { buildConversation } from '../session/projection.js';
 import type { SessionRecord } from '../session/records.js';
 import { newSessionId, sessionDir, transcriptPath } from '../session/paths.js';
 import { SessionStore } from '../session/store.js';
@@ -110,7 +110,10 @@ export interface LiveSession {
   controller: SessionController;
   /** A new session's store is deferred: nothing is on disk until the first record. */
   store: SessionSink;
-  /** Records on disk when the session was opened (for replay); empty for a new session. */
+  /**
+   * Records on disk when the session was opened; empty for a new session. All of them for the REPL
+   * (replay) and `keen context`; for a headless run only those from the last compaction's batch on.
+   */
   records: SessionRecord[];
   /** The permission policy of the run (the REPL's gate applies it). */
   policy: Policy;
@@ -153,15 +156,20 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
 
   let store: SessionSink | undefined;
   let records: SessionRecord[] = [];
+  let partial = false;
   let mcp: McpManager | undefined;
   try {
     let stored: { provider: string; model: string } | undefined;
     if (resumeId) {
-      const opened = await SessionStore.open(home, opts.cwd, resumeId, { env: opts.env, secrets: configSecrets(config, opts.env) });
+      // A headless run needs only what the next request needs (from the last compaction on); the
+      // REPL replays the whole transcript and `keen context` lists every compaction.
+      const read = opts.interactive || opts.inspect ? 'full' : 'tail';
+      const opened = await SessionStore.open(home, opts.cwd, resumeId, { env: opts.env, secrets: configSecrets(config, opts.env), read });
       store = storeSink(opened.store);
       records = opened.records;
+      partial = opened.partial;
       if (opened.warning) warnings.push(opened.warning);
-      stored = currentModel(records);
+      stored = opened.model;
       // A tool call that was running when Keen died gets its result now: an error saying so.
       const dangling = interruptedToolResults(buildConversation(records));
       if (dangling) {
@@ -288,7 +296,8 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       history: buildConversation(records),
     });
     controller = new SessionController(appState, sink);
-    controller.compactions.push(...storedCompactions(records, appState.toolDefinitions));
+    // Past compactions are listed only from a whole transcript (a partial one starts at the last).
+    if (!partial) controller.compactions.push(...storedCompactions(records, appState.toolDefinitions));
     const liveStore = store;
     return {
       sessionId: store.id,
