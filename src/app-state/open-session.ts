@@ -17,6 +17,7 @@ import { createAdapter } from '../llm/providers/registry.js';
 import { modeHolder, type AgentMode, type ModeHolder } from '../context/agent-mode.js';
 import { loadProjectContext, type ProjectContext } from '../context/project-context.js';
 import { expandSlash, type SlashExpansion } from '../context/slash-expansion.js';
+import { GitStatusCache } from '../context/git-status.js';
 import { buildSystemPrompt } from '../context/system-prompt.js';
 import { redactText, secretValues } from '../session/redact.js';
 import { setMaxRetryWait } from '../llm/core/retry-fetch.js';
@@ -154,6 +155,9 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     resumeId = latest.id;
   }
 
+  // The prompt's git status runs in a child process while the rest starts (never blocking a turn).
+  const git = new GitStatusCache(opts.cwd);
+  git.refresh();
   let store: SessionSink | undefined;
   let records: SessionRecord[] = [];
   let partial = false;
@@ -255,6 +259,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
           mode: mode.get(),
           context: { ...context, skills: tools.some((t) => t.name === 'skill') ? context.skills : [] },
           base: def?.prompt,
+          gitStatus: () => git.text(),
         }),
       model: (name) => {
         if (!name || name === resolved.name) return Promise.resolve(parentModel);
@@ -285,14 +290,17 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     const appState = new AppState({
       client,
       registry: parentRegistry,
-      prepareRequest: liveMcp ? (signal) => liveMcp.waitForStartup(signal) : undefined,
+      // Before each turn: a fresh git status (waited for briefly), and the MCP servers' start.
+      prepareRequest: async (signal) => {
+        await Promise.all([git.beforeTurn(signal), liveMcp?.waitForStartup(signal)]);
+      },
       compaction: compaction.app,
       model: resolved.wireId,
       maxOutputTokens: resolved.info.maxOutputTokens,
       thinkingBudget: config.thinkingBudget,
       sessionId: store.id,
       buildSystemPrompt: () =>
-        buildSystemPrompt({ cwd: opts.cwd, mode: mode.get(), context: loadContext(), subagents: true, base: opts.flags.systemPrompt, append: opts.flags.appendSystemPrompt }),
+        buildSystemPrompt({ cwd: opts.cwd, mode: mode.get(), context: loadContext(), subagents: true, base: opts.flags.systemPrompt, append: opts.flags.appendSystemPrompt, gitStatus: () => git.text() }),
       history: buildConversation(records),
     });
     controller = new SessionController(appState, sink);
@@ -318,11 +326,13 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       expandSlash: (input) => expandSlash(input, loadContext()),
       mcp: liveMcp,
       close: async () => {
+        git.close();
         await liveMcp?.close();
         await liveStore.close();
       },
     };
   } catch (err) {
+    git.close();
     await mcp?.close().catch(() => undefined);
     await store?.close().catch(() => undefined);
     throw err;
