@@ -17,13 +17,14 @@ import { createAdapter } from '../llm/providers/registry.js';
 import { modeHolder, type AgentMode, type ModeHolder } from '../context/agent-mode.js';
 import { loadProjectContext, type ProjectContext } from '../context/project-context.js';
 import { expandSlash, type SlashExpansion } from '../context/slash-expansion.js';
+import { GitStatusCache } from '../context/git-status.js';
 import { buildSystemPrompt } from '../context/system-prompt.js';
 import { redactText, secretValues } from '../session/redact.js';
 import { setMaxRetryWait } from '../llm/core/retry-fetch.js';
 import { emptyUsage } from '../llm/core/usage.js';
 import { interruptedToolResults } from '../session/interrupted.js';
 import { latestSession } from '../session/list.js';
-import { buildConversation, currentModel } from '../session/projection.js';
+import { buildConversation } from '../session/projection.js';
 import type { SessionRecord } from '../session/records.js';
 import { newSessionId, sessionDir, transcriptPath } from '../session/paths.js';
 import { SessionStore } from '../session/store.js';
@@ -86,7 +87,10 @@ export interface LiveSession {
   controller: SessionController;
   /** A new session's store is deferred: nothing is on disk until the first record. */
   store: SessionSink;
-  /** Records on disk when the session was opened (for replay); empty for a new session. */
+  /**
+   * Records on disk when the session was opened; empty for a new session. All of them for the REPL
+   * (replay) and `keen context`; for a headless run only those from the last compaction's batch on.
+   */
   records: SessionRecord[];
   /** The permission policy of the run (the REPL's gate applies it). */
   policy: Policy;
@@ -127,17 +131,25 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     resumeId = latest.id;
   }
 
+  // The prompt's git status runs in a child process while the rest starts (never blocking a turn).
+  const git = new GitStatusCache(opts.cwd);
+  git.refresh();
   let store: SessionSink | undefined;
   let records: SessionRecord[] = [];
+  let partial = false;
   let mcp: McpManager | undefined;
   try {
     let stored: { provider: string; model: string } | undefined;
     if (resumeId) {
-      const opened = await SessionStore.open(home, opts.cwd, resumeId, { env: opts.env, secrets: configSecrets(config, opts.env) });
+      // A headless run needs only what the next request needs (from the last compaction on); the
+      // REPL replays the whole transcript and `keen context` lists every compaction.
+      const read = opts.interactive || opts.inspect ? 'full' : 'tail';
+      const opened = await SessionStore.open(home, opts.cwd, resumeId, { env: opts.env, secrets: configSecrets(config, opts.env), read });
       store = storeSink(opened.store);
       records = opened.records;
+      partial = opened.partial;
       if (opened.warning) warnings.push(opened.warning);
-      stored = currentModel(records);
+      stored = opened.model;
       // A tool call that was running when Keen died gets its result now: an error saying so.
       const dangling = interruptedToolResults(buildConversation(records));
       if (dangling) {
@@ -223,6 +235,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
           mode: mode.get(),
           context: { ...context, skills: tools.some((t) => t.name === 'skill') ? context.skills : [] },
           base: def?.prompt,
+          gitStatus: () => git.text(),
         }),
       model: (name) => {
         if (!name || name === resolved.name) return Promise.resolve(parentModel);
@@ -253,18 +266,22 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     const appState = new AppState({
       client,
       registry: parentRegistry,
-      prepareRequest: liveMcp ? (signal) => liveMcp.waitForStartup(signal) : undefined,
+      // Before each turn: a fresh git status (waited for briefly), and the MCP servers' start.
+      prepareRequest: async (signal) => {
+        await Promise.all([git.beforeTurn(signal), liveMcp?.waitForStartup(signal)]);
+      },
       compaction: compaction.app,
       model: resolved.wireId,
       maxOutputTokens: resolved.info.maxOutputTokens,
       thinkingBudget: config.thinkingBudget,
       sessionId: store.id,
       buildSystemPrompt: () =>
-        buildSystemPrompt({ cwd: opts.cwd, mode: mode.get(), context: loadContext(), subagents: true, base: opts.flags.systemPrompt, append: opts.flags.appendSystemPrompt }),
+        buildSystemPrompt({ cwd: opts.cwd, mode: mode.get(), context: loadContext(), subagents: true, base: opts.flags.systemPrompt, append: opts.flags.appendSystemPrompt, gitStatus: () => git.text() }),
       history: buildConversation(records),
     });
     controller = new SessionController(appState, sink);
-    controller.compactions.push(...storedCompactions(records, appState.toolDefinitions));
+    // Past compactions are listed only from a whole transcript (a partial one starts at the last).
+    if (!partial) controller.compactions.push(...storedCompactions(records, appState.toolDefinitions));
     const liveStore = store;
     return {
       sessionId: store.id,
@@ -285,11 +302,13 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       expandSlash: (input) => expandSlash(input, loadContext()),
       mcp: liveMcp,
       close: async () => {
+        git.close();
         await liveMcp?.close();
         await liveStore.close();
       },
     };
   } catch (err) {
+    git.close();
     await mcp?.close().catch(() => undefined);
     await store?.close().catch(() => undefined);
     throw err;

@@ -1,6 +1,6 @@
-import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import { modeSection, type AgentMode } from './agent-mode.js';
+import { gitStatusSync } from './git-status.js';
 import { INSTRUCTION_FILE_CAP } from './instructions.js';
 import { MEMORY_FILE_CAP } from './memory.js';
 import type { ProjectContext } from './project-context.js';
@@ -26,6 +26,11 @@ export interface SystemPromptInput {
   base?: string;
   /** Added at the end (`--append-system-prompt`). */
   append?: string;
+  /**
+   * The git status text (a session's `GitStatusCache.text`, which never waits). Absent: git runs
+   * here, synchronously, capped (src/context/git-status.ts).
+   */
+  gitStatus?: () => string | undefined;
 }
 
 /**
@@ -42,7 +47,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     `Platform: ${os.platform()} ${os.release()}`,
     `Date: ${now.toISOString().slice(0, 10)}`,
   ];
-  const git = gitStatus(input.cwd);
+  const git = input.gitStatus ? input.gitStatus() : gitStatusSync(input.cwd);
   if (git) env.push(`Git status:\n${git}`);
   parts.push(`# Environment\n${env.join('\n')}`);
   const mode = input.mode && modeSection(input.mode);
@@ -81,25 +86,4 @@ function contextSections(ctx: ProjectContext, subagents: boolean): string[] {
   return parts;
 }
 
-/**
- * Options that keep a repository's own config from running commands when Keen runs git (a model
- * allowed to write files must not get to run code through `.git/config`): no fsmonitor hook, no
- * hooks, no pager, no external diff or textconv.
- */
-export const SAFE_GIT_ARGS = ['-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', '-c', 'core.pager=cat', '-c', 'diff.external=', '--no-pager'];
-
-function gitStatus(cwd: string): string | undefined {
-  try {
-    const out = execFileSync('git', [...SAFE_GIT_ARGS, 'status', '--short', '--branch'], {
-      cwd,
-      encoding: 'utf8',
-      timeout: 2000,
-      stdio: ['ignore', 'pipe', 'ignore'],
-      env: { ...process.env, GIT_OPTIONAL_LOCKS: '0', GIT_PAGER: 'cat', PAGER: 'cat', GIT_EXTERNAL_DIFF: '' },
-    });
-    const lines = out.trimEnd().split('\n');
-    return lines.length > 40 ? [...lines.slice(0, 40), `… ${lines.length - 40} more`].join('\n') : lines.join('\n');
-  } catch {
-    return undefined;
-  }
-}
+export { SAFE_GIT_ARGS } from './git-status.js';

@@ -1,7 +1,7 @@
 import type { ToolCall, ToolMessage } from './core/message.js';
 import type { ToolContext, ToolRegistry } from '../tools/types.js';
 
-/** Concurrent tool calls (e.g. `task`) of one reply run at most this many at a time. */
+/** Concurrent tool calls (read-only tools, `task`) of one reply run at most this many at a time. */
 export const MAX_CONCURRENT_CALLS = 4;
 
 /**
@@ -9,6 +9,8 @@ export const MAX_CONCURRENT_CALLS = 4;
  * neighbouring calls that the registry marks `concurrent` starts together (at most
  * {@link MAX_CONCURRENT_CALLS} at a time) when its first call is reached; every other call runs
  * alone, after the calls before it finished — so a write is never reordered around anything.
+ * Concurrent calls that need a permission ask through the same gate; the REPL's session gate
+ * queues its questions, so they are still asked one at a time (in the order the calls reach it).
  */
 export function callScheduler(calls: readonly ToolCall[], registry: ToolRegistry, ctx: ToolContext): (index: number) => Promise<ToolMessage> {
   const started = new Map<number, Promise<ToolMessage>>();

@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { TRANSCRIPT_FORMAT, validateRecord, type BatchMarker, type SessionRecord } from './records.js';
 import { upgradeRecord } from './upgrade.js';
 
@@ -49,15 +49,22 @@ interface PendingBatch {
   terminated: boolean;
 }
 
-/** Parses and validates lines one at a time; holds back batch records until their batch is whole. */
-class TranscriptParser {
+/**
+ * Parses and validates lines one at a time; holds back batch records until their batch is whole.
+ * A parse may start mid-file (src/session/tail-reader.ts): `lastSeq` is then the seq just before
+ * the first line, `format` the file's, and `tailStart` the offset of that line.
+ */
+export class TranscriptParser {
   readonly records: SessionRecord[] = [];
   readonly problems: TranscriptProblem[] = [];
-  tailStart = 0;
   missingNewline = false;
-  private lastSeq = 0;
-  /** The transcript format, from `session_started` (older records are upgraded as read). */
-  private format = TRANSCRIPT_FORMAT;
+
+  constructor(
+    private lastSeq = 0,
+    /** The transcript format, from `session_started` (older records are upgraded as read). */
+    private format = TRANSCRIPT_FORMAT,
+    public tailStart = 0,
+  ) {}
   private pending: PendingBatch | undefined;
   /**
    * The last accepted record when its seq jumped past `lastSeq + 1`. If the next record's seq
@@ -183,10 +190,25 @@ export async function loadTranscript(path: string): Promise<LoadedTranscript> {
   const fh = await open(path, 'r');
   let size = 0;
   try {
+    size = await parseFrom(fh, parser, 0);
+  } finally {
+    await fh.close();
+  }
+  const { records, problems, tailStart, missingNewline } = parser;
+  return { path, records, problems, warning: describeProblems(path, problems), size, tailStart, missingNewline };
+}
+
+/**
+ * Feed the lines of `fh` from byte `from` (a line start) to the end into `parser`, in 4 MB
+ * chunks; line numbers count from 1 at `from`. Returns the file size read.
+ */
+export async function parseFrom(fh: FileHandle, parser: TranscriptParser, from: number): Promise<number> {
+  let size = from;
+  {
     let carry: Buffer[] = []; // bytes of a line that continues into the next chunk(s)
     let carryOffset = 0;
     let lineNo = 0;
-    let position = 0;
+    let position = from;
     const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
     for (;;) {
       const { bytesRead } = await fh.read(chunk, 0, CHUNK_BYTES, position);
@@ -215,11 +237,8 @@ export async function loadTranscript(path: string): Promise<LoadedTranscript> {
     size = position;
     if (carry.length > 0) parser.line(Buffer.concat(carry).toString('utf8'), lineNo + 1, carryOffset, size, false);
     parser.finish();
-  } finally {
-    await fh.close();
   }
-  const { records, problems, tailStart, missingNewline } = parser;
-  return { path, records, problems, warning: describeProblems(path, problems), size, tailStart, missingNewline };
+  return size;
 }
 
 /** One line summarising what was skipped, or undefined when nothing was. */

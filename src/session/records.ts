@@ -80,6 +80,13 @@ export interface CompactionAppliedRecord extends Envelope<'compaction_applied'> 
   status: string;
   /** The system-free history that replaces everything before this record. */
   messages: Message[];
+  /**
+   * The provider and model in effect when it was written (stamped by the store; absent in
+   * transcripts written before it did). Lets an open start at the last compaction without reading
+   * what is before it for a `model_changed`.
+   */
+  provider?: string;
+  model?: string;
 }
 
 export interface ModelChangedRecord extends Envelope<'model_changed'> {
@@ -236,6 +243,8 @@ export const recordSchema = z.discriminatedUnion('kind', [
     mode: z.enum(['manual', 'auto']),
     status: z.string(),
     messages: z.array(messageSchema),
+    provider: z.string().optional(),
+    model: z.string().optional(),
   }),
   z.object({ ...envelope, kind: z.literal('model_changed'), provider: z.string(), model: z.string() }),
   z.object({

@@ -13,7 +13,9 @@ import {
   projectDir,
   sessionDir,
 } from './paths.js';
+import { currentModel } from './projection.js';
 import { loadTranscript, type LoadedTranscript } from './reader.js';
+import { loadTranscriptTail, type TailTranscript } from './tail-reader.js';
 import { TRANSCRIPT_FORMAT, recordSchema, type NewRecord, type SessionRecord } from './records.js';
 import { redactedJsonLine, redactText, secretValues } from './redact.js';
 
@@ -69,10 +71,29 @@ export interface CreateSessionOptions extends StoreOptions {
   id?: string;
 }
 
+/** How `SessionStore.open` reads the transcript. */
+export interface OpenOptions extends StoreOptions {
+  /**
+   * `full` (default): every record. `tail`: only what continuing needs — the records from the
+   * batch of the last compaction on (src/session/tail-reader.ts); `transcript()` reads the rest.
+   */
+  read?: 'full' | 'tail';
+}
+
 export interface OpenedSession {
   store: SessionStore;
-  /** The valid records on disk when the session was opened, in seq order. */
+  /**
+   * The valid records on disk when the session was opened, in seq order: all of them, or with
+   * `read: 'tail'` possibly only those from the last compaction's batch on (see `partial`). Either
+   * way `buildConversation(records)` is the history a full load gives.
+   */
   records: SessionRecord[];
+  /** True when `records` start at the last compaction's batch. */
+  partial: boolean;
+  /** The provider and model in effect at the end (what `currentModel` of all records gives). */
+  model?: { provider: string; model: string };
+  /** Every record (replay, audit): read from disk on the first call, then cached. */
+  transcript(): Promise<LoadedTranscript>;
   /** One line for the user if damaged lines were skipped (print it once), else undefined. */
   warning?: string;
 }
@@ -83,6 +104,8 @@ export class SessionStore {
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
   private broken: KeenError | undefined;
+  /** The provider and model in effect: stamped on compaction records (see CompactionAppliedRecord). */
+  private model: { provider: string; model: string } | undefined;
 
   private constructor(
     readonly id: string,
@@ -141,6 +164,7 @@ export class SessionStore {
       await syncDir(dir);
       await syncDir(parent);
       const store = new SessionStore(id, dir, fh, lock, opts, 0, 0);
+      store.model = { provider: opts.provider, model: opts.model };
       await store.append({
         kind: 'session_started',
         format: TRANSCRIPT_FORMAT,
@@ -169,7 +193,7 @@ export class SessionStore {
    * next append starts on a clean line. Throws a one-line KeenError for a malformed or unknown
    * id, or when another live process has the session open.
    */
-  static async open(home: string, cwd: string, id: string, opts: StoreOptions = {}): Promise<OpenedSession> {
+  static async open(home: string, cwd: string, id: string, opts: OpenOptions = {}): Promise<OpenedSession> {
     const dir = sessionDir(home, cwd, id);
     const path = join(dir, TRANSCRIPT_FILE);
     try {
@@ -181,18 +205,23 @@ export class SessionStore {
     const lock = await acquireLock(join(dir, LOCK_FILE), id);
     let fh: FileHandle | undefined;
     try {
-      const loaded = await loadTranscript(path);
+      const loaded: TailTranscript =
+        opts.read === 'tail' ? await loadTranscriptTail(path) : await loadTranscript(path).then((l) => ({ ...l, partial: false, model: currentModel(l.records) }));
       const started = loaded.records[0];
-      if (started?.kind === 'session_started' && started.format > TRANSCRIPT_FORMAT) {
+      if (!loaded.partial && started?.kind === 'session_started' && started.format > TRANSCRIPT_FORMAT) {
         throw new KeenError(`session ${id} was written by a newer Keen (transcript format ${started.format}); upgrade Keen to resume it`);
       }
       fh = await open(path, 'a', 0o600);
       const size = await repairTail(fh, dir, loaded);
       const lastSeq = loaded.records.length > 0 ? loaded.records[loaded.records.length - 1].seq : 0;
       const store = new SessionStore(id, dir, fh, lock, opts, lastSeq, size);
+      store.model = loaded.model;
       const moved = loaded.tailStart < loaded.size ? `; the damaged bytes were moved to ${join(dir, CORRUPT_FILE)}` : '';
       const warning = loaded.warning === undefined ? undefined : `${loaded.warning}${moved}`;
-      return { store, records: loaded.records, warning };
+      let whole: Promise<LoadedTranscript> | undefined = loaded.partial ? undefined : Promise.resolve(loaded);
+      // Read after the repair above, so it sees the file as the store will append to it.
+      const transcript = () => (whole ??= loadTranscript(path));
+      return { store, records: loaded.records, partial: loaded.partial, model: loaded.model, warning, transcript };
     } catch (err) {
       await fh?.close().catch(() => undefined);
       await lock.release();
@@ -242,7 +271,7 @@ export class SessionStore {
     const first = this.nextSeq;
     const ts = new Date().toISOString();
     const marker = batch && input.length > 1 ? { first_seq: first, count: input.length } : undefined;
-    const records = input.map((r, i) => envelope(r, first + i, ts, marker));
+    const records = input.map((r, i) => envelope(this.stamp(r), first + i, ts, marker));
     for (const r of records) {
       const checked = recordSchema.safeParse(r);
       if (!checked.success) {
@@ -272,7 +301,14 @@ export class SessionStore {
     }
     this.size = before + bytes.length;
     this.nextSeq = first + records.length;
+    for (const r of records) if (r.kind === 'model_changed') this.model = { provider: r.provider, model: r.model };
     return records;
+  }
+
+  /** A compaction record gains the model in effect, so a later open can start at it. */
+  private stamp(r: NewRecord): NewRecord {
+    if (r.kind !== 'compaction_applied' || !this.model || (r.provider !== undefined && r.model !== undefined)) return r;
+    return { ...r, provider: this.model.provider, model: this.model.model };
   }
 }
 

@@ -47,6 +47,7 @@ export const globTool = defineTool({
     `the workspace, sorted, at most ${GLOB_MAX_RESULTS}. Use grep to search file contents.`,
   schema,
   mutating: false,
+  concurrent: true,
   describe: (args, ctx) => describeDirRead('glob', `glob ${args.pattern}`, ctx, args.path),
   async run(args, ctx) {
     const dir = await resolveDir(ctx, args.path);

@@ -29,6 +29,7 @@ export const grepTool = defineTool({
     `with files_only. Output is capped at ${GREP_MAX_LINES} lines; narrow with path or glob when it is cut.`,
   schema,
   mutating: false,
+  concurrent: true,
   async describe(args, ctx) {
     const abs = resolveReadPath(ctx.cwd, args.path ?? '.', workspaceRoots(ctx));
     return { tool: 'grep', summary: `grep ${args.pattern} in ${displayPath(ctx.cwd, abs)}`, access: 'read', paths: [await realPath(abs)] };

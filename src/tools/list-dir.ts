@@ -20,6 +20,7 @@ export const listDirTool = defineTool({
     'Use glob to find files deeper down.',
   schema,
   mutating: false,
+  concurrent: true,
   describe: (args, ctx) => describeDirRead('list_dir', 'list', ctx, args.path),
   async run(args, ctx) {
     const dir = await resolveDir(ctx, args.path);

@@ -192,6 +192,7 @@ export const readFileTool = defineTool({
     'paths may be read anywhere. Binary files are refused. Use list_dir for directories.',
   schema,
   mutating: false,
+  concurrent: true,
   async describe(args, ctx) {
     const abs = resolveReadPath(ctx.cwd, args.path, workspaceRoots(ctx));
     return { tool: 'read_file', summary: `read ${displayPath(ctx.cwd, abs)}`, access: 'read', paths: [await realPath(abs)] };

@@ -28,6 +28,7 @@ export function createRecallTool(read: ArtifactReader): Tool {
       'Read again a tool output that was removed from the conversation to free context. Old outputs are replaced by a handle like "[artifact#12] read_file {...} — output removed", and summaries list handles under <artifact_index>. Pass the handle; optionally start_line/end_line (1-based, inclusive) for part of it.',
     schema,
     mutating: false,
+    concurrent: true,
     async run(args) {
       const n = artifactNumber(args.artifact);
       if (n === undefined) throw new ToolError(`recall: "${args.artifact}" is not an artifact handle; pass one like "artifact#12"`);

@@ -59,6 +59,6 @@ export interface ToolImage {
 export interface ToolRegistry {
   definitions(): ToolDefinition[];
   execute(call: ToolCall, ctx: ToolContext): Promise<ToolMessage>;
-  /** Calls of this tool may run at the same time as neighbouring calls of such tools (e.g. `task`). */
+  /** Calls of this tool may run at the same time as neighbouring calls of such tools (read-only tools, `task`). */
   concurrent?(name: string): boolean;
 }

@@ -16,7 +16,7 @@ export interface McpToolCaller {
 /**
  * An MCP tool as a Keen tool: `mcp__<server>__<tool>`, the server's description and input schema
  * (adapted where providers would refuse it, and then said so). Tools annotated
- * `readOnlyHint: true` run freely; every other tool asks the permission gate, whose request names
+ * `readOnlyHint: true` run freely (and concurrently with their read-only neighbours); every other tool asks the permission gate, whose request names
  * the server and the tool and carries the arguments as detail.
  */
 export function adaptMcpTool(server: string, tool: McpTool, call: McpToolCaller, name = mcpToolName(server, tool.name)): Tool {
@@ -33,6 +33,8 @@ export function adaptMcpTool(server: string, tool: McpTool, call: McpToolCaller,
     schema: anyObject,
     inputSchema: schema,
     mutating: tool.annotations?.readOnlyHint !== true,
+    // Read-only calls of one reply run side by side (src/llm/concurrent-calls.ts); the rest one at a time.
+    concurrent: tool.annotations?.readOnlyHint === true,
     describe: (args: Record<string, unknown>) => {
       const json = JSON.stringify(args);
       return {

@@ -1,0 +1,189 @@
+import { execFileSync, spawn } from 'node:child_process';
+
+/**
+ * The `git status` of the system prompt, run so that it never stalls a turn: in a child process
+ * (the event loop stays free), capped in time and in output, and cut with a note that says so.
+ * A session starts it when it opens and refreshes it before each turn (`GitStatusCache`).
+ */
+
+/**
+ * Options that keep a repository's own config from running commands when Keen runs git (a model
+ * allowed to write files must not get to run code through `.git/config`): no fsmonitor hook, no
+ * hooks, no pager, no external diff or textconv.
+ */
+export const SAFE_GIT_ARGS = ['-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', '-c', 'core.pager=cat', '-c', 'diff.external=', '--no-pager'];
+
+/** git is stopped after this long (a repository of 100,000 files can take seconds). */
+export const GIT_STATUS_TIMEOUT_MS = 2000;
+/** At most this many bytes of output are read; git is stopped beyond them. */
+export const GIT_STATUS_MAX_BYTES = 16 << 10;
+/** At most this many lines go into the prompt. */
+export const GIT_STATUS_MAX_LINES = 40;
+/** A turn waits at most this long for a refresh in flight, then uses the last finished one. */
+export const GIT_STATUS_TURN_WAIT_MS = 250;
+
+/** What one run produced. */
+export interface GitStatusRun {
+  /** The output read (possibly cut). Undefined when git is missing or this is no repository. */
+  output?: string;
+  /** git was stopped at the output cap. */
+  cut?: boolean;
+  /** git was stopped at the time cap (`output` then holds what it printed before). */
+  timedOut?: boolean;
+}
+
+export interface GitStatusOptions {
+  timeoutMs?: number;
+  maxBytes?: number;
+  /** The command run, for tests of the caps (default: git with SAFE_GIT_ARGS). */
+  command?: { file: string; args: string[] };
+}
+
+const ARGS = [...SAFE_GIT_ARGS, 'status', '--short', '--branch'];
+
+function gitEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, GIT_OPTIONAL_LOCKS: '0', GIT_PAGER: 'cat', PAGER: 'cat', GIT_EXTERNAL_DIFF: '' };
+}
+
+/** The prompt text of a run: at most GIT_STATUS_MAX_LINES lines, and a line saying what was cut. Pure. */
+export function formatGitStatus(run: GitStatusRun, timeoutMs = GIT_STATUS_TIMEOUT_MS): string | undefined {
+  if (run.output === undefined) return undefined;
+  let lines = run.output.replace(/\n$/, '').split('\n');
+  // A cut run's last line may be partial: drop it.
+  if ((run.cut || run.timedOut) && !run.output.endsWith('\n')) lines = lines.slice(0, -1);
+  lines = lines.filter((l) => l !== '');
+  const more = lines.length > GIT_STATUS_MAX_LINES ? lines.length - GIT_STATUS_MAX_LINES : 0;
+  const shown = lines.slice(0, GIT_STATUS_MAX_LINES);
+  if (run.timedOut) shown.push(`… git status did not finish within ${timeoutMs / 1000} s; ${shown.length ? 'the list is incomplete' : 'status unknown'}`);
+  else if (run.cut) shown.push(`… more changes not shown (output cut at ${GIT_STATUS_MAX_BYTES >> 10} KB)`);
+  else if (more > 0) shown.push(`… ${more} more`);
+  return shown.join('\n');
+}
+
+/** Run git status in a child process, capped; resolves when it ended or was stopped. Never rejects. */
+export function readGitStatus(cwd: string, opts: GitStatusOptions = {}): { done: Promise<GitStatusRun>; stop: () => void } {
+  const timeoutMs = opts.timeoutMs ?? GIT_STATUS_TIMEOUT_MS;
+  const maxBytes = opts.maxBytes ?? GIT_STATUS_MAX_BYTES;
+  const { file, args } = opts.command ?? { file: 'git', args: ARGS };
+  let stop = () => {};
+  const done = new Promise<GitStatusRun>((resolve) => {
+    let child;
+    try {
+      child = spawn(file, args, { cwd, env: gitEnv(), stdio: ['ignore', 'pipe', 'ignore'] });
+    } catch {
+      resolve({});
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    let cut = false;
+    let timedOut = false;
+    const kill = () => child.kill('SIGKILL');
+    stop = kill;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      kill();
+    }, timeoutMs);
+    timer.unref();
+    // Neither the child nor its pipe keeps Keen alive at exit.
+    child.unref();
+    (child.stdout as unknown as { unref?: () => void }).unref?.();
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (cut) return;
+      const room = maxBytes - bytes;
+      chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+      bytes += Math.min(chunk.length, room);
+      if (bytes >= maxBytes) {
+        cut = true;
+        kill();
+      }
+    });
+    child.on('error', () => {
+      clearTimeout(timer);
+      resolve({});
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const output = Buffer.concat(chunks).toString('utf8');
+      if (cut || timedOut) resolve({ output, cut, timedOut: timedOut && !cut });
+      else resolve(code === 0 ? { output } : {});
+    });
+  });
+  return { done, stop: () => stop() };
+}
+
+/**
+ * The same, synchronously (for callers without a session, e.g. a one-off prompt): blocks for at
+ * most the time cap.
+ */
+export function gitStatusSync(cwd: string): string | undefined {
+  try {
+    const out = execFileSync('git', ARGS, { cwd, encoding: 'utf8', timeout: GIT_STATUS_TIMEOUT_MS, maxBuffer: GIT_STATUS_MAX_BYTES, stdio: ['ignore', 'pipe', 'ignore'], env: gitEnv() });
+    return formatGitStatus({ output: out });
+  } catch (err) {
+    const e = err as { code?: string; stdout?: string; signal?: string };
+    if (e.code === 'ENOBUFS' && typeof e.stdout === 'string') return formatGitStatus({ output: e.stdout, cut: true });
+    if (e.code === 'ETIMEDOUT' || e.signal === 'SIGTERM') return formatGitStatus({ output: typeof e.stdout === 'string' ? e.stdout : '', timedOut: true });
+    return undefined;
+  }
+}
+
+/**
+ * A session's git status: started when the session opens, refreshed before each turn. `text()`
+ * never waits; `beforeTurn()` starts a refresh and waits for it at most GIT_STATUS_TURN_WAIT_MS,
+ * so a slow repository costs a turn that much at most and the prompt shows the last finished run.
+ */
+export class GitStatusCache {
+  private last: string | undefined;
+  private finished = false;
+  private running: { done: Promise<void>; stop: () => void } | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly cwd: string,
+    private readonly opts: GitStatusOptions & { turnWaitMs?: number } = {},
+  ) {}
+
+  /** Start a run unless one is in flight. */
+  refresh(): void {
+    if (this.running || this.closed) return;
+    const run = readGitStatus(this.cwd, this.opts);
+    const done = run.done.then((result) => {
+      if (this.running?.done === done) this.running = undefined;
+      this.last = formatGitStatus(result, this.opts.timeoutMs);
+      this.finished = true;
+    });
+    this.running = { done, stop: run.stop };
+  }
+
+  /** Refresh, and wait for the run in flight at most the turn wait (or until `signal` aborts). */
+  async beforeTurn(signal?: AbortSignal): Promise<void> {
+    this.refresh();
+    const running = this.running;
+    if (!running) return;
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    await Promise.race([
+      running.done,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, this.opts.turnWaitMs ?? GIT_STATUS_TURN_WAIT_MS);
+        onAbort = resolve;
+        signal?.addEventListener('abort', onAbort, { once: true });
+      }),
+    ]);
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+  }
+
+  /** The prompt text of the last finished run; a note while the first one is still running. */
+  text(): string | undefined {
+    if (this.finished) return this.last;
+    return this.running ? '… git status is still running (a large repository?); not shown yet' : undefined;
+  }
+
+  /** Stop a run in flight; no more runs. */
+  close(): void {
+    this.closed = true;
+    this.running?.stop();
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * The system prompt's git status never stalls a turn: it runs in a child process, is stopped at
+ * a time cap and an output cap, and says when it was cut. Against real git repositories; the time
+ * cap against a command that never ends (no test waits on a clock to pass or fail).
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { GIT_STATUS_MAX_LINES, GitStatusCache, formatGitStatus, readGitStatus } from '../../src/context/git-status.js';
+import { buildSystemPrompt } from '../../src/context/system-prompt.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function repo(files: number): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-git-'));
+  dirs.push(dir);
+  execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: dir });
+  for (let i = 0; i < files; i++) fs.writeFileSync(path.join(dir, `file-${String(i).padStart(3, '0')}.txt`), 'x\n');
+  return dir;
+}
+
+/** A stand-in that prints a branch line and then never ends (a huge repository's git status). */
+const HANGS = { file: process.execPath, args: ['-e', "process.stdout.write('## main\\n?? a.txt\\n'); setInterval(() => {}, 1000)"] };
+
+describe('git status in the system prompt', () => {
+  it('runs asynchronously at session open and shows at most 40 lines, saying how many were left out', async () => {
+    const dir = repo(60);
+    const git = new GitStatusCache(dir);
+    git.refresh();
+    await git.beforeTurn();
+    const text = git.text()!;
+    const lines = text.split('\n');
+    expect(lines[0]).toBe('## No commits yet on main');
+    expect(lines).toHaveLength(GIT_STATUS_MAX_LINES + 1);
+    expect(lines.at(-1)).toBe(`… ${61 - GIT_STATUS_MAX_LINES} more`);
+    const prompt = buildSystemPrompt({ cwd: dir, gitStatus: () => git.text() });
+    expect(prompt).toContain('Git status:\n## No commits yet on main\n?? file-000.txt');
+    git.close();
+  });
+
+  it('stops git at the output cap and says the list was cut', async () => {
+    const dir = repo(60);
+    const run = await readGitStatus(dir, { maxBytes: 200 }).done;
+    expect(run.cut).toBe(true);
+    expect(run.output!.length).toBeLessThanOrEqual(200);
+    const text = formatGitStatus(run)!;
+    expect(text.split('\n').at(-1)).toMatch(/^… more changes not shown \(output cut at \d+ KB\)$/);
+    // Only whole lines are shown.
+    for (const line of text.split('\n').slice(1, -1)) expect(line).toMatch(/^\?\? file-\d{3}\.txt$/);
+  });
+
+  it('stops a git status that does not finish at the time cap and says so', async () => {
+    const run = await readGitStatus(os.tmpdir(), { timeoutMs: 100, command: HANGS }).done;
+    expect(run.timedOut).toBe(true);
+    expect(formatGitStatus(run, 100)!.split('\n').at(-1)).toMatch(/^… git status did not finish within 0\.1 s; (the list is incomplete|status unknown)$/);
+  });
+
+  it('a cut run keeps the whole lines it printed and drops a partial last one', () => {
+    expect(formatGitStatus({ output: '## main\n?? a.txt\n?? b.t', timedOut: true }, 2000)).toBe('## main\n?? a.txt\n… git status did not finish within 2 s; the list is incomplete');
+    expect(formatGitStatus({ output: '', timedOut: true }, 2000)).toBe('… git status did not finish within 2 s; status unknown');
+    expect(formatGitStatus({ output: '## main\n M a.ts\n' })).toBe('## main\n M a.ts');
+    expect(formatGitStatus({})).toBeUndefined();
+  });
+
+  it('a turn waits for a slow status only briefly and goes on with a note; close stops git', async () => {
+    const git = new GitStatusCache(os.tmpdir(), { timeoutMs: 600_000, turnWaitMs: 20, command: HANGS });
+    git.refresh();
+    // Resolves although the command never ends: the turn is not held up by git.
+    await git.beforeTurn();
+    expect(git.text()).toBe('… git status is still running (a large repository?); not shown yet');
+    git.close();
+  });
+
+  it('outside a repository there is no git status line', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-nogit-'));
+    dirs.push(dir);
+    const git = new GitStatusCache(dir);
+    git.refresh();
+    await git.beforeTurn();
+    // git exits non-zero in a folder that is no repository (unless a parent is one).
+    const inRepo = (() => {
+      try {
+        execFileSync('git', ['rev-parse'], { cwd: dir, stdio: 'ignore' });
+        return true;
+      } catch {
+        return false;
+      }
+    })();
+    if (!inRepo) expect(buildSystemPrompt({ cwd: dir, gitStatus: () => git.text() })).not.toContain('Git status');
+    git.close();
+  });
+
+  it('the asynchronous run keeps the safe options: a repository cannot run its fsmonitor or pager', async () => {
+    const dir = repo(1);
+    const marker = path.join(dir, 'PWNED');
+    execFileSync('git', ['config', 'core.fsmonitor', `touch ${marker}; echo`], { cwd: dir });
+    execFileSync('git', ['config', 'core.pager', `touch ${marker}; cat`], { cwd: dir });
+    const git = new GitStatusCache(dir);
+    git.refresh();
+    await git.beforeTurn();
+    expect(git.text()).toContain('?? file-000.txt');
+    expect(fs.existsSync(marker)).toBe(false);
+    git.close();
+  });
+});
