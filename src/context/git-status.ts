@@ -1,4 +1,5 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { type ChildProcessByStdio, execFileSync, spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
 
 /**
  * The `git status` of the system prompt, run so that it never stalls a turn: in a child process
@@ -67,7 +68,7 @@ export function readGitStatus(cwd: string, opts: GitStatusOptions = {}): { done:
   const { file, args } = opts.command ?? { file: 'git', args: ARGS };
   let stop = () => {};
   const done = new Promise<GitStatusRun>((resolve) => {
-    let child;
+    let child: ChildProcessByStdio<null, Readable, null>;
     try {
       child = spawn(file, args, { cwd, env: gitEnv(), stdio: ['ignore', 'pipe', 'ignore'] });
     } catch {

@@ -86,4 +86,4 @@ function contextSections(ctx: ProjectContext, subagents: boolean): string[] {
   return parts;
 }
 
-export { SAFE_GIT_ARGS } from './git-status.js';
+
