@@ -2,10 +2,12 @@ import { KeenError } from '../errors.js';
 import { openCliSession } from './open-cli-session.js';
 import type { RunFlags } from '../app-state/flags.js';
 
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
 /**
  * `keen compact [--session ID | --continue] [FOCUS]`: the manual compaction of the REPL, on a
  * stored session. Streams the summary to stdout, persists it and exits 0; on failure exits
- * non-zero with the transcript unchanged.
+ * non-zero with the transcript unchanged; SIGINT, SIGTERM and SIGHUP cancel it (exit 130, unchanged).
  */
 export async function runCompactCommand(focus: string | undefined, flags: RunFlags): Promise<number> {
   if (!flags.session && !flags.continue) throw new KeenError('keen compact needs --session <id> or --continue (list sessions with `keen sessions`)');
@@ -15,8 +17,13 @@ export async function runCompactCommand(focus: string | undefined, flags: RunFla
     throw new KeenError(`session ${session.sessionId} has no conversation to compact`);
   }
   const controller = new AbortController();
-  const onSigint = () => controller.abort();
-  process.once('SIGINT', onSigint);
+  // Ctrl+C, kill and a closed terminal (SIGHUP) all cancel the compaction the same way (as a
+  // headless turn does): the transcript stays unchanged and Keen exits 130. A second signal exits at once.
+  const onSignal = () => {
+    if (controller.signal.aborted) process.exit(130);
+    controller.abort();
+  };
+  for (const sig of SIGNALS) process.on(sig, onSignal);
   let failure: string | undefined;
   let kind = '';
   let applied = false;
@@ -32,7 +39,7 @@ export async function runCompactCommand(focus: string | undefined, flags: RunFla
       } else if (ev.type === 'compaction_done') applied = true;
     }
   } finally {
-    process.off('SIGINT', onSigint);
+    for (const sig of SIGNALS) process.off(sig, onSignal);
     await session.close();
   }
   if (wrote && !wrote.endsWith('\n')) process.stdout.write('\n');

@@ -19,6 +19,25 @@ function markdown(text: string): NewItem | undefined {
   return trimmed ? { kind: 'markdown', lines: classifyText(trimmed), lead: true } : undefined;
 }
 
+const WRAPPED_RE = /^<compacted_context>\n?([\s\S]*?)\n?<\/compacted_context>/;
+const INDEX_RE = /<artifact_index>[\s\S]*?<\/artifact_index>/g;
+
+/**
+ * What the user sees of a stored summary message: the summary text without the
+ * `<compacted_context>` wrapper, the artifact index (meant for the model) or a
+ * `<last_user_message>` block, and how many artifacts the index listed.
+ */
+export function summaryForDisplay(content: string): { summary: string; artifacts: number } {
+  const inner = WRAPPED_RE.exec(content)?.[1] ?? content;
+  let artifacts = 0;
+  for (const block of inner.match(INDEX_RE) ?? []) artifacts += block.split('\n').filter((l) => /^- artifact#\d+/.test(l.trim())).length;
+  return { summary: inner.replace(INDEX_RE, '').trim(), artifacts };
+}
+
+function artifactsLine(n: number): string {
+  return `${n} earlier tool ${n === 1 ? 'output is' : 'outputs are'} stored; the model can recall ${n === 1 ? 'it' : 'them'}`;
+}
+
 export function replayItems(records: readonly SessionRecord[], limit = REPLAY_LIMIT): NewItem[] {
   const bySeq = new Map(records.map((r) => [r.seq, r]));
   const items: NewItem[] = [];
@@ -50,9 +69,11 @@ export function replayItems(records: readonly SessionRecord[], limit = REPLAY_LI
           break;
         }
         const record = bySeq.get(r.seq);
-        const summary = record?.kind === 'compaction_applied' ? record.messages.find((m) => m.role === 'user')?.content : undefined;
-        const item = summary ? markdown(summary) : undefined;
+        const stored = record?.kind === 'compaction_applied' ? record.messages.find((m) => m.role === 'user')?.content : undefined;
+        const shown = stored ? summaryForDisplay(stored) : undefined;
+        const item = shown ? markdown(shown.summary) : undefined;
         if (item) items.push(item);
+        if (shown && shown.artifacts > 0) items.push({ kind: 'notice', text: artifactsLine(shown.artifacts), tone: 'muted' });
         items.push({ kind: 'notice', text: r.status || MANUAL_COMPACTION_STATUS, tone: 'success' });
         break;
       }

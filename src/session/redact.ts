@@ -6,7 +6,9 @@
  * directory must not turn every path in a transcript into `[REDACTED]`.
  */
 
-export const REDACTED = '[REDACTED]';
+import { REDACTED, redactFormats } from '../secret-formats.js';
+
+export { REDACTED };
 
 /** The credentials Keen itself reads from the environment. */
 export const KEEN_CREDENTIAL_VARS: readonly string[] = [
@@ -51,38 +53,11 @@ export function secretValues(env: NodeJS.ProcessEnv = process.env, extra: readon
   return [...found].sort((a, b) => b.length - a.length);
 }
 
-/** Well-known credential formats, redacted wherever they appear. */
-const FORMATS: { re: RegExp; keep?: number }[] = [
-  { re: /\bsk-[A-Za-z0-9_-]{16,}/g }, // Anthropic (sk-ant-…), OpenAI (sk-…, sk-proj-…)
-  { re: /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}/g }, // GitHub tokens
-  { re: /\bgithub_pat_[A-Za-z0-9_]{20,}/g },
-  { re: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g }, // AWS access key ids
-  { re: /\bAIza[0-9A-Za-z_-]{35}/g }, // Google API keys
-  { re: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g }, // Slack
-  { re: /\beyJ[A-Za-z0-9_-]{6,}\.eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}/g }, // JWTs
-];
-/** `Bearer <token>`: the word stays, the token goes. */
-const BEARER = /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{12,}/gi;
-/** `https://user:secret@host`: the credentials in a URL. */
-const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/\s@'"]+@/gi;
-/** `?key=…`, `&access_token=…`: credentials in a query string. */
-const QUERY_SECRET = /([?&](?:api[_-]?key|key|token|access_token|auth|signature|sig|password)=)[^&\s#'"]+/gi;
-
-/** True when `text` may hold a credential in a known format (cheap pre-check). */
-function mayHoldFormat(text: string): boolean {
-  return /sk-|gh[pousr]_|github_pat_|AKIA|ASIA|AIza|xox|eyJ|bearer|:\/\/|[?&][a-z_-]+=/i.test(text);
-}
-
 /** `text` with every secret value and every known credential format replaced by `[REDACTED]`. */
 export function redactText(text: string, secrets: readonly string[] = []): string {
   let out = text;
   for (const s of secrets) if (out.includes(s)) out = out.replaceAll(s, REDACTED);
-  if (!mayHoldFormat(out)) return out;
-  for (const { re } of FORMATS) out = out.replace(re, REDACTED);
-  out = out.replace(BEARER, `$1${REDACTED}`);
-  out = out.replace(URL_USERINFO, `$1${REDACTED}@`);
-  out = out.replace(QUERY_SECRET, `$1${REDACTED}`);
-  return out;
+  return redactFormats(out);
 }
 
 /**

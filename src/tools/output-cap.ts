@@ -1,6 +1,17 @@
+import { redactFormats } from '../secret-formats.js';
+
+/**
+ * Characters kept beyond each cut so a credential straddling it is still whole when it is
+ * redacted: longer than any key format (a JWT of a few KB excepted, of which the header is left).
+ */
+export const REDACT_SLACK_CHARS = 4096;
+
 /**
  * Keeps the head and the tail of a stream of text and counts what falls between, so a tool can
- * return bounded output that still says exactly how much was cut.
+ * return bounded output that still says exactly how much was cut. When it cuts, known credential
+ * formats are redacted BEFORE the cut (with REDACT_SLACK_CHARS of context on each side), so a
+ * token cut in half cannot leak the half the store's redaction would no longer recognise. Output
+ * returned whole is left as it is (the store redacts it).
  */
 export class HeadTailBuffer {
   private head = '';
@@ -18,7 +29,7 @@ export class HeadTailBuffer {
     if (text === '') return;
     this.total += text.length;
     for (let k = text.indexOf('\n'); k !== -1; k = text.indexOf('\n', k + 1)) this.newlines++;
-    const room = this.headChars - this.head.length;
+    const room = this.headChars + REDACT_SLACK_CHARS - this.head.length;
     if (room > 0) {
       this.head += text.slice(0, room);
       text = text.slice(room);
@@ -26,7 +37,7 @@ export class HeadTailBuffer {
     }
     this.tail.push(text);
     this.tailLength += text.length;
-    while (this.tail.length > 1 && this.tailLength - this.tail[0].length >= this.tailChars) {
+    while (this.tail.length > 1 && this.tailLength - this.tail[0].length >= this.tailChars + REDACT_SLACK_CHARS) {
       this.tailLength -= this.tail.shift()!.length;
     }
   }
@@ -37,11 +48,14 @@ export class HeadTailBuffer {
 
   /** The kept text, with one `[... N lines (M characters) cut ...]` line where text was dropped. */
   text(): string {
-    let tail = this.tail.join('');
-    if (this.total <= this.headChars + this.tailChars) return this.head + tail;
-    tail = tail.slice(tail.length - this.tailChars);
+    const kept = this.tail.join('');
+    if (this.total <= this.headChars + this.tailChars) return this.head + kept;
+    // Redact first, then cut: each region reaches REDACT_SLACK_CHARS past its cut.
+    const whole = kept.length < this.tailChars + REDACT_SLACK_CHARS; // nothing was dropped yet
+    const tailRegion = (whole ? this.head + kept : kept).slice(-(this.tailChars + REDACT_SLACK_CHARS));
+    let tail = redactFormats(tailRegion).slice(-this.tailChars);
     // Cut on line boundaries when a boundary is near, so no half lines are shown.
-    let head = this.head;
+    let head = redactFormats(this.head).slice(0, this.headChars);
     const headBreak = head.lastIndexOf('\n');
     if (headBreak >= head.length - 500 && headBreak >= 0) head = head.slice(0, headBreak + 1);
     const tailBreak = tail.indexOf('\n');
@@ -59,7 +73,12 @@ export function countNewlines(text: string): number {
   return n;
 }
 
-/** Shorten one line to `max` characters, saying how many were dropped. */
+/**
+ * Shorten one line to `max` characters, saying how many were dropped. A line that is cut has its
+ * known credential formats redacted first, so the cut cannot leave half a token.
+ */
 export function clipLine(line: string, max: number): string {
-  return line.length <= max ? line : `${line.slice(0, max)}… [${line.length - max} more characters]`;
+  if (line.length <= max) return line;
+  const clean = redactFormats(line);
+  return clean.length <= max ? clean : `${clean.slice(0, max)}… [${clean.length - max} more characters]`;
 }

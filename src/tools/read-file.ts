@@ -3,6 +3,7 @@ import { open, stat, type FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
 import { displayPath, fsErrorText, realPath, resolveReadPath, workspaceRoots } from './fs-guard.js';
 import { clipLine } from './output-cap.js';
+import { redactFormats } from '../secret-formats.js';
 import { CANCELLED, defineTool, ToolError } from './registry.js';
 
 export const READ_DEFAULT_LIMIT = 2000;
@@ -23,6 +24,12 @@ const schema = z.object({
     .describe(`How many lines to show. Default ${READ_DEFAULT_LIMIT}.`),
 });
 
+/** A line whose end was not even kept: redacted (known formats) before it is cut, like clipLine. */
+function clipKept(line: string, droppedBytes: number): string {
+  const clean = redactFormats(line);
+  return `${clean.slice(0, READ_MAX_LINE_CHARS)}… [${droppedBytes + Buffer.byteLength(clean.slice(READ_MAX_LINE_CHARS))} more bytes]`;
+}
+
 /** Collects the requested line range, stopping at the line limit or the character cap. */
 class RangeCollector {
   readonly lines: string[] = [];
@@ -42,7 +49,7 @@ class RangeCollector {
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     const shown =
       droppedBytes > 0
-        ? `${line.slice(0, READ_MAX_LINE_CHARS)}… [${droppedBytes + Buffer.byteLength(line.slice(READ_MAX_LINE_CHARS))} more bytes]`
+        ? clipKept(line, droppedBytes)
         : clipLine(line, READ_MAX_LINE_CHARS);
     if (shown !== line) this.clipped++;
     const text = `${String(lineNo).padStart(6)}\t${shown}`;

@@ -281,7 +281,9 @@ describe('sessions', () => {
     h.send('hi');
     await h.waitFor('● ok');
     expect(h.fake.requests[0].body.model).toBe('claude-opus-5');
-    // Nothing was on disk before the switch, so the session starts on the new model.
+    // Nothing was on disk before the switch, so the session starts on the new model. The text is
+    // on screen as it streams, before the finished turn is written: wait for the record.
+    await h.waitFor(() => readSessionRecords(h!.ws.home, h!.runtime.session!.sessionId).length >= 3);
     const records = readSessionRecords(h.ws.home, h.runtime.session!.sessionId);
     expect(records.map((r) => r.kind)).toEqual(['session_started', 'user_message', 'assistant_turn']);
     expect(records[0]).toMatchObject({ provider: 'anthropic', model: 'claude-opus-5' });

@@ -170,3 +170,47 @@ describe('real paths before rules', () => {
     expect(() => buildPolicy({ addDirs: [path.join(dir, 'f')] })).toThrow('is not a directory');
   });
 });
+
+describe('"allow for this session" after an ask rule asked', () => {
+  const policy = (user: { allow?: string[]; ask?: string[] }) => buildPolicy({ cwd: '/', home: '/home/u', user });
+
+  it('bash: the same command is not asked again; another command the ask rule matches still asks', async () => {
+    const asked: string[] = [];
+    const gate = createSessionGate(async (r) => (asked.push(r.command!), 'session'), policy({ allow: ['bash'], ask: ['bash(git push:*)'] }));
+    expect(await gate.check(bash('git push origin main'))).toBe('allow');
+    expect(await gate.check(bash('git push origin main'))).toBe('allow');
+    expect(asked).toEqual(['git push origin main']);
+    expect(await gate.check(bash('git push --force origin main'))).toBe('allow');
+    expect(asked).toEqual(['git push origin main', 'git push --force origin main']);
+    // Config allows still do not beat the ask rule: a fresh session asks again.
+    expect(decide(bash('git push origin main'), policy({ allow: ['bash'], ask: ['bash(git push:*)'] })).verdict).toBe('ask');
+  });
+
+  it('a path rule: the answer covers what the prompt named ("allow read_file"), and nothing the prompt did not', async () => {
+    const asked: string[] = [];
+    const gate = createSessionGate(async (r) => (asked.push(r.paths![0]), 'session'), policy({ ask: ['read_file(secrets/**)', 'edit_file(secrets/**)'] }));
+    expect(await gate.check(file('read_file', 'secrets/a.txt'))).toBe('allow');
+    expect(await gate.check(file('read_file', 'secrets/a.txt'))).toBe('allow');
+    expect(await gate.check(file('read_file', 'secrets/b.txt'))).toBe('allow');
+    expect(asked).toEqual(['/ws/secrets/a.txt']);
+    // A write is another question, asked by its own rule.
+    expect(await gate.check(file('edit_file', 'secrets/a.txt'))).toBe('allow');
+    expect(asked).toEqual(['/ws/secrets/a.txt', '/ws/secrets/a.txt']);
+  });
+
+  it('a call two ask rules match is settled for both by one answer', async () => {
+    let asked = 0;
+    const gate = createSessionGate(async () => (asked++, 'session'), policy({ ask: ['bash(git:*)', 'bash(git push:*)'] }));
+    expect(await gate.check(bash('git push'))).toBe('allow');
+    expect(await gate.check(bash('git push'))).toBe('allow');
+    expect(asked).toBe(1);
+  });
+
+  it('"once" is not remembered: the ask rule asks again', async () => {
+    let asked = 0;
+    const gate = createSessionGate(async () => (asked++, 'once'), policy({ ask: ['bash(git push:*)'] }));
+    await gate.check(bash('git push'));
+    await gate.check(bash('git push'));
+    expect(asked).toBe(2);
+  });
+});

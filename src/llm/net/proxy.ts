@@ -13,21 +13,38 @@ export function proxyConfigured(env: NodeJS.ProcessEnv): boolean {
 }
 
 let installed = false;
+const fetches = new Map<string, typeof fetch>();
 
-/** Routes this process's fetch through the proxy `env` names (once; no-op without one). */
-export async function installProxyFromEnv(env: NodeJS.ProcessEnv): Promise<void> {
-  if (installed || !proxyConfigured(env)) return;
-  // undici is CommonJS: bundled, its exports sit on `default`.
-  const loaded = (await import('undici')) as typeof import('undici') & { default?: typeof import('undici') };
-  const undici = loaded.default ?? loaded;
+/**
+ * undici's fetch through an EnvHttpProxyAgent for the proxy `env` names (NO_PROXY honoured), or
+ * undefined without a proxy variable (then nothing is loaded). One per distinct setting.
+ */
+export async function proxiedFetch(env: NodeJS.ProcessEnv): Promise<typeof fetch | undefined> {
+  if (!proxyConfigured(env)) return undefined;
   const pick = (...names: string[]) => names.map((n) => env[n]?.trim()).find((v) => !!v);
-  const agent = new undici.EnvHttpProxyAgent({
+  const options = {
     httpProxy: pick('HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy'),
     httpsProxy: pick('HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'),
     noProxy: pick('NO_PROXY', 'no_proxy'),
-  });
-  const proxied = (input: unknown, init?: Record<string, unknown>) => undici.fetch(input as string, { ...(init as object), dispatcher: agent } as never);
-  globalThis.fetch = proxied as unknown as typeof fetch;
+  };
+  const key = JSON.stringify(options);
+  const known = fetches.get(key);
+  if (known) return known;
+  // undici is CommonJS: bundled, its exports sit on `default`.
+  const loaded = (await import('undici')) as typeof import('undici') & { default?: typeof import('undici') };
+  const undici = loaded.default ?? loaded;
+  const agent = new undici.EnvHttpProxyAgent(options);
+  const proxied = ((input: unknown, init?: Record<string, unknown>) => undici.fetch(input as string, { ...(init as object), dispatcher: agent } as never)) as unknown as typeof fetch;
+  fetches.set(key, proxied);
+  return proxied;
+}
+
+/** Routes this process's fetch through the proxy `env` names (once; no-op without one). */
+export async function installProxyFromEnv(env: NodeJS.ProcessEnv): Promise<void> {
+  if (installed) return;
+  const proxied = await proxiedFetch(env);
+  if (!proxied) return;
+  globalThis.fetch = proxied;
   installed = true;
 }
 

@@ -1,4 +1,5 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { proxiedFetch } from '../../llm/net/proxy.js';
 import { WITHHELD_FROM_COMMANDS } from '../bash.js';
 import type { ServerSpec } from './servers.js';
 import { ProcessGroupStdioTransport } from './stdio-transport.js';
@@ -13,22 +14,29 @@ export function serverEnv(base: NodeJS.ProcessEnv, extra: Record<string, string>
   return { ...env, ...extra };
 }
 
-/** Build the transport for a server. The SDK's HTTP transports load only when used. */
+/**
+ * Build the transport for a server. The SDK's HTTP transports load only when used. Streamable
+ * HTTP and SSE servers are reached through the proxy `env` names (HTTPS_PROXY / HTTP_PROXY,
+ * NO_PROXY honoured), the same way web_fetch and the providers are.
+ */
 export async function createTransport(spec: ServerSpec, env: NodeJS.ProcessEnv): Promise<Transport> {
   if (spec.transport === 'stdio') {
     return new ProcessGroupStdioTransport({ command: spec.command, args: spec.args, cwd: spec.cwd, env: serverEnv(env, spec.env) });
   }
   const url = new URL(spec.url);
   const requestInit: RequestInit = { headers: spec.headers };
+  const proxied = await proxiedFetch(env);
   if (spec.transport === 'http') {
     const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-    return new StreamableHTTPClientTransport(url, { requestInit });
+    return new StreamableHTTPClientTransport(url, { requestInit, ...(proxied ? { fetch: proxied } : {}) });
   }
   const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
   const headers = spec.headers;
+  const base = proxied ?? ((input: string | URL | Request, init?: RequestInit) => fetch(input, init));
   return new SSEClientTransport(url, {
     requestInit,
+    ...(proxied ? { fetch: proxied } : {}),
     // The event stream's GET carries the headers too (an Authorization header is the usual case).
-    eventSourceInit: { fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }) },
+    eventSourceInit: { fetch: (input, init) => base(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }) },
   });
 }

@@ -25,6 +25,12 @@ export interface Policy {
   /** Project-config allow rules count only in a trusted project (see docs/permissions.md). */
   projectTrusted: boolean;
   home: string;
+  /**
+   * The user's "for this session" answers to calls an ask rule asked about: the ask rule's text
+   * and the rule the answer allowed (`ruleFor`). That ask rule no longer asks about calls the
+   * answered rule covers; other ask rules, and other calls, still ask.
+   */
+  answered?: { ask: string; allow: Rule }[];
 }
 
 export type Reason =
@@ -52,13 +58,24 @@ function counts(entry: RuleEntry, policy: Policy): boolean {
   return entry.source !== 'project' || policy.projectTrusted;
 }
 
+/** The ask rules that match `request` (any sub-command of a compound command counts). */
+export function askRulesMatching(request: PermissionRequest, policy: Policy): RuleEntry[] {
+  const roots = rootsOf(request, policy);
+  return policy.ask.filter((e) => ruleMatches(e.rule, request, roots, 'some'));
+}
+
+function answeredFor(entry: RuleEntry, request: PermissionRequest, policy: Policy, roots: string[]): boolean {
+  return (policy.answered ?? []).some((a) => a.ask === entry.rule.text && ruleMatches(a.allow, request, roots, 'every'));
+}
+
 /**
  * The permission decision for one call, a pure function. Order:
  * 1. a deny rule matches → deny (beats everything, `--yolo` included);
  * 2. a write outside the workspace → deny;
  * 3. plan mode and a call that is not a read → deny;
  * 4. a write to a protected path → ask, unless a user/cli/session rule names it explicitly;
- * 5. an ask rule matches → ask;
+ * 5. an ask rule matches → ask, unless the user answered "for this session" to that rule for
+ *    a call the answered rule covers (`Policy.answered`);
  * 6. an allow rule matches (project rules only in a trusted project) → allow;
  * 7. bypassPermissions → allow;
  * 8. reads inside the workspace (and not of a credential folder) → allow, other reads → ask;
@@ -91,7 +108,7 @@ export function decide(request: PermissionRequest, policy: Policy): Decision {
     }
   }
 
-  const asked = policy.ask.find((e) => ruleMatches(e.rule, request, roots, 'some'));
+  const asked = askRulesMatching(request, policy).find((e) => !answeredFor(e, request, policy, roots));
   if (asked) return { verdict: 'ask', reason: { kind: 'ask-rule', rule: asked.rule.text } };
 
   const allowed = policy.allow.find((e) => counts(e, policy) && ruleMatches(e.rule, request, roots, 'every'));

@@ -1,5 +1,5 @@
 import type { PermissionGate, PermissionRequest, ToolContext, ToolOutcome } from '../types.js';
-import { decide, type Decision, type Policy } from './decide.js';
+import { askRulesMatching, decide, type Decision, type Policy } from './decide.js';
 import type { PermissionMode } from './modes.js';
 import { buildPolicy, type PolicyInput } from './policy.js';
 import { protectedSegment } from './protected-paths.js';
@@ -101,7 +101,8 @@ export interface SessionGate extends ExplainingGate {
 /**
  * The gate for the REPL: `allow` runs, `deny` is refused with its reason, `ask` asks the user.
  * "session" remembers the rule `ruleFor` gives (the tool, the exact bash command, or the path of
- * a protected or outside file). Questions are asked one at a time; a throwing `ask` denies.
+ * a protected or outside file); when an ask rule asked, that ask rule stops asking about what the
+ * remembered rule covers. Questions are asked one at a time; a throwing `ask` denies.
  */
 export function createSessionGate(
   ask: (request: PermissionRequest) => Promise<SessionAnswer>,
@@ -132,7 +133,12 @@ export function createSessionGate(
         if (answer === 'deny') return 'deny' as const;
         if (answer === 'session') {
           const rule = ruleFor(request);
-          policy.allow.push({ rule: parseRule(rule, policy.home), source: 'session' });
+          const parsed = parseRule(rule, policy.home);
+          // The answer also settles the ask rules that asked, for what it allows (an ask rule
+          // still beats config allows, but the user's own answer is not asked again).
+          const answered = askRulesMatching(request, policy).map((e) => ({ ask: e.rule.text, allow: parsed }));
+          if (answered.length) policy.answered = [...(policy.answered ?? []), ...answered];
+          policy.allow.push({ rule: parsed, source: 'session' });
           remembered.push(rule);
         }
         return 'allow' as const;

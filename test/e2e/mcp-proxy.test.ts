@@ -1,0 +1,78 @@
+/**
+ * MCP servers over Streamable HTTP and SSE go through HTTPS_PROXY / HTTP_PROXY like web_fetch
+ * and the providers do, and NO_PROXY exempts them: a spawned `keen run` against server-everything
+ * on a loopback port, with a loopback CONNECT proxy counting its tunnels.
+ */
+import http from 'node:http';
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorLines, toolResults, useCliRig } from './cli-fixtures.js';
+import { startEverythingHttp, writeUserConfig } from './mcp-fixtures.js';
+
+const { rig, workspace } = useCliRig();
+
+let proxy: http.Server;
+let proxyUrl = '';
+const tunnels: string[] = [];
+
+beforeAll(async () => {
+  proxy = http.createServer();
+  proxy.on('connect', (req, socket, head) => {
+    tunnels.push(req.url ?? '');
+    const [host, port] = (req.url ?? '').split(':');
+    const upstream = net.connect(Number(port), host, () => {
+      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(socket);
+      socket.pipe(upstream);
+    });
+    upstream.on('error', () => socket.destroy());
+    socket.on('error', () => upstream.destroy());
+  });
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+  proxyUrl = `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  proxy.closeAllConnections();
+  await new Promise((r) => proxy.close(r));
+});
+
+const cases = [
+  { mode: 'streamableHttp' as const, type: 'http', path: '/mcp' },
+  { mode: 'sse' as const, type: 'sse', path: '/sse' },
+];
+
+describe('MCP HTTP transports and proxies', () => {
+  for (const c of cases) {
+    it(`${c.type}: through HTTP_PROXY, and directly when NO_PROXY names the server`, async () => {
+      const server = await startEverythingHttp(c.mode);
+      try {
+        const target = `127.0.0.1:${server.port}`;
+        const ws = workspace();
+        writeUserConfig(ws.home, { mcpServers: { remote: { type: c.type, url: `http://${target}${c.path}` } } });
+        const run = async (noProxy: string) => {
+          const from = rig.fake.requests.length;
+          rig.fake.enqueue({ steps: [{ toolCall: { name: 'mcp__remote__get-sum', args: { a: 2, b: 40 } } }] }, { steps: [{ text: 'sum' }] });
+          const r = await rig.keen(ws, ['run', '--yolo', 'add'], { env: { HTTP_PROXY: proxyUrl, http_proxy: proxyUrl, NO_PROXY: noProxy, no_proxy: noProxy } });
+          expect(errorLines(r.stderr)).toEqual([]);
+          expect(r.code).toBe(0);
+          const [result] = toolResults(rig.fake.requests[from + 1]);
+          expect(result).toMatchObject({ isError: false });
+          expect(result.text).toContain('42');
+        };
+        tunnels.length = 0;
+        await run('');
+        expect(tunnels.filter((t) => t === target).length).toBeGreaterThan(0);
+
+        tunnels.length = 0;
+        await run(target);
+        expect(tunnels.filter((t) => t === target)).toEqual([]);
+        // The provider (not exempted) still went through the proxy.
+        expect(tunnels.length).toBeGreaterThan(0);
+      } finally {
+        await server.stop();
+      }
+    });
+  }
+});

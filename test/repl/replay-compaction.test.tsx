@@ -1,0 +1,47 @@
+/**
+ * A resumed session replays a manual compaction as the user saw it: the summary as markdown,
+ * without the `<compacted_context>` wrapper or the artifact index meant for the model, and one
+ * muted line saying how many earlier tool outputs stay recallable.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RecordedRequest } from '../fakes/script.js';
+import { afterToolResult, isCompactionRequest, lastUserText } from './fake-requests.js';
+import { startHarness, type ReplHarness } from './harness.js';
+
+let h: ReplHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const SUMMARY = '## Goal\nRead the notes.\n## Accomplished\nnotes.txt read.';
+const notes = Array.from({ length: 200 }, (_, k) => `note ${k}: keep this line around for a while`).join('\n');
+
+function responder(req: RecordedRequest) {
+  if (isCompactionRequest(req)) return { steps: [{ text: SUMMARY }] };
+  if (afterToolResult(req)) return { steps: [{ text: 'Read it.' }] };
+  if (lastUserText(req) === 'read the notes') return { steps: [{ toolCall: { name: 'read_file', args: { path: 'notes.txt' } } }] };
+  return { steps: [{ text: `answer to ${lastUserText(req)}` }] };
+}
+
+describe('replay of a compaction', () => {
+  it('shows the summary without its wrapper or artifact index, and one muted line for the artifacts', async () => {
+    h = await startHarness({ files: { 'notes.txt': notes }, responder });
+    h.send('read the notes');
+    await h.waitFor('Read it.');
+    h.send('and then?');
+    await h.waitFor('answer to and then?');
+    h.send('/compact');
+    await h.waitFor('✓ Context compacted.');
+    const id = h.runtime.session!.sessionId;
+    const ws = h.ws;
+    await h.close({ dispose: false });
+
+    h = await startHarness({ workspace: ws, flags: { session: id }, responder });
+    const frame = await h.waitFor('Resumed session');
+    expect(frame).toContain('● Goal\n  Read the notes.');
+    expect(frame).toContain('notes.txt read.');
+    expect(frame).toContain('· 1 earlier tool output is stored; the model can recall it');
+    for (const hidden of ['compacted_context', 'artifact_index', 'artifact#', 'recall tool']) expect(frame).not.toContain(hidden);
+  });
+});
