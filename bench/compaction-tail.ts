@@ -15,7 +15,8 @@ const registry = createDefaultRegistry();
 const ctx = { cwd: ROOT, signal: new AbortController().signal, permissions: createHeadlessGate({ yolo: false, allow: [] }) };
 
 function filesUnder(dir: string): string[] {
-  return fs.readdirSync(path.join(ROOT, dir), { recursive: true, withFileTypes: true })
+  return fs
+    .readdirSync(path.join(ROOT, dir), { recursive: true, withFileTypes: true })
     .filter((d) => d.isFile() && /\.(ts|tsx|md)$/.test(d.name))
     .map((d) => path.relative(ROOT, path.join(d.parentPath, d.name)));
 }
@@ -36,7 +37,9 @@ for (const pattern of ['compaction', 'export function', 'import type', 'TODO', '
 for (const dir of ['src', 'src/llm', 'src/tools', 'test', 'test/e2e', 'docs']) sizes.list_dir.push(await exchange('list_dir', { path: dir }, id++));
 
 for (const [tool, xs] of Object.entries(sizes)) {
-  console.log(`${tool.padEnd(9)} n=${String(xs.length).padStart(3)}  median ${median(xs).toFixed(0).padStart(6)}  p90 ${String(pct(xs, 0.9)).padStart(6)}  p95 ${String(pct(xs, 0.95)).padStart(6)}  max ${String(Math.max(...xs)).padStart(6)} tokens per exchange`);
+  console.log(
+    `${tool.padEnd(9)} n=${String(xs.length).padStart(3)}  median ${median(xs).toFixed(0).padStart(6)}  p90 ${String(pct(xs, 0.9)).padStart(6)}  p95 ${String(pct(xs, 0.95)).padStart(6)}  max ${String(Math.max(...xs)).padStart(6)} tokens per exchange`,
+  );
 }
 const all = Object.values(sizes).flat();
 console.log(`all       n=${all.length}  median ${median(all).toFixed(0)}  p90 ${pct(all, 0.9)}  p95 ${pct(all, 0.95)}`);

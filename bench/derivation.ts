@@ -18,13 +18,22 @@ const TARGET_TOKENS = 1_000_000;
 const SAMPLES = 200;
 
 function history(): { messages: Message[]; chars: number } {
-  const messages: Message[] = [{ role: 'system', content: 'You are a bench agent. '.repeat(200) }, { role: 'user', content: 'Read every file.' }];
+  const messages: Message[] = [
+    { role: 'system', content: 'You are a bench agent. '.repeat(200) },
+    { role: 'user', content: 'Read every file.' },
+  ];
   let chars = 0;
   for (let t = 0; chars / 4 < TARGET_TOKENS; t++) {
     const output = `line ${t}: ${'const value = compute(input, options); // '.repeat(40)}\n`.repeat(2);
     const assistant = assistantMessage(
       [
-        { type: 'reasoning', text: `Turn ${t}: the next file.`, signature: `sig-${t}`.padEnd(200, 'x'), encrypted_content: `enc-${t}`.padEnd(400, 'y'), meta: { id: `rs_${t}`, summary: [{ type: 'summary_text', text: `Turn ${t}` }] } },
+        {
+          type: 'reasoning',
+          text: `Turn ${t}: the next file.`,
+          signature: `sig-${t}`.padEnd(200, 'x'),
+          encrypted_content: `enc-${t}`.padEnd(400, 'y'),
+          meta: { id: `rs_${t}`, summary: [{ type: 'summary_text', text: `Turn ${t}` }] },
+        },
         { type: 'tool_call', id: `call_${t}`, name: 'read_file', args: JSON.stringify({ path: `src/file-${t}.ts` }), meta: { id: `fc_${t}`, ref: null } },
         { type: 'text', text: `Reading file ${t}.` },
       ],

@@ -41,7 +41,10 @@ const nextByte = () => {
   return seed >>> 24;
 };
 const random = Buffer.from(Array.from({ length: 24_000 }, nextByte));
-for (const [name, text] of [['random hex', random.toString('hex')], ['random base64', random.toString('base64')]]) {
+for (const [name, text] of [
+  ['random hex', random.toString('hex')],
+  ['random base64', random.toString('base64')],
+]) {
   const e = estimateText(text);
   const r = realTokens(text);
   console.log(`  ${name.padEnd(18)} real ${String(r).padStart(6)}  estimate ${String(e).padStart(6)}  ${pct(e, r)}`);
@@ -80,7 +83,9 @@ while (tokens < 1_000_000) {
   history.push(...turn);
 }
 const chars = history.reduce((n, m) => n + m.content.length, 0);
-console.log(`\nhistory: ${history.length} messages, ${(chars / 1e6).toFixed(2)} M chars, ~${scratch.request({ messages: history, tools }).toLocaleString('en-US')} estimated tokens`);
+console.log(
+  `\nhistory: ${history.length} messages, ${(chars / 1e6).toFixed(2)} M chars, ~${scratch.request({ messages: history, tools }).toLocaleString('en-US')} estimated tokens`,
+);
 
 // ---- cold full estimate ---------------------------------------------------------------------
 const cold: number[] = [];

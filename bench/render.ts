@@ -83,7 +83,11 @@ async function main(): Promise<void> {
   for (let t = 0; t < TURNS; t++) {
     items.push({ kind: 'user', text: `Question ${t}: why does the parser fail on input ${t}?`, attachments: [] });
     items.push({ kind: 'markdown', lead: true, lines: classifyText(`Let me look at **src/parser.ts** around line ${t}.\n\n- first point\n- second point`) });
-    items.push({ kind: 'tool', expanded: false, card: { id: `t${t}`, name: 'read_file', args: 'src/parser.ts', status: 'done', output: '1\tconst a = 1;\n2\tconst b = 2;\n3\tconst c = 3;\n4\tmore' } });
+    items.push({
+      kind: 'tool',
+      expanded: false,
+      card: { id: `t${t}`, name: 'read_file', args: 'src/parser.ts', status: 'done', output: '1\tconst a = 1;\n2\tconst b = 2;\n3\tconst c = 3;\n4\tmore' },
+    });
     items.push({ kind: 'markdown', lead: true, lines: classifyText('```ts\nexport function parse(input: string): Ast {\n  return new Parser(input).run();\n}\n```\nFixed.') });
   }
 
@@ -134,7 +138,7 @@ async function main(): Promise<void> {
     if (i % KEY_EVERY === KEY_EVERY / 2) {
       const k0 = performance.now();
       const before = frameAt.length;
-      stdin.write("x");
+      stdin.write('x');
       // Wait for a frame drawn after the key reached the editor.
       while (!(store.getState().editor.text.endsWith('x') && frameAt.length > before && frameAt[frameAt.length - 1] > k0)) {
         await new Promise((r) => setImmediate(r));

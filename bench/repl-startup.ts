@@ -63,7 +63,6 @@ function stripAnsi(s: string): string {
   return s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
 }
 
-
 async function main(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'keen-bench-startup-'));
   const base: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm-256color', COLUMNS: '100', LINES: '40' };

@@ -27,7 +27,6 @@ import { median } from './common.js';
 
 const args = process.argv.slice(2);
 
-
 function numberArg(name: string, fallback: number): number {
   const i = args.indexOf(name);
   return i >= 0 ? Number(args[i + 1]) : fallback;
@@ -75,9 +74,7 @@ async function main(recordCount: number, runs: number): Promise<void> {
     console.log(
       `load + project: median ${ms(loadMs)} wall, ${ms(loadCpu)} CPU (all threads, GC included) over ${runs} fresh processes (target < 1.5 s) -> ${loads[0].records} records, ${loads[0].messages} messages after the last compaction`,
     );
-    console.log(
-      `memory: peak RSS grows by ${mb(growth)} = ${(growth / size).toFixed(2)}x the file (target < 3x); absolute peak RSS ${mb(peak)} = ${(peak / size).toFixed(2)}x`,
-    );
+    console.log(`memory: peak RSS grows by ${mb(growth)} = ${(growth / size).toFixed(2)}x the file (target < 3x); absolute peak RSS ${mb(peak)} = ${(peak / size).toFixed(2)}x`);
 
     const listMs = median(await repeat(runs, async () => timed(() => summarizeSession(big.dir, big.id))));
     console.log(`list (summarise) the 100 MB session: median ${ms(listMs)}`);
@@ -239,7 +236,6 @@ async function repeat(n: number, fn: () => Promise<number>): Promise<number[]> {
   for (let i = 0; i < n; i++) out.push(await fn());
   return out;
 }
-
 
 function ms(v: number): string {
   return v >= 1000 ? `${(v / 1000).toFixed(2)} s` : `${v.toFixed(v < 10 ? 2 : 0)} ms`;

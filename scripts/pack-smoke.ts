@@ -27,7 +27,9 @@ try {
   console.log(`packed ${packed[0].filename}: ${files.length} files, ${Math.round(packed[0].size / 1024)} KiB`);
 
   const prefix = path.join(tmp, 'prefix');
-  execFileSync(npm, ['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', path.join(tmp, packed[0].filename)], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(npm, ['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', path.join(tmp, packed[0].filename)], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const keen = path.join(prefix, 'bin', 'keen');
   const home = path.join(tmp, 'home');
   const project = path.join(tmp, 'project');

@@ -32,7 +32,14 @@ export function compactionSettings(config: KeenConfig): CompactionSettings {
  * catalog). Naming the session's own model keeps the cache-parity fork. An unknown name is a
  * one-line KeenError naming the key.
  */
-export async function resolveSummariser(config: KeenConfig, main: ResolvedModel, env: NodeJS.ProcessEnv, home: string, cwd: string, permissions: PermissionGate): Promise<Summariser | undefined> {
+export async function resolveSummariser(
+  config: KeenConfig,
+  main: ResolvedModel,
+  env: NodeJS.ProcessEnv,
+  home: string,
+  cwd: string,
+  permissions: PermissionGate,
+): Promise<Summariser | undefined> {
   const name = config.compaction?.model;
   if (!name) return undefined;
   if (!config.models?.[name] && !MODEL_CATALOG[name]) {
@@ -50,7 +57,11 @@ export async function resolveSummariser(config: KeenConfig, main: ResolvedModel,
  * The session's artifact store: the `recall` tool that reads it, and `wrap`, which stores every
  * tool output of a registry once as an artifact (the handle pruning replaces it with).
  */
-export async function sessionArtifacts(sessionDir: string, env: NodeJS.ProcessEnv, secrets: readonly string[]): Promise<{ recall: Tool; wrap: (inner: ToolRegistry) => ToolRegistry }> {
+export async function sessionArtifacts(
+  sessionDir: string,
+  env: NodeJS.ProcessEnv,
+  secrets: readonly string[],
+): Promise<{ recall: Tool; wrap: (inner: ToolRegistry) => ToolRegistry }> {
   // The same secrets the transcript redacts: environment values that look secret plus config keys.
   const artifacts = await ArtifactStore.open(sessionDir, secretValues(env, secrets));
   return { recall: createRecallTool((n) => artifacts.get(n)), wrap: (inner) => artifactRegistry(inner, artifacts) };

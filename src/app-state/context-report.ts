@@ -112,21 +112,28 @@ export function contextLines(report: ContextReport, width = 60): string[] {
   const labelWidth = Math.max(...report.parts.map((p) => p.label.length), 'Free room'.length);
   const lines = [
     `[${cells.join('')}]`,
-    `${n(report.tokens)} of ${n(report.window)} tokens (${pct(report.tokens)})${report.source === 'reported' ? ', corrected by the provider\'s last usage report' : ', local estimate'}`,
-    report.auto_compact_at !== null ? `| automatic compaction at ${n(report.auto_compact_at)} tokens (input budget ${n(report.input_budget)})` : `automatic compaction is off (input budget ${n(report.input_budget)})`,
+    `${n(report.tokens)} of ${n(report.window)} tokens (${pct(report.tokens)})${report.source === 'reported' ? ", corrected by the provider's last usage report" : ', local estimate'}`,
+    report.auto_compact_at !== null
+      ? `| automatic compaction at ${n(report.auto_compact_at)} tokens (input budget ${n(report.input_budget)})`
+      : `automatic compaction is off (input budget ${n(report.input_budget)})`,
     '',
     ...report.parts.map((p, i) => `${SHADES[i % SHADES.length]} ${p.label.padEnd(labelWidth)}  ${n(p.tokens).padStart(9)}  ${pct(p.tokens).padStart(6)}`),
     `· ${'Free room'.padEnd(labelWidth)}  ${n(report.free).padStart(9)}  ${pct(report.free).padStart(6)}`,
   ];
   lines.push('', report.compactions.length ? `Compactions (${report.compactions.length}):` : 'No compactions yet.');
-  for (const c of report.compactions) lines.push(`  ${c.at.replace('T', ' ').slice(0, 19)}  ${c.mode === 'auto' ? 'automatic' : 'manual   '}  ${n(c.tokensBefore)} → ${n(c.tokensAfter)} tokens`);
+  for (const c of report.compactions)
+    lines.push(`  ${c.at.replace('T', ' ').slice(0, 19)}  ${c.mode === 'auto' ? 'automatic' : 'manual   '}  ${n(c.tokensBefore)} → ${n(c.tokensAfter)} tokens`);
   return lines;
 }
 
 /** The report of a live session (its controller's measure, history, budget and compactions). */
 export function sessionContextReport(session: {
   budget: ContextInput['budget'];
-  controller: { appState: { messages: readonly Message[]; toolDefinitions: readonly ToolDefinition[] }; context: { measure(): { tokens: number; source: 'reported' | 'local'; systemPrompt: string } }; compactions: readonly CompactionNote[] };
+  controller: {
+    appState: { messages: readonly Message[]; toolDefinitions: readonly ToolDefinition[] };
+    context: { measure(): { tokens: number; source: 'reported' | 'local'; systemPrompt: string } };
+    compactions: readonly CompactionNote[];
+  };
 }): ContextReport {
   const measured = session.controller.context.measure();
   return contextReport({

@@ -1,10 +1,8 @@
-import fs from 'node:fs';
-import { codexCliAuthPath, keenAuthPath } from '../auth/codex-credentials.js';
 import { KeenError } from '../errors.js';
 import { applyEnvOverrides } from '../config/env-overrides.js';
 import { assertWritableBelow } from '../config/home-writable.js';
-import { loadConfig, readConfigFile } from '../config/load.js';
-import { keenHome, projectConfigPath, userConfigPath } from '../config/paths.js';
+import { loadConfig } from '../config/load.js';
+import { keenHome } from '../config/paths.js';
 import { resolveModel, type ResolvedModel } from '../config/resolve.js';
 import { resolveTrust } from '../config/trust.js';
 import type { KeenConfig } from '../config/schema.js';
@@ -14,7 +12,7 @@ import type { ProviderAdapter } from '../llm/core/provider.js';
 import { createChatClient } from '../llm/loop.js';
 import { installProxyFromEnv } from '../llm/net/proxy.js';
 import { createAdapter } from '../llm/providers/registry.js';
-import { modeHolder, type AgentMode, type ModeHolder } from '../context/agent-mode.js';
+import { modeHolder, type ModeHolder } from '../context/agent-mode.js';
 import { loadProjectContext, type ProjectContext } from '../context/project-context.js';
 import { expandSlash, type SlashExpansion } from '../context/slash-expansion.js';
 import { GitStatusCache } from '../context/git-status.js';
@@ -31,9 +29,8 @@ import { SessionStore } from '../session/store.js';
 import { createRememberTool, createSkillTool, createTaskTool, defaultTools, mutatingCalls, planModeRegistry } from '../tools/index.js';
 import type { McpManager } from '../tools/mcp/manager.js';
 import { createToolRegistry, type Tool } from '../tools/registry.js';
-import type { BashToolOptions } from '../tools/bash.js';
-import { DEFAULT_SANDBOX, findSandbox } from '../tools/sandbox/index.js';
-import { buildPolicy, createHeadlessGate, type Policy } from '../tools/permissions/index.js';
+import { findSandbox } from '../tools/sandbox/index.js';
+import { createHeadlessGate, type Policy } from '../tools/permissions/index.js';
 import type { PermissionGate } from '../tools/types.js';
 import { checkpointsDir } from '../undo/undo-turns.js';
 import { withCheckpoints } from '../undo/checkpointing-registry.js';
@@ -276,7 +273,15 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       thinkingBudget: config.thinkingBudget,
       sessionId: store.id,
       buildSystemPrompt: () =>
-        buildSystemPrompt({ cwd: opts.cwd, mode: mode.get(), context: loadContext(), subagents: true, base: opts.flags.systemPrompt, append: opts.flags.appendSystemPrompt, gitStatus: () => git.text() }),
+        buildSystemPrompt({
+          cwd: opts.cwd,
+          mode: mode.get(),
+          context: loadContext(),
+          subagents: true,
+          base: opts.flags.systemPrompt,
+          append: opts.flags.appendSystemPrompt,
+          gitStatus: () => git.text(),
+        }),
       history: buildConversation(records),
     });
     controller = new SessionController(appState, sink);

@@ -48,9 +48,11 @@ export function inspectOnlyAdapter(id: string): ProviderAdapter {
 export async function startMcp(opts: WiringOptions, home: string, config: KeenConfig, warnings: string[], projectTrusted: boolean): Promise<McpManager | undefined> {
   const { openMcp } = await import('../tools/mcp/index.js');
   let opening = true;
-  const late = opts.onWarning ?? ((line: string) => {
-    if (!opts.interactive) process.stderr.write(`keen: warning: ${line}\n`);
-  });
+  const late =
+    opts.onWarning ??
+    ((line: string) => {
+      if (!opts.interactive) process.stderr.write(`keen: warning: ${line}\n`);
+    });
   const manager = openMcp({
     home,
     cwd: opts.cwd,
@@ -150,5 +152,11 @@ export async function childModel(
     { contextWindow: resolved.info.contextWindow, maxOutputTokens: resolved.info.maxOutputTokens },
     { ...DEFAULT_COMPACTION_POLICY, ...stripUndefined(config.compaction ?? {}) },
   );
-  return { client: createChatClient(adapter, loopEnv(budget)), name: resolved.name, wireId: resolved.wireId, maxOutputTokens: resolved.info.maxOutputTokens, thinkingBudget: config.thinkingBudget };
+  return {
+    client: createChatClient(adapter, loopEnv(budget)),
+    name: resolved.name,
+    wireId: resolved.wireId,
+    maxOutputTokens: resolved.info.maxOutputTokens,
+    thinkingBudget: config.thinkingBudget,
+  };
 }

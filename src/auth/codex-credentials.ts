@@ -6,8 +6,7 @@ import { codexIssuer, refreshCodexTokens, type IssuedTokens } from './codex-oaut
 import { chatgptAccountId, jwtExpiryMs } from './jwt.js';
 import { readJsonFile, writeSecretJson } from './secret-file.js';
 
-export const CODEX_NOT_SIGNED_IN =
-  'Not signed in to Codex: run `keen login codex` (or sign in with the Codex CLI), or pick another provider with --provider.';
+export const CODEX_NOT_SIGNED_IN = 'Not signed in to Codex: run `keen login codex` (or sign in with the Codex CLI), or pick another provider with --provider.';
 
 /** The token set both Keen and the Codex CLI store (the Codex CLI's `tokens` object). */
 export interface CodexTokens {

@@ -45,8 +45,7 @@ export async function runCodexLogin(opts: RunCodexLoginOptions = {}): Promise<nu
 }
 
 function openInBrowser(url: string): void {
-  const [cmd, args] =
-    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url]] : ['xdg-open', [url]];
+  const [cmd, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url]] : ['xdg-open', [url]];
   try {
     const child = spawn(cmd as string, args as string[], { stdio: 'ignore', detached: true });
     child.on('error', () => {}); // no opener installed: the printed URL is enough

@@ -114,10 +114,7 @@ export async function loginCodex(opts: LoginCodexOptions): Promise<LoginCodexRes
   redirectUri = `http://localhost:${port}${CALLBACK_PATH}`;
 
   const timeoutMs = opts.timeoutMs ?? 10 * 60_000;
-  const timer = setTimeout(
-    () => settle.reject(new KeenError(`Codex sign-in timed out after ${Math.round(timeoutMs / 1000)}s; run \`keen login codex\` again.`)),
-    timeoutMs,
-  );
+  const timer = setTimeout(() => settle.reject(new KeenError(`Codex sign-in timed out after ${Math.round(timeoutMs / 1000)}s; run \`keen login codex\` again.`)), timeoutMs);
   const onAbort = () => settle.reject(new KeenError('Codex sign-in was cancelled.'));
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   if (opts.signal?.aborted) onAbort();

@@ -3,8 +3,6 @@ import { KeenError } from '../errors.js';
 import type { McpCommandFlags, RunFlags } from '../app-state/flags.js';
 import { VERSION } from '../version.js';
 
-
-
 const FORMATS = ['text', 'json', 'stream-json'];
 
 function addModelOptions(cmd: Command): Command {
@@ -25,7 +23,6 @@ function addModelOptions(cmd: Command): Command {
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
-
 
 function positiveInt(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('expected a positive whole number');
@@ -57,9 +54,15 @@ function addFormatOptions(cmd: Command): Command {
  * (commander's own `error:` prefix and process.exit are replaced).
  */
 function usageErrors(cmd: Command, path: string): Command {
-  return cmd
-    .exitOverride()
-    .configureOutput({ outputError: (str, write) => write(`keen: ${str.replace(/^error: /, '').trim().replace(/\s*\n\s*/g, ' ')} (see \`${path} --help\`)\n`) });
+  return cmd.exitOverride().configureOutput({
+    outputError: (str, write) =>
+      write(
+        `keen: ${str
+          .replace(/^error: /, '')
+          .trim()
+          .replace(/\s*\n\s*/g, ' ')} (see \`${path} --help\`)\n`,
+      ),
+  });
 }
 
 /** `--resume` + `--session` + `--continue` as the session flags of open-session. */
@@ -108,7 +111,8 @@ export async function runCli(argv: string[]): Promise<number> {
     const opts = await prepare(raw);
     let initialPrompt = prompt.join(' ') || undefined;
     if (raw.resume === true) {
-      if (!process.stdin.isTTY || !process.stdout.isTTY) throw new KeenError('--resume without an id opens a picker and needs a terminal; pass an id (`keen sessions` lists them) or use --continue', 2);
+      if (!process.stdin.isTTY || !process.stdout.isTTY)
+        throw new KeenError('--resume without an id opens a picker and needs a terminal; pass an id (`keen sessions` lists them) or use --continue', 2);
       if (initialPrompt) throw new KeenError('--resume without an id opens a picker and takes no first message; pick the session, then type it', 2);
       initialPrompt = '/resume';
     }
@@ -152,10 +156,7 @@ export async function runCli(argv: string[]): Promise<number> {
     code = await runInitCommand(opts);
   });
 
-  const sessions = program
-    .command('sessions')
-    .description("list this directory's sessions")
-    .option('--all', 'list the sessions of every directory');
+  const sessions = program.command('sessions').description("list this directory's sessions").option('--all', 'list the sessions of every directory');
   usageErrors(sessions, 'keen sessions').action(async (opts: { all?: boolean }) => {
     const { runSessionsCommand } = await import('./sessions.js');
     code = await runSessionsCommand(opts);
@@ -172,10 +173,7 @@ export async function runCli(argv: string[]): Promise<number> {
     code = await runUndoCommand(opts);
   });
 
-  const login = program
-    .command('login')
-    .description('sign in to a provider that uses an account instead of an API key')
-    .argument('<provider>', 'codex');
+  const login = program.command('login').description('sign in to a provider that uses an account instead of an API key').argument('<provider>', 'codex');
   usageErrors(login, 'keen login').action(async (provider: string) => {
     const { runLoginCommand } = await import('./login.js');
     code = await runLoginCommand(provider);
@@ -220,10 +218,7 @@ export async function runCli(argv: string[]): Promise<number> {
     code = await runContextCommand({ ...(await prepare(opts)), ...sessionOf(opts) });
   });
 
-  const completion = program
-    .command('completion')
-    .description('print a shell completion script: keen completion bash|zsh|fish')
-    .argument('<shell>', 'bash, zsh or fish');
+  const completion = program.command('completion').description('print a shell completion script: keen completion bash|zsh|fish').argument('<shell>', 'bash, zsh or fish');
   usageErrors(completion, 'keen completion').action(async (shell: string) => {
     const { completionScript } = await import('./completion.js');
     process.stdout.write(completionScript(shell, program));

@@ -49,7 +49,12 @@ async function listServers(home: string, flags: McpCommandFlags): Promise<number
     }
     const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i].length)));
     for (const r of rows) {
-      process.stdout.write(`${r.map((cell, i) => (i < 4 ? cell.padEnd(widths[i]) : cell)).join('  ').trimEnd()}\n`);
+      process.stdout.write(
+        `${r
+          .map((cell, i) => (i < 4 ? cell.padEnd(widths[i]) : cell))
+          .join('  ')
+          .trimEnd()}\n`,
+      );
     }
     return 0;
   } finally {

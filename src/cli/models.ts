@@ -63,7 +63,13 @@ export async function runModelsCommand(opts: { outputFormat?: string; cwd?: stri
     ]),
   ];
   const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
-  for (const row of table) process.stdout.write(`${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ').trimEnd()}\n`);
+  for (const row of table)
+    process.stdout.write(
+      `${row
+        .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i])))
+        .join('  ')
+        .trimEnd()}\n`,
+    );
   process.stdout.write('Prices are list prices (an estimate). Other names work with --provider; config models.<name> adds them.\n');
   return 0;
 }

@@ -35,7 +35,10 @@ export function discoverCommands(dirs: readonly string[]): { commands: CustomCom
   for (const dir of dirs) {
     let names: string[];
     try {
-      names = fs.readdirSync(dir).filter((n) => n.endsWith('.md')).sort();
+      names = fs
+        .readdirSync(dir)
+        .filter((n) => n.endsWith('.md'))
+        .sort();
     } catch {
       continue;
     }

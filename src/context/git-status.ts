@@ -119,7 +119,14 @@ export function readGitStatus(cwd: string, opts: GitStatusOptions = {}): { done:
  */
 export function gitStatusSync(cwd: string): string | undefined {
   try {
-    const out = execFileSync('git', ARGS, { cwd, encoding: 'utf8', timeout: GIT_STATUS_TIMEOUT_MS, maxBuffer: GIT_STATUS_MAX_BYTES, stdio: ['ignore', 'pipe', 'ignore'], env: gitEnv() });
+    const out = execFileSync('git', ARGS, {
+      cwd,
+      encoding: 'utf8',
+      timeout: GIT_STATUS_TIMEOUT_MS,
+      maxBuffer: GIT_STATUS_MAX_BYTES,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env: gitEnv(),
+    });
     return formatGitStatus({ output: out });
   } catch (err) {
     const e = err as { code?: string; stdout?: string; signal?: string };

@@ -40,7 +40,10 @@ export function readMemory(paths: MemoryPaths): MemoryFile[] {
  * marker dropped. Throws on an empty or over-long fact, with a message for the model or user.
  */
 export function memoryBullet(fact: string): string {
-  const text = fact.replace(/\s+/g, ' ').trim().replace(/^[-*]\s+/, '');
+  const text = fact
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^[-*]\s+/, '');
   if (!text) throw new Error('the fact is empty');
   if (text.length > MEMORY_FACT_MAX) throw new Error(`the fact is too long (${text.length} characters, at most ${MEMORY_FACT_MAX})`);
   return `- ${text}\n`;

@@ -39,7 +39,10 @@ export function discoverAgents(dirs: readonly string[]): { agents: AgentDefiniti
   for (const dir of dirs) {
     let names: string[];
     try {
-      names = fs.readdirSync(dir).filter((n) => n.endsWith('.md')).sort();
+      names = fs
+        .readdirSync(dir)
+        .filter((n) => n.endsWith('.md'))
+        .sort();
     } catch {
       continue;
     }
@@ -77,7 +80,15 @@ export function discoverAgents(dirs: readonly string[]): { agents: AgentDefiniti
 }
 
 function toolList(value: unknown): string[] | undefined {
-  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string').map((v) => v.trim()).filter(Boolean);
-  if (typeof value === 'string' && value.trim()) return value.split(',').map((v) => v.trim()).filter(Boolean);
+  if (Array.isArray(value))
+    return value
+      .filter((v): v is string => typeof v === 'string')
+      .map((v) => v.trim())
+      .filter(Boolean);
+  if (typeof value === 'string' && value.trim())
+    return value
+      .split(',')
+      .map((v) => v.trim())
+      .filter(Boolean);
   return undefined;
 }

@@ -42,11 +42,7 @@ export interface SystemPromptInput {
 export function buildSystemPrompt(input: SystemPromptInput): string {
   const now = input.now ?? new Date();
   const parts = [input.base?.trim() || BASE_INSTRUCTIONS];
-  const env = [
-    `Working directory: ${input.cwd}`,
-    `Platform: ${os.platform()} ${os.release()}`,
-    `Date: ${now.toISOString().slice(0, 10)}`,
-  ];
+  const env = [`Working directory: ${input.cwd}`, `Platform: ${os.platform()} ${os.release()}`, `Date: ${now.toISOString().slice(0, 10)}`];
   const git = input.gitStatus ? input.gitStatus() : gitStatusSync(input.cwd);
   if (git) env.push(`Git status:\n${git}`);
   parts.push(`# Environment\n${env.join('\n')}`);
@@ -85,5 +81,3 @@ function contextSections(ctx: ProjectContext, subagents: boolean): string[] {
   }
   return parts;
 }
-
-

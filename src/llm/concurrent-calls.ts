@@ -22,7 +22,10 @@ export function callScheduler(calls: readonly ToolCall[], registry: ToolRegistry
     const limit = limiter(MAX_CONCURRENT_CALLS);
     for (let i = index; i < calls.length && isConcurrent(i); i++) {
       const call = calls[i];
-      started.set(i, limit(() => registry.execute(call, ctx)));
+      started.set(
+        i,
+        limit(() => registry.execute(call, ctx)),
+      );
     }
     return started.get(index) as Promise<ToolMessage>;
   };

@@ -88,7 +88,16 @@ async function* runFresh(run: LoopRun, request: ChatRequest, options: StreamOpti
     yield { type: 'error', error: llmError('other', (err as Error).message) };
     return;
   }
-  yield* runToolLoop({ conversation, history: cloneMessages(request.messages), tools: [], registry: NO_TOOLS, options, env: { ...run.env, maxTurns: COMPACTION_MAX_TURNS }, adapter: run.adapter, request });
+  yield* runToolLoop({
+    conversation,
+    history: cloneMessages(request.messages),
+    tools: [],
+    registry: NO_TOOLS,
+    options,
+    env: { ...run.env, maxTurns: COMPACTION_MAX_TURNS },
+    adapter: run.adapter,
+    request,
+  });
 }
 
 /**
@@ -176,9 +185,7 @@ export async function* runToolLoop(run: LoopRun): AsyncGenerator<StreamEvent> {
     const runCall = callScheduler(calls, registry, { cwd: env.cwd, signal, permissions: env.permissions });
     for (const [index, call] of calls.entries()) {
       yield { type: 'tool_call_started', call };
-      const result = signal.aborted
-        ? { role: 'tool' as const, tool_call_id: call.id, name: call.name, content: 'cancelled', is_error: true }
-        : await runCall(index);
+      const result = signal.aborted ? { role: 'tool' as const, tool_call_id: call.id, name: call.name, content: 'cancelled', is_error: true } : await runCall(index);
       results.push(result);
       yield { type: 'tool_call_finished', call, result };
     }

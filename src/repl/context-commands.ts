@@ -66,7 +66,10 @@ export function modeCommand(rt: ContextCommandHost, args: string): void {
   }
   session.mode.set(mode);
   rt.store.dispatch({ type: 'mode', mode });
-  rt.notice(mode === 'plan' ? 'Plan mode: the agent reads and plans; writes and mutating commands are refused.' : 'Build mode: the agent may change files (with your permission).', 'success');
+  rt.notice(
+    mode === 'plan' ? 'Plan mode: the agent reads and plans; writes and mutating commands are refused.' : 'Build mode: the agent may change files (with your permission).',
+    'success',
+  );
 }
 
 export async function initCommand(rt: ContextCommandHost): Promise<void> {
@@ -99,7 +102,12 @@ export async function memoryInput(rt: ContextCommandHost, text: string): Promise
 /** The session's custom commands and skills as /help and Tab-completion rows. */
 export function projectSlashCommands(rt: ContextCommandHost): SlashCommand[] {
   const ctx = rt.requireSession().loadContext();
-  const commands = ctx.commands.map((c) => ({ name: c.name, aliases: [], args: '[args]', description: c.description ?? `custom command (${path.basename(path.dirname(path.dirname(c.file)))})` }));
+  const commands = ctx.commands.map((c) => ({
+    name: c.name,
+    aliases: [],
+    args: '[args]',
+    description: c.description ?? `custom command (${path.basename(path.dirname(path.dirname(c.file)))})`,
+  }));
   const skills = ctx.skills.map((s) => ({ name: s.name, aliases: [], args: '[args]', description: `skill: ${s.description}` }));
   const names = new Set(commands.map((c) => c.name.toLowerCase()));
   return [...commands, ...skills.filter((s) => !names.has(s.name.toLowerCase()))];

@@ -20,7 +20,12 @@ export function mcpStatusLines(mcp: McpManager | undefined): string[] {
   if (!mcp) return ['No MCP servers configured. Add one with `keen mcp add NAME -- COMMAND [ARGS...]` (see docs/mcp.md).'];
   const rows = mcp.status().map((s) => [s.name, s.transport, s.state, `${s.tools} tools`, s.error ?? '']);
   const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i].length)));
-  const lines = rows.map((r) => r.map((cell, i) => (i < 4 ? cell.padEnd(widths[i]) : cell)).join('  ').trimEnd());
+  const lines = rows.map((r) =>
+    r
+      .map((cell, i) => (i < 4 ? cell.padEnd(widths[i]) : cell))
+      .join('  ')
+      .trimEnd(),
+  );
   const prompts = mcp.promptCommands();
   if (prompts.length) {
     lines.push('', 'Prompts:');
@@ -69,10 +74,7 @@ const RESOURCE_MENTION = /(^|\s)@([A-Za-z0-9_-]+):(\S+)/g;
  * Attach the `@server:uri` resources `text` mentions (servers known to `mcp` only; anything else is
  * left as typed). Text contents are attached in `<attached_resource>` blocks.
  */
-export async function expandMcpResources(
-  text: string,
-  mcp: McpManager | undefined,
-): Promise<{ text: string; attached: string[]; problems: string[] }> {
+export async function expandMcpResources(text: string, mcp: McpManager | undefined): Promise<{ text: string; attached: string[]; problems: string[] }> {
   const out = { text, attached: [] as string[], problems: [] as string[] };
   if (!mcp) return out;
   const servers = new Set(mcp.status().map((s) => s.name));
@@ -82,9 +84,7 @@ export async function expandMcpResources(
     if (!servers.has(server)) continue;
     try {
       const result = await mcp.readResource(server, uri);
-      const body = result.contents
-        .map((c) => ('text' in c && typeof c.text === 'string' ? c.text : `[binary ${c.mimeType ?? 'content'} — not attached]`))
-        .join('\n');
+      const body = result.contents.map((c) => ('text' in c && typeof c.text === 'string' ? c.text : `[binary ${c.mimeType ?? 'content'} — not attached]`)).join('\n');
       blocks.push(`<attached_resource server="${server}" uri="${uri}">\n${body.replace(/\n$/, '')}\n</attached_resource>`);
       out.attached.push(`${server}:${uri}`);
     } catch (err) {

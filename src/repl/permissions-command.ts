@@ -9,7 +9,14 @@ import type { CommandHost } from './command-host.js';
 
 export function permissionLines(policy: Policy): string[] {
   const list = (name: 'allow' | 'ask' | 'deny') =>
-    policy[name].length === 0 ? [`${name}: (none)`] : [`${name}:`, ...policy[name].map((e) => `  ${e.rule.text}  (${e.source}${e.source === 'project' && name === 'allow' && !policy.projectTrusted ? ', ignored: project not trusted' : ''})`)];
+    policy[name].length === 0
+      ? [`${name}: (none)`]
+      : [
+          `${name}:`,
+          ...policy[name].map(
+            (e) => `  ${e.rule.text}  (${e.source}${e.source === 'project' && name === 'allow' && !policy.projectTrusted ? ', ignored: project not trusted' : ''})`,
+          ),
+        ];
   return [
     `mode: ${policy.mode}  (Shift+Tab cycles; /permissions mode MODE)`,
     ...list('allow'),

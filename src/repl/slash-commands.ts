@@ -33,10 +33,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: 'exit', aliases: ['quit'], description: 'leave Keen' },
 ];
 
-export type ParsedInput =
-  | { kind: 'message'; text: string }
-  | { kind: 'command'; name: string; args: string }
-  | { kind: 'unknown'; name: string };
+export type ParsedInput = { kind: 'message'; text: string } | { kind: 'command'; name: string; args: string } | { kind: 'unknown'; name: string };
 
 const COMMAND = /^\/([A-Za-z][\w-]*)(?:\s+([\s\S]*))?$/;
 

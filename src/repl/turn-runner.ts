@@ -32,13 +32,7 @@ export interface TurnResult {
 /** Default delta batching interval: about one frame. */
 export const TEXT_BATCH_MS = 16;
 
-export async function runTurn(
-  store: UiStore,
-  handle: TurnHandle,
-  events: AsyncIterable<ControllerEvent>,
-  hooks: TurnHooks = {},
-  batchMs = TEXT_BATCH_MS,
-): Promise<TurnResult> {
+export async function runTurn(store: UiStore, handle: TurnHandle, events: AsyncIterable<ControllerEvent>, hooks: TurnHooks = {}, batchMs = TEXT_BATCH_MS): Promise<TurnResult> {
   const dispatch = store.dispatch;
   let buffered = '';
   let timer: NodeJS.Timeout | undefined;

@@ -60,9 +60,7 @@ export async function findSession(home: string, cwd: string, id: string): Promis
   for (const project of await subdirs(sessionsRoot(home))) {
     const elsewhere = await summarizeSession(join(sessionsRoot(home), project, id), id);
     if (elsewhere) {
-      throw new KeenError(
-        `session ${id} belongs to ${elsewhere.cwd || 'another directory'}; run keen there (\`keen sessions --all\` lists every session)`,
-      );
+      throw new KeenError(`session ${id} belongs to ${elsewhere.cwd || 'another directory'}; run keen there (\`keen sessions --all\` lists every session)`);
     }
   }
   throw new KeenError(`no session ${id} in ${cwd}; run \`keen sessions\` to list sessions`);
@@ -252,10 +250,7 @@ export function formatSessionList(rows: readonly SessionSummary[], opts: FormatO
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i].length)));
   const turnsCol = 2;
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : i === turnsCol ? c.padStart(widths[i]) : c.padEnd(widths[i])))
-      .join('  ');
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : i === turnsCol ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ');
   return `${[line(header), ...table.map(line)].join('\n')}\n`;
 }
 

@@ -80,9 +80,7 @@ export async function acquireLock(path: string, sessionId: string): Promise<Sess
 
 function busy(sessionId: string, holder: LockOwner, path: string): KeenError {
   const where = holder.host === hostname() ? `pid ${holder.pid}` : `pid ${holder.pid} on ${holder.host}`;
-  return new KeenError(
-    `session ${sessionId} is already open in another Keen process (${where}); close it first, or delete ${path} if that process is gone`,
-  );
+  return new KeenError(`session ${sessionId} is already open in another Keen process (${where}); close it first, or delete ${path} if that process is gone`);
 }
 
 /** Write `content` to a temp file, then link it into place: fails (false) if `path` exists. */

@@ -74,8 +74,6 @@ export function isValidSessionId(id: string): boolean {
 export function assertSessionId(id: string): void {
   if (!isValidSessionId(id)) {
     const shown = JSON.stringify(id.length > 60 ? `${id.slice(0, 57)}...` : id);
-    throw new KeenError(
-      `${shown} is not a session id (they look like 20250301-142233-k3f9qz); run \`keen sessions\` to list sessions`,
-    );
+    throw new KeenError(`${shown} is not a session id (they look like 20250301-142233-k3f9qz); run \`keen sessions\` to list sessions`);
   }
 }

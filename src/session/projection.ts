@@ -129,9 +129,7 @@ export function replayTranscript(records: readonly SessionRecord[]): ReplayItem[
 
 /** Split `text` at the tools' offsets (clamped to the text, stable for equal offsets). */
 export function segmentTurn(text: string, tools: readonly ToolActivity[]): ReplaySegment[] {
-  const ordered = tools
-    .map((tool, i) => ({ tool, i, at: Math.min(Math.max(0, tool.offset), text.length) }))
-    .sort((a, b) => a.at - b.at || a.i - b.i);
+  const ordered = tools.map((tool, i) => ({ tool, i, at: Math.min(Math.max(0, tool.offset), text.length) })).sort((a, b) => a.at - b.at || a.i - b.i);
   const segments: ReplaySegment[] = [];
   let cursor = 0;
   for (const { tool, at } of ordered) {

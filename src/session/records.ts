@@ -125,14 +125,7 @@ export interface PruneAppliedRecord extends Envelope<'prune_applied'> {
   pruned: PrunedOutput[];
 }
 
-export type SessionRecord =
-  | SessionStartedRecord
-  | UserMessageRecord
-  | AssistantTurnRecord
-  | CompactionAppliedRecord
-  | ModelChangedRecord
-  | UndoRecord
-  | PruneAppliedRecord;
+export type SessionRecord = SessionStartedRecord | UserMessageRecord | AssistantTurnRecord | CompactionAppliedRecord | ModelChangedRecord | UndoRecord | PruneAppliedRecord;
 
 export type RecordKind = SessionRecord['kind'];
 
@@ -203,9 +196,7 @@ const usageSchema = z.object({ input: count, output: count, cache_read: count, c
 const envelope = {
   seq: z.number().int().positive(),
   ts: z.iso.datetime({ offset: true }),
-  batch: z
-    .object({ first_seq: z.number().int().positive(), count: z.number().int().min(2) })
-    .optional(),
+  batch: z.object({ first_seq: z.number().int().positive(), count: z.number().int().min(2) }).optional(),
 };
 
 export const recordSchema = z.discriminatedUnion('kind', [
@@ -257,9 +248,7 @@ export const recordSchema = z.discriminatedUnion('kind', [
   z.object({
     ...envelope,
     kind: z.literal('prune_applied'),
-    pruned: z.array(
-      z.object({ index: count, tool_call_id: z.string(), artifact: z.number().int().positive(), content: z.string() }),
-    ),
+    pruned: z.array(z.object({ index: count, tool_call_id: z.string(), artifact: z.number().int().positive(), content: z.string() })),
   }),
 ]);
 

@@ -4,15 +4,7 @@ import { homeWriteError } from '../config/home-writable.js';
 import { KeenError, errorText } from '../errors.js';
 import { findSession } from './list.js';
 import { acquireLock, type SessionLock } from './lock.js';
-import {
-  CORRUPT_FILE,
-  LOCK_FILE,
-  TRANSCRIPT_FILE,
-  assertSessionId,
-  newSessionId,
-  projectDir,
-  sessionDir,
-} from './paths.js';
+import { CORRUPT_FILE, LOCK_FILE, TRANSCRIPT_FILE, assertSessionId, newSessionId, projectDir, sessionDir } from './paths.js';
 import { currentModel } from './projection.js';
 import { loadTranscript, type LoadedTranscript } from './reader.js';
 import { loadTranscriptTail, type TailTranscript } from './tail-reader.js';
@@ -276,9 +268,7 @@ export class SessionStore {
       const checked = recordSchema.safeParse(r);
       if (!checked.success) {
         const issue = checked.error.issues[0];
-        throw new KeenError(
-          `session ${this.id}: refusing to write an invalid ${r.kind} record (${issue?.path.join('.') || 'record'}: ${issue?.message ?? 'invalid'})`,
-        );
+        throw new KeenError(`session ${this.id}: refusing to write an invalid ${r.kind} record (${issue?.path.join('.') || 'record'}: ${issue?.message ?? 'invalid'})`);
       }
     }
     const secrets = secretValues(this.options.env ?? process.env, this.options.secrets ?? []);

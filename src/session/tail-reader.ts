@@ -61,7 +61,11 @@ async function readTail(fh: FileHandle, path: string): Promise<TailTranscript | 
   const end = await parseFrom(fh, parser, anchor.offset);
   const first = parser.records[0];
   if (!first || first.seq !== anchor.firstSeq || !parser.records.some((r) => r.seq === anchor.seq && r.kind === 'compaction_applied')) return undefined;
-  if (parser.problems.some((p) => !p.reason.startsWith('not valid JSON') && !p.reason.startsWith('torn line') && !p.reason.startsWith('invalid record') && !p.reason.startsWith('incomplete batch'))) {
+  if (
+    parser.problems.some(
+      (p) => !p.reason.startsWith('not valid JSON') && !p.reason.startsWith('torn line') && !p.reason.startsWith('invalid record') && !p.reason.startsWith('incomplete batch'),
+    )
+  ) {
     return undefined;
   }
   const model = modelAtEnd(parser.records);

@@ -151,12 +151,15 @@ export function runBash(command: string, options: RunBashOptions): Promise<BashR
       if (openStreams === 0) return finish({ code, signal, ending, leftRunning: ending === 'exit' && groupLeft() });
       streamsDone.push(() => finish({ code, signal, ending, leftRunning: ending === 'exit' && groupLeft() }));
       // Background children may hold the pipes open; stop reading after a short drain.
-      setTimeout(() => {
-        if (settled) return;
-        child.stdout.destroy();
-        child.stderr.destroy();
-        finish({ code, signal, ending, leftRunning: ending === 'exit' });
-      }, ending === 'exit' ? DRAIN_MS : KILL_GRACE_MS + DRAIN_MS).unref();
+      setTimeout(
+        () => {
+          if (settled) return;
+          child.stdout.destroy();
+          child.stderr.destroy();
+          finish({ code, signal, ending, leftRunning: ending === 'exit' });
+        },
+        ending === 'exit' ? DRAIN_MS : KILL_GRACE_MS + DRAIN_MS,
+      ).unref();
     });
   });
 }
@@ -214,7 +217,11 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
       const lines = [output === '' ? '(no output)' : output, statusLine(result, timeoutSeconds)];
       const failed = result.ending !== 'exit' || result.code !== 0;
       if (launch.sandboxed && failed) {
-        const note = blockedNote(output, sandbox, hiddenPaths(home, kh, ctx.cwd).map((h) => h.path));
+        const note = blockedNote(
+          output,
+          sandbox,
+          hiddenPaths(home, kh, ctx.cwd).map((h) => h.path),
+        );
         if (note) lines.push(note);
       }
       if (result.leftRunning) lines.push('[the processes it left running in the background were stopped when it ended]');

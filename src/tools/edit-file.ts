@@ -64,14 +64,10 @@ async function planEdit(args: EditArgs, ctx: Pick<ToolContext, 'cwd' | 'permissi
     count = occurrences(before, oldText);
   }
   if (count === 0) {
-    throw new ToolError(
-      `old_string was not found in ${shown}. Read the file again and copy the text exactly, including whitespace and indentation.`,
-    );
+    throw new ToolError(`old_string was not found in ${shown}. Read the file again and copy the text exactly, including whitespace and indentation.`);
   }
   if (count > 1 && !args.replace_all) {
-    throw new ToolError(
-      `old_string matches ${count} places in ${shown}; add surrounding lines to make it unique, or set replace_all to true.`,
-    );
+    throw new ToolError(`old_string matches ${count} places in ${shown}; add surrounding lines to make it unique, or set replace_all to true.`);
   }
   const firstLine = countNewlines(before.slice(0, before.indexOf(oldText))) + 1;
   // split/join, not String.replace: `$&` and friends in new_string must stay literal.

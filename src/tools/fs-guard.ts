@@ -48,9 +48,7 @@ export function resolveReadPath(cwd: string, input: string, roots: readonly stri
   if (expanded === '') throw new ToolError('path must not be empty.');
   const resolved = path.resolve(cwd, expanded);
   if (!path.isAbsolute(expanded) && !roots.some((root) => isInside(root, resolved))) {
-    throw new ToolError(
-      `Refusing to read ${input}: it is outside the workspace ${cwd}. Pass an absolute path to read files elsewhere.`,
-    );
+    throw new ToolError(`Refusing to read ${input}: it is outside the workspace ${cwd}. Pass an absolute path to read files elsewhere.`);
   }
   return resolved;
 }
@@ -75,9 +73,7 @@ export async function resolveWritePath(cwd: string, input: string, roots: readon
   }
   const info = await lstat(real).catch(() => null);
   if (info?.isFile() && info.nlink > 1) {
-    throw new ToolError(
-      `Refusing to write ${input}: it has ${info.nlink} hard links, so the change would also reach its other names, which may be outside the workspace. ${tail}`,
-    );
+    throw new ToolError(`Refusing to write ${input}: it has ${info.nlink} hard links, so the change would also reach its other names, which may be outside the workspace. ${tail}`);
   }
   return { abs: resolved, real };
 }

@@ -10,10 +10,7 @@ import type { PermissionRequest, ToolContext } from './types.js';
 export const GLOB_MAX_RESULTS = 300;
 
 const schema = z.object({
-  pattern: z
-    .string()
-    .min(1)
-    .describe('Glob such as "**/*.ts", "src/**/*.{ts,tsx}" or "*.md". Without a "/" it matches file names at any depth.'),
+  pattern: z.string().min(1).describe('Glob such as "**/*.ts", "src/**/*.{ts,tsx}" or "*.md". Without a "/" it matches file names at any depth.'),
   path: z.string().optional().describe('Directory to search, relative to the workspace. Default: the workspace.'),
 });
 
@@ -70,9 +67,7 @@ export const globTool = defineTool({
     found.sort();
     const shown = found.slice(0, GLOB_MAX_RESULTS).map((rel) => displayPath(ctx.cwd, path.join(dir.abs, rel)));
     if (found.length > GLOB_MAX_RESULTS) {
-      shown.push(
-        `[Showing ${GLOB_MAX_RESULTS} of ${found.length} files; ${found.length - GLOB_MAX_RESULTS} more not shown. Narrow the pattern or path.]`,
-      );
+      shown.push(`[Showing ${GLOB_MAX_RESULTS} of ${found.length} files; ${found.length - GLOB_MAX_RESULTS} more not shown. Narrow the pattern or path.]`);
     }
     return shown.join('\n');
   },

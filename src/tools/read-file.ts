@@ -16,12 +16,7 @@ const BINARY_SNIFF_BYTES = 8192;
 const schema = z.object({
   path: z.string().describe('File to read, relative to the workspace (or absolute).'),
   offset: z.number().int().min(1).optional().describe('First line to show, 1-based. Default 1.'),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe(`How many lines to show. Default ${READ_DEFAULT_LIMIT}.`),
+  limit: z.number().int().min(1).optional().describe(`How many lines to show. Default ${READ_DEFAULT_LIMIT}.`),
 });
 
 /** A line whose end was not even kept: redacted (known formats) before it is cut, like clipLine. */
@@ -47,10 +42,7 @@ class RangeCollector {
   add(lineNo: number, raw: string, droppedBytes = 0): boolean {
     if (lineNo < this.first) return true;
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    const shown =
-      droppedBytes > 0
-        ? clipKept(line, droppedBytes)
-        : clipLine(line, READ_MAX_LINE_CHARS);
+    const shown = droppedBytes > 0 ? clipKept(line, droppedBytes) : clipLine(line, READ_MAX_LINE_CHARS);
     if (shown !== line) this.clipped++;
     const text = `${String(lineNo).padStart(6)}\t${shown}`;
     if (this.lines.length > 0 && this.chars + text.length + 1 > READ_MAX_CHARS) {
@@ -86,7 +78,8 @@ function render(shown: string, c: RangeCollector, total: number | undefined, siz
     const why = c.stop === 'chars' ? `Output cap of ${READ_MAX_CHARS} characters reached. ` : '';
     notes.push(`[${why}Showing lines ${c.first}-${c.last}${of}. Read more with offset=${c.last + 1}.]`);
   }
-  if (c.clipped > 0) notes.push(`[${c.clipped === 1 ? '1 line' : `${c.clipped} lines`} longer than ${READ_MAX_LINE_CHARS} characters ${c.clipped === 1 ? 'was' : 'were'} shortened.]`);
+  if (c.clipped > 0)
+    notes.push(`[${c.clipped === 1 ? '1 line' : `${c.clipped} lines`} longer than ${READ_MAX_LINE_CHARS} characters ${c.clipped === 1 ? 'was' : 'were'} shortened.]`);
   return notes.length > 0 ? `${out}\n${notes.join('\n')}` : out;
 }
 

@@ -18,8 +18,28 @@ export function isReadOnlyCommand(command: string): boolean {
 }
 
 const READ_ONLY = new Set([
-  'ls', 'cat', 'head', 'tail', 'wc', 'grep', 'rg', 'find', 'pwd', 'echo', 'stat', 'du', 'df',
-  'sort', 'uniq', 'cut', 'diff', 'which', 'type', 'realpath', 'dirname', 'basename',
+  'ls',
+  'cat',
+  'head',
+  'tail',
+  'wc',
+  'grep',
+  'rg',
+  'find',
+  'pwd',
+  'echo',
+  'stat',
+  'du',
+  'df',
+  'sort',
+  'uniq',
+  'cut',
+  'diff',
+  'which',
+  'type',
+  'realpath',
+  'dirname',
+  'basename',
 ]);
 
 const READ_ONLY_GIT = new Set(['status', 'log', 'diff', 'show', 'blame', 'ls-files', 'rev-parse', 'grep', 'describe']);

@@ -35,10 +35,7 @@ export interface RipgrepRun {
  * Run rg in `cwd`, calling `onLine` for each stdout line (without its newline). Always pass an
  * explicit search path in `args`: without one, rg may read stdin instead of the directory.
  */
-export async function runRipgrep(
-  args: string[],
-  options: { cwd: string; signal: AbortSignal; onLine: (line: string) => void },
-): Promise<RipgrepRun> {
+export async function runRipgrep(args: string[], options: { cwd: string; signal: AbortSignal; onLine: (line: string) => void }): Promise<RipgrepRun> {
   const rg = await ripgrepPath();
   return new Promise<RipgrepRun>((resolve, reject) => {
     const child = spawn(rg, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -72,7 +69,10 @@ export async function runRipgrep(
 
 /** rg's stderr as one line for a tool error (regex errors name the problem, not the caret art). */
 export function ripgrepErrorLine(stderr: string): string {
-  const lines = stderr.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   if (lines.some((l) => l.includes('regex parse error'))) {
     const why = lines.find((l) => l.startsWith('error:'));
     return `invalid regex${why ? `: ${why.slice('error:'.length).trim()}` : ''}`;

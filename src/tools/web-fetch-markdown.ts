@@ -8,5 +8,8 @@ export function htmlToMarkdown(html: string): string {
     service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
     service.remove(['script', 'style', 'noscript', 'iframe', 'template', 'svg', 'head'] as unknown as TurndownService.Filter);
   }
-  return service.turndown(html).replace(/\n{3,}/g, '\n\n').trim();
+  return service
+    .turndown(html)
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }

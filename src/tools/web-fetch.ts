@@ -10,7 +10,8 @@ export const WEB_FETCH_MAX_REDIRECTS = 10;
 const HEAD_CHARS = 20_000;
 const TAIL_CHARS = 10_000;
 
-const TEXTUAL = /^(text\/|application\/(json|xml|javascript|ecmascript|x-javascript|xhtml\+xml|rss\+xml|atom\+xml|ld\+json|x-ndjson|yaml|x-yaml|toml|csv|markdown)\b)|\+(json|xml)\b/i;
+const TEXTUAL =
+  /^(text\/|application\/(json|xml|javascript|ecmascript|x-javascript|xhtml\+xml|rss\+xml|atom\+xml|ld\+json|x-ndjson|yaml|x-yaml|toml|csv|markdown)\b)|\+(json|xml)\b/i;
 
 const schema = z.strictObject({
   url: z.string().describe('The http:// or https:// URL to fetch'),

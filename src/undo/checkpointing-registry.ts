@@ -53,7 +53,13 @@ export function withCheckpoints(inner: ToolRegistry, checkpoints: FileCheckpoint
     async execute(call, ctx) {
       if (call.name === 'bash' && checkpoints.active) return executeBash(inner, checkpoints, call, ctx);
       const p = FILE_WRITE_TOOLS.has(call.name) ? pathArg(call.args) : undefined;
-      const real = p === undefined ? undefined : await resolveWritePath(ctx.cwd, p, workspaceRoots(ctx)).then((r) => r.real, () => undefined);
+      const real =
+        p === undefined
+          ? undefined
+          : await resolveWritePath(ctx.cwd, p, workspaceRoots(ctx)).then(
+              (r) => r.real,
+              () => undefined,
+            );
       if (real) {
         try {
           await checkpoints.before(real);

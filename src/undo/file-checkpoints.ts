@@ -6,7 +6,9 @@ import { manifestSchema, type Manifest } from './manifest.js';
 /** The SHA-256 of a file's bytes, or null when it does not exist. */
 export async function fileHash(p: string): Promise<string | null> {
   try {
-    return createHash('sha256').update(await readFile(p)).digest('hex');
+    return createHash('sha256')
+      .update(await readFile(p))
+      .digest('hex');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw err;
@@ -142,7 +144,10 @@ export async function readManifest(dir: string, turnSeq: number): Promise<Manife
 /** Every turn's manifest in `dir`, oldest first. */
 export async function listManifests(dir: string): Promise<Manifest[]> {
   const names = await readdir(dir).catch(() => [] as string[]);
-  const seqs = names.filter((n) => /^\d+$/.test(n)).map(Number).sort((a, b) => a - b);
+  const seqs = names
+    .filter((n) => /^\d+$/.test(n))
+    .map(Number)
+    .sort((a, b) => a - b);
   const out: Manifest[] = [];
   for (const seq of seqs) {
     const m = await readManifest(dir, seq);

@@ -60,7 +60,14 @@ export async function undoTurns(req: UndoRequest): Promise<UndoOutcome> {
     for (const f of m.files) {
       if (!current.has(f.path)) current.set(f.path, await fileHash(f.path));
       if (!before.has(f.path)) {
-        before.set(f.path, f.before ? createHash('sha256').update(await readFile(path.join(req.dir, String(m.turn_seq), f.before.blob))).digest('hex') : null);
+        before.set(
+          f.path,
+          f.before
+            ? createHash('sha256')
+                .update(await readFile(path.join(req.dir, String(m.turn_seq), f.before.blob)))
+                .digest('hex')
+            : null,
+        );
       }
     }
   }

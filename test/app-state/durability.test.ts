@@ -40,7 +40,8 @@ interface Rig {
 async function rig(): Promise<Rig> {
   const cwd = tempDir('keen-durable-cwd-');
   const home = tempDir('keen-durable-home-');
-  for (let i = 1; i <= 4; i++) fs.writeFileSync(path.join(cwd, `big-${i}.txt`), Array.from({ length: 150 }, (_, k) => `row ${k} of file ${i}: value_${(k * 7919 + i) % 10007} alpha beta`).join('\n'));
+  for (let i = 1; i <= 4; i++)
+    fs.writeFileSync(path.join(cwd, `big-${i}.txt`), Array.from({ length: 150 }, (_, k) => `row ${k} of file ${i}: value_${(k * 7919 + i) % 10007} alpha beta`).join('\n'));
   const io = new FailingIo();
   const store = await SessionStore.create(home, { cwd, provider: 'anthropic', model: 'test-model', keenVersion: 'test', io });
   const adapter = await createAnthropicAdapter({ model: 'test-model', apiKey: 'k', baseURL: fake.url, home, env: {} });
@@ -146,7 +147,10 @@ describe('fault injection: history and transcript stay in step on every write pa
         const events = await scenario(r);
         expect(r.io.failures, `fault at call ${k}`).toBe(1);
         const errors = events.filter((e) => e.type === 'error').map((e) => (e as { error: { message: string } }).error.message);
-        expect(errors.some((m) => /ENOSPC|EIO/.test(m)), `fault at call ${k}: ${errors.join(' | ')}`).toBe(true);
+        expect(
+          errors.some((m) => /ENOSPC|EIO/.test(m)),
+          `fault at call ${k}: ${errors.join(' | ')}`,
+        ).toBe(true);
         // Every tool call the model sees has its result: a resumed or continued request is valid.
         const history = r.c.appState.messages;
         const results = new Set(history.flatMap((m) => (m.role === 'tool' ? [m.tool_call_id] : [])));

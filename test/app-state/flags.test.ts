@@ -18,10 +18,24 @@ describe('session flags: one type from the command line to every session', () =>
       resume: true,
       initialPrompt: 'hi',
     });
-    expect(flags).toEqual({ provider: 'openai', model: 'gpt-5', mode: 'plan', mcpConfig: ['a.json'], trust: true, permissionMode: 'acceptEdits', addDir: ['/x'], maxTurns: 3, systemPrompt: 'S' });
+    expect(flags).toEqual({
+      provider: 'openai',
+      model: 'gpt-5',
+      mode: 'plan',
+      mcpConfig: ['a.json'],
+      trust: true,
+      permissionMode: 'acceptEdits',
+      addDir: ['/x'],
+      maxTurns: 3,
+      systemPrompt: 'S',
+    });
   });
 
   it('a reopened REPL session keeps everything but which session and which model', () => {
-    expect(keptFlags({ session: 'id', continue: true, provider: 'openai', model: 'm', mode: 'plan', yolo: true, mcpConfig: ['a.json'] })).toEqual({ mode: 'plan', yolo: true, mcpConfig: ['a.json'] });
+    expect(keptFlags({ session: 'id', continue: true, provider: 'openai', model: 'm', mode: 'plan', yolo: true, mcpConfig: ['a.json'] })).toEqual({
+      mode: 'plan',
+      yolo: true,
+      mcpConfig: ['a.json'],
+    });
   });
 });

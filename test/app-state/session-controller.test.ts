@@ -32,7 +32,8 @@ beforeEach(async () => {
   fake.setResponder(undefined);
   cwd = tempDir();
   home = tempDir('keen-home-');
-  for (let i = 1; i <= 8; i++) fs.writeFileSync(path.join(cwd, `big-${i}.txt`), Array.from({ length: 150 }, (_, k) => `row ${k} of file ${i}: value_${(k * 7919 + i) % 10007} alpha beta`).join('\n'));
+  for (let i = 1; i <= 8; i++)
+    fs.writeFileSync(path.join(cwd, `big-${i}.txt`), Array.from({ length: 150 }, (_, k) => `row ${k} of file ${i}: value_${(k * 7919 + i) % 10007} alpha beta`).join('\n'));
   store = await SessionStore.create(home, { cwd, provider: 'anthropic', model: 'test-model', keenVersion: 'test' });
 });
 afterEach(async () => store.close());
@@ -85,7 +86,9 @@ describe('manual compaction (/compact)', () => {
     expect(final).toContain('## Goal');
     expect(final).toContain('Do not use tools');
     expect(final).toContain('keep the API notes');
-    expect(stripCache(req.messages.slice(0, -1))).toEqual(stripCache([...normal.messages, { role: 'assistant', content: [{ type: 'text', text: 'The parser lives in src/parser.ts.' }] }]));
+    expect(stripCache(req.messages.slice(0, -1))).toEqual(
+      stripCache([...normal.messages, { role: 'assistant', content: [{ type: 'text', text: 'The parser lives in src/parser.ts.' }] }]),
+    );
 
     expect(events.at(-1)).toEqual({ type: 'compaction_done', summary: SUMMARY });
     // One summary at the head, wrapped and marked as a level-1 summary.
@@ -108,10 +111,7 @@ describe('manual compaction (/compact)', () => {
   it('a tool call during compaction is refused (error card), the model continues, the summary applies', async () => {
     const c = await controller();
     await seedTurn(c);
-    fake.enqueue(
-      { steps: [{ text: 'Checking first.' }, { toolCall: { id: 'x1', name: 'bash', args: { command: 'touch hacked' } } }] },
-      { steps: [{ text: SUMMARY }] },
-    );
+    fake.enqueue({ steps: [{ text: 'Checking first.' }, { toolCall: { id: 'x1', name: 'bash', args: { command: 'touch hacked' } } }] }, { steps: [{ text: SUMMARY }] });
     const events = await drain(c.compact());
     const finished = events.find((e) => e.type === 'tool_call_finished') as any;
     expect(finished.result).toMatchObject({ is_error: true, content: TOOL_CALLS_DISABLED_MESSAGE });

@@ -86,7 +86,10 @@ describe('loginCodex', () => {
     const authorize = await url;
     const page = await callback(authorize, { code: 'secret-code-123', state: authorize.searchParams.get('state')! });
     expect(page.status).toBe(500);
-    const err = await login.then(() => undefined, (e: Error) => e);
+    const err = await login.then(
+      () => undefined,
+      (e: Error) => e,
+    );
     expect(err).toBeInstanceOf(KeenError);
     expect(err?.message).toMatch(/invalid_grant/);
     expect(err?.message).not.toContain('secret-code-123');

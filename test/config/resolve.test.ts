@@ -5,8 +5,7 @@ import type { KeenConfig } from '../../src/config/schema.js';
 import { KeenError } from '../../src/errors.js';
 
 const HOME = '/tmp/keen-home-unused';
-const resolve = (config: KeenConfig, flags: { provider?: string; model?: string; profile?: string } = {}, env: NodeJS.ProcessEnv = {}) =>
-  resolveModel(config, flags, env, HOME);
+const resolve = (config: KeenConfig, flags: { provider?: string; model?: string; profile?: string } = {}, env: NodeJS.ProcessEnv = {}) => resolveModel(config, flags, env, HOME);
 
 describe('resolveModel: which provider and model', () => {
   it('defaults to Anthropic and its default model with the catalog capacity', () => {
@@ -83,9 +82,7 @@ describe('resolveModel: which provider and model', () => {
 
   it('an unknown provider is one line listing the valid ones', () => {
     expect(() => resolve({}, { provider: 'claude' })).toThrow(KeenError);
-    expect(() => resolve({}, { provider: 'claude' })).toThrow(
-      /^unknown provider "claude"; choose one of anthropic, openai, openai-responses, codex, bedrock, genkit$/,
-    );
+    expect(() => resolve({}, { provider: 'claude' })).toThrow(/^unknown provider "claude"; choose one of anthropic, openai, openai-responses, codex, bedrock, genkit$/);
   });
 
   it('--profile beats config awsProfile; region and retries come from config', () => {
@@ -117,9 +114,7 @@ describe('resolveModel: apiKeyEnv and baseURL', () => {
     const config: KeenConfig = { models: { mine: { provider: 'openai', apiKeyEnv: 'MY_KEY' } } };
     expect(() => resolve(config, { model: 'mine' })).toThrow(KeenError);
     expect(() => resolve(config, { model: 'mine' })).toThrow(/^MY_KEY is not set \(named by models\.mine\.apiKeyEnv in config\)\..*--provider/);
-    expect(() => resolve({ providers: { openai: { apiKeyEnv: 'OAI' } } }, { provider: 'openai' })).toThrow(
-      /^OAI is not set \(named by providers\.openai\.apiKeyEnv in config\)/,
-    );
+    expect(() => resolve({ providers: { openai: { apiKeyEnv: 'OAI' } } }, { provider: 'openai' })).toThrow(/^OAI is not set \(named by providers\.openai\.apiKeyEnv in config\)/);
   });
 
   it('no key needed up front when a baseURL is configured (a local server)', () => {

@@ -61,7 +61,9 @@ describe('git status in the system prompt', () => {
   });
 
   it('a cut run keeps the whole lines it printed and drops a partial last one', () => {
-    expect(formatGitStatus({ output: '## main\n?? a.txt\n?? b.t', timedOut: true }, 2000)).toBe('## main\n?? a.txt\n… git status did not finish within 2 s; the list is incomplete');
+    expect(formatGitStatus({ output: '## main\n?? a.txt\n?? b.t', timedOut: true }, 2000)).toBe(
+      '## main\n?? a.txt\n… git status did not finish within 2 s; the list is incomplete',
+    );
     expect(formatGitStatus({ output: '', timedOut: true }, 2000)).toBe('… git status did not finish within 2 s; status unknown');
     expect(formatGitStatus({ output: '## main\n M a.ts\n' })).toBe('## main\n M a.ts');
     expect(formatGitStatus({})).toBeUndefined();

@@ -104,7 +104,21 @@ describe('read-only commands (plan mode)', () => {
   it.each(['ls -la', 'cat a.txt', 'git status', 'git log --oneline -5', 'rg TODO src', 'find . -name "*.ts"', 'wc -l a b'])('%s reads only', (c) => {
     expect(isReadOnlyCommand(c)).toBe(true);
   });
-  it.each(['rm -rf x', 'touch a', 'cat a > b', 'ls; rm x', 'echo $(rm x)', 'find . -delete', 'find . -exec rm {} ;', 'git commit -m x', 'git branch -D main', 'sort -o out in', 'rg --pre ./evil x', 'npm test', 'git diff --output=x'])('%s may mutate', (c) => {
+  it.each([
+    'rm -rf x',
+    'touch a',
+    'cat a > b',
+    'ls; rm x',
+    'echo $(rm x)',
+    'find . -delete',
+    'find . -exec rm {} ;',
+    'git commit -m x',
+    'git branch -D main',
+    'sort -o out in',
+    'rg --pre ./evil x',
+    'npm test',
+    'git diff --output=x',
+  ])('%s may mutate', (c) => {
     expect(isReadOnlyCommand(c)).toBe(false);
   });
 });

@@ -57,7 +57,10 @@ describe('bundled provider SDKs', () => {
   it.each(CASES.map((c) => [c.provider, c] as const))('%s answers one headless turn from dist/', async (_name, c) => {
     const fake = await c.start();
     const ws = makeWorkspace();
-    cleanups.push(() => fake.close(), () => ws.cleanup());
+    cleanups.push(
+      () => fake.close(),
+      () => ws.cleanup(),
+    );
     fake.enqueue({ steps: [{ text: `hello from the ${c.provider} fake` }] });
     const res = await runKeen(['run', '--provider', c.provider, 'say hello'], { cwd: ws.cwd, home: ws.home, env: await c.env(fake.url, ws) });
     expect(res.stderr).not.toMatch(/Cannot find|ERR_MODULE|Dynamic require/);

@@ -65,7 +65,10 @@ describe('a bad config file', () => {
 });
 
 describe('no API key', () => {
-  for (const args of [['run', 'hello'], ['-p', 'hello']]) {
+  for (const args of [
+    ['run', 'hello'],
+    ['-p', 'hello'],
+  ]) {
     it(`keen ${args.join(' ')}: one line naming ANTHROPIC_API_KEY and --provider, no session directory`, async () => {
       const ws = workspace();
       const from = rig.fake.requests.length;
@@ -78,7 +81,10 @@ describe('no API key', () => {
     });
   }
 
-  for (const args of [['run', '--format', 'json', 'hello'], ['-p', '--output-format', 'stream-json', 'hello']]) {
+  for (const args of [
+    ['run', '--format', 'json', 'hello'],
+    ['-p', '--output-format', 'stream-json', 'hello'],
+  ]) {
     it(`keen ${args.join(' ')}: still one JSON result object on stdout (is_error, error, subtype), one line on stderr`, async () => {
       const ws = workspace();
       const r = await rig.keen(ws, args, { env: { ANTHROPIC_API_KEY: undefined } });

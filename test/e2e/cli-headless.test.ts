@@ -58,7 +58,10 @@ describe('--output-format stream-json', () => {
     const applied = evs.find((e) => e.type === 'compaction' && e.subtype === 'applied');
     expect(applied.tokens_before).toBeGreaterThan(applied.tokens_after);
     expect(types.indexOf('compaction')).toBeLessThan(types.lastIndexOf('tool_call'));
-    const text = evs.filter((e) => e.type === 'text_delta').map((e) => e.text).join('');
+    const text = evs
+      .filter((e) => e.type === 'text_delta')
+      .map((e) => e.text)
+      .join('');
     expect(text).toContain('Reading log-1.');
     expect(text).toContain('Finished.');
     const result = evs.at(-1);

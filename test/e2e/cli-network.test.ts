@@ -98,7 +98,9 @@ describe('ANTHROPIC_AUTH_TOKEN', () => {
     expect(req.headers.authorization).toBe(`Bearer ${TOKEN}`);
     expect(req.headers['x-api-key']).toBeUndefined();
     expect(toolResults(second)[0].text).toContain('token=[]');
-    const saved = filesUnder(path.join(ws.home, 'sessions')).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+    const saved = filesUnder(path.join(ws.home, 'sessions'))
+      .map((f) => fs.readFileSync(f, 'utf8'))
+      .join('\n');
     expect(saved).toContain('done');
     expect(saved).not.toContain(TOKEN);
   });

@@ -14,10 +14,7 @@ describe('keen run with KEEN_RECORD', () => {
   it('records each request and its raw response without credentials, and the recording replays', async () => {
     const ws = workspace({ 'note.txt': 'the answer is 42\n' });
     const dir = path.join(ws.home, 'recordings');
-    rig.fake.enqueue(
-      { steps: [{ text: 'Reading.' }, { toolCall: { name: 'read_file', args: { path: 'note.txt' } } }] },
-      { steps: [{ text: 'It is 42.' }] },
-    );
+    rig.fake.enqueue({ steps: [{ text: 'Reading.' }, { toolCall: { name: 'read_file', args: { path: 'note.txt' } } }] }, { steps: [{ text: 'It is 42.' }] });
     const live = await rig.keen(ws, ['run', 'what does note.txt say?'], { env: { KEEN_RECORD: dir } });
     expect(errorLines(live.stderr)).toEqual([]);
     expect(live.stdout).toBe('Reading.\nIt is 42.\n');

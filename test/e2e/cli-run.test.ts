@@ -137,10 +137,7 @@ describe('keen run: failures in JSON and limits', () => {
   it('config maxTurns stops a tool loop with one line, exit code 1 and the continue hint', async () => {
     const ws = workspace({ 'a.txt': 'a\n', '.keen/config.json': JSON.stringify({ maxTurns: 2 }) });
     const from = rig.fake.requests.length;
-    rig.fake.enqueue(
-      { steps: [{ toolCall: { name: 'read_file', args: { path: 'a.txt' } } }] },
-      { steps: [{ toolCall: { name: 'read_file', args: { path: 'a.txt' } } }] },
-    );
+    rig.fake.enqueue({ steps: [{ toolCall: { name: 'read_file', args: { path: 'a.txt' } } }] }, { steps: [{ toolCall: { name: 'read_file', args: { path: 'a.txt' } } }] });
     const r = await rig.keen(ws, ['run', 'loop forever']);
     expect(r.code).toBe(1);
     expect(resumeIdOf(r.stderr)).toMatch(/^\d{8}-/);

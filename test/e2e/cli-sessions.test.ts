@@ -6,24 +6,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../fakes/script.js';
-import {
-  blocksOf,
-  errorLines,
-  FAKE_KEY,
-  filesUnder,
-  resumeIdOf,
-  useCliRig,
-  toolResults,
-  userTexts,
-  wireMessages,
-} from './cli-fixtures.js';
+import { blocksOf, errorLines, FAKE_KEY, filesUnder, resumeIdOf, useCliRig, toolResults, userTexts, wireMessages } from './cli-fixtures.js';
 import type { RunResult, Workspace } from './harness.js';
 
 const { rig, workspace } = useCliRig();
 
 /** `[role, block types]` per message: the shape of the history the model was sent. */
 function shape(req: RecordedRequest): string[] {
-  return wireMessages(req).map((m) => `${m.role}:${blocksOf(m).map((b) => b.type).join(',')}`);
+  return wireMessages(req).map(
+    (m) =>
+      `${m.role}:${blocksOf(m)
+        .map((b) => b.type)
+        .join(',')}`,
+  );
 }
 
 function expectOk(r: RunResult): void {
@@ -46,10 +41,7 @@ describe('resuming a session', () => {
 
   beforeAll(async () => {
     ws = workspace({ 'README.md': '# Demo project\n' });
-    rig.fake.enqueue(
-      { steps: [{ text: 'Reading it.' }, { toolCall: { name: 'read_file', args: { path: 'README.md' } } }] },
-      { steps: [{ text: 'It is a demo project.' }] },
-    );
+    rig.fake.enqueue({ steps: [{ text: 'Reading it.' }, { toolCall: { name: 'read_file', args: { path: 'README.md' } } }] }, { steps: [{ text: 'It is a demo project.' }] });
     const r = await rig.keen(ws, ['run', '--format', 'json', 'what is this project?']);
     expectOk(r);
     id = JSON.parse(r.stdout).session_id;
@@ -72,7 +64,9 @@ describe('resuming a session', () => {
     expect(shape(req)).toEqual(['user:text', 'assistant:text,tool_use', 'user:tool_result', 'assistant:text', 'user:text']);
     expect(userTexts(req)).toEqual(['what is this project?', 'and who wrote it?']);
     expect(toolResults(req)[0].text).toContain('# Demo project');
-    const assistant = wireMessages(req).filter((m) => m.role === 'assistant').flatMap(blocksOf);
+    const assistant = wireMessages(req)
+      .filter((m) => m.role === 'assistant')
+      .flatMap(blocksOf);
     expect(assistant.find((b) => b.type === 'tool_use')).toMatchObject({ name: 'read_file', input: { path: 'README.md' } });
     expect(assistant.filter((b) => b.type === 'text').map((b) => b.text)).toEqual(['Reading it.', 'It is a demo project.']);
   });
@@ -161,7 +155,9 @@ describe('a damaged transcript', () => {
     expect(warnings, r.stderr).toHaveLength(1);
     expect(warnings[0]).toMatch(/^keen: warning: /);
     expect(userTexts(rig.since(from)[0])).toEqual(['start', 'next']);
-    const kept = filesUnder(path.dirname(transcript)).filter((f) => f !== transcript).map((f) => fs.readFileSync(f, 'utf8'));
+    const kept = filesUnder(path.dirname(transcript))
+      .filter((f) => f !== transcript)
+      .map((f) => fs.readFileSync(f, 'utf8'));
     expect(kept.join('')).toContain(torn);
     // Every line of the transcript is whole JSON again, and a third run sees no damage.
     for (const line of fs.readFileSync(transcript, 'utf8').trimEnd().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
@@ -184,7 +180,10 @@ describe('bad session ids', () => {
 
   it('a malformed id: one line naming it and how to list sessions, non-zero', async () => {
     const ws = workspace();
-    for (const args of [['run', '--session', '../../etc', 'hi'], ['--resume', 'not-an-id', '-p', 'hi']]) {
+    for (const args of [
+      ['run', '--session', '../../etc', 'hi'],
+      ['--resume', 'not-an-id', '-p', 'hi'],
+    ]) {
       const line = expectOneLine(await rig.keen(ws, args));
       expect(line).toMatch(/is not a session id/);
       expect(line).toContain('keen sessions');
@@ -209,10 +208,7 @@ describe('bad session ids', () => {
 describe('secrets', () => {
   it('the API key never reaches any file under KEEN_HOME, even when a tool prints it and the model repeats it', async () => {
     const ws = workspace();
-    rig.fake.enqueue(
-      { steps: [{ toolCall: { name: 'bash', args: { command: 'echo "key=$ANTHROPIC_API_KEY"' } } }] },
-      { steps: [{ text: `Your key is ${FAKE_KEY}.` }] },
-    );
+    rig.fake.enqueue({ steps: [{ toolCall: { name: 'bash', args: { command: 'echo "key=$ANTHROPIC_API_KEY"' } } }] }, { steps: [{ text: `Your key is ${FAKE_KEY}.` }] });
     const first = await rig.keen(ws, ['run', '--yolo', `remember ${FAKE_KEY} for me`]);
     expectOk(first);
     rig.fake.enqueue({ steps: [{ text: 'Still here.' }] });

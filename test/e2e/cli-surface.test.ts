@@ -127,7 +127,10 @@ describe('--resume and --continue', () => {
   });
 
   it('a headless `--resume` without an id is a usage error, never a silent new session', async () => {
-    for (const args of [['-r', '-p', 'hi'], ['run', 'hi', '--resume']]) {
+    for (const args of [
+      ['-r', '-p', 'hi'],
+      ['run', 'hi', '--resume'],
+    ]) {
       const ws = workspace();
       const r = await rig.keen(ws, args);
       expect(r.code, args.join(' ')).toBe(2);
@@ -142,7 +145,11 @@ describe('--resume and --continue', () => {
     const first = await rig.keen(ws, ['run', '--output-format', 'json', 'first']);
     const id = JSON.parse(first.stdout).session_id;
     const from = rig.fake.requests.length;
-    for (const args of [['run', '-r', id, 'second'], ['run', '--resume', id, 'third'], ['run', '-c', 'fourth']]) {
+    for (const args of [
+      ['run', '-r', id, 'second'],
+      ['run', '--resume', id, 'third'],
+      ['run', '-c', 'fourth'],
+    ]) {
       const r = await rig.keen(ws, args);
       expect(r.code, r.stderr).toBe(0);
     }

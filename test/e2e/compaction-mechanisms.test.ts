@@ -17,7 +17,12 @@ import { makeWorkspace, runKeen, type Workspace } from './harness.js';
 const SUMMARY = '## Goal\nRead every log.\n## Accomplished\nLogs read.';
 const log = (n: number, lines = 150) => Array.from({ length: lines }, (_, k) => `entry ${k} of log ${n}: code_${(k * 7919 + n) % 10007} ok`).join('\n');
 const model = (contextWindow: number, extra: Record<string, unknown> = {}) =>
-  JSON.stringify({ models: { tiny: { provider: 'anthropic', contextWindow, maxOutputTokens: 1000 }, ...((extra.models as object) ?? {}) }, model: 'tiny', ...extra, ...(extra.models ? { models: { tiny: { provider: 'anthropic', contextWindow, maxOutputTokens: 1000 }, ...(extra.models as object) } } : {}) });
+  JSON.stringify({
+    models: { tiny: { provider: 'anthropic', contextWindow, maxOutputTokens: 1000 }, ...((extra.models as object) ?? {}) },
+    model: 'tiny',
+    ...extra,
+    ...(extra.models ? { models: { tiny: { provider: 'anthropic', contextWindow, maxOutputTokens: 1000 }, ...(extra.models as object) } } : {}),
+  });
 
 let fake: ScriptedServer;
 const workspaces: Workspace[] = [];
@@ -30,11 +35,36 @@ afterAll(async () => {
   for (const ws of workspaces) ws.cleanup();
 });
 
-const WORDS = ['parser', 'handles', 'nested', 'blocks', 'reports', 'errors', 'clearly', 'module', 'returns', 'value', 'when', 'the', 'input', 'is', 'large', 'and', 'every', 'line', 'keeps', 'its', 'order'];
+const WORDS = [
+  'parser',
+  'handles',
+  'nested',
+  'blocks',
+  'reports',
+  'errors',
+  'clearly',
+  'module',
+  'returns',
+  'value',
+  'when',
+  'the',
+  'input',
+  'is',
+  'large',
+  'and',
+  'every',
+  'line',
+  'keeps',
+  'its',
+  'order',
+];
 const w = (k: number) => WORDS[k % WORDS.length];
 /** Prose-like lines: the local estimate and the fake's chars/4 usage agree on them (±2 %). */
 const prose = (n: number, lines: number) =>
-  Array.from({ length: lines }, (_, k) => `entry ${k} of log ${n}: the ${w(k)} ${w(k * 7)} ${w(k * 11)} and ${w(k * 5)} the ${w(k * 3)} while ${w(k * 13)} stays ${w(k * 17)}.`).join('\n');
+  Array.from(
+    { length: lines },
+    (_, k) => `entry ${k} of log ${n}: the ${w(k)} ${w(k * 7)} ${w(k * 11)} and ${w(k * 5)} the ${w(k * 3)} while ${w(k * 13)} stays ${w(k * 17)}.`,
+  ).join('\n');
 
 function workspace(config: string, files = 16, lines = 150, text: (n: number, lines: number) => string = log): Workspace {
   const entries: Record<string, string> = { '.keen/config.json': config };
@@ -69,7 +99,11 @@ const onlyUserText = (req: RecordedRequest) => req.body.messages[0].content.map(
 
 function transcript(ws: Workspace): any[] {
   const dir = fs.readdirSync(`${ws.home}/sessions`, { recursive: true, withFileTypes: true }).find((d) => d.name === 'transcript_events.jsonl')!;
-  return fs.readFileSync(path.join(dir.parentPath, dir.name), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  return fs
+    .readFileSync(path.join(dir.parentPath, dir.name), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 }
 
 describe('the summary request always fits', () => {
@@ -217,7 +251,10 @@ describe('compaction settings', () => {
   it('compaction.model is the model the summary request names, and its usage counts in keen run JSON', async () => {
     const ws = workspace(
       JSON.stringify({
-        models: { tiny: { provider: 'anthropic', contextWindow: 12_000, maxOutputTokens: 1000 }, cheap: { provider: 'anthropic', id: 'cheap-summariser-1', contextWindow: 50_000, maxOutputTokens: 2000 } },
+        models: {
+          tiny: { provider: 'anthropic', contextWindow: 12_000, maxOutputTokens: 1000 },
+          cheap: { provider: 'anthropic', id: 'cheap-summariser-1', contextWindow: 50_000, maxOutputTokens: 2000 },
+        },
         model: 'tiny',
         compaction: { model: 'cheap', instructions: 'Always list the log numbers.' },
       }),
@@ -266,7 +303,12 @@ describe('compaction settings', () => {
 describe('keep what is recent, evict what is bulky, and let the model get it back', () => {
   it('prunes old outputs to artifact handles, recall brings one back in full, and a resumed session sends exactly the last request', async () => {
     // ~9,900 tokens per file; the threshold (0.85 × 114,000 = 96,900) is crossed after the tenth read.
-    const ws = workspace(JSON.stringify({ models: { mid: { provider: 'anthropic', contextWindow: 120_000, maxOutputTokens: 1000 } }, model: 'mid', compaction: { threshold: 0.85 } }), 10, 400, prose);
+    const ws = workspace(
+      JSON.stringify({ models: { mid: { provider: 'anthropic', contextWindow: 120_000, maxOutputTokens: 1000 } }, model: 'mid', compaction: { threshold: 0.85 } }),
+      10,
+      400,
+      prose,
+    );
     const read = (n: number): FakeReply => ({ steps: [{ toolCall: { id: `r${n}`, name: 'read_file', args: { path: `log-${n}.txt` } } }] });
     fake.enqueue(read(1), read(2), read(3), read(4), { steps: [{ text: 'Done one.' }] });
     const one = await keen(ws, ['run', '--format', 'json', 'turn one']);
@@ -296,7 +338,9 @@ describe('keep what is recent, evict what is bulky, and let the model get it bac
     expect(text).toContain('entry 399 of log 2:');
 
     // Artifacts: stored once each, numbered per session, 0600; the prune is a record of its own.
-    const sessionDir = path.dirname(fs.readdirSync(`${ws.home}/sessions`, { recursive: true, withFileTypes: true }).find((d) => d.name === 'transcript_events.jsonl')!.parentPath + '/x');
+    const sessionDir = path.dirname(
+      fs.readdirSync(`${ws.home}/sessions`, { recursive: true, withFileTypes: true }).find((d) => d.name === 'transcript_events.jsonl')!.parentPath + '/x',
+    );
     const artifacts = fs.readdirSync(path.join(sessionDir, 'artifacts')).sort((a, b) => parseInt(a) - parseInt(b));
     expect(artifacts).toEqual(['1.txt', '2.txt', '3.txt', '4.txt', '5.txt', '6.txt', '7.txt', '8.txt', '9.txt', '10.txt']);
     expect(fs.statSync(path.join(sessionDir, 'artifacts', '2.txt')).mode & 0o777).toBe(0o600);

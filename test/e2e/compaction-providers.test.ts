@@ -28,14 +28,21 @@ interface SpawnCase {
 const CASES: SpawnCase[] = [
   { provider: 'anthropic', start: startAnthropicFake, setup: async (f) => ({ entry: { baseURL: f.url }, env: { ANTHROPIC_API_KEY: 'sk-e2e-0000' } }) },
   { provider: 'openai', start: startOpenAIChatFake, setup: async (f) => ({ entry: { id: 'gpt-test', baseURL: `${f.url}/v1` }, env: { OPENAI_API_KEY: 'sk-e2e-0000' } }) },
-  { provider: 'openai-responses', start: startOpenAIResponsesFake, setup: async (f) => ({ entry: { id: 'gpt-test', baseURL: `${f.url}/v1` }, env: { OPENAI_API_KEY: 'sk-e2e-0000' } }) },
+  {
+    provider: 'openai-responses',
+    start: startOpenAIResponsesFake,
+    setup: async (f) => ({ entry: { id: 'gpt-test', baseURL: `${f.url}/v1` }, env: { OPENAI_API_KEY: 'sk-e2e-0000' } }),
+  },
   {
     provider: 'codex',
     start: startOpenAIResponsesFake,
     setup: async (f, tmp) => {
       const codexHome = path.join(tmp, 'codex');
       fs.mkdirSync(codexHome);
-      await writeFakeCodexAuth(codexHome, { accessToken: fakeJwt({ exp: Math.floor(Date.now() / 1000) + 3600, 'https://api.openai.com/auth': { chatgpt_account_id: 'acct_e2e' } }), refreshToken: 'r' });
+      await writeFakeCodexAuth(codexHome, {
+        accessToken: fakeJwt({ exp: Math.floor(Date.now() / 1000) + 3600, 'https://api.openai.com/auth': { chatgpt_account_id: 'acct_e2e' } }),
+        refreshToken: 'r',
+      });
       return { entry: { id: 'gpt-5-codex' }, env: { CODEX_HOME: codexHome, KEEN_CODEX_BASE_URL: `${f.url}/backend-api/codex` } };
     },
   },
@@ -100,41 +107,53 @@ function reader(fake: ScriptedServer, summary: (req: RecordedRequest, k: number)
 }
 
 describe.each(CASES)('$provider: spawned keen', (pc) => {
-  it('a refused nested request falls back to the document; keen compact then merges into one level-2 summary', () =>
-    withProvider(pc, async (fake, keen, ws) => {
-      reader(fake, (req, k) => {
-        if (k === 1) return TOO_LONG;
-        const previous = JSON.stringify(req.body).includes('FACT-ONE') ? 'FACT-ONE\n' : '';
-        return { steps: [{ text: `## Discoveries\n${previous}${k === 2 ? 'FACT-ONE' : 'FACT-TWO'}` }] };
-      });
-      const run = await keen(['run', '--format', 'json', 'Read every log.']);
-      const out = JSON.parse(run.stdout);
-      expect(out.compactions).toBe(1);
-      const sent = fake.requests.filter(isCompaction);
-      expect(sent).toHaveLength(2);
-      expect(isDocument(sent[0])).toBe(false);
-      expect(isDocument(sent[1])).toBe(true);
+  it(
+    'a refused nested request falls back to the document; keen compact then merges into one level-2 summary',
+    () =>
+      withProvider(pc, async (fake, keen, ws) => {
+        reader(fake, (req, k) => {
+          if (k === 1) return TOO_LONG;
+          const previous = JSON.stringify(req.body).includes('FACT-ONE') ? 'FACT-ONE\n' : '';
+          return { steps: [{ text: `## Discoveries\n${previous}${k === 2 ? 'FACT-ONE' : 'FACT-TWO'}` }] };
+        });
+        const run = await keen(['run', '--format', 'json', 'Read every log.']);
+        const out = JSON.parse(run.stdout);
+        expect(out.compactions).toBe(1);
+        const sent = fake.requests.filter(isCompaction);
+        expect(sent).toHaveLength(2);
+        expect(isDocument(sent[0])).toBe(false);
+        expect(isDocument(sent[1])).toBe(true);
 
-      const c = await keen(['compact', '--session', out.session_id]);
-      expect(c.code).toBe(0);
-      const manual = fake.requests.filter(isCompaction).at(-1)!;
-      expect(JSON.stringify(manual.body)).toContain('MERGE');
-      const transcript = fs.readdirSync(`${ws.home}/sessions`, { recursive: true, withFileTypes: true }).find((d) => d.name === 'transcript_events.jsonl')!;
-      const records = fs.readFileSync(path.join(transcript.parentPath, transcript.name), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-      const applied = records.filter((r) => r.kind === 'compaction_applied');
-      expect(applied.map((r) => [r.mode, r.messages[0].summary_level])).toEqual([
-        ['auto', 1],
-        ['manual', 2],
-      ]);
-      expect(applied[1].messages[0].content).toMatch(/FACT-ONE[\s\S]*FACT-TWO/);
-    }), 90_000);
+        const c = await keen(['compact', '--session', out.session_id]);
+        expect(c.code).toBe(0);
+        const manual = fake.requests.filter(isCompaction).at(-1)!;
+        expect(JSON.stringify(manual.body)).toContain('MERGE');
+        const transcript = fs.readdirSync(`${ws.home}/sessions`, { recursive: true, withFileTypes: true }).find((d) => d.name === 'transcript_events.jsonl')!;
+        const records = fs
+          .readFileSync(path.join(transcript.parentPath, transcript.name), 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l));
+        const applied = records.filter((r) => r.kind === 'compaction_applied');
+        expect(applied.map((r) => [r.mode, r.messages[0].summary_level])).toEqual([
+          ['auto', 1],
+          ['manual', 2],
+        ]);
+        expect(applied[1].messages[0].content).toMatch(/FACT-ONE[\s\S]*FACT-TWO/);
+      }),
+    90_000,
+  );
 
-  it('a stream cut mid-summary is retried once and the summary applies', () =>
-    withProvider(pc, async (fake, keen) => {
-      reader(fake, (_req, k) => (k === 1 ? { steps: [{ text: '## Goal\nhalf a summ' }, { cut: true }] } : { steps: [{ text: '## Goal\nRead the logs.' }] }));
-      const out = JSON.parse((await keen(['run', '--format', 'json', 'Read every log.'])).stdout);
-      expect(out.compactions).toBe(1);
-      expect(out.result).toContain('Finished.');
-      expect(fake.requests.filter(isCompaction)).toHaveLength(2);
-    }), 90_000);
+  it(
+    'a stream cut mid-summary is retried once and the summary applies',
+    () =>
+      withProvider(pc, async (fake, keen) => {
+        reader(fake, (_req, k) => (k === 1 ? { steps: [{ text: '## Goal\nhalf a summ' }, { cut: true }] } : { steps: [{ text: '## Goal\nRead the logs.' }] }));
+        const out = JSON.parse((await keen(['run', '--format', 'json', 'Read every log.'])).stdout);
+        expect(out.compactions).toBe(1);
+        expect(out.result).toContain('Finished.');
+        expect(fake.requests.filter(isCompaction)).toHaveLength(2);
+      }),
+    90_000,
+  );
 });

@@ -48,8 +48,14 @@ describe('keen run with automatic compaction', () => {
     expect(out.result).toBe('Reading log-1. \nReading log-2. \nReading log-3. \nReading log-4. \nFinished.');
     expect(out.result).not.toContain('Read every log.\n## Accomplished'); // the private summary is not output
 
-    const transcript = fs.readFileSync(fs.readdirSync(`${ws.home}/sessions`, { recursive: true, withFileTypes: true }).find((d) => d.name === 'transcript_events.jsonl')!.parentPath + '/transcript_events.jsonl', 'utf8');
-    const recs = transcript.trim().split('\n').map((l) => JSON.parse(l));
+    const transcript = fs.readFileSync(
+      fs.readdirSync(`${ws.home}/sessions`, { recursive: true, withFileTypes: true }).find((d) => d.name === 'transcript_events.jsonl')!.parentPath + '/transcript_events.jsonl',
+      'utf8',
+    );
+    const recs = transcript
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const i = recs.findIndex((x) => x.kind === 'compaction_applied');
     expect(recs[i - 1]).toMatchObject({ kind: 'assistant_turn', checkpoint: true });
     expect(recs[i - 1].batch.count).toBe(2);

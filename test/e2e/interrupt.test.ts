@@ -13,10 +13,9 @@ import { cleanEnv, KEEN_BIN, type Workspace } from './harness.js';
 const { rig, workspace } = useCliRig();
 
 function script() {
-  rig.fake.enqueue(
-    ...[1, 2, 3].map((n) => ({ steps: [{ text: `Writing ${n}.` }, { toolCall: { name: 'write_file', args: { path: `f${n}.txt`, content: `file ${n}\n` } } }] })),
-    { steps: [{ toolCall: { name: 'bash', args: { command: 'sleep 20 & echo $! > sleep.pid; wait' } } }] },
-  );
+  rig.fake.enqueue(...[1, 2, 3].map((n) => ({ steps: [{ text: `Writing ${n}.` }, { toolCall: { name: 'write_file', args: { path: `f${n}.txt`, content: `file ${n}\n` } } }] })), {
+    steps: [{ toolCall: { name: 'bash', args: { command: 'sleep 20 & echo $! > sleep.pid; wait' } } }],
+  });
 }
 
 function start(ws: Workspace): { child: ChildProcess; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> } {
@@ -75,7 +74,9 @@ function transcriptOf(ws: Workspace): string {
 /** The tool messages on disk, in order, as [name, is_error, content]. */
 async function storedResults(ws: Workspace): Promise<[string, boolean, string][]> {
   const { records } = await loadTranscript(transcriptOf(ws));
-  return records.flatMap((r) => (r.kind === 'assistant_turn' ? r.messages : [])).flatMap((m) => (m.role === 'tool' ? [[m.name, !!m.is_error, m.content] as [string, boolean, string]] : []));
+  return records
+    .flatMap((r) => (r.kind === 'assistant_turn' ? r.messages : []))
+    .flatMap((m) => (m.role === 'tool' ? [[m.name, !!m.is_error, m.content] as [string, boolean, string]] : []));
 }
 
 describe('a turn killed mid-tool', () => {

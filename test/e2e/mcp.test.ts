@@ -9,16 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { errorLines, FAKE_KEY, toolResults, useCliRig } from './cli-fixtures.js';
 import { cleanEnv, KEEN_BIN } from './harness.js';
-import {
-  alive,
-  everything,
-  everythingWithPid,
-  filesystem,
-  pidsIn,
-  startEverythingHttp,
-  waitFor,
-  writeUserConfig,
-} from './mcp-fixtures.js';
+import { alive, everything, everythingWithPid, filesystem, pidsIn, startEverythingHttp, waitFor, writeUserConfig } from './mcp-fixtures.js';
 
 const { rig, workspace } = useCliRig();
 
@@ -81,7 +72,11 @@ describe('keen run with MCP servers', () => {
     expect(errorLines(r.stderr)).toEqual([]);
     expect(r.code).toBe(0);
     const imageBlocks = (req: { body: any }) =>
-      (req.body.messages as any[]).flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b: any) => b.type === 'tool_result').flatMap((b: any) => (Array.isArray(b.content) ? b.content : [])).filter((c: any) => c.type === 'image');
+      (req.body.messages as any[])
+        .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+        .filter((b: any) => b.type === 'tool_result')
+        .flatMap((b: any) => (Array.isArray(b.content) ? b.content : []))
+        .filter((c: any) => c.type === 'image');
     const sent = imageBlocks(rig.fake.requests[from + 1]);
     expect(sent).toHaveLength(1);
     expect(sent[0].source).toMatchObject({ type: 'base64', media_type: 'image/png' });
@@ -233,10 +228,7 @@ describe('keen run with MCP servers', () => {
     const ws = workspace();
     writeUserConfig(ws.home, { mcpServers: { ev: everything() }, mcp: { toolTimeoutMs: 800 } });
     const from = rig.fake.requests.length;
-    rig.fake.enqueue(
-      { steps: [{ toolCall: { name: 'mcp__ev__trigger-long-running-operation', args: { duration: 30, steps: 30 } } }] },
-      { steps: [{ text: 'gave up' }] },
-    );
+    rig.fake.enqueue({ steps: [{ toolCall: { name: 'mcp__ev__trigger-long-running-operation', args: { duration: 30, steps: 30 } } }] }, { steps: [{ text: 'gave up' }] });
     const r = await rig.keen(ws, ['run', 'wait']);
     expect(r.code).toBe(0);
     const [result] = toolResults(rig.fake.requests[from + 1]);
@@ -396,4 +388,3 @@ describe('keen mcp', () => {
     expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ model: 'claude-opus-5', mcpServers: { ok: { command: 'srv', args: ['--flag'], env: { TOKEN: 'abc' } } } });
   });
 });
-

@@ -75,7 +75,9 @@ describe('keen run: rule precedence deny > ask > allow', () => {
     const ws = workspace();
     const r = await rig.keen(ws, ['run', '--allowed-tools', 'bash(npm test', 'go']);
     expect(r.code).not.toBe(0);
-    expect(errorLines(r.stderr)).toEqual(['keen: --allowed-tools[0]: invalid permission rule "bash(npm test": use a tool name ("write_file"), "bash(<command>)" or "<file tool>(<glob>)"']);
+    expect(errorLines(r.stderr)).toEqual([
+      'keen: --allowed-tools[0]: invalid permission rule "bash(npm test": use a tool name ("write_file"), "bash(<command>)" or "<file tool>(<glob>)"',
+    ]);
     const m = await rig.keen(ws, ['run', '--permission-mode', 'yolo', 'go']);
     expect(errorLines(m.stderr)).toEqual(['keen: unknown permission mode "yolo" (--permission-mode); choose one of default, acceptEdits, plan, bypassPermissions']);
   });

@@ -214,7 +214,10 @@ describe('keen init', () => {
   it('asks the model to draft AGENTS.md, written through write_file with --yolo', async () => {
     const ws = workspace({ 'package.json': '{"scripts":{"test":"vitest"}}' });
     const from = rig.fake.requests.length;
-    rig.fake.enqueue({ steps: [{ toolCall: { name: 'write_file', args: { path: 'AGENTS.md', content: '# Agents\nRun `npm test`.\n' } } }] }, { steps: [{ text: 'Wrote AGENTS.md.' }] });
+    rig.fake.enqueue(
+      { steps: [{ toolCall: { name: 'write_file', args: { path: 'AGENTS.md', content: '# Agents\nRun `npm test`.\n' } } }] },
+      { steps: [{ text: 'Wrote AGENTS.md.' }] },
+    );
     const r = await rig.keen(ws, ['init', '--yolo']);
     expect(r.code).toBe(0);
     expect(userTexts(rig.since(from)[0])[0]).toContain('Draft an AGENTS.md');

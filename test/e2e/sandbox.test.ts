@@ -93,9 +93,7 @@ describe('keen run: no sandbox on this system', () => {
       );
       const r = await rig.keen(ws, ['run', '--yolo', 'go'], { env: { ...SECRETS, PATH: bin } });
       expect(r.code).toBe(0);
-      expect(errorLines(r.stderr)).toEqual([
-        'keen: warning: no sandbox for bash: bubblewrap (bwrap) is not installed; commands run without one (see docs/permissions.md)',
-      ]);
+      expect(errorLines(r.stderr)).toEqual(['keen: warning: no sandbox for bash: bubblewrap (bwrap) is not installed; commands run without one (see docs/permissions.md)']);
       const results = toolResults(rig.fake.requests[from + 2]);
       expect(results[0].text).toBe(
         'one gh=[]\n[exit code 0]\n[no sandbox: bubblewrap (bwrap) is not installed; commands run without one (as with sandbox.mode "off"). See docs/permissions.md.]',

@@ -28,7 +28,8 @@ describe('keen run: the task tool', () => {
           : { steps: [{ toolCall: { id: 'c1', name: 'read_file', args: { path: 'src/a.ts' } } }], usage: { input: 50, output: 5 } };
       }
       parentTurns++;
-      if (parentTurns === 1) return { steps: [{ toolCall: { id: 'task-1', name: 'task', args: { agent: 'scout', prompt: 'Where is NEEDLE defined?' } } }], usage: { input: 100, output: 10 } };
+      if (parentTurns === 1)
+        return { steps: [{ toolCall: { id: 'task-1', name: 'task', args: { agent: 'scout', prompt: 'Where is NEEDLE defined?' } } }], usage: { input: 100, output: 10 } };
       return { steps: [{ text: 'Found it.' }], usage: { input: 120, output: 4 } };
     });
     try {
@@ -56,7 +57,11 @@ describe('keen run: the task tool', () => {
 
       const transcript = filesUnder(path.join(ws.home, 'sessions')).find((f) => f.endsWith(path.join(out.session_id, 'subagents', 'task-1.jsonl')));
       expect(transcript).toBeDefined();
-      const records = fs.readFileSync(transcript as string, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const records = fs
+        .readFileSync(transcript as string, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(records[0]).toMatchObject({ kind: 'start', agent: 'scout', prompt: 'Where is NEEDLE defined?', tools: ['read_file', 'grep'] });
       expect(records.at(-1)).toMatchObject({ kind: 'end', turns: 2, usage: { input: 120, output: 14 } });
       expect(JSON.stringify(records)).not.toContain('sk-ant-e2e-SECRET');

@@ -30,10 +30,7 @@ function hostileRepo() {
 }
 
 function bashTurn(marker: string) {
-  rig.fake.enqueue(
-    { steps: [{ toolCall: { name: 'bash', args: { command: `touch ${marker}` } } }] },
-    { steps: [{ text: 'Summary: a repo.' }] },
-  );
+  rig.fake.enqueue({ steps: [{ toolCall: { name: 'bash', args: { command: `touch ${marker}` } } }] }, { steps: [{ text: 'Summary: a repo.' }] });
 }
 
 describe('workspace trust', () => {

@@ -48,7 +48,12 @@ describe('keen undo', () => {
     expect(errorLines(nothing.stderr)).toEqual(['keen: nothing to undo: no earlier turn of this session changed files']);
 
     const transcript = filesUnder(ws.home).find((f) => f.endsWith('transcript_events.jsonl'))!;
-    const undos = fs.readFileSync(transcript, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((r) => r.kind === 'undo');
+    const undos = fs
+      .readFileSync(transcript, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((r) => r.kind === 'undo');
     expect(undos).toHaveLength(2);
     expect(undos[1].files.map((f: string) => path.basename(f)).sort()).toEqual(['a.txt', 'new.txt']);
   });
@@ -78,7 +83,7 @@ describe('keen undo', () => {
     expect(read(ws, 'a.txt')).toBe('v0\n');
   });
 
-  it('refuses, changing nothing, when a file changed behind Keen\'s back; --force overrides', async () => {
+  it("refuses, changing nothing, when a file changed behind Keen's back; --force overrides", async () => {
     const ws = workspace({ 'a.txt': 'a0\n', 'b.txt': 'b0\n' });
     await turn(ws, [
       { name: 'write_file', args: { path: 'a.txt', content: 'a1\n' } },
@@ -87,9 +92,7 @@ describe('keen undo', () => {
     fs.writeFileSync(path.join(ws.cwd, 'b.txt'), 'edited by the user\n');
     const refused = await rig.keen(ws, ['undo']);
     expect(refused.code).toBe(1);
-    expect(errorLines(refused.stderr)).toEqual([
-      'keen: refusing to undo: b.txt changed outside Keen since Keen wrote it; nothing was changed (use --force to overwrite)',
-    ]);
+    expect(errorLines(refused.stderr)).toEqual(['keen: refusing to undo: b.txt changed outside Keen since Keen wrote it; nothing was changed (use --force to overwrite)']);
     expect(read(ws, 'a.txt')).toBe('a1\n');
     expect(read(ws, 'b.txt')).toBe('edited by the user\n');
 

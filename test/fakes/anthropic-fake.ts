@@ -205,8 +205,7 @@ function writeJson(reply: FakeReply, res: http.ServerResponse, req: RecordedRequ
     } else if ('redacted' in step) {
       issued.redacted.add(step.redacted);
       content.push({ type: 'redacted_thinking', data: step.redacted });
-    }
-    else if ('toolCall' in step) {
+    } else if ('toolCall' in step) {
       const c = step.toolCall;
       content.push({ type: 'tool_use', id: c.id ?? `toolu_fake_${id}_${++tools}`, name: c.name, input: parseOr(argsText(c.args)) });
     }

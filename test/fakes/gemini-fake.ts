@@ -20,7 +20,14 @@ export async function startGeminiFake(): Promise<ScriptedServer> {
     encodeError: writeGoogleError,
     encode: async (reply, res, req) => {
       if (!req.headers['x-goog-api-key']) {
-        writeGoogleError({ status: 403, message: "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API." }, res);
+        writeGoogleError(
+          {
+            status: 403,
+            message:
+              "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+          },
+          res,
+        );
         return;
       }
       await writeGeminiStream(reply, res, signatures);
@@ -64,7 +71,10 @@ function checkSignatures(body: any, signatures: Map<string, string>): NonNullabl
       const call = parts[j].functionCall;
       const wanted = call ? signatures.get(callKey(call)) : undefined;
       if (wanted !== undefined && parts[j].thoughtSignature !== wanted) {
-        return { status: 400, message: `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${call.name}\` , position ${j + 1}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.` };
+        return {
+          status: 400,
+          message: `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${call.name}\` , position ${j + 1}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`,
+        };
       }
     }
   }

@@ -41,7 +41,8 @@ export function anthropicImageError(body: any): string | undefined {
         if (c?.type === 'text') {
           if (typeof c.text !== 'string' || c.text === '') return `${at}: text content blocks must be non-empty`;
         } else if (c?.type === 'image') {
-          if (c.source?.type !== 'base64') return `${at}.image.source: Input tag '${String(c.source?.type)}' found using 'type' does not match any of the expected tags: 'base64', 'url'`;
+          if (c.source?.type !== 'base64')
+            return `${at}.image.source: Input tag '${String(c.source?.type)}' found using 'type' does not match any of the expected tags: 'base64', 'url'`;
           if (!ACCEPTED.includes(c.source.media_type)) return `${at}.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`;
           const bad = badImage(c.source.data, c.source.media_type);
           if (bad) return `${at}.image.source.base64: ${bad}`;
@@ -112,7 +113,8 @@ export function chatToolImageError(body: any): string | undefined {
     if (m?.role !== 'tool' || typeof m.content === 'string') continue;
     const parts: any[] = Array.isArray(m.content) ? m.content : [];
     for (let k = 0; k < parts.length; k++) {
-      if (parts[k]?.type !== 'text') return `Invalid 'messages[${i}].content[${k}].type': '${String(parts[k]?.type)}'. Only 'text' content parts are supported for messages with role 'tool'.`;
+      if (parts[k]?.type !== 'text')
+        return `Invalid 'messages[${i}].content[${k}].type': '${String(parts[k]?.type)}'. Only 'text' content parts are supported for messages with role 'tool'.`;
     }
   }
   return undefined;

@@ -102,7 +102,17 @@ describe('fakes check images in tool results', () => {
       r = await post(url, body([{ type: 'output_text', text: 'x' }]));
       expect(r.text).toContain("Supported values are: 'input_text', 'input_image', and 'input_file'");
       fake.enqueue({ steps: [{ text: 'a dot' }] });
-      expect((await post(url, body([{ type: 'input_text', text: 'shot' }, { type: 'input_image', image_url: `data:image/png;base64,${PNG}` }]))).status).toBe(200);
+      expect(
+        (
+          await post(
+            url,
+            body([
+              { type: 'input_text', text: 'shot' },
+              { type: 'input_image', image_url: `data:image/png;base64,${PNG}` },
+            ]),
+          )
+        ).status,
+      ).toBe(200);
     });
   });
 
@@ -113,9 +123,19 @@ describe('fakes check images in tool results', () => {
       const body = (content: unknown) => ({
         model: 'm',
         stream: true,
-        messages: [{ role: 'user', content: 'go' }, { role: 'assistant', content: null, tool_calls: [call] }, { role: 'tool', tool_call_id: 'c1', content }],
+        messages: [
+          { role: 'user', content: 'go' },
+          { role: 'assistant', content: null, tool_calls: [call] },
+          { role: 'tool', tool_call_id: 'c1', content },
+        ],
       });
-      const r = await post(url, body([{ type: 'text', text: 'shot' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } }]));
+      const r = await post(
+        url,
+        body([
+          { type: 'text', text: 'shot' },
+          { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } },
+        ]),
+      );
       expect(r.status).toBe(400);
       expect(r.text).toContain("Invalid 'messages[2].content[1].type': 'image_url'. Only 'text' content parts are supported for messages with role 'tool'.");
       fake.enqueue({ steps: [{ text: 'ok' }] });

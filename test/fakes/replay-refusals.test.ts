@@ -32,7 +32,11 @@ describe('fakes refuse replays the services refuse', () => {
       const url = `${fake.url}/v1/chat/completions`;
       expect((await post(url, { model: 'm', stream: true, messages: [{ role: 'user', content: 'go' }] })).status).toBe(200);
       const call = { id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{}' } };
-      const history = (extra: object) => [{ role: 'user', content: 'go' }, { role: 'assistant', content: null, tool_calls: [call], ...extra }, { role: 'tool', tool_call_id: 'c1', content: 'x' }];
+      const history = (extra: object) => [
+        { role: 'user', content: 'go' },
+        { role: 'assistant', content: null, tool_calls: [call], ...extra },
+        { role: 'tool', tool_call_id: 'c1', content: 'x' },
+      ];
       const refused = await post(url, { model: 'm', stream: true, messages: history({}) });
       expect(refused.status).toBe(400);
       expect(refused.text).toContain('Missing `reasoning_content` field in the assistant message at message index 1');
@@ -49,7 +53,17 @@ describe('fakes refuse replays the services refuse', () => {
       const replay = (thinking: string) => ({
         model: 'm',
         max_tokens: 10,
-        messages: [{ role: 'user', content: 'go' }, { role: 'assistant', content: [{ type: 'thinking', thinking, signature: 'sig-1' }, { type: 'text', text: 'hi' }] }, { role: 'user', content: 'more' }],
+        messages: [
+          { role: 'user', content: 'go' },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'thinking', thinking, signature: 'sig-1' },
+              { type: 'text', text: 'hi' },
+            ],
+          },
+          { role: 'user', content: 'more' },
+        ],
       });
       const refused = await post(url, replay('plan, edited'), headers);
       expect(refused.status).toBe(400);
@@ -64,7 +78,11 @@ describe('fakes refuse replays the services refuse', () => {
       expect((await post(url, { model: 'm', stream: true, input: [{ type: 'message', role: 'user', content: 'go' }] })).status).toBe(200);
       const reasoning = { type: 'reasoning', id: 'rs_fake0', summary: [{ type: 'summary_text', text: 'plan' }], encrypted_content: 'ENC' };
       const call = { type: 'function_call', call_id: 'c1', name: 'read_file', arguments: '{}' };
-      const refused = await post(url, { model: 'm', stream: true, input: [{ type: 'message', role: 'user', content: 'go' }, call, reasoning, { type: 'function_call_output', call_id: 'c1', output: 'x' }] });
+      const refused = await post(url, {
+        model: 'm',
+        stream: true,
+        input: [{ type: 'message', role: 'user', content: 'go' }, call, reasoning, { type: 'function_call_output', call_id: 'c1', output: 'x' }],
+      });
       expect(refused.status).toBe(400);
       expect(refused.text).toContain("of type 'reasoning' was provided without its required following item");
     });
@@ -78,7 +96,13 @@ describe('fakes refuse replays the services refuse', () => {
       expect(first.text).toContain('"thoughtSignature":"ts-1"');
       const contents = (signature: object) => [
         { role: 'user', parts: [{ text: 'go' }] },
-        { role: 'model', parts: [{ text: 'plan', thought: true }, { functionCall: { name: 'read_file', args: { path: 'a' } }, ...signature }] },
+        {
+          role: 'model',
+          parts: [
+            { text: 'plan', thought: true },
+            { functionCall: { name: 'read_file', args: { path: 'a' } }, ...signature },
+          ],
+        },
         { role: 'user', parts: [{ functionResponse: { name: 'read_file', response: { output: 'x' } } }] },
       ];
       const refused = await post(url, { contents: contents({}) }, headers);

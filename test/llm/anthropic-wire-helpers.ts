@@ -17,6 +17,9 @@ export function lastUserText(body: any): string {
 /** A compaction request: some user message carries the compaction prompt (it may be followed by refused tool turns). */
 export function isCompactionRequest(req: RecordedRequest): boolean {
   const messages: any[] = req.body?.messages ?? [];
-  return messages.some((m) => m.role === 'user' && (typeof m.content === 'string' ? m.content.startsWith(COMPACTION_MARKER) : m.content.some((b: any) => b.type === 'text' && b.text.startsWith(COMPACTION_MARKER))));
+  return messages.some(
+    (m) =>
+      m.role === 'user' &&
+      (typeof m.content === 'string' ? m.content.startsWith(COMPACTION_MARKER) : m.content.some((b: any) => b.type === 'text' && b.text.startsWith(COMPACTION_MARKER))),
+  );
 }
-

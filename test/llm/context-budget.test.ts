@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  computeBudget,
-  DEFAULT_COMPACTION_POLICY,
-  shouldAutoCompact,
-  type AutoCompactInput,
-  type CompactionPolicy,
-} from '../../src/llm/core/context-budget.js';
+import { computeBudget, DEFAULT_COMPACTION_POLICY, shouldAutoCompact, type AutoCompactInput, type CompactionPolicy } from '../../src/llm/core/context-budget.js';
 
 const capacity = (contextWindow: number, maxOutputTokens = 8_192) => ({ contextWindow, maxOutputTokens });
 const policy = (p: Partial<CompactionPolicy> = {}): CompactionPolicy => ({ ...DEFAULT_COMPACTION_POLICY, ...p });

@@ -25,12 +25,21 @@ class LineEncoder implements NativeEncoder<string[]> {
   }
 }
 
-const reply = assistantMessage([{ type: 'text', text: 'ok' }, { type: 'tool_call', id: 'c1', name: 'read_file', args: '{}' }], 'test');
+const reply = assistantMessage(
+  [
+    { type: 'text', text: 'ok' },
+    { type: 'tool_call', id: 'c1', name: 'read_file', args: '{}' },
+  ],
+  'test',
+);
 
-function wire(over: Partial<WireTranslation<string[]>> = {}, events: () => AsyncIterable<ModelTurnEvent> = async function* () {
-  yield { type: 'text_delta', text: 'ok' };
-  yield { type: 'turn_end', message: reply, stopReason: 'tool_use' };
-}): WireTranslation<string[]> & { sent: string[][] } {
+function wire(
+  over: Partial<WireTranslation<string[]>> = {},
+  events: () => AsyncIterable<ModelTurnEvent> = async function* () {
+    yield { type: 'text_delta', text: 'ok' };
+    yield { type: 'turn_end', message: reply, stopReason: 'tool_use' };
+  },
+): WireTranslation<string[]> & { sent: string[][] } {
   const sent: string[][] = [];
   return {
     sent,

@@ -85,7 +85,10 @@ async function run(cwd: string, registry: ToolRegistry, permissions: PermissionG
 describe('read-only tool calls of one reply', () => {
   it('the built-in read-only tools are concurrent; the mutating ones are not', () => {
     const defaults = createDefaultRegistry(undefined, [createRecallTool(async () => undefined)]);
-    const concurrent = defaults.definitions().map((d) => d.name).filter((n) => defaults.concurrent?.(n));
+    const concurrent = defaults
+      .definitions()
+      .map((d) => d.name)
+      .filter((n) => defaults.concurrent?.(n));
     expect(concurrent.sort()).toEqual(['glob', 'grep', 'list_dir', 'read_file', 'recall']);
   });
 

@@ -69,7 +69,7 @@ describe('estimateText against the o200k tokenizer', () => {
     }
   });
 
-  it("stays within 10% on hex hashes and 15% on base64 blobs (the hardest case: random letters)", () => {
+  it('stays within 10% on hex hashes and 15% on base64 blobs (the hardest case: random letters)', () => {
     const bytes = pseudoRandomBytes(24_000);
     const hex = bytes.toString('hex');
     const b64 = bytes.toString('base64');

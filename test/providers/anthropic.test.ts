@@ -88,7 +88,11 @@ describe('anthropic adapter: streaming', () => {
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.join('')).toBe('Hello there, world');
     expect(only(events, 'usage')).toEqual([{ type: 'usage', usage: { input: 12, output: 7, cache_read: 900, cache_write: 40 } }]);
-    expect(last(events)).toMatchObject({ type: 'turn_end', message: { role: 'assistant', content: 'Hello there, world', parts: [{ type: 'text', text: 'Hello there, world' }], provider: 'anthropic' }, stopReason: 'end_turn' });
+    expect(last(events)).toMatchObject({
+      type: 'turn_end',
+      message: { role: 'assistant', content: 'Hello there, world', parts: [{ type: 'text', text: 'Hello there, world' }], provider: 'anthropic' },
+      stopReason: 'end_turn',
+    });
 
     const sent = fake.requests[0];
     expect(sent.path).toBe('/v1/messages');
@@ -146,7 +150,11 @@ describe('anthropic adapter: streaming', () => {
     const events = await turn(conv);
 
     expect(fake.requests[0].body.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
-    expect(only(events, 'reasoning_delta').map((e) => e.text).join('')).toBe('The user wants the file; read it first.');
+    expect(
+      only(events, 'reasoning_delta')
+        .map((e) => e.text)
+        .join(''),
+    ).toBe('The user wants the file; read it first.');
     expect(last(events)).toMatchObject({
       type: 'turn_end',
       message: { reasoning: [{ provider: 'anthropic', text: 'The user wants the file; read it first.', signature: 'sig-abc123' }] },

@@ -198,7 +198,12 @@ describe('bedrock adapter: alternating turns', () => {
     const { NodeHttpHandler } = await import('@smithy/node-http-handler');
     const client = new BedrockRuntimeClient({ endpoint: fake.url, region: 'us-east-1', requestHandler: new NodeHttpHandler(), maxAttempts: 1 });
     const send = (messages: any[]) => client.send(new ConverseStreamCommand({ modelId: CLAUDE, messages }));
-    await expect(send([{ role: 'user', content: [{ text: 'a' }] }, { role: 'user', content: [{ text: 'b' }] }])).rejects.toMatchObject({
+    await expect(
+      send([
+        { role: 'user', content: [{ text: 'a' }] },
+        { role: 'user', content: [{ text: 'b' }] },
+      ]),
+    ).rejects.toMatchObject({
       name: 'ValidationException',
       message: expect.stringContaining('must alternate between user and assistant'),
     });

@@ -34,9 +34,17 @@ const WINDOW = 12_000;
 const WORDS = ['parser', 'handles', 'nested', 'blocks', 'reports', 'errors', 'clearly', 'module', 'returns', 'value', 'when', 'the', 'input'];
 const w = (k: number) => WORDS[k % WORDS.length];
 /** ~10,000 estimated tokens of prose-like lines. */
-const prose = (n: number) => Array.from({ length: 400 }, (_, k) => `     ${k + 1}\tentry ${k} of big ${n}: the ${w(k)} ${w(k * 7)} ${w(k * 11)} and ${w(k * 5)} the ${w(k * 3)} while ${w(k * 2)} stays.`).join('\n');
+const prose = (n: number) =>
+  Array.from(
+    { length: 400 },
+    (_, k) => `     ${k + 1}\tentry ${k} of big ${n}: the ${w(k)} ${w(k * 7)} ${w(k * 11)} and ${w(k * 5)} the ${w(k * 3)} while ${w(k * 2)} stays.`,
+  ).join('\n');
 /** A gauge on the local estimate alone, so the fakes' rough usage numbers do not move the trigger. */
-const localGauge = () => ({ estimate: (messages: readonly Message[], tools: readonly ToolDefinition[]) => estimateRequest({ messages, tools }), observe: () => undefined, reset: () => undefined });
+const localGauge = () => ({
+  estimate: (messages: readonly Message[], tools: readonly ToolDefinition[]) => estimateRequest({ messages, tools }),
+  observe: () => undefined,
+  reset: () => undefined,
+});
 
 describe.each(PROVIDER_CASES)('$name compaction conformance', (pc) => {
   let fake: ScriptedServer;
@@ -74,7 +82,8 @@ describe.each(PROVIDER_CASES)('$name compaction conformance', (pc) => {
       maxTurns: 60,
       compaction: { settings },
     });
-  const run = async (settings = NO_EXTRAS) => collect((await client(settings)).streamChat(request([systemMessage('You are a conformance test agent.'), userMessage('Go.')]), createDefaultRegistry()));
+  const run = async (settings = NO_EXTRAS) =>
+    collect((await client(settings)).streamChat(request([systemMessage('You are a conformance test agent.'), userMessage('Go.')]), createDefaultRegistry()));
 
   function readerAgent(reads: number, compaction: (k: number) => FakeReply) {
     let turns = 0;
@@ -144,7 +153,10 @@ describe.each(PROVIDER_CASES)('$name compaction conformance', (pc) => {
     for (let i = 1; i <= 6; i++) {
       const content = prose(i);
       const n = await store.put(content);
-      history.push({ role: 'assistant', content: '', tool_calls: [{ id: `old_${i}`, name: 'read_file', args: JSON.stringify({ path: `big-${i}.txt` }) }] }, { role: 'tool', tool_call_id: `old_${i}`, name: 'read_file', content, artifact_ref: n });
+      history.push(
+        { role: 'assistant', content: '', tool_calls: [{ id: `old_${i}`, name: 'read_file', args: JSON.stringify({ path: `big-${i}.txt` }) }] },
+        { role: 'tool', tool_call_id: `old_${i}`, name: 'read_file', content, artifact_ref: n },
+      );
     }
     history.push({ role: 'assistant', content: 'Done one.' }, userMessage('turn two'), { role: 'assistant', content: 'Done two.' }, userMessage('turn three'));
     let recalled = false;

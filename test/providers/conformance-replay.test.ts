@@ -28,7 +28,15 @@ const notes = (n: number) => Array.from({ length: 150 }, (_, k) => `note ${k} in
 /** Reasoning first, a tool call, then text after the call; then text split over chunks; then the answer. */
 const TOOL_LOOP: FakeReply[] = [
   { steps: [{ thinking: 'The note first.\n\nThen the folder.' }, { toolCall: { name: 'read_file', args: { path: 'note.txt' } } }, { text: 'Reading the note.' }] },
-  { steps: [{ thinking: 'Now the folder.' }, { redacted: 'cmVkYWN0ZWQtMQ==' }, { text: 'Listing ' }, { text: 'the folder.' }, { toolCall: { name: 'list_dir', args: { path: '.' } } }] },
+  {
+    steps: [
+      { thinking: 'Now the folder.' },
+      { redacted: 'cmVkYWN0ZWQtMQ==' },
+      { text: 'Listing ' },
+      { text: 'the folder.' },
+      { toolCall: { name: 'list_dir', args: { path: '.' } } },
+    ],
+  },
   { steps: [{ thinking: 'I know enough.' }, { text: 'It is ' }, { text: '42.' }] },
 ];
 

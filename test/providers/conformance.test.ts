@@ -103,10 +103,13 @@ describe.each(PROVIDER_CASES)('$name conformance', (pc) => {
   it('reports usage', async () => {
     fake.enqueue({ steps: [{ text: 'ok' }], usage: { input: 120, output: 7, cacheRead: 30 } });
     const events = await run();
-    const usage = events.filter((e) => e.type === 'usage').reduce(
-      (a, e: any) => ({ input: a.input + e.usage.input, output: a.output + e.usage.output, cache_read: a.cache_read + e.usage.cache_read }),
-      { input: 0, output: 0, cache_read: 0 },
-    );
+    const usage = events
+      .filter((e) => e.type === 'usage')
+      .reduce((a, e: any) => ({ input: a.input + e.usage.input, output: a.output + e.usage.output, cache_read: a.cache_read + e.usage.cache_read }), {
+        input: 0,
+        output: 0,
+        cache_read: 0,
+      });
     expect(usage).toEqual({ input: 120, output: 7, cache_read: 30 });
   });
 

@@ -116,7 +116,10 @@ describe('genkit adapter: streaming', () => {
       message: {
         content: 'Answer',
         reasoning: [{ provider: 'genkit', text: 'Consider the question' }],
-        parts: [{ type: 'reasoning', text: 'Consider the question' }, { type: 'text', text: 'Answer', meta: { metadata: { thoughtSignature: 'sig-g' } } }],
+        parts: [
+          { type: 'reasoning', text: 'Consider the question' },
+          { type: 'text', text: 'Answer', meta: { metadata: { thoughtSignature: 'sig-g' } } },
+        ],
       },
     });
     expect(fake.requests[0].body.generationConfig.thinkingConfig).toEqual({ thinkingBudget: 1024, includeThoughts: true });
@@ -125,7 +128,13 @@ describe('genkit adapter: streaming', () => {
     fake.enqueue({ steps: [{ text: 'Then this.' }] });
     await turn(conv);
     const contents = fake.requests[1].body.contents;
-    expect(contents[1]).toEqual({ role: 'model', parts: [{ thought: true, text: 'Consider the question' }, { text: 'Answer', thoughtSignature: 'sig-g' }] });
+    expect(contents[1]).toEqual({
+      role: 'model',
+      parts: [
+        { thought: true, text: 'Consider the question' },
+        { text: 'Answer', thoughtSignature: 'sig-g' },
+      ],
+    });
     expect(contents[2]).toEqual({ role: 'user', parts: [{ text: 'And then?' }] });
   });
 

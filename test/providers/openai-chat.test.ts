@@ -19,7 +19,12 @@ function settings(over: Partial<ProviderSettings> = {}): ProviderSettings {
   return { model: 'gpt-test', apiKey: 'sk-test', baseURL: `${fake.url}/v1`, maxRetries: 2, home: '/nonexistent', env: {}, ...over };
 }
 
-function request(messages: Message[] = [{ role: 'system', content: 'You are Keen.' }, { role: 'user', content: 'hi' }]): ChatRequest {
+function request(
+  messages: Message[] = [
+    { role: 'system', content: 'You are Keen.' },
+    { role: 'user', content: 'hi' },
+  ],
+): ChatRequest {
   return { model: 'gpt-test', messages, tools: TOOLS, maxOutputTokens: 1000 };
 }
 
@@ -47,7 +52,10 @@ describe('openai chat adapter', () => {
     const body = lastBody();
     expect(body.stream).toBe(true);
     expect(body.stream_options).toEqual({ include_usage: true });
-    expect(body.messages).toEqual([{ role: 'system', content: 'You are Keen.' }, { role: 'user', content: 'hi' }]);
+    expect(body.messages).toEqual([
+      { role: 'system', content: 'You are Keen.' },
+      { role: 'user', content: 'hi' },
+    ]);
     expect(body.tools[0]).toEqual({ type: 'function', function: { name: 'read_file', description: 'Read a file', parameters: TOOLS[0].input_schema } });
     expect(body.max_tokens).toBe(1000);
     expect(fake.requests[0].headers.authorization).toBe('Bearer sk-test');
@@ -55,7 +63,13 @@ describe('openai chat adapter', () => {
 
   it('assembles parallel tool calls from deltas and replays them with their results', async () => {
     fake.enqueue(
-      { steps: [{ text: 'Reading both.' }, { toolCall: { id: 'call_a', name: 'read_file', args: { path: 'a.ts' } } }, { toolCall: { id: 'call_b', name: 'read_file', args: { path: 'b.ts' } } }] },
+      {
+        steps: [
+          { text: 'Reading both.' },
+          { toolCall: { id: 'call_a', name: 'read_file', args: { path: 'a.ts' } } },
+          { toolCall: { id: 'call_b', name: 'read_file', args: { path: 'b.ts' } } },
+        ],
+      },
       { steps: [{ text: 'Done.' }] },
     );
     const conv = await open();
@@ -101,7 +115,10 @@ describe('openai chat adapter', () => {
     expect(end.type === 'turn_end' && end.message.reasoning).toEqual([{ provider: 'openai', text: 'Let me think.' }]);
     conv.appendUserText('more');
     await turn(conv);
-    expect(lastBody().messages.slice(2)).toEqual([{ role: 'assistant', content: 'Answer' }, { role: 'user', content: 'more' }]);
+    expect(lastBody().messages.slice(2)).toEqual([
+      { role: 'assistant', content: 'Answer' },
+      { role: 'user', content: 'more' },
+    ]);
   });
 
   it('echoes streamed reasoning on a tool-call turn so DeepSeek-style tool loops keep it', async () => {

@@ -46,7 +46,10 @@ function settings(): ProviderSettings {
 const TOOLS = [{ name: 'read_file', description: 'Read a file', input_schema: { type: 'object' } }];
 const REQUEST: ChatRequest = {
   model: 'gpt-5-codex',
-  messages: [{ role: 'system', content: 'You are Keen.' }, { role: 'user', content: 'hi' }],
+  messages: [
+    { role: 'system', content: 'You are Keen.' },
+    { role: 'user', content: 'hi' },
+  ],
   tools: TOOLS,
   maxOutputTokens: 1000,
 };
@@ -111,11 +114,9 @@ describe('codex adapter', () => {
     await writeCodexCliAuth(validAccess(), 'refresh-cli');
     await mkdir(keenHome, { recursive: true });
     const keenAccess = expiredAccess();
-    await writeFile(
-      join(keenHome, 'auth.json'),
-      JSON.stringify({ codex: { tokens: { access_token: keenAccess, refresh_token: 'refresh-keen', account_id: 'acct_keen' } } }),
-      { mode: 0o600 },
-    );
+    await writeFile(join(keenHome, 'auth.json'), JSON.stringify({ codex: { tokens: { access_token: keenAccess, refresh_token: 'refresh-keen', account_id: 'acct_keen' } } }), {
+      mode: 0o600,
+    });
     fake.enqueue({ steps: [{ thinking: 'hm', signature: 'ENC' }, { toolCall: { id: 'c1', name: 'read_file', args: {} } }] }, { steps: [{ text: 'done' }] });
     const conv = await open();
     await turn(conv);

@@ -20,7 +20,12 @@ function settings(over: Partial<ProviderSettings> = {}): ProviderSettings {
   return { model: 'gpt-test', apiKey: 'sk-test', baseURL: `${fake.url}/v1`, maxRetries: 2, home: '/nonexistent', env: {}, ...over };
 }
 
-function request(messages: Message[] = [{ role: 'system', content: 'You are Keen.' }, { role: 'user', content: 'hi' }]): ChatRequest {
+function request(
+  messages: Message[] = [
+    { role: 'system', content: 'You are Keen.' },
+    { role: 'user', content: 'hi' },
+  ],
+): ChatRequest {
   return { model: 'gpt-test', messages, tools: TOOLS, maxOutputTokens: 1000 };
 }
 
@@ -61,9 +66,7 @@ describe('openai responses adapter', () => {
     expect(events.flatMap((e) => (e.type === 'turn_end' ? (e.message.tool_calls ?? []) : []))).toEqual([{ id: 'call_1', name: 'read_file', args: '{"path":"a.ts"}' }]);
     const end = last(events);
     expect(end.type === 'turn_end' && end.stopReason).toBe('tool_use');
-    expect(end.type === 'turn_end' && end.message.reasoning).toEqual([
-      { provider: 'openai-responses', text: 'Need the file.', id: 'rs_fake0', encrypted_content: 'ENC-1' },
-    ]);
+    expect(end.type === 'turn_end' && end.message.reasoning).toEqual([{ provider: 'openai-responses', text: 'Need the file.', id: 'rs_fake0', encrypted_content: 'ENC-1' }]);
     expect(conv.hasPendingState()).toBe(true);
     conv.appendToolResults([{ role: 'tool', tool_call_id: 'call_1', name: 'read_file', content: 'A' }]);
     expect(conv.hasPendingState()).toBe(false);

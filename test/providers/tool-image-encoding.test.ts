@@ -57,7 +57,10 @@ describe('tool-result images per wire', () => {
       mutating: false,
       run: async () => ({ content: 'shot', images: [{ mimeType: 'image/png', data: PNG }] }),
     });
-    const message = await createToolRegistry([snap]).execute({ id: 'c1', name: 'snap', args: '{}' }, { cwd: '/', signal: new AbortController().signal, permissions: { check: async () => 'deny' } });
+    const message = await createToolRegistry([snap]).execute(
+      { id: 'c1', name: 'snap', args: '{}' },
+      { cwd: '/', signal: new AbortController().signal, permissions: { check: async () => 'deny' } },
+    );
     expect(message).toEqual({ role: 'tool', tool_call_id: 'c1', name: 'snap', content: 'shot', images: [{ media_type: 'image/png', data: PNG }] });
   });
 
@@ -65,6 +68,13 @@ describe('tool-result images per wire', () => {
     const big = 'A'.repeat(400_000);
     const without = estimateMessage(result(undefined));
     expect(estimateMessage(result([{ media_type: 'image/png', data: big }]))).toBe(without + IMAGE_TOKENS);
-    expect(estimateMessage(result([{ media_type: 'image/png', data: PNG }, { media_type: 'image/png', data: PNG }]))).toBe(without + 2 * IMAGE_TOKENS);
+    expect(
+      estimateMessage(
+        result([
+          { media_type: 'image/png', data: PNG },
+          { media_type: 'image/png', data: PNG },
+        ]),
+      ),
+    ).toBe(without + 2 * IMAGE_TOKENS);
   });
 });

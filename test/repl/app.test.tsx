@@ -295,5 +295,8 @@ function readSessionRecords(home: string, id: string): { kind: string }[] {
   const root = path.join(home, 'sessions');
   const project = readdirSync(root).find((d) => readdirSync(path.join(root, d)).includes(id));
   if (!project) throw new Error(`no session ${id} under ${root}`);
-  return readFileSync(path.join(root, project, id, 'transcript_events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  return readFileSync(path.join(root, project, id, 'transcript_events.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 }

@@ -37,9 +37,7 @@ describe('tool cards', () => {
     expect(lastFrame()).toBe(['', '● 1. Build', '    • comp'].join('\n'));
     rerender(<LiveTurnView live={{ ...live, pending: '1. Build\n   - compile\n1. Test' }} expanded={false} asking={false} />);
     expect(lastFrame()).toBe(['', '● 1. Build', '    • compile', '  1. Test'].join('\n'));
-    expect(render(<MarkdownView lines={classifyText('1. Build\n   - compile\n1. Test')} lead />).lastFrame()).toBe(
-      ['', '● 1. Build', '    • compile', '  2. Test'].join('\n'),
-    );
+    expect(render(<MarkdownView lines={classifyText('1. Build\n   - compile\n1. Test')} lead />).lastFrame()).toBe(['', '● 1. Build', '    • compile', '  2. Test'].join('\n'));
   });
 
   it('collapse long output to three lines with a hint', () => {

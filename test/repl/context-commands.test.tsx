@@ -58,7 +58,10 @@ describe('REPL: skills and custom commands', () => {
   });
 
   it('a custom command expands its arguments, shows in /help with its description and completes with Tab', async () => {
-    h = await startHarness({ files: { '.keen/commands/review.md': '---\ndescription: Review one file\n---\nReview $1 now.' }, responder: () => ({ steps: [{ text: 'Reviewed.' }] }) });
+    h = await startHarness({
+      files: { '.keen/commands/review.md': '---\ndescription: Review one file\n---\nReview $1 now.' },
+      responder: () => ({ steps: [{ text: 'Reviewed.' }] }),
+    });
     h.send('/help');
     expect(await h.waitFor('Project commands and skills:')).toContain('/review [args]  Review one file');
     h.write('/revi');

@@ -111,7 +111,15 @@ describe('highlighting a streamed fence', () => {
 describe('finished tables (marked) with aligned columns (string-width)', () => {
   it('parses a table into cells, alignment and rows, markers removed', () => {
     const [table] = classifyText('| Name | Size |\n|:-----|-----:|\n| **a.ts** | 12 |\n| long-name.ts | 3 |');
-    expect(table).toEqual({ kind: 'table', header: ['Name', 'Size'], align: ['left', 'right'], rows: [['a.ts', '12'], ['long-name.ts', '3']] });
+    expect(table).toEqual({
+      kind: 'table',
+      header: ['Name', 'Size'],
+      align: ['left', 'right'],
+      rows: [
+        ['a.ts', '12'],
+        ['long-name.ts', '3'],
+      ],
+    });
     const laid = layoutTable(table as TableLine);
     expect(laid.header).toBe('Name         │ Size');
     expect(laid.rule).toBe('─────────────┼─────');
@@ -163,9 +171,29 @@ describe('finished blocks from marked', () => {
 
   it('renders headings, paragraphs and quotes from marked inline tokens; a bare url is shown once', () => {
     expect(classifyText('## A *b*\nsee https://x.dev & <tag>\n> quoted `c`')).toEqual([
-      { kind: 'heading', level: 2, spans: [{ text: 'A ', style: 'plain' }, { text: 'b', style: 'italic' }] },
-      { kind: 'text', spans: [{ text: 'see ', style: 'plain' }, { text: 'https://x.dev', style: 'link' }, { text: ' & <tag>', style: 'plain' }] },
-      { kind: 'quote', spans: [{ text: 'quoted ', style: 'plain' }, { text: 'c', style: 'code' }] },
+      {
+        kind: 'heading',
+        level: 2,
+        spans: [
+          { text: 'A ', style: 'plain' },
+          { text: 'b', style: 'italic' },
+        ],
+      },
+      {
+        kind: 'text',
+        spans: [
+          { text: 'see ', style: 'plain' },
+          { text: 'https://x.dev', style: 'link' },
+          { text: ' & <tag>', style: 'plain' },
+        ],
+      },
+      {
+        kind: 'quote',
+        spans: [
+          { text: 'quoted ', style: 'plain' },
+          { text: 'c', style: 'code' },
+        ],
+      },
     ]);
   });
 

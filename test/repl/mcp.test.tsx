@@ -63,7 +63,9 @@ describe('MCP in the REPL', () => {
     h.send('summarise @ev:demo://resource/static/document/architecture.md please');
     await h.waitFor('noted');
     const sent = lastUserText(h.fake.requests[0]);
-    expect(sent).toMatch(/^summarise @ev:demo:\/\/resource\/static\/document\/architecture\.md please\n\n<attached_resource server="ev" uri="demo:\/\/resource\/static\/document\/architecture\.md">\n/);
+    expect(sent).toMatch(
+      /^summarise @ev:demo:\/\/resource\/static\/document\/architecture\.md please\n\n<attached_resource server="ev" uri="demo:\/\/resource\/static\/document\/architecture\.md">\n/,
+    );
     expect(sent).toContain('</attached_resource>');
     expect(sent.length).toBeGreaterThan(300);
   });

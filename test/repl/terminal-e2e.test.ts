@@ -114,7 +114,10 @@ describe('keen in a terminal', () => {
 
   it('compacts automatically inside a tool loop without repeating text, and Esc on a slow one lets the turn finish', async () => {
     mkdirSync(path.join(ws.cwd, '.keen'), { recursive: true });
-    writeFileSync(path.join(ws.cwd, '.keen', 'config.json'), JSON.stringify({ models: { tiny: { provider: 'anthropic', contextWindow: 8000, maxOutputTokens: 1000 } }, model: 'tiny' }));
+    writeFileSync(
+      path.join(ws.cwd, '.keen', 'config.json'),
+      JSON.stringify({ models: { tiny: { provider: 'anthropic', contextWindow: 8000, maxOutputTokens: 1000 } }, model: 'tiny' }),
+    );
     let compactions = 0;
     fake.setResponder((req: RecordedRequest) => {
       if (isCompactionRequest(req)) {
@@ -168,7 +171,7 @@ describe('keen in a terminal', () => {
     expect(picked).toContain('› the old question\n\n● answer to the old question');
   });
 
-  it('`keen --resume` without an id opens the picker of this directory\'s sessions; leaving a fresh, empty session prints no hint', async () => {
+  it("`keen --resume` without an id opens the picker of this directory's sessions; leaving a fresh, empty session prints no hint", async () => {
     fake.setResponder((req) => ({ steps: [{ text: `answer to ${lastUserText(req)}` }] }));
     const first = keen([], { NO_COLOR: '1' });
     await first.waitFor('Type a message');

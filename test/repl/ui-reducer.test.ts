@@ -20,7 +20,12 @@ describe('streaming into the transcript', () => {
     s = uiReducer(s, { type: 'text', text: '| longer-name.ts | 200 |\nDone.\n' });
     expect(committedText(s)).toEqual(['Files:', '<table>', 'Done.']);
     const table = s.items.flatMap((i: TranscriptItem) => (i.kind === 'markdown' ? i.lines : [])).find((l) => l.kind === 'table');
-    expect(table).toMatchObject({ rows: [['a.ts', '1'], ['longer-name.ts', '200']] });
+    expect(table).toMatchObject({
+      rows: [
+        ['a.ts', '1'],
+        ['longer-name.ts', '200'],
+      ],
+    });
   });
 
   it('holds a list while it is still streaming, then commits it nested and numbered by marked', () => {
@@ -93,7 +98,11 @@ describe('streaming into the transcript', () => {
 
   it('keeps `Compacting...` while a manual compaction has a tool call refused', () => {
     const card = { id: 't', name: 'read_file', args: 'a.ts', status: 'running' as const, output: '' };
-    const s = run({ type: 'turn-start', mode: 'compact', status: 'Compacting...' }, { type: 'tool-start', card }, { type: 'tool-end', id: 't', status: 'error', output: 'refused' });
+    const s = run(
+      { type: 'turn-start', mode: 'compact', status: 'Compacting...' },
+      { type: 'tool-start', card },
+      { type: 'tool-end', id: 't', status: 'error', output: 'refused' },
+    );
     expect(s.busy?.status).toBe('Compacting...');
   });
 

@@ -14,13 +14,11 @@ afterEach(async () => {
 const writer = (req: Parameters<NonNullable<Parameters<typeof startHarness>[0]>['responder'] & object>[0]) => {
   const users = messagesOf(req).filter((m) => m.role === 'user' && textOf(m) !== '');
   const word = textOf(users[users.length - 1]).replace(/^write /, '');
-  return afterToolResult(req)
-    ? { steps: [{ text: `wrote ${word}` }] }
-    : { steps: [{ toolCall: { name: 'write_file', args: { path: 'a.txt', content: `${word}\n` } } }] };
+  return afterToolResult(req) ? { steps: [{ text: `wrote ${word}` }] } : { steps: [{ toolCall: { name: 'write_file', args: { path: 'a.txt', content: `${word}\n` } } }] };
 };
 
 describe('/undo and /rewind', () => {
-  it('/undo restores the last turn\'s files byte for byte, and refuses after a change behind Keen\'s back', async () => {
+  it("/undo restores the last turn's files byte for byte, and refuses after a change behind Keen's back", async () => {
     h = await startHarness({ files: { 'a.txt': 'original\r\n' }, flags: { yolo: true }, responder: writer });
     const file = path.join(h.ws.cwd, 'a.txt');
     h.send('write one');

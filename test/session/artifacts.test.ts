@@ -89,12 +89,26 @@ describe('prune records on replay', () => {
         tools: [],
         usage: { input: 0, output: 0, cache_read: 0, cache_write: 0 },
         messages: [
-          { role: 'assistant', content: '', tool_calls: [{ id: 'a', name: 'read_file', args: '{}' }, { id: 'b', name: 'read_file', args: '{}' }] },
+          {
+            role: 'assistant',
+            content: '',
+            tool_calls: [
+              { id: 'a', name: 'read_file', args: '{}' },
+              { id: 'b', name: 'read_file', args: '{}' },
+            ],
+          },
           { role: 'tool', tool_call_id: 'a', name: 'read_file', content: 'AAA', artifact_ref: 1 },
           { role: 'tool', tool_call_id: 'b', name: 'read_file', content: 'BBB', artifact_ref: 2 },
         ],
       },
-      { ...env(4), kind: 'prune_applied', pruned: [{ index: 2, tool_call_id: 'a', artifact: 1, content: '[artifact#1] …' }, { index: 2, tool_call_id: 'b', artifact: 2, content: 'WRONG' }] },
+      {
+        ...env(4),
+        kind: 'prune_applied',
+        pruned: [
+          { index: 2, tool_call_id: 'a', artifact: 1, content: '[artifact#1] …' },
+          { index: 2, tool_call_id: 'b', artifact: 2, content: 'WRONG' },
+        ],
+      },
     ];
     const records = raw.map((r) => {
       const v = validateRecord(r);

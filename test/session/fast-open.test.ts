@@ -61,7 +61,13 @@ async function generate(seed: number, steps: number): Promise<string> {
     else if (pick < 14) {
       const summary = { role: 'user' as const, content: `<compacted_context>summary ${i}</compacted_context>`, summary_level: 1 as const };
       if (r(2) === 0) await put({ kind: 'compaction_applied', mode: 'manual', status: 'Context compacted.', messages: [summary, { role: 'assistant', content: `tail ${i}` }] });
-      else written.push(...(await store.appendBatch([{ ...(toolTurn(i) as Extract<NewRecord, { kind: 'assistant_turn' }>), checkpoint: true }, { kind: 'compaction_applied', mode: 'auto', status: '', messages: [summary] }])));
+      else
+        written.push(
+          ...(await store.appendBatch([
+            { ...(toolTurn(i) as Extract<NewRecord, { kind: 'assistant_turn' }>), checkpoint: true },
+            { kind: 'compaction_applied', mode: 'auto', status: '', messages: [summary] },
+          ])),
+        );
     } else if (pick < 16) {
       // Prune a real tool output of the history as it stands.
       const history = buildConversation(written);
@@ -97,7 +103,11 @@ async function expectSame(path: string, cleanModel?: { provider: string; model: 
   expect(tail.model).toEqual(unread.length > 0 && cleanModel ? cleanModel : currentModel(full.records));
   expect(tail.records.at(-1)?.seq).toBe(full.records.at(-1)?.seq);
   expect(tail.records).toEqual(full.records.slice(full.records.length - tail.records.length));
-  expect({ size: tail.size, tailStart: tail.tailStart, missingNewline: tail.missingNewline }).toEqual({ size: full.size, tailStart: full.tailStart, missingNewline: full.missingNewline });
+  expect({ size: tail.size, tailStart: tail.tailStart, missingNewline: tail.missingNewline }).toEqual({
+    size: full.size,
+    tailStart: full.tailStart,
+    missingNewline: full.missingNewline,
+  });
   for (const p of tail.problems) expect(full.problems).toContainEqual(p);
   if (!tail.partial) expect(tail.problems).toEqual(full.problems);
   // What the fast path did not read lies before its first record.
@@ -125,9 +135,24 @@ describe('fast open: from the last compaction on', () => {
       const variants: ((p: string) => void)[] = [
         (p) => appendFileSync(p, '{"seq":99999,"kind":"user_mes'), // torn tail
         (p) => appendFileSync(p, '{"seq":99999,"kind":"compaction_applied","ts":"x","mode":"auto","status":"","messa'), // a torn compaction
-        (p) => editLine(p, (l) => 1 + r(l.length - 2), (line) => line.slice(0, Math.max(1, line.length >> 1))), // a garbled line anywhere
-        (p) => editLine(p, (l) => 1 + r(l.length - 2), (line) => line.replace(/^\{"seq":(\d+)/, (_m, s) => `{"seq":${Number(s) * 10 + 7}`)), // a raised seq anywhere
-        (p) => editLine(p, (l) => l.length - 2, (line) => line.replace(/^\{"seq":(\d+)/, (_m, s) => `{"seq":${Number(s) - 1}`)), // a repeated last seq
+        (p) =>
+          editLine(
+            p,
+            (l) => 1 + r(l.length - 2),
+            (line) => line.slice(0, Math.max(1, line.length >> 1)),
+          ), // a garbled line anywhere
+        (p) =>
+          editLine(
+            p,
+            (l) => 1 + r(l.length - 2),
+            (line) => line.replace(/^\{"seq":(\d+)/, (_m, s) => `{"seq":${Number(s) * 10 + 7}`),
+          ), // a raised seq anywhere
+        (p) =>
+          editLine(
+            p,
+            (l) => l.length - 2,
+            (line) => line.replace(/^\{"seq":(\d+)/, (_m, s) => `{"seq":${Number(s) - 1}`),
+          ), // a repeated last seq
       ];
       for (const damage of variants) {
         const copy = `${path}.v`;
@@ -150,7 +175,10 @@ describe('fast open: from the last compaction on', () => {
     await store.append(user('first'));
     await store.append({ kind: 'model_changed', provider: 'openai', model: 'gpt-test' });
     await store.append(toolTurn(1));
-    const [, applied] = await store.appendBatch([{ ...(toolTurn(2) as Extract<NewRecord, { kind: 'assistant_turn' }>), checkpoint: true }, { kind: 'compaction_applied', mode: 'auto', status: '', messages: [{ role: 'user', content: 'summary' }] }]);
+    const [, applied] = await store.appendBatch([
+      { ...(toolTurn(2) as Extract<NewRecord, { kind: 'assistant_turn' }>), checkpoint: true },
+      { kind: 'compaction_applied', mode: 'auto', status: '', messages: [{ role: 'user', content: 'summary' }] },
+    ]);
     // The store stamps the model in effect on the compaction: the open needs nothing before it.
     expect(applied).toMatchObject({ kind: 'compaction_applied', provider: 'openai', model: 'gpt-test' });
     await store.append(user('after'));
@@ -160,7 +188,10 @@ describe('fast open: from the last compaction on', () => {
     expect(opened.partial).toBe(true);
     expect(opened.records.map((r) => r.seq)).toEqual([5, 6, 7]);
     expect(opened.model).toEqual({ provider: 'openai', model: 'gpt-test' });
-    expect(buildConversation(opened.records)).toEqual([{ role: 'user', content: 'summary' }, { role: 'user', content: 'after' }]);
+    expect(buildConversation(opened.records)).toEqual([
+      { role: 'user', content: 'summary' },
+      { role: 'user', content: 'after' },
+    ]);
     expect((await opened.store.append(user('next'))).seq).toBe(8);
     const whole = await opened.transcript();
     expect(whole.records.map((r) => r.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
@@ -190,7 +221,10 @@ describe('fast open: from the last compaction on', () => {
     const store = await createStore(h, { fsync: false });
     await store.append({ kind: 'model_changed', provider: 'openai', model: 'gpt-old' });
     await store.close();
-    appendFileSync(store.path, `${JSON.stringify({ seq: 3, kind: 'compaction_applied', ts: new Date().toISOString(), mode: 'manual', status: 'Context compacted.', messages: [{ role: 'user', content: 's' }] })}\n`);
+    appendFileSync(
+      store.path,
+      `${JSON.stringify({ seq: 3, kind: 'compaction_applied', ts: new Date().toISOString(), mode: 'manual', status: 'Context compacted.', messages: [{ role: 'user', content: 's' }] })}\n`,
+    );
     const tail = await loadTranscriptTail(store.path);
     expect(tail.partial).toBe(false);
     expect(tail.model).toEqual({ provider: 'openai', model: 'gpt-old' });
@@ -201,10 +235,20 @@ describe('fast open: from the last compaction on', () => {
     const store = await createStore(h, { fsync: false });
     await store.close();
     // Rewrite session_started as format 1, then old-shape assistant messages (no parts) after a compaction.
-    editLine(store.path, () => 0, (line) => line.replace('"format":2', '"format":1'));
+    editLine(
+      store.path,
+      () => 0,
+      (line) => line.replace('"format":2', '"format":1'),
+    );
     const opened = await SessionStore.open(h, CWD, store.id, { fsync: false });
     await opened.store.append({ kind: 'compaction_applied', mode: 'manual', status: 'Context compacted.', messages: [{ role: 'user', content: 's' }] });
-    await opened.store.append({ kind: 'assistant_turn', text: 'hi', tools: [], usage: USAGE, messages: [{ role: 'assistant', content: 'hi', reasoning: [{ provider: 'anthropic', text: 'hm', signature: 'sig' }] } as Message] });
+    await opened.store.append({
+      kind: 'assistant_turn',
+      text: 'hi',
+      tools: [],
+      usage: USAGE,
+      messages: [{ role: 'assistant', content: 'hi', reasoning: [{ provider: 'anthropic', text: 'hm', signature: 'sig' }] } as Message],
+    });
     await opened.store.close();
     const tail = await loadTranscriptTail(store.path);
     expect(tail.partial).toBe(true);

@@ -47,8 +47,7 @@ describe('listSessions', () => {
   it('counts turns exactly when a record kind straddles a 1 MB scan chunk and ignores prompts that quote a kind', async () => {
     const store = await session(CWD, []);
     const ts = '2025-01-01T00:00:00.000Z';
-    const line = (seq: number, content: string) =>
-      `${JSON.stringify({ seq, kind: 'user_message', ts, message: { role: 'user', content } })}\n`;
+    const line = (seq: number, content: string) => `${JSON.stringify({ seq, kind: 'user_message', ts, message: { role: 'user', content } })}\n`;
     const head = await readFile(store.path, 'utf8');
     // Pad record 2 so that record 3's `"kind":"user_message"` starts 8 bytes before the 1 MiB boundary.
     const prefix = '{"seq":3,'.length;
@@ -94,9 +93,7 @@ describe('findSession and latestSession', () => {
 
   it("names the directory a session belongs to when it is another directory's", async () => {
     const other = await session('/elsewhere', ['x']);
-    await expect(findSession(home, CWD, other.id)).rejects.toThrow(
-      `session ${other.id} belongs to /elsewhere; run keen there (\`keen sessions --all\` lists every session)`,
-    );
+    await expect(findSession(home, CWD, other.id)).rejects.toThrow(`session ${other.id} belongs to /elsewhere; run keen there (\`keen sessions --all\` lists every session)`);
   });
 
   it('picks the most recently active session as the latest', async () => {
@@ -124,13 +121,9 @@ describe('formatSessionList', () => {
   });
 
   it('prints an aligned table', () => {
-    const text = formatSessionList(
-      [
-        row({}),
-        row({ id: '20250301-090000-zzzzzz', lastActivity: new Date('2025-03-08T12:00:00Z'), turns: 12, compacted: true, firstPrompt: '' }),
-      ],
-      { now },
-    );
+    const text = formatSessionList([row({}), row({ id: '20250301-090000-zzzzzz', lastActivity: new Date('2025-03-08T12:00:00Z'), turns: 12, compacted: true, firstPrompt: '' })], {
+      now,
+    });
     expect(text).toBe(
       [
         'ID                      LAST ACTIVE  TURNS  COMPACTED  FIRST PROMPT',

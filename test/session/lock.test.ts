@@ -71,8 +71,6 @@ describe('one writer per session', () => {
     const created = await createStore(home);
     await created.close();
     await writeFile(join(created.dir, 'writer.lock'), JSON.stringify({ pid: 4242, host: 'build-box', since: '2025-01-01T00:00:00.000Z' }));
-    await expect(SessionStore.open(home, CWD, created.id)).rejects.toThrow(
-      `session ${created.id} is already open in another Keen process (pid 4242 on build-box)`,
-    );
+    await expect(SessionStore.open(home, CWD, created.id)).rejects.toThrow(`session ${created.id} is already open in another Keen process (pid 4242 on build-box)`);
   });
 });

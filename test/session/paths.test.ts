@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { KeenError } from '../../src/errors.js';
-import {
-  assertSessionId,
-  isValidSessionId,
-  newSessionId,
-  projectDirName,
-  transcriptPath,
-} from '../../src/session/paths.js';
+import { assertSessionId, isValidSessionId, newSessionId, projectDirName, transcriptPath } from '../../src/session/paths.js';
 
 describe('session paths', () => {
   it('names a project directory by its readable path plus a short hash', () => {
@@ -44,8 +38,6 @@ describe('session ids', () => {
       expect(isValidSessionId(bad)).toBe(false);
       expect(() => assertSessionId(bad)).toThrow(KeenError);
     }
-    expect(() => assertSessionId('nope')).toThrow(
-      '"nope" is not a session id (they look like 20250301-142233-k3f9qz); run `keen sessions` to list sessions',
-    );
+    expect(() => assertSessionId('nope')).toThrow('"nope" is not a session id (they look like 20250301-142233-k3f9qz); run `keen sessions` to list sessions');
   });
 });

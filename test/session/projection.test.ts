@@ -25,9 +25,7 @@ describe('buildConversation', () => {
   });
 
   it('replaces everything before a compaction with its messages', () => {
-    const history = buildConversation(
-      records(user('old question'), turn('old answer'), compaction('manual', 'Summary of the old talk'), user('new question'), turn('new answer')),
-    );
+    const history = buildConversation(records(user('old question'), turn('old answer'), compaction('manual', 'Summary of the old talk'), user('new question'), turn('new answer')));
     expect(history).toEqual([
       { role: 'user', content: 'Summary of the old talk' },
       { role: 'user', content: 'new question' },
@@ -85,14 +83,7 @@ describe('buildConversation', () => {
         { role: 'assistant', content: 'finished after compaction' },
       ]);
       // The pre-compaction records stay on disk for audit and replay.
-      expect(replayTranscript((await loadTranscript(store.path)).records).map((i) => i.type)).toEqual([
-        'user',
-        'assistant',
-        'user',
-        'assistant',
-        'compaction',
-        'assistant',
-      ]);
+      expect(replayTranscript((await loadTranscript(store.path)).records).map((i) => i.type)).toEqual(['user', 'assistant', 'user', 'assistant', 'compaction', 'assistant']);
     } finally {
       await cleanup();
     }
@@ -154,4 +145,3 @@ describe('replayTranscript', () => {
     expect(currentModel([])).toBeUndefined();
   });
 });
-

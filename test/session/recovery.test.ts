@@ -121,10 +121,7 @@ describe('incomplete batch', () => {
 
     const loaded = await loadTranscript(store.path);
     expect(loaded.records.map((r) => r.seq)).toEqual([1, 2]);
-    expect(loaded.problems.map((p) => p.reason)).toEqual([
-      'incomplete batch (2 of 3 records from seq 3)',
-      'incomplete batch (2 of 3 records from seq 3)',
-    ]);
+    expect(loaded.problems.map((p) => p.reason)).toEqual(['incomplete batch (2 of 3 records from seq 3)', 'incomplete batch (2 of 3 records from seq 3)']);
     expect(buildConversation(loaded.records)).toEqual([{ role: 'user', content: 'before' }]);
 
     const { store: again, warning } = await SessionStore.open(home, CWD, store.id);
@@ -137,7 +134,12 @@ describe('incomplete batch', () => {
     expect(after.records.map((r) => r.seq)).toEqual([1, 2, 3, 4]);
     expect(buildConversation(after.records)).toEqual([{ role: 'user', content: 'retry summary' }]);
     const corrupt = await readFile(join(store.dir, 'transcript_events.jsonl.corrupt'), 'utf8');
-    expect(corrupt.split('\n').filter(Boolean).map((l) => JSON.parse(l).seq)).toEqual([3, 4]);
+    expect(
+      corrupt
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).seq),
+    ).toEqual([3, 4]);
   });
 
   it('drops a batch whose middle record is damaged, even when later records follow', async () => {

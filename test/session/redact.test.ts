@@ -13,9 +13,7 @@ describe('redaction: Keen credentials and known formats, never ordinary values',
     const env = { ANTHROPIC_API_KEY: 'plainvalue123', NPM_TOKEN: 'npm_abcdefghijklmnop', DB_PASSWORD: 'hunter2hunter2', CACHE_TOKEN: '/var/cache/tok' };
     const secrets = secretValues(env);
     expect(secrets.sort()).toEqual(['hunter2hunter2', 'npm_abcdefghijklmnop', 'plainvalue123']);
-    expect(redactText('k=plainvalue123 n=npm_abcdefghijklmnop p=hunter2hunter2 c=/var/cache/tok', secrets)).toBe(
-      `k=${REDACTED} n=${REDACTED} p=${REDACTED} c=/var/cache/tok`,
-    );
+    expect(redactText('k=plainvalue123 n=npm_abcdefghijklmnop p=hunter2hunter2 c=/var/cache/tok', secrets)).toBe(`k=${REDACTED} n=${REDACTED} p=${REDACTED} c=/var/cache/tok`);
   });
 
   it.each([

@@ -21,8 +21,7 @@ async function sessionWith(...prompts: string[]): Promise<SessionStore> {
   return store;
 }
 
-const promptsOf = (records: Awaited<ReturnType<typeof loadTranscript>>['records']) =>
-  records.flatMap((r) => (r.kind === 'user_message' ? [r.message.content] : []));
+const promptsOf = (records: Awaited<ReturnType<typeof loadTranscript>>['records']) => records.flatMap((r) => (r.kind === 'user_message' ? [r.message.content] : []));
 
 describe('a record whose seq was damaged', () => {
   it('seq 4 raised to 40: every record loads (the bad one read as 4), one warning, nothing moved aside, appends continue', async () => {

@@ -55,33 +55,16 @@ describe('SessionStore seqs', () => {
 
     const written = await lines(store.path);
     expect(written.map((r) => r.seq)).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(written.map((r) => r.batch)).toEqual([
-      undefined,
-      undefined,
-      { first_seq: 3, count: 2 },
-      { first_seq: 3, count: 2 },
-      undefined,
-      undefined,
-    ]);
+    expect(written.map((r) => r.batch)).toEqual([undefined, undefined, { first_seq: 3, count: 2 }, { first_seq: 3, count: 2 }, undefined, undefined]);
   });
 
   it('keeps call order when appends are not awaited one by one', async () => {
     const store = await createStore(home);
-    const results = await Promise.all([
-      store.append(user('a')),
-      store.appendBatch([user('b'), user('c')]),
-      store.append(user('d')),
-    ]);
+    const results = await Promise.all([store.append(user('a')), store.appendBatch([user('b'), user('c')]), store.append(user('d'))]);
     await store.close();
     expect(results.flat().map((r) => r.seq)).toEqual([2, 3, 4, 5]);
     const { records } = await loadTranscript(store.path);
-    expect(records.map((r) => (r.kind === 'user_message' ? r.message.content : r.kind))).toEqual([
-      'session_started',
-      'a',
-      'b',
-      'c',
-      'd',
-    ]);
+    expect(records.map((r) => (r.kind === 'user_message' ? r.message.content : r.kind))).toEqual(['session_started', 'a', 'b', 'c', 'd']);
   });
 
   it('continues after the highest seq when a session is reopened', async () => {
@@ -121,9 +104,7 @@ describe('SessionStore seqs', () => {
   });
 
   it('says how to list sessions when the id is unknown', async () => {
-    await expect(SessionStore.open(home, CWD, '20250101-000000-abcdef')).rejects.toThrow(
-      `no session 20250101-000000-abcdef in ${CWD}; run \`keen sessions\` to list sessions`,
-    );
+    await expect(SessionStore.open(home, CWD, '20250101-000000-abcdef')).rejects.toThrow(`no session 20250101-000000-abcdef in ${CWD}; run \`keen sessions\` to list sessions`);
   });
 });
 
@@ -206,9 +187,7 @@ describe('opening sessions', () => {
     await store.close();
     const text = await readFile(store.path, 'utf8');
     await writeFile(store.path, text.replace('"format":2', '"format":3'));
-    await expect(SessionStore.open(home, CWD, store.id)).rejects.toThrow(
-      `session ${store.id} was written by a newer Keen (transcript format 3); upgrade Keen to resume it`,
-    );
+    await expect(SessionStore.open(home, CWD, store.id)).rejects.toThrow(`session ${store.id} was written by a newer Keen (transcript format 3); upgrade Keen to resume it`);
     expect(await readFile(store.path, 'utf8')).toBe(text.replace('"format":2', '"format":3'));
   });
 });

@@ -66,13 +66,21 @@ describe('transcript format upgrade', () => {
     const history = buildConversation(records);
     const adapter = await createAnthropicAdapter({ model: 'claude-test', apiKey: 'k', baseURL: fake.url, home, env: {} });
     // The fake, like the API, accepts only signatures it issued: let it issue the fixture's two.
-    for (const [thinking, signature] of [['I should read the note.', 'sig-A'], ['It says 42.', 'sig-B']]) {
+    for (const [thinking, signature] of [
+      ['I should read the note.', 'sig-A'],
+      ['It says 42.', 'sig-B'],
+    ]) {
       fake.enqueue({ steps: [{ thinking, signature }, { text: 'ok' }] });
       const warm = await adapter.open({ model: 'claude-test', messages: [userMessage('warm up')], tools: [], maxOutputTokens: 1000 });
       for await (const _ of warm.streamTurn(new AbortController().signal)) void _;
     }
     fake.requests.length = 0;
-    const conversation = await adapter.open({ model: 'claude-test', messages: [systemMessage('You are a test agent.'), ...history, userMessage('Go on')], tools: [], maxOutputTokens: 1000 });
+    const conversation = await adapter.open({
+      model: 'claude-test',
+      messages: [systemMessage('You are a test agent.'), ...history, userMessage('Go on')],
+      tools: [],
+      maxOutputTokens: 1000,
+    });
     fake.enqueue({ steps: [{ text: 'Going on.' }] });
     const events = [];
     for await (const ev of conversation.streamTurn(new AbortController().signal)) events.push(ev);
@@ -90,7 +98,13 @@ describe('transcript format upgrade', () => {
         ],
       },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '     1\tthe answer is 42' }] },
-      { role: 'assistant', content: [{ type: 'thinking', thinking: 'It says 42.', signature: 'sig-B' }, { type: 'text', text: 'The answer is 42.' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'It says 42.', signature: 'sig-B' },
+          { type: 'text', text: 'The answer is 42.' },
+        ],
+      },
       { role: 'user', content: [{ type: 'text', text: 'Thanks' }] },
       { role: 'assistant', content: [{ type: 'text', text: 'Hi again.' }] },
       { role: 'user', content: [{ type: 'text', text: 'Go on' }] },

@@ -3,8 +3,7 @@ import { unifiedDiff } from '../../src/tools/diff.js';
 import { createGlobMatcher } from '../../src/tools/glob-match.js';
 import { toolSummary } from '../../src/tools/index.js';
 
-const summary = (name: string, args: unknown) =>
-  toolSummary({ id: '1', name, args: typeof args === 'string' ? args : JSON.stringify(args) });
+const summary = (name: string, args: unknown) => toolSummary({ id: '1', name, args: typeof args === 'string' ? args : JSON.stringify(args) });
 
 describe('unifiedDiff', () => {
   it('is empty for equal texts', () => {
@@ -19,9 +18,21 @@ describe('unifiedDiff', () => {
         '--- a/f.txt',
         '+++ b/f.txt',
         '@@ -1,6 +1,7 @@',
-        ' l1', ' l2', ' l3', '+NEW', ' l4', ' l5', ' l6',
+        ' l1',
+        ' l2',
+        ' l3',
+        '+NEW',
+        ' l4',
+        ' l5',
+        ' l6',
         '@@ -22,7 +23,6 @@',
-        ' l22', ' l23', ' l24', '-l25', ' l26', ' l27', ' l28',
+        ' l22',
+        ' l23',
+        ' l24',
+        '-l25',
+        ' l26',
+        ' l27',
+        ' l28',
       ].join('\n'),
     );
   });

@@ -49,15 +49,11 @@ describe('edit_file', () => {
 
   it('explains a missing file, an empty old_string and a no-op edit', async () => {
     const dir = await workspace({ 'a.ts': 'x\n' });
-    expect((await call(dir, 'edit_file', { path: 'b.ts', old_string: 'x', new_string: 'y' })).content).toBe(
-      'File not found: b.ts. Use write_file to create a new file.',
-    );
+    expect((await call(dir, 'edit_file', { path: 'b.ts', old_string: 'x', new_string: 'y' })).content).toBe('File not found: b.ts. Use write_file to create a new file.');
     expect((await call(dir, 'edit_file', { path: 'a.ts', old_string: '', new_string: 'y' })).content).toBe(
       'old_string must not be empty; use write_file to create or overwrite a file.',
     );
-    expect((await call(dir, 'edit_file', { path: 'a.ts', old_string: 'x', new_string: 'x' })).content).toBe(
-      'old_string and new_string are identical; there is nothing to change.',
-    );
+    expect((await call(dir, 'edit_file', { path: 'a.ts', old_string: 'x', new_string: 'x' })).content).toBe('old_string and new_string are identical; there is nothing to change.');
   });
 
   it('refuses to edit outside the workspace', async () => {
@@ -71,9 +67,7 @@ describe('edit_file', () => {
 
   it('refuses binary files', async () => {
     const dir = await workspace({ 'b.bin': Buffer.from('ab\0cd') });
-    expect((await call(dir, 'edit_file', { path: 'b.bin', old_string: 'ab', new_string: 'x' })).content).toBe(
-      'Refusing to edit b.bin: it is a binary file (contains NUL bytes).',
-    );
+    expect((await call(dir, 'edit_file', { path: 'b.bin', old_string: 'ab', new_string: 'x' })).content).toBe('Refusing to edit b.bin: it is a binary file (contains NUL bytes).');
   });
 
   it('shows the permission gate a unified diff of the edit', async () => {

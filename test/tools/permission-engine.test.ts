@@ -87,7 +87,18 @@ describe('permission modes', () => {
 });
 
 describe('protected paths', () => {
-  for (const rel of ['.git/config', '.keen/config.json', '.claude/settings.json', '.agents/x', '.mcp.json', '.envrc', '.husky/pre-commit', '.vscode/tasks.json', '.idea/workspace.xml', 'sub/.GIT/hooks/post-checkout']) {
+  for (const rel of [
+    '.git/config',
+    '.keen/config.json',
+    '.claude/settings.json',
+    '.agents/x',
+    '.mcp.json',
+    '.envrc',
+    '.husky/pre-commit',
+    '.vscode/tasks.json',
+    '.idea/workspace.xml',
+    'sub/.GIT/hooks/post-checkout',
+  ]) {
     it(`${rel} asks whatever allow rules or --yolo say`, () => {
       expect(verdict(file('write_file', rel), { yolo: true, user: { allow: ['write_file', 'edit_file(**)'] }, allowedTools: ['write_file'] })).toBe('ask');
     });

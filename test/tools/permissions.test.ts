@@ -111,9 +111,12 @@ describe('session gate', () => {
   });
 
   it('honours configured allow rules without asking and treats a failing prompt as deny', async () => {
-    const gate = createSessionGate(async () => {
-      throw new Error('prompt closed');
-    }, { allow: ['bash(ls*)'] });
+    const gate = createSessionGate(
+      async () => {
+        throw new Error('prompt closed');
+      },
+      { allow: ['bash(ls*)'] },
+    );
     expect(await gate.check(bash('ls -la'))).toBe('allow');
     expect(await gate.check(bash('rm x'))).toBe('deny');
   });

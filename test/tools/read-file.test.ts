@@ -21,9 +21,7 @@ describe('read_file', () => {
     const lines = Array.from({ length: 50 }, (_, k) => `line ${k + 1}`).join('\n');
     const dir = await workspace({ 'a.txt': lines });
     const msg = await call(dir, 'read_file', { path: 'a.txt', offset: 10, limit: 3 });
-    expect(msg.content).toBe(
-      [numbered(10, 'line 10'), numbered(11, 'line 11'), numbered(12, 'line 12'), '[Showing lines 10-12 of 50. Read more with offset=13.]'].join('\n'),
-    );
+    expect(msg.content).toBe([numbered(10, 'line 10'), numbered(11, 'line 11'), numbered(12, 'line 12'), '[Showing lines 10-12 of 50. Read more with offset=13.]'].join('\n'));
   });
 
   it(`stops at ${READ_DEFAULT_LIMIT} lines by default`, async () => {
@@ -99,9 +97,7 @@ describe('read_file', () => {
     const rel = path.relative(dir, path.join(outside, 'secret.txt'));
     const refused = await call(dir, 'read_file', { path: rel });
     expect(refused.is_error).toBe(true);
-    expect(refused.content).toBe(
-      `Refusing to read ${rel}: it is outside the workspace ${dir}. Pass an absolute path to read files elsewhere.`,
-    );
+    expect(refused.content).toBe(`Refusing to read ${rel}: it is outside the workspace ${dir}. Pass an absolute path to read files elsewhere.`);
     const abs = await call(dir, 'read_file', { path: path.join(outside, 'secret.txt') });
     expect(abs.content).toBe(numbered(1, 'outside'));
   });

@@ -27,13 +27,7 @@ describe('redaction before the cap', () => {
   it('bash: a token straddling the head cut and one straddling the tail cut', async () => {
     const dir = await workspace();
     const fill = (n: number, c: string) => `head -c ${n} /dev/zero | tr '\\0' ${c}`;
-    const command = [
-      fill(BASH_HEAD_CHARS - 13, 'a'),
-      `printf ' %s ' ${TOKEN}`,
-      fill(40_000, 'b'),
-      `printf ' %s ' ${TOKEN}`,
-      fill(BASH_TAIL_CHARS - 30, 'c'),
-    ].join('; ');
+    const command = [fill(BASH_HEAD_CHARS - 13, 'a'), `printf ' %s ' ${TOKEN}`, fill(40_000, 'b'), `printf ' %s ' ${TOKEN}`, fill(BASH_TAIL_CHARS - 30, 'c')].join('; ');
     const msg = await call(dir, 'bash', { command }, { registry: unsandboxed });
     expect(msg.content).toContain('cut from the middle of the output');
     expect(msg.content).toContain('[REDAC'); // the redacted token, itself cut

@@ -128,9 +128,7 @@ describe('tool registry', () => {
     const deny = { check: async (r: PermissionRequest) => (asked.push(r), 'deny' as const) };
     const msg = await call(dir, 'write_file', { path: 'a.txt', content: 'x\n' }, { permissions: deny });
     expect(msg.is_error).toBe(true);
-    expect(msg.content).toBe(
-      'Permission denied: write_file needs approval. Run with --yolo or allow it in config (permissions.allow), e.g. "write_file".',
-    );
+    expect(msg.content).toBe('Permission denied: write_file needs approval. Run with --yolo or allow it in config (permissions.allow), e.g. "write_file".');
     expect(asked).toEqual([
       {
         tool: 'write_file',
@@ -172,8 +170,6 @@ describe('tool registry', () => {
   it('uses the headless gate wording when denied by the headless gate', async () => {
     const dir = await workspace();
     const msg = await call(dir, 'bash', { command: 'npm test' }, { permissions: createHeadlessGate({ yolo: false, allow: [] }) });
-    expect(msg.content).toBe(
-      'Permission denied: bash needs approval. Run with --yolo or allow it in config (permissions.allow), e.g. "bash(npm test)".',
-    );
+    expect(msg.content).toBe('Permission denied: bash needs approval. Run with --yolo or allow it in config (permissions.allow), e.g. "bash(npm test)".');
   });
 });

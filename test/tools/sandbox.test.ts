@@ -110,7 +110,17 @@ describe('bash in bubblewrap', () => {
 });
 
 describe('sandbox profiles', () => {
-  const plan = { cwd: '/ws', writable: ['/ws'], hidden: [{ path: '/h/.ssh', dir: true }, { path: '/h/.netrc', dir: false }], network: false, tmp: '/tmp', readOnly: false };
+  const plan = {
+    cwd: '/ws',
+    writable: ['/ws'],
+    hidden: [
+      { path: '/h/.ssh', dir: true },
+      { path: '/h/.netrc', dir: false },
+    ],
+    network: false,
+    tmp: '/tmp',
+    readOnly: false,
+  };
 
   it('bubblewrap: root read-only, workspace and tmp writable, hidden paths masked, net and pids unshared', () => {
     const args = bwrapArgs(plan, 'ls');

@@ -25,9 +25,7 @@ describe('glob', () => {
 
   it('matches path patterns relative to the search directory', async () => {
     const dir = await workspace(tree);
-    expect((await call(dir, 'glob', { pattern: 'src/**/*.{ts,tsx}' })).content).toBe(
-      ['src/a.ts', 'src/sub/b.ts', 'src/sub/c.tsx'].join('\n'),
-    );
+    expect((await call(dir, 'glob', { pattern: 'src/**/*.{ts,tsx}' })).content).toBe(['src/a.ts', 'src/sub/b.ts', 'src/sub/c.tsx'].join('\n'));
     expect((await call(dir, 'glob', { pattern: 'sub/*', path: 'src' })).content).toBe(['src/sub/b.ts', 'src/sub/c.tsx'].join('\n'));
     expect((await call(dir, 'glob', { pattern: 'src/*.ts' })).content).toBe('src/a.ts');
   });
@@ -38,9 +36,7 @@ describe('glob', () => {
     const dir = await workspace(files);
     const lines = (await call(dir, 'glob', { pattern: '*.txt' })).content.split('\n');
     expect(lines).toHaveLength(GLOB_MAX_RESULTS + 1);
-    expect(lines.at(-1)).toBe(
-      `[Showing ${GLOB_MAX_RESULTS} of ${GLOB_MAX_RESULTS + 20} files; 20 more not shown. Narrow the pattern or path.]`,
-    );
+    expect(lines.at(-1)).toBe(`[Showing ${GLOB_MAX_RESULTS} of ${GLOB_MAX_RESULTS + 20} files; 20 more not shown. Narrow the pattern or path.]`);
   });
 
   it('reports a path that is not a directory', async () => {
@@ -79,10 +75,7 @@ describe('grep', () => {
       'src/sub/c.tsx:1:needle in tsx',
     ]);
     expect((await call(dir, 'grep', { pattern: 'const', path: 'src/a.ts' })).content).toBe('src/a.ts:1:export const needle = 1;');
-    expect((await call(dir, 'grep', { pattern: 'needle', path: 'src', files_only: true })).content.split('\n').sort()).toEqual([
-      'src/a.ts',
-      'src/sub/c.tsx',
-    ]);
+    expect((await call(dir, 'grep', { pattern: 'needle', path: 'src', files_only: true })).content.split('\n').sort()).toEqual(['src/a.ts', 'src/sub/c.tsx']);
   });
 
   it('shows context lines as path-line-text', async () => {
@@ -107,9 +100,7 @@ describe('grep', () => {
     const dir = await workspace({ 'many.txt': 'hit\n'.repeat(GREP_MAX_LINES + 100) });
     const lines = (await call(dir, 'grep', { pattern: 'hit' })).content.split('\n');
     expect(lines).toHaveLength(GREP_MAX_LINES + 1);
-    expect(lines.at(-1)).toBe(
-      `[Showing ${GREP_MAX_LINES} of ${GREP_MAX_LINES + 100} lines. Narrow the search with path, glob or a more specific pattern.]`,
-    );
+    expect(lines.at(-1)).toBe(`[Showing ${GREP_MAX_LINES} of ${GREP_MAX_LINES + 100} lines. Narrow the search with path, glob or a more specific pattern.]`);
   });
 
   it('shortens very long matching lines', async () => {
@@ -124,9 +115,7 @@ describe('list_dir', () => {
   it('lists directories first with a slash, hiding .git and .gitignored entries', async () => {
     const dir = await workspace({ ...tree, '.git/HEAD': 'ref\n', 'zeta.txt': '' });
     const msg = await call(dir, 'list_dir', {});
-    expect(msg.content).toBe(
-      ['.github/', 'src/', '.gitignore', 'README.md', 'zeta.txt', '[3 entries hidden by .gitignore or .git]'].join('\n'),
-    );
+    expect(msg.content).toBe(['.github/', 'src/', '.gitignore', 'README.md', 'zeta.txt', '[3 entries hidden by .gitignore or .git]'].join('\n'));
   });
 
   it('applies parent .gitignore rules and negations inside a subdirectory', async () => {
@@ -137,9 +126,7 @@ describe('list_dir', () => {
       'src/keep.gen.ts': '',
       'src/tmp/t': '',
     });
-    expect((await call(dir, 'list_dir', { path: 'src' })).content).toBe(
-      ['a.ts', 'keep.gen.ts', '[2 entries hidden by .gitignore or .git]'].join('\n'),
-    );
+    expect((await call(dir, 'list_dir', { path: 'src' })).content).toBe(['a.ts', 'keep.gen.ts', '[2 entries hidden by .gitignore or .git]'].join('\n'));
   });
 
   it('says when a directory is empty and reports a missing one', async () => {

@@ -26,9 +26,7 @@ describe('write_file', () => {
     for (const p of [target, path.relative(dir, target)]) {
       const msg = await call(dir, 'write_file', { path: p, content: 'x' });
       expect(msg.is_error).toBe(true);
-      expect(msg.content).toBe(
-        `Refusing to write ${p}: ${target} is outside the workspace ${dir}. Only files inside the workspace can be changed.`,
-      );
+      expect(msg.content).toBe(`Refusing to write ${p}: ${target} is outside the workspace ${dir}. Only files inside the workspace can be changed.`);
     }
     await expect(readFile(target)).rejects.toThrow();
   });

@@ -34,7 +34,17 @@ describe('undo planning and restoring', () => {
     await rm(path.dirname(b), { recursive: true });
     await writeFile(path.dirname(b), 'now a file');
     const [manifest] = await listManifests(path.join(ws, '.cp'));
-    const plan = planUndo([manifest], new Map([[a, 'x'], [b, null]]), new Map([[a, 'h0'], [b, 'h0']]));
+    const plan = planUndo(
+      [manifest],
+      new Map([
+        [a, 'x'],
+        [b, null],
+      ]),
+      new Map([
+        [a, 'h0'],
+        [b, 'h0'],
+      ]),
+    );
     expect(plan.restores.map((r) => r.path)).toEqual([a, b]);
     await expect(applyRestores(path.join(ws, '.cp'), plan.restores)).rejects.toThrow();
     expect(await readFile(a, 'utf8')).toBe('a1');

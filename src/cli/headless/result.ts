@@ -95,4 +95,3 @@ export function startupResult(message: string, durationMs: number, kind = 'start
 }
 
 export const MAX_TURNS_MESSAGE = 'stopped after the maximum number of tool turns (--max-turns or config maxTurns)';
-

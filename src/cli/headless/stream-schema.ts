@@ -4,10 +4,24 @@
  */
 import { z } from 'zod';
 
-const usage = { input: z.number().int().nonnegative(), output: z.number().int().nonnegative(), cache_read: z.number().int().nonnegative(), cache_write: z.number().int().nonnegative() };
+const usage = {
+  input: z.number().int().nonnegative(),
+  output: z.number().int().nonnegative(),
+  cache_read: z.number().int().nonnegative(),
+  cache_write: z.number().int().nonnegative(),
+};
 
 export const streamEventSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('system'), subtype: z.literal('init'), session_id: z.string(), cwd: z.string(), provider: z.string(), model: z.string(), tools: z.array(z.string()), keen_version: z.string() }),
+  z.strictObject({
+    type: z.literal('system'),
+    subtype: z.literal('init'),
+    session_id: z.string(),
+    cwd: z.string(),
+    provider: z.string(),
+    model: z.string(),
+    tools: z.array(z.string()),
+    keen_version: z.string(),
+  }),
   z.strictObject({ type: z.literal('text_delta'), text: z.string() }),
   z.strictObject({ type: z.literal('assistant'), text: z.string(), tool_calls: z.array(z.strictObject({ id: z.string(), name: z.string(), input: z.unknown() })) }),
   z.strictObject({ type: z.literal('tool_call'), id: z.string(), name: z.string(), input: z.unknown() }),

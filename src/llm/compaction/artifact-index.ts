@@ -75,7 +75,10 @@ export function collectArtifactRefs(messages: readonly Message[], refs: Artifact
 /** The index block appended to a summary: the newest {@link MAX_INDEXED_ARTIFACTS}, oldest first. */
 export function artifactIndex(refs: ArtifactRefs): string {
   if (refs.size === 0) return '';
-  const kept = [...refs.keys()].sort((a, b) => b - a).slice(0, MAX_INDEXED_ARTIFACTS).sort((a, b) => a - b);
+  const kept = [...refs.keys()]
+    .sort((a, b) => b - a)
+    .slice(0, MAX_INDEXED_ARTIFACTS)
+    .sort((a, b) => a - b);
   const lines = kept.map((n) => `- artifact#${n}${refs.get(n) ? ` ${refs.get(n)}` : ''}`);
   return `<artifact_index>\nTool outputs from before this summary, stored in full. Read one again with the recall tool:\n${lines.join('\n')}\n</artifact_index>`;
 }

@@ -113,7 +113,15 @@ export function createAutoCompaction(deps: AutoCompactionDeps): AutoCompaction {
             const after = deps.estimate(pruned);
             if (after < deps.budget.threshold) {
               state = attemptSucceeded(state);
-              yield { type: 'auto_compaction_applied', replacement: cloneMessages(pruned), summary: '', usage: emptyUsage(), tokensBefore: estimate, tokensAfter: after, pruned: plan.pruned };
+              yield {
+                type: 'auto_compaction_applied',
+                replacement: cloneMessages(pruned),
+                summary: '',
+                usage: emptyUsage(),
+                tokensBefore: estimate,
+                tokensAfter: after,
+                pruned: plan.pruned,
+              };
               return pruned;
             }
           }
@@ -134,7 +142,11 @@ export function createAutoCompaction(deps: AutoCompactionDeps): AutoCompaction {
             inputBudget: summariser?.inputBudget ?? deps.budget.inputBudget,
             send: (system, user, signal) =>
               summariser
-                ? summariser.client.streamChat(documentRequest(summariser.model, summariser.maxOutputTokens, system, user), NO_TOOLS, summaryOptions(deps.options.sessionId, signal))
+                ? summariser.client.streamChat(
+                    documentRequest(summariser.model, summariser.maxOutputTokens, system, user),
+                    NO_TOOLS,
+                    summaryOptions(deps.options.sessionId, signal),
+                  )
                 : deps.runFresh(documentRequest(deps.model, deps.maxOutputTokens, system, user), summaryOptions(deps.options.sessionId, signal)),
           },
         });
@@ -157,7 +169,14 @@ export function createAutoCompaction(deps: AutoCompactionDeps): AutoCompaction {
           return undefined;
         }
         state = attemptSucceeded(state);
-        yield { type: 'auto_compaction_applied', replacement: cloneMessages(outcome.replacement), summary: outcome.summary, usage: outcome.usage, tokensBefore: estimate, tokensAfter: outcome.tokensAfter };
+        yield {
+          type: 'auto_compaction_applied',
+          replacement: cloneMessages(outcome.replacement),
+          summary: outcome.summary,
+          usage: outcome.usage,
+          tokensBefore: estimate,
+          tokensAfter: outcome.tokensAfter,
+        };
         return outcome.replacement;
       } finally {
         deps.signal.removeEventListener('abort', followParent);

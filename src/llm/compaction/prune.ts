@@ -73,4 +73,3 @@ function protectedStart(history: readonly Message[]): number {
   }
   return 0;
 }
-

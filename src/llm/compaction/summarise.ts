@@ -88,8 +88,7 @@ export async function* summarise(input: SummariseInput): AsyncGenerator<StreamEv
   const framing = input.count(SUMMARISER_SYSTEM_PROMPT);
   let budget = documentBudget(route.document.inputBudget, framing);
   let doc: BudgetedDocument | undefined;
-  const makeDoc = () =>
-    buildDocument({ messages: input.messages, previousSummary: input.previousSummary, instructions: input.documentPrompt, budget, count: input.count });
+  const makeDoc = () => buildDocument({ messages: input.messages, previousSummary: input.previousSummary, instructions: input.documentPrompt, budget, count: input.count });
   let via: 'fork' | 'document' = route.fork && fitsSummariser(route.fork.estimate, route.fork.window) ? 'fork' : 'document';
   if (via === 'document') doc = makeDoc();
 

@@ -94,7 +94,9 @@ export class Conversation<N> implements ProviderConversation {
       ended = true;
       yield {
         type: 'error',
-        error: signal.aborted ? llmError('cancelled', 'Request cancelled.') : llmError('network', 'The provider stream ended before the reply was complete (connection closed early).'),
+        error: signal.aborted
+          ? llmError('cancelled', 'Request cancelled.')
+          : llmError('network', 'The provider stream ended before the reply was complete (connection closed early).'),
       };
     } catch (err) {
       ended = true;

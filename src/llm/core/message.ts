@@ -196,4 +196,3 @@ export function stripSystem(messages: readonly Message[]): Message[] {
 export function systemPart(messages: readonly Message[]): SystemMessage[] {
   return messages.filter((m): m is SystemMessage => m.role === 'system');
 }
-

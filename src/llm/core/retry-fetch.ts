@@ -128,7 +128,7 @@ export function retryingFetch(maxRetries: number, inner: typeof fetch = globalTh
       } catch (err) {
         if (signal?.aborted || retry > maxRetries) throw err;
         const wait = backoffMs(retry);
-        announce({ host, status: 0, waitMs: wait, retry, of: maxRetries});
+        announce({ host, status: 0, waitMs: wait, retry, of: maxRetries });
         await sleep(wait, signal);
         continue;
       }
@@ -140,7 +140,7 @@ export function retryingFetch(maxRetries: number, inner: typeof fetch = globalTh
         // Not announced: the error line itself names the wait (one line, not two).
         return withNote(res, `the server asked to wait ${seconds(wait)} before retrying, more than Keen waits (${seconds(maxWaitMs)}, config maxRetryWait)`);
       }
-      announce({ host, status: res.status, waitMs: wait, retry, of: maxRetries});
+      announce({ host, status: res.status, waitMs: wait, retry, of: maxRetries });
       await res.body?.cancel().catch(() => undefined);
       await sleep(wait, signal);
     }

@@ -19,12 +19,17 @@ const UNCASED = 7;
 const ASCII_CLASS = new Uint8Array(128);
 for (let c = 0; c < 128; c++) {
   ASCII_CLASS[c] =
-    c >= 65 && c <= 90 ? UPPER
-    : c >= 97 && c <= 122 ? LOWER
-    : c >= 48 && c <= 57 ? DIGIT
-    : c === 10 || c === 13 ? NEWLINE
-    : c === 32 || c === 9 || c === 11 || c === 12 ? SPACE
-    : PUNCT;
+    c >= 65 && c <= 90
+      ? UPPER
+      : c >= 97 && c <= 122
+        ? LOWER
+        : c >= 48 && c <= 57
+          ? DIGIT
+          : c === 10 || c === 13
+            ? NEWLINE
+            : c === 32 || c === 9 || c === 11 || c === 12
+              ? SPACE
+              : PUNCT;
 }
 
 const RE_UPPER = /[\p{Lu}\p{Lt}]/u;
@@ -40,12 +45,7 @@ function classOfCodePoint(cp: number): number {
   let k = nonAsciiClass.get(cp);
   if (k === undefined) {
     const ch = String.fromCodePoint(cp);
-    k = RE_UPPER.test(ch) ? UPPER
-      : RE_LOWER.test(ch) ? LOWER
-      : RE_UNCASED.test(ch) ? UNCASED
-      : RE_NUMBER.test(ch) ? DIGIT
-      : RE_SPACE.test(ch) ? SPACE
-      : PUNCT;
+    k = RE_UPPER.test(ch) ? UPPER : RE_LOWER.test(ch) ? LOWER : RE_UNCASED.test(ch) ? UNCASED : RE_NUMBER.test(ch) ? DIGIT : RE_SPACE.test(ch) ? SPACE : PUNCT;
     nonAsciiClass.set(cp, k);
   }
   return k;

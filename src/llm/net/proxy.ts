@@ -34,7 +34,8 @@ export async function proxiedFetch(env: NodeJS.ProcessEnv): Promise<typeof fetch
   const loaded = (await import('undici')) as typeof import('undici') & { default?: typeof import('undici') };
   const undici = loaded.default ?? loaded;
   const agent = new undici.EnvHttpProxyAgent(options);
-  const proxied = ((input: unknown, init?: Record<string, unknown>) => undici.fetch(input as string, { ...(init as object), dispatcher: agent } as never)) as unknown as typeof fetch;
+  const proxied = ((input: unknown, init?: Record<string, unknown>) =>
+    undici.fetch(input as string, { ...(init as object), dispatcher: agent } as never)) as unknown as typeof fetch;
   fetches.set(key, proxied);
   return proxied;
 }

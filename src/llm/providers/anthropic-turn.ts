@@ -2,11 +2,7 @@
  * Decodes one streamed Anthropic reply: emits deltas as they arrive and, once `message_stop`
  * has been seen, yields the lossless assistant message (parts in block order) and usage.
  */
-import type {
-  RawContentBlockDelta,
-  RawContentBlockStartEvent,
-  RawMessageStreamEvent,
-} from '@anthropic-ai/sdk/resources/messages';
+import type { RawContentBlockDelta, RawContentBlockStartEvent, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import { assistantMessage, type AssistantMessage, type AssistantPart, type ToolCall } from '../core/message.js';
 import type { ModelTurnEvent, TurnStopReason } from '../core/provider.js';
 import type { Usage } from '../core/usage.js';

@@ -20,9 +20,7 @@ export type NativeBlock =
   | { type: 'tool_result'; tool_use_id: string; content?: string | ToolResultContent[]; is_error?: boolean; cache_control?: CacheControl };
 
 /** What a `tool_result` block may hold: text and base64 images. */
-export type ToolResultContent =
-  | { type: 'text'; text: string }
-  | { type: 'image'; source: { type: 'base64'; media_type: string; data: string } };
+export type ToolResultContent = { type: 'text'; text: string } | { type: 'image'; source: { type: 'base64'; media_type: string; data: string } };
 
 /** The image types the Messages API accepts; other images stay a placeholder line. */
 export const ANTHROPIC_IMAGE_TYPES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);

@@ -43,13 +43,24 @@ export function bedrockError(err: unknown, ctx: BedrockErrorContext): LlmError {
     return llmError('auth', `AWS credentials${profile} have expired: refresh them (e.g. \`aws sso login\`), or use --profile / --provider to pick others.`, status);
   }
   if (BAD_CREDENTIALS.has(name)) {
-    return llmError('auth', `AWS rejected the credentials${profile} (${name}): ${message} Check AWS_ACCESS_KEY_ID / AWS_PROFILE, or use --provider to pick another provider.`, status);
+    return llmError(
+      'auth',
+      `AWS rejected the credentials${profile} (${name}): ${message} Check AWS_ACCESS_KEY_ID / AWS_PROFILE, or use --provider to pick another provider.`,
+      status,
+    );
   }
   if (name === 'CredentialsProviderError' || name === 'TokenProviderError' || /could not load credentials/i.test(message)) {
-    return llmError('auth', `No AWS credentials found${profile}: set AWS_PROFILE (or --profile / awsProfile), AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or run \`aws sso login\`; --provider picks another provider.`);
+    return llmError(
+      'auth',
+      `No AWS credentials found${profile}: set AWS_PROFILE (or --profile / awsProfile), AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or run \`aws sso login\`; --provider picks another provider.`,
+    );
   }
   if (name === 'AccessDeniedException') {
-    return llmError('auth', `AWS denied access to Bedrock model ${ctx.modelId}${profile}: ${message} Enable model access in the Bedrock console, or pick another --model / --profile.`, status);
+    return llmError(
+      'auth',
+      `AWS denied access to Bedrock model ${ctx.modelId}${profile}: ${message} Enable model access in the Bedrock console, or pick another --model / --profile.`,
+      status,
+    );
   }
   if (status === 401 || status === 403) {
     return llmError('auth', `AWS refused the request${profile} (${name || status}): ${message} Check your AWS credentials, or use --provider to pick another provider.`, status);

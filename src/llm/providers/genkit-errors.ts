@@ -27,9 +27,7 @@ function serviceMessage(err: unknown): string {
   const e = (err ?? {}) as GenkitLikeError;
   const inner = e.detail?.error?.message;
   if (inner) return inner;
-  return (e.message ?? String(err))
-    .replace(/^[A-Z_]+: /, '')
-    .replace(/^(Error fetching from|Failed to fetch from) \S+: (\[[^\]]*\] )?/, '');
+  return (e.message ?? String(err)).replace(/^[A-Z_]+: /, '').replace(/^(Error fetching from|Failed to fetch from) \S+: (\[[^\]]*\] )?/, '');
 }
 
 /** Worth another attempt: throttling, overload, or no connection at all. */

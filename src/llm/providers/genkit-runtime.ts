@@ -31,12 +31,7 @@ const SILENT_LOGGER = { level: 'error', shouldLog: () => false, debug() {}, info
 async function importGenkit(): Promise<GenkitModules> {
   const started = performance.now();
   const before = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
-  const [genkit, google, logging, tracing] = await Promise.all([
-    import('genkit'),
-    import('@genkit-ai/google-genai'),
-    import('genkit/logging'),
-    import('genkit/tracing'),
-  ]);
+  const [genkit, google, logging, tracing] = await Promise.all([import('genkit'), import('@genkit-ai/google-genai'), import('genkit/logging'), import('genkit/tracing')]);
   // Genkit otherwise starts an OpenTelemetry SDK on the first request (~400 ms, and a SIGTERM
   // handler); Keen exports no traces.
   tracing.disableGenkitOTelInitialization();

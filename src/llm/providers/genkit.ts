@@ -81,9 +81,7 @@ function genkitWire(runtime: GenkitRuntime, config: TurnConfig): WireTranslation
     encoder: () => new GenkitEncoder(),
     replaceSystem: 'replace',
     classify: (err, signal) =>
-      err instanceof GenkitFailure
-        ? genkitError(err.original, { model: config.model, signal, attempts: err.attempts })
-        : genkitError(err, { model: config.model, signal }),
+      err instanceof GenkitFailure ? genkitError(err.original, { model: config.model, signal, attempts: err.attempts }) : genkitError(err, { model: config.model, signal }),
     async *send(messages, signal, limits) {
       const maxOutputTokens = outputLimit(config.maxOutputTokens, limits);
       for (let attempt = 0; ; attempt++) {

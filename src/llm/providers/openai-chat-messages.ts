@@ -1,8 +1,4 @@
-import type {
-  ChatCompletionMessageFunctionToolCall,
-  ChatCompletionMessageParam,
-  ChatCompletionTool,
-} from 'openai/resources/chat/completions/completions';
+import type { ChatCompletionMessageFunctionToolCall, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions/completions';
 import type { NativeEncoder } from '../core/conversation.js';
 import { partsOf, providerOf, type AssistantMessage, type Message, type ToolMessage } from '../core/message.js';
 import type { ToolDefinition } from '../core/provider.js';

@@ -1,9 +1,5 @@
 import type OpenAI from 'openai';
-import type {
-  ChatCompletionChunk,
-  ChatCompletionCreateParamsStreaming,
-  ChatCompletionMessageParam,
-} from 'openai/resources/chat/completions/completions';
+import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions/completions';
 import { Conversation, type WireTranslation } from '../core/conversation.js';
 import { lazy } from '../core/lazy.js';
 import { assistantMessage, type AssistantMessage, type AssistantPart } from '../core/message.js';
@@ -42,7 +38,7 @@ export const createOpenAIChatAdapter: AdapterFactory = async (settings: Provider
     officialApi: target.official,
     errors: {
       service: target.service,
-      authHint: 'Check OPENAI_API_KEY (or the model\'s apiKeyEnv).',
+      authHint: "Check OPENAI_API_KEY (or the model's apiKeyEnv).",
       retries,
     },
     getClient: lazy(() =>

@@ -60,7 +60,11 @@ export class ResponsesEncoder implements NativeEncoder<ResponsesState> {
     for (const p of partsOf(m)) {
       if (p.type === 'reasoning') {
         if (!ours || !p.encrypted_content) continue;
-        const summary = Array.isArray(p.meta?.summary) ? (p.meta.summary as { type: 'summary_text'; text: string }[]) : p.text ? [{ type: 'summary_text' as const, text: p.text }] : [];
+        const summary = Array.isArray(p.meta?.summary)
+          ? (p.meta.summary as { type: 'summary_text'; text: string }[])
+          : p.text
+            ? [{ type: 'summary_text' as const, text: p.text }]
+            : [];
         const item = { type: 'reasoning', id: this.withoutIds ? undefined : typeof p.meta?.id === 'string' ? p.meta.id : '', summary, encrypted_content: p.encrypted_content };
         if (this.withoutIds) delete item.id;
         items.push(item as ResponseInputItem);

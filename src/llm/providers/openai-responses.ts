@@ -23,7 +23,7 @@ export const createOpenAIResponsesAdapter: AdapterFactory = async (settings: Pro
     codex: false,
     errors: {
       service: target.service,
-      authHint: 'Check OPENAI_API_KEY (or the model\'s apiKeyEnv).',
+      authHint: "Check OPENAI_API_KEY (or the model's apiKeyEnv).",
       retries,
     },
     getClient: lazy(() =>

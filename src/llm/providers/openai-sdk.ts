@@ -19,8 +19,7 @@ export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 /** Sent to local OpenAI-compatible servers that need no key: the SDK refuses an empty one. */
 export const LOCAL_SERVER_DUMMY_KEY = 'keen-no-key';
 
-export const MISSING_OPENAI_KEY =
-  'OPENAI_API_KEY is not set. Export it, set a baseURL for a local server, or pick another provider with --provider.';
+export const MISSING_OPENAI_KEY = 'OPENAI_API_KEY is not set. Export it, set a baseURL for a local server, or pick another provider with --provider.';
 
 /** Key and base URL for the public API or a compatible server, from settings first, then env. */
 export interface OpenAIEndpointConfig {

@@ -9,7 +9,14 @@ export function DiffView({ diff, maxLines, expandHint = true }: { diff: string; 
   return (
     <Box flexDirection="column">
       {lines.map((line, i) => {
-        const role = line.startsWith('+++') || line.startsWith('---') || line.startsWith('@@') ? 'diffHunk' : line.startsWith('+') ? 'diffAdd' : line.startsWith('-') ? 'diffRemove' : undefined;
+        const role =
+          line.startsWith('+++') || line.startsWith('---') || line.startsWith('@@')
+            ? 'diffHunk'
+            : line.startsWith('+')
+              ? 'diffAdd'
+              : line.startsWith('-')
+                ? 'diffRemove'
+                : undefined;
         return (
           <Text key={i} color={role ? color(role) : undefined} dimColor={!role}>
             {line || ' '}

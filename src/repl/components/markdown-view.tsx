@@ -27,7 +27,9 @@ const LineView = memo(function LineView({ line }: { line: MarkdownLine }) {
     case 'quote':
       return (
         <Box>
-          <Text color={color('muted')} dimColor={!color('muted')}>│ </Text>
+          <Text color={color('muted')} dimColor={!color('muted')}>
+            │{' '}
+          </Text>
           <Box flexGrow={1} flexShrink={1}>
             <Text italic>
               <Spans spans={line.spans} />

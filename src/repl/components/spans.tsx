@@ -10,17 +10,41 @@ export function Spans({ spans, bold, role }: { spans: readonly Span[]; bold?: bo
       {spans.map((s, i) => {
         switch (s.style) {
           case 'bold':
-            return <Text key={i} bold>{s.text}</Text>;
+            return (
+              <Text key={i} bold>
+                {s.text}
+              </Text>
+            );
           case 'italic':
-            return <Text key={i} italic>{s.text}</Text>;
+            return (
+              <Text key={i} italic>
+                {s.text}
+              </Text>
+            );
           case 'code':
-            return <Text key={i} color={color('code')}>{s.text}</Text>;
+            return (
+              <Text key={i} color={color('code')}>
+                {s.text}
+              </Text>
+            );
           case 'strike':
-            return <Text key={i} strikethrough>{s.text}</Text>;
+            return (
+              <Text key={i} strikethrough>
+                {s.text}
+              </Text>
+            );
           case 'link':
-            return <Text key={i} color={color('link')} underline>{s.text}</Text>;
+            return (
+              <Text key={i} color={color('link')} underline>
+                {s.text}
+              </Text>
+            );
           case 'url':
-            return <Text key={i} dimColor>{s.text}</Text>;
+            return (
+              <Text key={i} dimColor>
+                {s.text}
+              </Text>
+            );
           default:
             return s.text;
         }

@@ -12,4 +12,3 @@ export function useSpinner(): string {
   }, []);
   return SPINNER_FRAMES[frame];
 }
-

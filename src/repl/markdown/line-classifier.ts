@@ -71,7 +71,11 @@ export function classifyLine(line: string, state: MarkdownState): { line: Markdo
   if (quote) return { line: { kind: 'quote', spans: parseInline(quote[1]) }, state };
   if (text.trim().startsWith('|') && text.trim().endsWith('|') && text.trim().length > 1) {
     if (TABLE_SEPARATOR.test(text)) return { line: { kind: 'table-row', cells: [], separator: true }, state };
-    const cells = text.trim().slice(1, -1).split('|').map((c) => c.trim());
+    const cells = text
+      .trim()
+      .slice(1, -1)
+      .split('|')
+      .map((c) => c.trim());
     return { line: { kind: 'table-row', cells, separator: false }, state };
   }
   return { line: { kind: 'text', spans: parseInline(text) }, state };

@@ -17,7 +17,10 @@ export interface TableLine {
   align: Align[];
 }
 
-const visible = (cell: Tokens.TableCell) => spansOf(cell.tokens).map((s) => s.text).join('');
+const visible = (cell: Tokens.TableCell) =>
+  spansOf(cell.tokens)
+    .map((s) => s.text)
+    .join('');
 
 /** The table in `lines` (its rows, separator included), or undefined when marked sees none. */
 export function parseTable(lines: readonly string[]): TableLine | undefined {
@@ -51,6 +54,10 @@ function pad(text: string, width: number, align: Align): string {
 export function layoutTable(table: TableLine): { header: string; rule: string; rows: string[] } {
   const columns = Math.max(table.header.length, ...table.rows.map((r) => r.length));
   const widths = Array.from({ length: columns }, (_, i) => Math.max(1, cellWidth(table.header[i] ?? ''), ...table.rows.map((r) => cellWidth(r[i] ?? ''))));
-  const line = (cells: string[]) => widths.map((w, i) => pad(cells[i] ?? '', w, table.align[i] ?? null)).join(' │ ').trimEnd();
+  const line = (cells: string[]) =>
+    widths
+      .map((w, i) => pad(cells[i] ?? '', w, table.align[i] ?? null))
+      .join(' │ ')
+      .trimEnd();
   return { header: line(table.header), rule: widths.map((w) => '─'.repeat(w)).join('─┼─'), rows: table.rows.map(line) };
 }

@@ -128,9 +128,7 @@ export class McpConnection {
     } catch (err) {
       if (options.signal.aborted) throw new ToolError('cancelled');
       if ((err as { code?: number }).code === REQUEST_TIMEOUT_CODE) {
-        throw new ToolError(
-          `MCP tool ${tool} on server "${this.name}" timed out after ${options.timeoutMs} ms (mcp.toolTimeoutMs); the call was cancelled.`,
-        );
+        throw new ToolError(`MCP tool ${tool} on server "${this.name}" timed out after ${options.timeoutMs} ms (mcp.toolTimeoutMs); the call was cancelled.`);
       }
       if ((this.state as ServerState) === 'crashed') throw new ToolError(`MCP server "${this.name}" stopped during the call: ${this.error}.`);
       throw new ToolError(`MCP tool ${tool} on server "${this.name}" failed: ${errorText(err)}`);
@@ -172,7 +170,10 @@ export class McpConnection {
 }
 
 function lastLine(text: string): string {
-  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   const last = lines.at(-1) ?? '';
   return last.length > 200 ? `${last.slice(0, 200)}…` : last;
 }

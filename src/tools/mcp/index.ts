@@ -32,9 +32,7 @@ export function openMcp(opts: OpenMcpOptions): McpManager | undefined {
   const sources = loadServerSources(opts.home, opts.cwd, opts.flagFiles);
   const resolved = resolveServers(sources, { projectTrusted: opts.projectTrusted, env: opts.env, cwd: opts.cwd });
   if (resolved.skipped.length) {
-    opts.warn(
-      `MCP servers of this project skipped (the project is not trusted): ${resolved.skipped.join(', ')}; trust the folder (--trust; the REPL asks once) to use them`,
-    );
+    opts.warn(`MCP servers of this project skipped (the project is not trusted): ${resolved.skipped.join(', ')}; trust the folder (--trust; the REPL asks once) to use them`);
   }
   if (resolved.servers.length === 0 && resolved.broken.length === 0) return undefined;
   const manager = new McpManager({ servers: resolved.servers, broken: resolved.broken, settings: opts.settings, env: opts.env, warn: opts.warn });

@@ -41,10 +41,7 @@ export interface ResolvedServers {
  * Project sources count only when `projectTrusted`; otherwise their servers are listed in
  * `skipped`. Pure: the environment and the session directory are inputs.
  */
-export function resolveServers(
-  sources: readonly ServerSource[],
-  options: { projectTrusted: boolean; env: NodeJS.ProcessEnv; cwd: string },
-): ResolvedServers {
+export function resolveServers(sources: readonly ServerSource[], options: { projectTrusted: boolean; env: NodeJS.ProcessEnv; cwd: string }): ResolvedServers {
   const chosen = new Map<string, { entry: McpServerEntry; file: string }>();
   const off = new Set<string>();
   const skipped = new Set<string>();
@@ -72,12 +69,7 @@ export function resolveServers(
   return out;
 }
 
-function toSpec(
-  name: string,
-  entry: McpServerEntry,
-  file: string,
-  options: { env: NodeJS.ProcessEnv; cwd: string },
-): ServerSpec | { error: BrokenServer } {
+function toSpec(name: string, entry: McpServerEntry, file: string, options: { env: NodeJS.ProcessEnv; cwd: string }): ServerSpec | { error: BrokenServer } {
   const transport = entry.type ?? 'stdio';
   const missing = new Set<string>();
   const expand = (text: string) => {
@@ -85,8 +77,7 @@ function toSpec(
     for (const m of r.missing) missing.add(m);
     return r.value;
   };
-  const expandMap = (map: Record<string, string> | undefined) =>
-    Object.fromEntries(Object.entries(map ?? {}).map(([k, v]) => [k, expand(v)]));
+  const expandMap = (map: Record<string, string> | undefined) => Object.fromEntries(Object.entries(map ?? {}).map(([k, v]) => [k, expand(v)]));
   const fail = (error: string) => ({ error: { name, transport, error } });
 
   if (transport === 'stdio') {

@@ -22,11 +22,7 @@ export interface McpToolCaller {
 export function adaptMcpTool(server: string, tool: McpTool, call: McpToolCaller, name = mcpToolName(server, tool.name)): Tool {
   const { schema, changes } = adaptInputSchema(tool.inputSchema);
   const base = tool.description?.trim() || tool.annotations?.title || tool.title || `MCP tool ${tool.name}`;
-  const description = [
-    `${base}`,
-    `(MCP server "${server}", tool "${tool.name}")`,
-    ...changes.map((c) => `Note: ${c}.`),
-  ].join('\n');
+  const description = [`${base}`, `(MCP server "${server}", tool "${tool.name}")`, ...changes.map((c) => `Note: ${c}.`)].join('\n');
   return {
     name,
     description,

@@ -101,9 +101,7 @@ export function decide(request: PermissionRequest, policy: Policy): Decision {
     for (const p of paths) {
       const segment = protectedSegment(p, roots);
       if (!segment) continue;
-      const unlocked = policy.allow.some(
-        (e) => e.source !== 'project' && namesExplicitly(e.rule, segment) && ruleMatches(e.rule, { ...request, paths: [p] }, roots, 'every'),
-      );
+      const unlocked = policy.allow.some((e) => e.source !== 'project' && namesExplicitly(e.rule, segment) && ruleMatches(e.rule, { ...request, paths: [p] }, roots, 'every'));
       if (!unlocked) return { verdict: 'ask', reason: { kind: 'protected', path: p, segment } };
     }
   }

@@ -58,10 +58,7 @@ export function refusal(request: PermissionRequest, decision: Decision, headless
         (headless ? `. Run with --add-dir DIR or allow it with a rule such as "read_file(${r.path.split('\\').join('/')})".` : '.')
       );
     default:
-      return (
-        `Permission denied: ${request.tool} needs approval. ` +
-        `Run with --yolo or allow it in config (permissions.allow), e.g. ${example(request)}.`
-      );
+      return `Permission denied: ${request.tool} needs approval. ` + `Run with --yolo or allow it in config (permissions.allow), e.g. ${example(request)}.`;
   }
 }
 
@@ -104,10 +101,7 @@ export interface SessionGate extends ExplainingGate {
  * a protected or outside file); when an ask rule asked, that ask rule stops asking about what the
  * remembered rule covers. Questions are asked one at a time; a throwing `ask` denies.
  */
-export function createSessionGate(
-  ask: (request: PermissionRequest) => Promise<SessionAnswer>,
-  input: PolicyInput | Policy = {},
-): SessionGate {
+export function createSessionGate(ask: (request: PermissionRequest) => Promise<SessionAnswer>, input: PolicyInput | Policy = {}): SessionGate {
   const policy = withPolicy(input);
   const remembered: string[] = [];
   const refused = new WeakMap<PermissionRequest, string>();
@@ -146,9 +140,7 @@ export function createSessionGate(
       queue = decision.catch(() => undefined);
       return decision;
     },
-    denialMessage: (request) =>
-      refused.get(request) ??
-      `Permission denied: the user declined this ${request.tool} call. Do not retry it unchanged; ask the user how to proceed.`,
+    denialMessage: (request) => refused.get(request) ?? `Permission denied: the user declined this ${request.tool} call. Do not retry it unchanged; ask the user how to proceed.`,
     sessionRules: () => [...remembered],
     setMode(mode) {
       policy.mode = mode;
@@ -168,17 +160,11 @@ export interface AuthorizedTool {
  * may run. A `describe` that throws refuses the call before anyone is asked.
  */
 export async function authorize(tool: AuthorizedTool, args: unknown, ctx: ToolContext): Promise<ToolOutcome | null> {
-  const described: PermissionRequest = tool.describe
-    ? await tool.describe(args, ctx)
-    : { tool: tool.name, summary: tool.name, access: tool.mutating ? 'exec' : 'read' };
+  const described: PermissionRequest = tool.describe ? await tool.describe(args, ctx) : { tool: tool.name, summary: tool.name, access: tool.mutating ? 'exec' : 'read' };
   const request: PermissionRequest = { ...described, cwd: described.cwd ?? ctx.cwd };
   const decision = await ctx.permissions.check(request);
   if (decision === 'allow') return null;
   const gate = ctx.permissions as ExplainingGate;
-  const content =
-    typeof gate.denialMessage === 'function'
-      ? gate.denialMessage(request)
-      : refusal(request, { verdict: 'deny', reason: { kind: 'needs-approval' } }, true);
+  const content = typeof gate.denialMessage === 'function' ? gate.denialMessage(request) : refusal(request, { verdict: 'deny', reason: { kind: 'needs-approval' } }, true);
   return { content, is_error: true };
 }
-

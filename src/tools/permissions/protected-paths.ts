@@ -28,19 +28,7 @@ export function protectedSegment(abs: string, roots: readonly string[]): string 
 
 /** Credential folders below `home`: reads ask even inside the workspace; the sandbox hides them. */
 export function credentialPaths(home: string): string[] {
-  return [
-    '.ssh',
-    '.aws',
-    '.gnupg',
-    '.config/gcloud',
-    '.azure',
-    '.kube',
-    '.docker',
-    '.config/gh',
-    '.netrc',
-    '.git-credentials',
-    '.npmrc',
-    '.pypirc',
-    '.codex',
-  ].map((p) => path.join(home, p));
+  return ['.ssh', '.aws', '.gnupg', '.config/gcloud', '.azure', '.kube', '.docker', '.config/gh', '.netrc', '.git-credentials', '.npmrc', '.pypirc', '.codex'].map((p) =>
+    path.join(home, p),
+  );
 }

@@ -42,9 +42,7 @@ export function parseRule(entry: string, home: string): Rule {
   const text = entry.trim();
   const m = /^([A-Za-z_*][A-Za-z0-9_*-]*)(?:\((.*)\))?$/s.exec(text);
   if (!m) {
-    throw new KeenError(
-      `invalid permission rule "${entry}": use a tool name ("write_file"), "bash(<command>)" or "<file tool>(<glob>)"`,
-    );
+    throw new KeenError(`invalid permission rule "${entry}": use a tool name ("write_file"), "bash(<command>)" or "<file tool>(<glob>)"`);
   }
   const tool = m[1];
   const spec = m[2]?.trim();
@@ -65,9 +63,7 @@ export function parseRule(entry: string, home: string): Rule {
     return { text, tool, kind: 'domain', domain: d[1].toLowerCase() };
   }
   if (!PATH_RULE_TOOLS.has(tool)) {
-    throw new KeenError(
-      `invalid permission rule "${entry}": only bash (a command), the file tools (a path glob) and web_fetch (a domain) take a pattern; use "${tool}"`,
-    );
+    throw new KeenError(`invalid permission rule "${entry}": only bash (a command), the file tools (a path glob) and web_fetch (a domain) take a pattern; use "${tool}"`);
   }
   let glob = spec;
   let base: 'workspace' | 'absolute' = 'workspace';
@@ -118,7 +114,13 @@ export function ruleMatches(rule: Rule, request: PermissionRequest, roots: reado
       if (rule.kind === 'prefix' && SHELL_CONTROL.test(command)) return false;
       return commandMatches(rule, command);
     }
-    const parts = [command, ...command.split(SPLIT_CONTROL).map((p) => p.trim()).filter((p) => p !== '')];
+    const parts = [
+      command,
+      ...command
+        .split(SPLIT_CONTROL)
+        .map((p) => p.trim())
+        .filter((p) => p !== ''),
+    ];
     return parts.some((p) => commandMatches(rule, p));
   }
   if (rule.kind === 'domain') {

@@ -11,8 +11,15 @@ import type { Message } from '../../../src/llm/core/message.js';
 import { estimateMessage, estimateText } from '../../../src/llm/core/token-estimator.js';
 
 const user = (content: string): Message => ({ role: 'user', content });
-const asst = (content: string, calls: { id: string; name: string; args: string }[] = []): Message => (calls.length ? { role: 'assistant', content, tool_calls: calls } : { role: 'assistant', content });
-const tool = (id: string, content: string, artifact_ref?: number): Message => ({ role: 'tool', tool_call_id: id, name: 'read_file', content, ...(artifact_ref ? { artifact_ref } : {}) });
+const asst = (content: string, calls: { id: string; name: string; args: string }[] = []): Message =>
+  calls.length ? { role: 'assistant', content, tool_calls: calls } : { role: 'assistant', content };
+const tool = (id: string, content: string, artifact_ref?: number): Message => ({
+  role: 'tool',
+  tool_call_id: id,
+  name: 'read_file',
+  content,
+  ...(artifact_ref ? { artifact_ref } : {}),
+});
 const words = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}_${i}`).join(' ');
 
 describe('budgeted document', () => {
@@ -60,7 +67,10 @@ describe('verbatim tail', () => {
     user(words(400, 'old')),
     asst('reading', [{ id: 'a', name: 'read_file', args: '{}' }]),
     tool('a', words(300, 'ra')),
-    asst('reading two', [{ id: 'b', name: 'read_file', args: '{}' }, { id: 'c', name: 'read_file', args: '{}' }]),
+    asst('reading two', [
+      { id: 'b', name: 'read_file', args: '{}' },
+      { id: 'c', name: 'read_file', args: '{}' },
+    ]),
     tool('b', words(100, 'rb')),
     tool('c', words(100, 'rc')),
     asst('done'),
@@ -107,7 +117,8 @@ describe('pruning', () => {
     expect(prunedIds).toContain('c1');
     expect(prunedIds).not.toContain('c7'); // last two user turns
     expect(prunedIds).not.toContain('c6');
-    for (const p of plan.pruned) expect(p.content).toMatch(new RegExp(`^\\[artifact#${p.artifact}\\] read_file \\{"path":"f${p.artifact}.txt"\\} · [\\d,]+ chars, 1 line — output removed`));
+    for (const p of plan.pruned)
+      expect(p.content).toMatch(new RegExp(`^\\[artifact#${p.artifact}\\] read_file \\{"path":"f${p.artifact}.txt"\\} · [\\d,]+ chars, 1 line — output removed`));
     const after = applyPrunePlan(history, plan.pruned);
     expect(after[2]).toMatchObject({ role: 'tool', content: plan.pruned[0].content, artifact_ref: 1 });
     expect(history[2].content).not.toBe(plan.pruned[0].content); // the input is not mutated
@@ -123,7 +134,11 @@ describe('pruning', () => {
 describe('artifact index', () => {
   it('lists every artifact leaving the history, handles and previous index lines verbatim, newest 60', () => {
     const messages: Message[] = [
-      { role: 'user', content: '<compacted_context>\nold\n\n<artifact_index>\nTool outputs…\n- artifact#2 bash {"command":"ls"} · 10 chars, 1 line\n</artifact_index>\n</compacted_context>', summary_level: 1 },
+      {
+        role: 'user',
+        content: '<compacted_context>\nold\n\n<artifact_index>\nTool outputs…\n- artifact#2 bash {"command":"ls"} · 10 chars, 1 line\n</artifact_index>\n</compacted_context>',
+        summary_level: 1,
+      },
       asst('', [{ id: 'x', name: 'grep', args: '{"pattern":"a"}' }]),
       tool('x', 'one\ntwo', 5),
       tool('y', handleText(7, describeOutput('read_file', '{"path":"z"}', 'abc'))),
@@ -134,7 +149,9 @@ describe('artifact index', () => {
     expect(index).toContain('- artifact#5 read_file {"pattern":"a"} · 7 chars, 2 lines');
     expect(index).toContain('- artifact#7 read_file {"path":"z"} · 3 chars, 1 line');
     const many = new Map(Array.from({ length: 100 }, (_, i) => [i + 1, `t${i + 1}`] as [number, string]));
-    const lines = artifactIndex(many).split('\n').filter((l) => l.startsWith('- '));
+    const lines = artifactIndex(many)
+      .split('\n')
+      .filter((l) => l.startsWith('- '));
     expect(lines).toHaveLength(60);
     expect(lines[0]).toBe('- artifact#41 t41');
     expect(stripIndex(`S\n\n${index}`)).toBe('S');
@@ -162,7 +179,11 @@ describe('policy', () => {
 
 describe('one replacement shape', () => {
   it('a second compaction merges: level 2, one summary at the head, the latest request unwrapped, the tail verbatim', () => {
-    const first: Message = { role: 'user', content: '<compacted_context>\nFIRST\n</compacted_context>\n\n<last_user_message>\nDo the thing.\n</last_user_message>', summary_level: 1 };
+    const first: Message = {
+      role: 'user',
+      content: '<compacted_context>\nFIRST\n</compacted_context>\n\n<last_user_message>\nDo the thing.\n</last_user_message>',
+      summary_level: 1,
+    };
     const history: Message[] = [{ role: 'system', content: 'SYS' }, first, asst('x', [{ id: 'a', name: 'read_file', args: '{}' }]), tool('a', 'out')];
     const prepared = prepareCompaction({ history, mode: 'auto', settings: NO_EXTRAS, countText: estimateText, countMessage: estimateMessage });
     expect(prepared.level).toBe(2);

@@ -49,7 +49,10 @@ async function listTools(spec: ServerSpec, env: NodeJS.ProcessEnv): Promise<stri
 }
 
 describe('createTransport and proxies', () => {
-  for (const [mode, type, path] of [['streamableHttp', 'http', '/mcp'], ['sse', 'sse', '/sse']] as const) {
+  for (const [mode, type, path] of [
+    ['streamableHttp', 'http', '/mcp'],
+    ['sse', 'sse', '/sse'],
+  ] as const) {
     it(`${type}: not when NO_PROXY names the server, not without a proxy; through the proxy the env names`, async () => {
       const server = await startEverythingHttp(mode);
       try {
