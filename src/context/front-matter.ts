@@ -1,4 +1,17 @@
-import { parse } from 'yaml';
+import { createRequire } from 'node:module';
+
+type Yaml = typeof import('yaml');
+let yaml: Yaml | undefined;
+
+/**
+ * The YAML parser, loaded on the first front matter: most projects have no skills, agents or
+ * commands, and yaml is the biggest package on the session path (kept out of the bundle by
+ * scripts/build.mjs, so a run that never parses front matter never loads it).
+ */
+function loadYaml(): Yaml {
+  yaml ??= createRequire(import.meta.url)('yaml') as Yaml;
+  return yaml;
+}
 
 export interface FrontMatter {
   /** The YAML mapping between the `---` fences ({} when the file has none). */
@@ -21,7 +34,7 @@ export function parseFrontMatter(text: string): FrontMatter {
   if (!m || m.index !== 0) throw new Error('front matter has no closing ---');
   let data: unknown;
   try {
-    data = parse(m[1]) ?? {};
+    data = loadYaml().parse(m[1]) ?? {};
   } catch (err) {
     throw new Error(`front matter is not valid YAML (${firstLine(err)})`);
   }

@@ -1,6 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import ignore, { type Ignore } from 'ignore';
+import type { Ignore } from 'ignore';
+
+type IgnoreFactory = () => Ignore;
+let ignoreModule: Promise<IgnoreFactory> | undefined;
+/** The `ignore` library (CommonJS), loaded the first time a .gitignore is read: off the startup path. */
+const loadIgnore = () => (ignoreModule ??= import('ignore').then((m) => (m as unknown as { default: IgnoreFactory }).default));
 import { isInside } from './permissions/request.js';
 
 /**
@@ -28,7 +33,7 @@ export async function loadIgnoreRules(root: string, dir: string): Promise<Ignore
   const rules: IgnoreRule[] = [];
   for (const d of dirs) {
     const text = await readFile(path.join(d, '.gitignore'), 'utf8').catch(() => undefined);
-    if (text !== undefined) rules.push({ base: d, matcher: ignore().add(text) });
+    if (text !== undefined) rules.push({ base: d, matcher: (await loadIgnore())().add(text) });
   }
   return rules;
 }
