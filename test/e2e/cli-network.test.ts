@@ -4,40 +4,25 @@
  * through a real CONNECT proxy on loopback.
  */
 import fs from 'node:fs';
-import http from 'node:http';
-import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBedrockFake } from '../fakes/bedrock-fake.js';
 import { filesUnder, toolResults, useCliRig } from './cli-fixtures.js';
+import { type ConnectProxy, startConnectProxy } from '../fakes/connect-proxy.js';
 
 const { rig, workspace } = useCliRig();
 
-let proxy: http.Server;
-let proxyUrl: string;
-const tunnels: string[] = [];
+let proxy: ConnectProxy;
+let proxyUrl = '';
+let tunnels: string[] = [];
 
 beforeAll(async () => {
-  proxy = http.createServer((_req, res) => {
-    res.writeHead(502);
-    res.end();
-  });
-  proxy.on('connect', (req, socket, head) => {
-    tunnels.push(req.url ?? '');
-    const [host, port] = (req.url ?? '').split(':');
-    const upstream = net.connect(Number(port), host, () => {
-      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      upstream.write(head);
-      upstream.pipe(socket);
-      socket.pipe(upstream);
-    });
-    upstream.on('error', () => socket.destroy());
-    socket.on('error', () => upstream.destroy());
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  proxyUrl = `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}`;
+  proxy = await startConnectProxy();
+  proxyUrl = proxy.url;
+  tunnels = proxy.tunnels;
 });
-afterAll(() => new Promise<void>((resolve) => proxy.close(() => resolve())));
+
+afterAll(() => proxy.close());
 
 describe('proxies', () => {
   it('HTTPS_PROXY routes the provider request through the proxy', async () => {

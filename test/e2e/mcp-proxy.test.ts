@@ -1,42 +1,21 @@
-/**
- * MCP servers over Streamable HTTP and SSE go through HTTPS_PROXY / HTTP_PROXY like web_fetch
- * and the providers do, and NO_PROXY exempts them: a spawned `keen run` against server-everything
- * on a loopback port, with a loopback CONNECT proxy counting its tunnels.
- */
-import http from 'node:http';
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorLines, toolResults, useCliRig } from './cli-fixtures.js';
 import { startEverythingHttp, writeUserConfig } from './mcp-fixtures.js';
+import { type ConnectProxy, startConnectProxy } from '../fakes/connect-proxy.js';
 
 const { rig, workspace } = useCliRig();
 
-let proxy: http.Server;
+let proxy: ConnectProxy;
 let proxyUrl = '';
-const tunnels: string[] = [];
+let tunnels: string[] = [];
 
 beforeAll(async () => {
-  proxy = http.createServer();
-  proxy.on('connect', (req, socket, head) => {
-    tunnels.push(req.url ?? '');
-    const [host, port] = (req.url ?? '').split(':');
-    const upstream = net.connect(Number(port), host, () => {
-      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      upstream.write(head);
-      upstream.pipe(socket);
-      socket.pipe(upstream);
-    });
-    upstream.on('error', () => socket.destroy());
-    socket.on('error', () => upstream.destroy());
-  });
-  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
-  proxyUrl = `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}`;
+  proxy = await startConnectProxy();
+  proxyUrl = proxy.url;
+  tunnels = proxy.tunnels;
 });
 
-afterAll(async () => {
-  proxy.closeAllConnections();
-  await new Promise((r) => proxy.close(r));
-});
+afterAll(() => proxy.close());
 
 const cases = [
   { mode: 'streamableHttp' as const, type: 'http', path: '/mcp' },

@@ -8,6 +8,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolResults, useCliRig } from './cli-fixtures.js';
+import { startConnectProxy } from '../fakes/connect-proxy.js';
 
 const { rig, workspace } = useCliRig();
 
@@ -126,22 +127,8 @@ describe('web_fetch', () => {
   });
 
   it('goes through HTTP_PROXY unless NO_PROXY names the host', async () => {
-    const tunnels: string[] = [];
-    const proxy = http.createServer();
-    proxy.on('connect', (req, socket, head) => {
-      tunnels.push(req.url ?? '');
-      const [host, port] = (req.url ?? '').split(':');
-      const upstream = net.connect(Number(port), host, () => {
-        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        upstream.write(head);
-        upstream.pipe(socket);
-        socket.pipe(upstream);
-      });
-      upstream.on('error', () => socket.destroy());
-      socket.on('error', () => upstream.destroy());
-    });
-    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
-    const proxyUrl = `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}`;
+    const proxy = await startConnectProxy();
+    const { tunnels, url: proxyUrl } = proxy;
     try {
       const viaProxy = await fetchVia(`${base}/page`, ALLOW, { HTTP_PROXY: proxyUrl, http_proxy: proxyUrl, NO_PROXY: '', no_proxy: '' });
       expect(viaProxy.text).toContain('# Release notes');
@@ -153,8 +140,7 @@ describe('web_fetch', () => {
       expect(direct.text).toContain('# Release notes');
       expect(tunnels.filter((t) => t === page)).toHaveLength(1);
     } finally {
-      proxy.closeAllConnections();
-      await new Promise((r) => proxy.close(r));
+      await proxy.close();
     }
   });
 });

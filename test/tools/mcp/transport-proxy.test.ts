@@ -1,42 +1,21 @@
-/**
- * The MCP HTTP transports take their proxy from the environment they are given (HTTP_PROXY /
- * HTTPS_PROXY, NO_PROXY), not from whatever this process's global fetch happens to be: the SDK
- * client against server-everything on a loopback port, through a loopback CONNECT proxy.
- */
-import http from 'node:http';
-import net from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTransport } from '../../../src/tools/mcp/transport.js';
 import type { ServerSpec } from '../../../src/tools/mcp/servers.js';
 import { startEverythingHttp } from '../../e2e/mcp-fixtures.js';
+import { type ConnectProxy, startConnectProxy } from '../../fakes/connect-proxy.js';
 
-let proxy: http.Server;
+let proxy: ConnectProxy;
 let proxyUrl = '';
-const tunnels: string[] = [];
+let tunnels: string[] = [];
 
 beforeAll(async () => {
-  proxy = http.createServer();
-  proxy.on('connect', (req, socket, head) => {
-    tunnels.push(req.url ?? '');
-    const [host, port] = (req.url ?? '').split(':');
-    const upstream = net.connect(Number(port), host, () => {
-      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      upstream.write(head);
-      upstream.pipe(socket);
-      socket.pipe(upstream);
-    });
-    upstream.on('error', () => socket.destroy());
-    socket.on('error', () => upstream.destroy());
-  });
-  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
-  proxyUrl = `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}`;
+  proxy = await startConnectProxy();
+  proxyUrl = proxy.url;
+  tunnels = proxy.tunnels;
 });
 
-afterAll(async () => {
-  proxy.closeAllConnections();
-  await new Promise((r) => proxy.close(r));
-});
+afterAll(() => proxy.close());
 
 async function listTools(spec: ServerSpec, env: NodeJS.ProcessEnv): Promise<string[]> {
   const client = new Client({ name: 'keen-test', version: '0' });
