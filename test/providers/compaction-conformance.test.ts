@@ -1,10 +1,4 @@
-/**
- * The compaction mechanisms on every provider: the one shared loop and AppState, each adapter
- * with its real SDK against its loopback fake (the provider table is test/providers/conformance-cases.ts).
- */
-import fs from 'node:fs';
-import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AppState } from '../../src/app-state/app-state.js';
 import { SessionController, type TranscriptSink, type TurnRecord } from '../../src/app-state/session-controller.js';
 import { NO_EXTRAS } from '../../src/llm/compaction/settings.js';
@@ -21,13 +15,12 @@ import { SUMMARISER_SYSTEM_PROMPT } from '../../src/llm/prompts/compaction-promp
 import { createDefaultRegistry } from '../../src/tools/index.js';
 import { createHeadlessGate } from '../../src/tools/permissions/index.js';
 import type { FakeReply, RecordedRequest } from '../fakes/script.js';
-import type { ScriptedServer } from '../fakes/scripted-server.js';
-import { COMPACTION_MARKER, collect, request, tempDir } from '../llm/loop-harness.js';
+import { COMPACTION_MARKER, collect, request } from '../llm/loop-harness.js';
 import { PROVIDER_CASES } from './conformance-cases.js';
+import { notes, seedNotes, useProviderRig } from './provider-rig.js';
 
 const SUMMARY = '## Goal\nRead the notes.\n## Accomplished\nnotes read.';
 const TOO_LONG = { error: { status: 400, message: 'prompt is too long: 250000 tokens > 200000 maximum' } };
-const notes = (n: number) => Array.from({ length: 150 }, (_, k) => `note ${k} in file ${n}: token_${(k * 7919 + n) % 10007} gamma`).join('\n');
 const isCompaction = (req: RecordedRequest) => JSON.stringify(req.body).includes(COMPACTION_MARKER);
 const isDocument = (req: RecordedRequest) => JSON.stringify(req.body).includes(SUMMARISER_SYSTEM_PROMPT.slice(0, 40));
 const WINDOW = 12_000;
@@ -47,35 +40,12 @@ const localGauge = () => ({
 });
 
 describe.each(PROVIDER_CASES)('$name compaction conformance', (pc) => {
-  let fake: ScriptedServer;
-  let restore: (() => void) | undefined;
-  let cwd: string;
-  let home: string;
-
-  beforeAll(async () => {
-    restore = pc.setup?.();
-    fake = await pc.start();
-  });
-  afterAll(async () => {
-    await fake.close();
-    restore?.();
-  });
-  beforeEach(() => {
-    fake.requests.length = 0;
-    fake.setResponder(undefined);
-    cwd = tempDir();
-    home = tempDir('keen-home-');
-    for (let i = 1; i <= 6; i++) fs.writeFileSync(path.join(cwd, `notes-${i}.txt`), notes(i));
-    return () => {
-      fs.rmSync(cwd, { recursive: true, force: true });
-      fs.rmSync(home, { recursive: true, force: true });
-    };
-  });
+  const rig = useProviderRig(pc, seedNotes(false));
 
   const budget = () => computeBudget({ contextWindow: WINDOW, maxOutputTokens: 1000 }, { auto: true, threshold: 0.9 });
   const client = async (settings = NO_EXTRAS) =>
-    createChatClient(await pc.adapter(fake, home), {
-      cwd,
+    createChatClient(await pc.adapter(rig.fake, rig.home), {
+      cwd: rig.cwd,
       permissions: createHeadlessGate({ yolo: true, allow: [] }),
       budget: budget(),
       newGauge: () => new ContextMeter(),
@@ -88,7 +58,7 @@ describe.each(PROVIDER_CASES)('$name compaction conformance', (pc) => {
   function readerAgent(reads: number, compaction: (k: number) => FakeReply) {
     let turns = 0;
     let k = 0;
-    fake.setResponder((req) => {
+    rig.fake.setResponder((req) => {
       if (isCompaction(req)) return compaction(++k);
       turns++;
       if (turns > reads) return { steps: [{ text: 'All read.' }] };
@@ -106,13 +76,13 @@ describe.each(PROVIDER_CASES)('$name compaction conformance', (pc) => {
     const events = await run();
     const applied = events.find((e) => e.type === 'auto_compaction_applied') as Extract<StreamEvent, { type: 'auto_compaction_applied' }>;
     expect(applied).toBeDefined();
-    const sent = fake.requests.filter(isCompaction);
+    const sent = rig.fake.requests.filter(isCompaction);
     expect(sent).toHaveLength(2);
     expect(isDocument(sent[0])).toBe(false);
     expect(isDocument(sent[1])).toBe(true);
     expect(noTools(sent[1].body)).toBe(true);
     expect(JSON.stringify(pc.parts(sent[1].body).messages)).toContain('<conversation>');
-    const next = fake.requests[fake.requests.indexOf(sent[1]) + 1];
+    const next = rig.fake.requests[rig.fake.requests.indexOf(sent[1]) + 1];
     expect(JSON.stringify(pc.parts(next.body).messages)).toContain('notes read.');
     expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
   });
@@ -121,7 +91,7 @@ describe.each(PROVIDER_CASES)('$name compaction conformance', (pc) => {
     readerAgent(4, (k) => (k === 1 ? { steps: [{ text: '## Goal\nhalf a summ' }, { cut: true }] } : { steps: [{ text: SUMMARY }] }));
     const events = await run();
     expect(events.some((e) => e.type === 'auto_compaction_applied')).toBe(true);
-    const sent = fake.requests.filter(isCompaction);
+    const sent = rig.fake.requests.filter(isCompaction);
     expect(sent.length).toBe(2);
     expect(isDocument(sent[1])).toBe(false);
     expect((events.find((e) => e.type === 'auto_compaction_applied') as any).summary).toBe(SUMMARY);
@@ -138,7 +108,7 @@ describe.each(PROVIDER_CASES)('$name compaction conformance', (pc) => {
     expect(tail.length).toBeGreaterThan(0);
     expect(tail[0].role).toBe('assistant'); // never a tool result first
     expect(tail.at(-1)!.role).toBe('tool');
-    const next = fake.requests[fake.requests.indexOf(fake.requests.filter(isCompaction)[0]) + 1];
+    const next = rig.fake.requests[rig.fake.requests.indexOf(rig.fake.requests.filter(isCompaction)[0]) + 1];
     const wire = JSON.stringify(pc.parts(next.body).messages);
     const newest = (tail.at(-1) as any).content as string;
     expect(wire).toContain(JSON.stringify(newest.split('\n')[3]).slice(1, -1)); // the tail's tool output went out verbatim
@@ -147,7 +117,7 @@ describe.each(PROVIDER_CASES)('$name compaction conformance', (pc) => {
   });
 
   it('prune-only: old outputs become artifact handles on the wire, and recall returns one in full', async () => {
-    const store = await ArtifactStore.open(home, []);
+    const store = await ArtifactStore.open(rig.home, []);
     const registry = artifactRegistry(createDefaultRegistry(undefined, [createRecallTool((n) => store.get(n))]), store);
     const history: Message[] = [systemMessage('You are a conformance test agent.'), userMessage('turn one')];
     for (let i = 1; i <= 6; i++) {
@@ -160,7 +130,7 @@ describe.each(PROVIDER_CASES)('$name compaction conformance', (pc) => {
     }
     history.push({ role: 'assistant', content: 'Done one.' }, userMessage('turn two'), { role: 'assistant', content: 'Done two.' }, userMessage('turn three'));
     let recalled = false;
-    fake.setResponder((req) => {
+    rig.fake.setResponder((req) => {
       const wire = JSON.stringify(pc.parts(req.body).messages);
       if (isCompaction(req)) return { steps: [{ text: SUMMARY }] };
       if (!wire.includes('notes-1.txt')) return { steps: [{ toolCall: { id: 'n1', name: 'read_file', args: { path: 'notes-1.txt' } } }] };
@@ -170,8 +140,8 @@ describe.each(PROVIDER_CASES)('$name compaction conformance', (pc) => {
       }
       return { steps: [{ text: 'Recalled.' }] };
     });
-    const c = createChatClient(await pc.adapter(fake, home), {
-      cwd,
+    const c = createChatClient(await pc.adapter(rig.fake, rig.home), {
+      cwd: rig.cwd,
       permissions: createHeadlessGate({ yolo: true, allow: [] }),
       // ~66k tokens sent, threshold 51,300: pruning 3 old outputs (~30k) alone brings it under,
       // and the recalled 10k tokens still fit under it.
@@ -184,8 +154,8 @@ describe.each(PROVIDER_CASES)('$name compaction conformance', (pc) => {
     const applied = events.find((e) => e.type === 'auto_compaction_applied') as Extract<StreamEvent, { type: 'auto_compaction_applied' }>;
     expect(applied.summary).toBe('');
     expect(applied.pruned!.map((p) => p.artifact)).toEqual([1, 2, 3]);
-    expect(fake.requests.filter(isCompaction)).toHaveLength(0); // pruning alone was enough: no summary request
-    const [first, second, third] = fake.requests;
+    expect(rig.fake.requests.filter(isCompaction)).toHaveLength(0); // pruning alone was enough: no summary request
+    const [first, second, third] = rig.fake.requests;
     expect(JSON.stringify(pc.parts(first.body).messages)).toContain('entry 7 of big 2:');
     const pruned = JSON.stringify(pc.parts(second.body).messages);
     expect(pruned).not.toContain('entry 7 of big 2:');
@@ -220,11 +190,11 @@ describe.each(PROVIDER_CASES)('$name compaction conformance', (pc) => {
     const history: Message[] = [];
     for (let i = 1; i <= 12; i++) history.push(userMessage(`Question ${i}: ${notes(i).slice(0, 1500)}`), { role: 'assistant', content: `Answer ${i}: ${notes(i + 20)}` });
     const { c, appState, records, inputBudget } = await controller(history);
-    fake.enqueue({ steps: [{ text: SUMMARY }] });
+    rig.fake.enqueue({ steps: [{ text: SUMMARY }] });
     const events = await collect(c.compact() as AsyncIterable<StreamEvent>);
     expect(events.at(-1)).toEqual({ type: 'compaction_done', summary: SUMMARY });
-    expect(fake.requests).toHaveLength(1);
-    const req = fake.requests[0];
+    expect(rig.fake.requests).toHaveLength(1);
+    const req = rig.fake.requests[0];
     expect(isDocument(req)).toBe(true);
     const text = JSON.stringify(pc.parts(req.body).messages);
     expect(estimateText(text)).toBeLessThanOrEqual(inputBudget);
@@ -236,9 +206,9 @@ describe.each(PROVIDER_CASES)('$name compaction conformance', (pc) => {
   it('a compaction of a summarised history merges: the update prompt, one summary at the head, level 2', async () => {
     const head: Message = { role: 'user', content: '<compacted_context>\n## Discoveries\nFACT-A: the parser is in src/p.ts\n</compacted_context>', summary_level: 1 };
     const { c, appState } = await controller([head, userMessage('Now fix the lexer.'), { role: 'assistant', content: 'Fixed src/lexer.ts (FACT-B).' }], 200_000);
-    fake.enqueue({ steps: [{ text: '## Discoveries\nFACT-A: the parser is in src/p.ts\nFACT-B: src/lexer.ts fixed' }] });
+    rig.fake.enqueue({ steps: [{ text: '## Discoveries\nFACT-A: the parser is in src/p.ts\nFACT-B: src/lexer.ts fixed' }] });
     await collect(c.compact() as AsyncIterable<StreamEvent>);
-    const wire = JSON.stringify(pc.parts(fake.requests[0].body).messages);
+    const wire = JSON.stringify(pc.parts(rig.fake.requests[0].body).messages);
     expect(wire).toContain('MERGE it with');
     expect(wire).toContain('FACT-A');
     expect(appState.messages).toHaveLength(1);

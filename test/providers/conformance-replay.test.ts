@@ -1,13 +1,4 @@
-/**
- * Next request = live request, for every provider: after a tool loop with reasoning (and text
- * after a tool call), the next prompt's first request starts with exactly the native history the
- * last live request sent, plus the final reply — in the same process and after a resume from the
- * session store. Same after an automatic compaction. The fakes return reasoning as each service
- * does and refuse a replay the service would refuse, so a lossy rebuild fails here twice.
- */
-import fs from 'node:fs';
-import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AppState } from '../../src/app-state/app-state.js';
 import { SessionController, type TranscriptSink, type TurnRecord } from '../../src/app-state/session-controller.js';
 import type { StreamEvent } from '../../src/llm/core/events.js';
@@ -17,13 +8,12 @@ import { loadTranscript } from '../../src/session/reader.js';
 import { SessionStore } from '../../src/session/store.js';
 import { createDefaultRegistry } from '../../src/tools/index.js';
 import type { FakeReply, RecordedRequest } from '../fakes/script.js';
-import type { ScriptedServer } from '../fakes/scripted-server.js';
-import { COMPACTION_MARKER, collect, makeClient, tempDir } from '../llm/loop-harness.js';
+import { COMPACTION_MARKER, collect, makeClient } from '../llm/loop-harness.js';
 import { PROVIDER_CASES, stripCacheMarkers } from './conformance-cases.js';
+import { useProviderRig, seedNotes } from './provider-rig.js';
 
 const SYSTEM = 'You are a conformance test agent.';
 const isCompaction = (req: RecordedRequest) => JSON.stringify(req.body).includes(COMPACTION_MARKER);
-const notes = (n: number) => Array.from({ length: 150 }, (_, k) => `note ${k} in file ${n}: token_${(k * 7919 + n) % 10007} gamma`).join('\n');
 
 /** Reasoning first, a tool call, then text after the call; then text split over chunks; then the answer. */
 const TOOL_LOOP: FakeReply[] = [
@@ -58,35 +48,11 @@ const FIRST_REPLY_ORDER: Record<string, { pieces: (body: any) => string[]; expec
 };
 
 describe.each(PROVIDER_CASES)('$name: the next request is the live request', (pc) => {
-  let fake: ScriptedServer;
-  let restore: (() => void) | undefined;
-  let cwd: string;
-  let home: string;
-
-  beforeAll(async () => {
-    restore = pc.setup?.();
-    fake = await pc.start();
-  });
-  afterAll(async () => {
-    await fake.close();
-    restore?.();
-  });
-  beforeEach(() => {
-    fake.requests.length = 0;
-    fake.setResponder(undefined);
-    cwd = tempDir();
-    home = tempDir('keen-home-');
-    fs.writeFileSync(path.join(cwd, 'note.txt'), 'the answer is 42\n');
-    for (let i = 1; i <= 6; i++) fs.writeFileSync(path.join(cwd, `notes-${i}.txt`), notes(i));
-  });
-  afterEach(() => {
-    fs.rmSync(cwd, { recursive: true, force: true });
-    fs.rmSync(home, { recursive: true, force: true });
-  });
+  const rig = useProviderRig(pc, seedNotes(true));
 
   const appState = async (window: number, history: Message[] = []) =>
     new AppState({
-      client: makeClient(await pc.adapter(fake, home), { window, cwd }),
+      client: makeClient(await pc.adapter(rig.fake, rig.home), { window, cwd: rig.cwd }),
       registry: createDefaultRegistry(),
       model: 'm',
       maxOutputTokens: 1000,
@@ -101,28 +67,28 @@ describe.each(PROVIDER_CASES)('$name: the next request is the live request', (pc
    * process, and from a fresh adapter and AppState resumed from the transcript on disk.
    */
   async function liveThenNext(window: number, script: () => void) {
-    const store = await SessionStore.create(home, { cwd, provider: pc.name, model: 'm', keenVersion: 'test', env: {} });
+    const store = await SessionStore.create(rig.home, { cwd: rig.cwd, provider: pc.name, model: 'm', keenVersion: 'test', env: {} });
     const live = new SessionController(await appState(window), store);
     script();
     const first = await collect(live.chat('Go.') as AsyncIterable<StreamEvent>);
     expect(first.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
     // What a later `keen --session ID` reads: the transcript as the first prompt left it.
     const { records } = await loadTranscript(store.path);
-    const lastLive = fake.requests.at(-1)!;
-    fake.setResponder(undefined);
+    const lastLive = rig.fake.requests.at(-1)!;
+    rig.fake.setResponder(undefined);
 
-    fake.enqueue({ steps: [{ text: 'Next, same process.' }] });
+    rig.fake.enqueue({ steps: [{ text: 'Next, same process.' }] });
     const same = await collect(live.chat('Next.') as AsyncIterable<StreamEvent>);
     expect(same.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
-    const sameReq = fake.requests.at(-1)!;
+    const sameReq = rig.fake.requests.at(-1)!;
     await store.close();
 
     const sink: TranscriptSink = { append: async (_r: TurnRecord) => undefined, appendBatch: async (_r: TurnRecord[]) => undefined, redactText: (t: string) => t };
     const resumed = new SessionController(await appState(window, buildConversation(records)), sink);
-    fake.enqueue({ steps: [{ text: 'Next, resumed.' }] });
+    rig.fake.enqueue({ steps: [{ text: 'Next, resumed.' }] });
     const again = await collect(resumed.chat('Next.') as AsyncIterable<StreamEvent>);
     expect(again.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
-    const resumedReq = fake.requests.at(-1)!;
+    const resumedReq = rig.fake.requests.at(-1)!;
     return { lastLive, sameReq, resumedReq };
   }
 
@@ -141,12 +107,12 @@ describe.each(PROVIDER_CASES)('$name: the next request is the live request', (pc
   }
 
   it('after a multi-step tool loop with reasoning: same process and resumed', async () => {
-    const { lastLive, sameReq, resumedReq } = await liveThenNext(200_000, () => fake.enqueue(...TOOL_LOOP));
-    expect(fake.requests).toHaveLength(5);
+    const { lastLive, sameReq, resumedReq } = await liveThenNext(200_000, () => rig.fake.enqueue(...TOOL_LOOP));
+    expect(rig.fake.requests).toHaveLength(5);
     expectLiveHistoryPlusReply(lastLive, sameReq, '42.');
     // A resumed session sends byte for byte what the live process sends.
     expect(stripCacheMarkers(resumedReq.body)).toEqual(stripCacheMarkers(sameReq.body));
-    // The reasoning of the tool turns went back on the wire (the fakes verify signatures and order).
+    // The reasoning of the tool turns went back on the wire (the rig.fakes verify signatures and order).
     expect(JSON.stringify(pc.parts(lastLive.body).messages)).toContain('Now the folder.');
     const order = FIRST_REPLY_ORDER[pc.name];
     expect(order.pieces(resumedReq.body)).toEqual(order.expected);
@@ -155,14 +121,14 @@ describe.each(PROVIDER_CASES)('$name: the next request is the live request', (pc
   it('after an automatic compaction: same process and resumed', async () => {
     const { lastLive, sameReq, resumedReq } = await liveThenNext(12_000, () => {
       let turns = 0;
-      fake.setResponder((req) => {
+      rig.fake.setResponder((req) => {
         if (isCompaction(req)) return { steps: [{ text: '## Goal\nRead the notes.\n## Accomplished\nnotes-1 read.' }] };
         turns++;
         if (turns > 4) return { steps: [{ thinking: 'All done.' }, { text: 'All read.' }] };
         return { steps: [{ thinking: `File ${turns} next.` }, { toolCall: { name: 'read_file', args: { path: `notes-${turns}.txt` } } }, { text: `Reading ${turns}.` }] };
       });
     });
-    expect(fake.requests.some(isCompaction)).toBe(true);
+    expect(rig.fake.requests.some(isCompaction)).toBe(true);
     expect(JSON.stringify(pc.parts(lastLive.body).messages)).toContain('<compacted_context>');
     expectLiveHistoryPlusReply(lastLive, sameReq, 'All read.');
     expect(stripCacheMarkers(resumedReq.body)).toEqual(stripCacheMarkers(sameReq.body));

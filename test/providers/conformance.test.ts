@@ -1,23 +1,16 @@
-/**
- * The provider conformance suite: every adapter, driven by the one shared loop with its real SDK
- * against a loopback fake that speaks its real wire protocol, must behave the same.
- */
-import fs from 'node:fs';
-import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AppState } from '../../src/app-state/app-state.js';
 import { SessionController, type TranscriptSink, type TurnRecord } from '../../src/app-state/session-controller.js';
 import type { StreamEvent } from '../../src/llm/core/events.js';
 import { systemMessage, userMessage } from '../../src/llm/core/message.js';
 import { createDefaultRegistry } from '../../src/tools/index.js';
 import type { FakeReply, RecordedRequest } from '../fakes/script.js';
-import type { ScriptedServer } from '../fakes/scripted-server.js';
-import { COMPACTION_MARKER, collect, makeClient, request, tempDir, textOf } from '../llm/loop-harness.js';
+import { COMPACTION_MARKER, collect, makeClient, request, textOf } from '../llm/loop-harness.js';
 import { PROVIDER_CASES, stripCacheMarkers, type ProviderCase } from './conformance-cases.js';
+import { useProviderRig, seedNotes } from './provider-rig.js';
 
 const isCompaction = (req: RecordedRequest) => JSON.stringify(req.body).includes(COMPACTION_MARKER);
 const SUMMARY = '## Goal\nRead the notes.\n## Accomplished\nnotes-1 read.';
-const notes = (n: number) => Array.from({ length: 150 }, (_, k) => `note ${k} in file ${n}: token_${(k * 7919 + n) % 10007} gamma`).join('\n');
 
 function expectParentPlusOneUserMessage(pc: ProviderCase, parentBody: any, nestedBody: any): void {
   const p = stripCacheMarkers(pc.parts(parentBody));
@@ -40,42 +33,22 @@ function expectParentPlusOneUserMessage(pc: ProviderCase, parentBody: any, neste
 }
 
 describe.each(PROVIDER_CASES)('$name conformance', (pc) => {
-  let fake: ScriptedServer;
-  let restore: (() => void) | undefined;
-  let cwd: string;
-  let home: string;
+  const rig = useProviderRig(pc, seedNotes(true));
 
-  beforeAll(async () => {
-    restore = pc.setup?.();
-    fake = await pc.start();
-  });
-  afterAll(async () => {
-    await fake.close();
-    restore?.();
-  });
-  beforeEach(() => {
-    fake.requests.length = 0;
-    fake.setResponder(undefined);
-    cwd = tempDir();
-    home = tempDir('keen-home-');
-    fs.writeFileSync(path.join(cwd, 'note.txt'), 'the answer is 42\n');
-    for (let i = 1; i <= 6; i++) fs.writeFileSync(path.join(cwd, `notes-${i}.txt`), notes(i));
-  });
-
-  const client = async (window = 200_000) => makeClient(await pc.adapter(fake, home), { window, cwd });
+  const client = async (window = 200_000) => makeClient(await pc.adapter(rig.fake, rig.home), { window, cwd: rig.cwd });
   const start = () => request([systemMessage('You are a conformance test agent.'), userMessage('Go.')]);
   const run = async (window?: number, onEvent?: (ev: StreamEvent) => void, signal?: AbortSignal) =>
     collect((await client(window)).streamChat(start(), createDefaultRegistry(), { signal }), onEvent);
 
   it('streams text', async () => {
-    fake.enqueue({ steps: [{ text: 'Hello, ' }, { text: 'world.' }] });
+    rig.fake.enqueue({ steps: [{ text: 'Hello, ' }, { text: 'world.' }] });
     const events = await run();
     expect(textOf(events)).toBe('Hello, world.');
     expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
   });
 
   it('runs a multi-step tool loop', async () => {
-    fake.enqueue(
+    rig.fake.enqueue(
       { steps: [{ text: 'Reading.' }, { toolCall: { id: 'call_1', name: 'read_file', args: { path: 'note.txt' } } }] },
       { steps: [{ toolCall: { id: 'call_2', name: 'list_dir', args: { path: '.' } } }] },
       { steps: [{ text: 'It is 42.' }] },
@@ -84,24 +57,24 @@ describe.each(PROVIDER_CASES)('$name conformance', (pc) => {
     const results = events.filter((e) => e.type === 'tool_call_finished') as Extract<StreamEvent, { type: 'tool_call_finished' }>[];
     expect(results.map((r) => r.call.name)).toEqual(['read_file', 'list_dir']);
     expect(results[0].result.content).toContain('the answer is 42');
-    expect(JSON.stringify(fake.requests[1].body)).toContain('the answer is 42');
-    expect(JSON.stringify(fake.requests[2].body)).toContain('note.txt');
+    expect(JSON.stringify(rig.fake.requests[1].body)).toContain('the answer is 42');
+    expect(JSON.stringify(rig.fake.requests[2].body)).toContain('note.txt');
     expect(textOf(events)).toContain('It is 42.');
-    expect(fake.requests).toHaveLength(3);
+    expect(rig.fake.requests).toHaveLength(3);
   });
 
   it('returns a bad tool argument to the model as a tool error and goes on', async () => {
-    fake.enqueue({ steps: [{ toolCall: { id: 'bad_1', name: 'read_file', args: { path: 42 } } }] }, { steps: [{ text: 'Sorry.' }] });
+    rig.fake.enqueue({ steps: [{ toolCall: { id: 'bad_1', name: 'read_file', args: { path: 42 } } }] }, { steps: [{ text: 'Sorry.' }] });
     const events = await run();
     const finished = events.find((e) => e.type === 'tool_call_finished') as any;
     expect(finished.result.is_error).toBe(true);
     expect(finished.result.content).toMatch(/Invalid arguments for read_file/);
-    expect(JSON.stringify(fake.requests[1].body)).toContain('Invalid arguments for read_file');
+    expect(JSON.stringify(rig.fake.requests[1].body)).toContain('Invalid arguments for read_file');
     expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
   });
 
   it('reports usage', async () => {
-    fake.enqueue({ steps: [{ text: 'ok' }], usage: { input: 120, output: 7, cacheRead: 30 } });
+    rig.fake.enqueue({ steps: [{ text: 'ok' }], usage: { input: 120, output: 7, cacheRead: 30 } });
     const events = await run();
     const usage = events
       .filter((e) => e.type === 'usage')
@@ -114,7 +87,7 @@ describe.each(PROVIDER_CASES)('$name conformance', (pc) => {
   });
 
   it('cancels mid-stream', async () => {
-    fake.enqueue({ steps: [{ text: 'partial' }, { delayMs: 5000 }, { text: ' never' }] });
+    rig.fake.enqueue({ steps: [{ text: 'partial' }, { delayMs: 5000 }, { text: ' never' }] });
     const abort = new AbortController();
     const t0 = Date.now();
     const events = await run(undefined, (ev) => ev.type === 'text_delta' && abort.abort(), abort.signal);
@@ -124,14 +97,14 @@ describe.each(PROVIDER_CASES)('$name conformance', (pc) => {
   });
 
   it('retries a 429 and then succeeds', async () => {
-    fake.enqueue({ error: { status: 429, message: 'slow down' } }, { steps: [{ text: 'after retry' }] });
+    rig.fake.enqueue({ error: { status: 429, message: 'slow down' } }, { steps: [{ text: 'after retry' }] });
     const events = await run();
     expect(textOf(events)).toBe('after retry');
-    expect(fake.requests.length).toBe(2);
+    expect(rig.fake.requests.length).toBe(2);
   });
 
   it('reports a stream cut mid-way as a clear network error', async () => {
-    fake.enqueue({ steps: [{ text: 'half an ans' }, { cut: true }] });
+    rig.fake.enqueue({ steps: [{ text: 'half an ans' }, { cut: true }] });
     const events = await run();
     const last = events.at(-1) as any;
     expect(last).toMatchObject({ type: 'error', error: { kind: 'network' } });
@@ -140,7 +113,7 @@ describe.each(PROVIDER_CASES)('$name conformance', (pc) => {
   });
 
   it('maps a context-length error to context_window and never compacts', async () => {
-    fake.enqueue(
+    rig.fake.enqueue(
       { steps: [{ toolCall: { id: 'c1', name: 'read_file', args: { path: 'note.txt' } } }] },
       { error: { status: 400, message: 'prompt is too long: 250000 tokens > 200000 maximum' } },
     );
@@ -151,7 +124,7 @@ describe.each(PROVIDER_CASES)('$name conformance', (pc) => {
 
   function readerAgent(reads: number, compaction: () => FakeReply) {
     let turns = 0;
-    fake.setResponder((req) => {
+    rig.fake.setResponder((req) => {
       if (isCompaction(req)) return compaction();
       turns++;
       if (turns > reads) return { steps: [{ text: 'All read.' }] };
@@ -163,8 +136,8 @@ describe.each(PROVIDER_CASES)('$name conformance', (pc) => {
     readerAgent(4, () => ({ steps: [{ text: '' }] })); // an empty summary fails, so the parent goes on unchanged
     const events = await run(12_000);
     expect(events.some((e) => e.type === 'auto_compaction_failed')).toBe(true);
-    const nested = fake.requests.find(isCompaction)!;
-    const parent = fake.requests[fake.requests.indexOf(nested) + 1];
+    const nested = rig.fake.requests.find(isCompaction)!;
+    const parent = rig.fake.requests[rig.fake.requests.indexOf(nested) + 1];
     expect(isCompaction(parent)).toBe(false);
     expectParentPlusOneUserMessage(pc, parent.body, nested.body);
   });
@@ -174,8 +147,8 @@ describe.each(PROVIDER_CASES)('$name conformance', (pc) => {
     const events = await run(12_000);
     const applied = events.find((e) => e.type === 'auto_compaction_applied') as any;
     expect(applied).toBeDefined();
-    const nested = fake.requests.find(isCompaction)!;
-    const next = fake.requests[fake.requests.indexOf(nested) + 1];
+    const nested = rig.fake.requests.find(isCompaction)!;
+    const next = rig.fake.requests[rig.fake.requests.indexOf(nested) + 1];
     const parts = stripCacheMarkers(pc.parts(next.body));
     expect(parts.system).toEqual(stripCacheMarkers(pc.parts(nested.body)).system);
     const wire = JSON.stringify(parts.messages);
@@ -198,18 +171,18 @@ describe.each(PROVIDER_CASES)('$name conformance', (pc) => {
       buildSystemPrompt: () => 'You are a conformance test agent.',
     });
     const c = new SessionController(appState, sink);
-    fake.enqueue({ steps: [{ text: 'Hi.' }] }, { steps: [{ text: SUMMARY }] }, { steps: [{ text: 'Next.' }] });
+    rig.fake.enqueue({ steps: [{ text: 'Hi.' }] }, { steps: [{ text: SUMMARY }] }, { steps: [{ text: 'Next.' }] });
     await collect(c.chat('Hello') as AsyncIterable<StreamEvent>);
     await collect(c.compact('keep the greeting') as AsyncIterable<StreamEvent>);
-    const normal = stripCacheMarkers(pc.parts(fake.requests[0].body));
-    const compact = stripCacheMarkers(pc.parts(fake.requests[1].body));
+    const normal = stripCacheMarkers(pc.parts(rig.fake.requests[0].body));
+    const compact = stripCacheMarkers(pc.parts(rig.fake.requests[1].body));
     expect(compact.system).toEqual(normal.system);
     expect(compact.tools).toEqual(normal.tools);
     expect(JSON.stringify(compact.messages.at(-1))).toContain('keep the greeting');
     expect(appState.messages).toEqual([{ role: 'user', content: `<compacted_context>\n${SUMMARY}\n</compacted_context>`, summary_level: 1 }]);
     expect(records.at(-1)).toMatchObject({ kind: 'compaction_applied', mode: 'manual' });
     await collect(c.chat('Continue') as AsyncIterable<StreamEvent>);
-    const after = stripCacheMarkers(pc.parts(fake.requests[2].body));
+    const after = stripCacheMarkers(pc.parts(rig.fake.requests[2].body));
     expect(JSON.stringify(after.messages)).toContain(SUMMARY.split('\n')[1]);
     expect(JSON.stringify(after.messages)).not.toContain('Hi.');
   });

@@ -1,14 +1,4 @@
-/**
- * Images in tool results, for every provider: a tool that returns an image (as an MCP tool does)
- * puts it on the wire where the API accepts images in tool results — Anthropic `tool_result`
- * image blocks, Bedrock `toolResult` image blocks, Responses / Codex `input_image` in the
- * `function_call_output` — and only the placeholder line elsewhere (Chat Completions, Gemini).
- * The fakes check the image blocks as the services do (type, base64, bytes match the type). With
- * the image in history, the next request — same process and resumed from the transcript — still
- * starts with exactly the live request's native history.
- */
-import fs from 'node:fs';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AppState } from '../../src/app-state/app-state.js';
 import { SessionController, type TranscriptSink } from '../../src/app-state/session-controller.js';
@@ -19,9 +9,9 @@ import { loadTranscript } from '../../src/session/reader.js';
 import { SessionStore } from '../../src/session/store.js';
 import { createToolRegistry, defineTool } from '../../src/tools/registry.js';
 import type { RecordedRequest } from '../fakes/script.js';
-import type { ScriptedServer } from '../fakes/scripted-server.js';
-import { collect, makeClient, tempDir } from '../llm/loop-harness.js';
+import { collect, makeClient } from '../llm/loop-harness.js';
 import { PROVIDER_CASES, stripCacheMarkers } from './conformance-cases.js';
+import { useProviderRig } from './provider-rig.js';
 
 /** A 1×1 PNG. */
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
@@ -59,32 +49,11 @@ const EXPECTED: Record<string, unknown> = {
 EXPECTED.codex = EXPECTED['openai-responses'];
 
 describe.each(PROVIDER_CASES)('$name: images in tool results', (pc) => {
-  let fake: ScriptedServer;
-  let restore: (() => void) | undefined;
-  let cwd: string;
-  let home: string;
-
-  beforeAll(async () => {
-    restore = pc.setup?.();
-    fake = await pc.start();
-  });
-  afterAll(async () => {
-    await fake.close();
-    restore?.();
-  });
-  beforeEach(() => {
-    fake.requests.length = 0;
-    cwd = tempDir();
-    home = tempDir('keen-home-');
-  });
-  afterEach(() => {
-    fs.rmSync(cwd, { recursive: true, force: true });
-    fs.rmSync(home, { recursive: true, force: true });
-  });
+  const rig = useProviderRig(pc);
 
   const appState = async (history: Message[] = []) =>
     new AppState({
-      client: makeClient(await pc.adapter(fake, home), { cwd }),
+      client: makeClient(await pc.adapter(rig.fake, rig.home), { cwd: rig.cwd }),
       registry: createToolRegistry([snapshot]),
       model: 'm',
       maxOutputTokens: 1000,
@@ -94,13 +63,13 @@ describe.each(PROVIDER_CASES)('$name: images in tool results', (pc) => {
     });
 
   it('the image reaches the wire where the API takes it, else the placeholder; next request = live request', async () => {
-    const store = await SessionStore.create(home, { cwd, provider: pc.name, model: 'm', keenVersion: 'test', env: {} });
+    const store = await SessionStore.create(rig.home, { cwd: rig.cwd, provider: pc.name, model: 'm', keenVersion: 'test', env: {} });
     const live = new SessionController(await appState(), store);
-    fake.enqueue({ steps: [{ toolCall: { name: 'snapshot', args: {} } }] }, { steps: [{ text: 'A white dot.' }] });
+    rig.fake.enqueue({ steps: [{ toolCall: { name: 'snapshot', args: {} } }] }, { steps: [{ text: 'A white dot.' }] });
     const first = await collect(live.chat('What is on screen?') as AsyncIterable<StreamEvent>);
     expect(first.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
-    expect(fake.requests).toHaveLength(2);
-    const withResult: RecordedRequest = fake.requests[1];
+    expect(rig.fake.requests).toHaveLength(2);
+    const withResult: RecordedRequest = rig.fake.requests[1];
     const wire = JSON.stringify(withResult.body);
     expect(wire).toContain(PLACEHOLDER);
     const pick = IMAGE_ON_WIRE[pc.name];
@@ -112,16 +81,16 @@ describe.each(PROVIDER_CASES)('$name: images in tool results', (pc) => {
     const history = buildConversation(records);
     expect(history.find((m) => m.role === 'tool')).toMatchObject({ images: [{ media_type: 'image/png', data: PNG }] });
 
-    fake.enqueue({ steps: [{ text: 'Same process.' }] });
+    rig.fake.enqueue({ steps: [{ text: 'Same process.' }] });
     await collect(live.chat('Next.') as AsyncIterable<StreamEvent>);
-    const sameReq = fake.requests.at(-1)!;
+    const sameReq = rig.fake.requests.at(-1)!;
     await store.close();
     const sink: TranscriptSink = { append: async () => undefined, appendBatch: async () => undefined, redactText: (t: string) => t };
     const resumed = new SessionController(await appState(history), sink);
-    fake.enqueue({ steps: [{ text: 'Resumed.' }] });
+    rig.fake.enqueue({ steps: [{ text: 'Resumed.' }] });
     const again = await collect(resumed.chat('Next.') as AsyncIterable<StreamEvent>);
     expect(again.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
-    const resumedReq = fake.requests.at(-1)!;
+    const resumedReq = rig.fake.requests.at(-1)!;
 
     const liveParts = stripCacheMarkers(pc.parts(withResult.body));
     const nextParts = stripCacheMarkers(pc.parts(sameReq.body));
