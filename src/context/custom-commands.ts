@@ -1,6 +1,5 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { lookupDirs } from './definition-dirs.js';
+import { lookupDirs, markdownFiles } from './definition-dirs.js';
 import { parseFrontMatter, stringField } from './front-matter.js';
 import { readCapped } from './read-capped.js';
 import { oneLine } from './skills.js';
@@ -32,30 +31,18 @@ export function discoverCommands(dirs: readonly string[]): { commands: CustomCom
   const commands: CustomCommand[] = [];
   const warnings: string[] = [];
   const seen = new Set<string>();
-  for (const dir of dirs) {
-    let names: string[];
+  for (const { entry, file } of markdownFiles(dirs)) {
+    const name = entry.slice(0, -3);
+    if (!NAME.test(name) || seen.has(name.toLowerCase())) continue;
+    const text = readCapped(file, COMMAND_FILE_CAP);
+    if (!text) continue;
     try {
-      names = fs
-        .readdirSync(dir)
-        .filter((n) => n.endsWith('.md'))
-        .sort();
-    } catch {
-      continue;
-    }
-    for (const entry of names) {
-      const name = entry.slice(0, -3);
-      if (!NAME.test(name) || seen.has(name.toLowerCase())) continue;
-      const file = path.join(dir, entry);
-      const text = readCapped(file, COMMAND_FILE_CAP);
-      if (!text) continue;
-      try {
-        const { data, body } = parseFrontMatter(text.content);
-        const description = stringField(data, 'description');
-        seen.add(name.toLowerCase());
-        commands.push({ name, description: description && oneLine(description, 120), file, body: body.trim() });
-      } catch (err) {
-        warnings.push(`skipped command ${file}: ${(err as Error).message}`);
-      }
+      const { data, body } = parseFrontMatter(text.content);
+      const description = stringField(data, 'description');
+      seen.add(name.toLowerCase());
+      commands.push({ name, description: description && oneLine(description, 120), file, body: body.trim() });
+    } catch (err) {
+      warnings.push(`skipped command ${file}: ${(err as Error).message}`);
     }
   }
   return { commands, warnings };

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { projectDirs } from './repo-root.js';
@@ -24,4 +25,24 @@ export function lookupDirs(cwd: string, roots: LookupRoots): string[] {
   for (const dir of projectDirs(cwd)) for (const rel of roots.project) out.push(path.join(dir, rel));
   out.push(...roots.user);
   return [...new Set(out)];
+}
+
+/**
+ * The `*.md` files of `dirs`, folder by folder in priority order and by name within a folder
+ * (commands and agents are one file each); a folder that does not exist or cannot be read is
+ * skipped.
+ */
+export function* markdownFiles(dirs: readonly string[]): Generator<{ entry: string; file: string }> {
+  for (const dir of dirs) {
+    let names: string[];
+    try {
+      names = fs
+        .readdirSync(dir)
+        .filter((n) => n.endsWith('.md'))
+        .sort();
+    } catch {
+      continue;
+    }
+    for (const entry of names) yield { entry, file: path.join(dir, entry) };
+  }
 }

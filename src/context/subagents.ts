@@ -1,6 +1,5 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { lookupDirs } from './definition-dirs.js';
+import { lookupDirs, markdownFiles } from './definition-dirs.js';
 import { parseFrontMatter, stringField } from './front-matter.js';
 import { readCapped } from './read-capped.js';
 import { oneLine } from './skills.js';
@@ -36,45 +35,33 @@ export function discoverAgents(dirs: readonly string[]): { agents: AgentDefiniti
   const agents: AgentDefinition[] = [];
   const warnings: string[] = [];
   const seen = new Set<string>();
-  for (const dir of dirs) {
-    let names: string[];
+  for (const { entry, file } of markdownFiles(dirs)) {
+    const text = readCapped(file, AGENT_FILE_CAP);
+    if (!text) continue;
+    let parsed: ReturnType<typeof parseFrontMatter>;
     try {
-      names = fs
-        .readdirSync(dir)
-        .filter((n) => n.endsWith('.md'))
-        .sort();
-    } catch {
+      parsed = parseFrontMatter(text.content);
+    } catch (err) {
+      warnings.push(`skipped agent ${file}: ${(err as Error).message}`);
       continue;
     }
-    for (const entry of names) {
-      const file = path.join(dir, entry);
-      const text = readCapped(file, AGENT_FILE_CAP);
-      if (!text) continue;
-      let parsed: ReturnType<typeof parseFrontMatter>;
-      try {
-        parsed = parseFrontMatter(text.content);
-      } catch (err) {
-        warnings.push(`skipped agent ${file}: ${(err as Error).message}`);
-        continue;
-      }
-      const name = stringField(parsed.data, 'name') ?? entry.slice(0, -3);
-      const description = stringField(parsed.data, 'description');
-      if (!description || !NAME.test(name)) {
-        warnings.push(`skipped agent ${file}: front matter needs a name (letters, digits, - _ .) and a description`);
-        continue;
-      }
-      if (seen.has(name)) continue;
-      seen.add(name);
-      const model = stringField(parsed.data, 'model');
-      agents.push({
-        name,
-        description: oneLine(description, 300),
-        tools: toolList(parsed.data.tools),
-        model: model && model !== 'inherit' ? model : undefined,
-        prompt: parsed.body.trim(),
-        file,
-      });
+    const name = stringField(parsed.data, 'name') ?? entry.slice(0, -3);
+    const description = stringField(parsed.data, 'description');
+    if (!description || !NAME.test(name)) {
+      warnings.push(`skipped agent ${file}: front matter needs a name (letters, digits, - _ .) and a description`);
+      continue;
     }
+    if (seen.has(name)) continue;
+    seen.add(name);
+    const model = stringField(parsed.data, 'model');
+    agents.push({
+      name,
+      description: oneLine(description, 300),
+      tools: toolList(parsed.data.tools),
+      model: model && model !== 'inherit' ? model : undefined,
+      prompt: parsed.body.trim(),
+      file,
+    });
   }
   return { agents, warnings };
 }
