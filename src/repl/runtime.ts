@@ -16,13 +16,12 @@ import { errorText } from '../errors.js';
 import { promptTokens, type Usage } from '../llm/core/usage.js';
 import type { Policy, SessionAnswer } from '../tools/permissions/index.js';
 import type { CommandHost } from './command-host.js';
-import { runCommand } from './commands.js';
-import { memoryInput, projectSlashCommands } from './context-commands.js';
+import { projectSlashCommands } from './context-commands.js';
+import { dispatchInput } from './input-dispatch.js';
 import type { InputHistory } from './input/history-store.js';
-import { expandMentions } from './input/mentions.js';
 import { PermissionBroker, ReplGate } from './permission-broker.js';
 import { replayItems } from './replay.js';
-import { parseInput, setProjectCommands, unknownCommandHint } from './slash-commands.js';
+import { setProjectCommands } from './slash-commands.js';
 import { QUEUE_LIMIT, type NewItem } from './state/ui-state.js';
 import type { UiStore } from './state/ui-store.js';
 import { runTurn, TEXT_BATCH_MS, type TurnHandle } from './turn-runner.js';
@@ -121,7 +120,7 @@ export class ReplRuntime implements CommandHost {
 
   private launch(text: string): void {
     this.running = true;
-    this.current = this.execute(text)
+    this.current = dispatchInput(this, text)
       .catch((err) => this.store.dispatch({ type: 'append', items: [{ kind: 'error', title: 'Error', message: errorText(err) }] }))
       .finally(() => {
         this.running = false;
@@ -138,56 +137,6 @@ export class ReplRuntime implements CommandHost {
     if (next === undefined) return;
     this.store.dispatch({ type: 'queue-shift' });
     this.launch(next);
-  }
-
-  private async execute(text: string): Promise<void> {
-    if (await memoryInput(this, text)) return;
-    const parsed = parseInput(text);
-    if (parsed.kind === 'unknown' && parsed.name.startsWith('mcp__') && (await this.mcpPrompt(text, parsed.name))) return;
-    if (parsed.kind !== 'command' && text.trim().startsWith('/')) {
-      // A custom command or a skill: its text goes to the model; the user sees what they typed.
-      const expansion = this.requireSession().expandSlash(text);
-      if (expansion.kind !== 'none') {
-        await this.chat(text.trim(), expansion.text);
-        return;
-      }
-    }
-    if (parsed.kind === 'unknown') {
-      this.append({ kind: 'user', text: text.trim(), attachments: [] }, { kind: 'notice', text: unknownCommandHint(parsed.name), tone: 'warning' });
-      return;
-    }
-    if (parsed.kind === 'command') {
-      this.append({ kind: 'user', text: text.trim(), attachments: [] });
-      await runCommand(this, parsed.name, parsed.args);
-      return;
-    }
-    await this.chat(text);
-  }
-
-  /** A turn that shows `text` and sends `send` (a custom command's or skill's expansion) when given. */
-  private async chat(text: string, send?: string): Promise<void> {
-    const session = this.requireSession();
-    // A command or skill body is repository text: its @mentions are not expanded (only the user's are).
-    const expanded = send === undefined ? expandMentions(text, this.cwd) : { text: send, attachments: [], problems: [] };
-    const resources = send === undefined && session.mcp ? await (await import('./mcp-commands.js')).expandMcpResources(expanded.text, session.mcp) : undefined;
-    this.append({ kind: 'user', text, attachments: [...expanded.attachments.map((a) => a.path), ...(resources?.attached ?? [])] });
-    for (const problem of [...expanded.problems, ...(resources?.problems ?? [])]) this.notice(problem, 'warning');
-    await this.stream('chat', (signal) => session.controller.chat(resources?.text ?? expanded.text, signal));
-  }
-
-  /** `/mcp__<server>__<prompt> [args]`: the prompt's text becomes the message. False: no such prompt. */
-  private async mcpPrompt(text: string, name: string): Promise<boolean> {
-    const session = this.requireSession();
-    const { mcpPromptMessage } = await import('./mcp-commands.js');
-    const result = await mcpPromptMessage(session.mcp, name, text.trim().slice(name.length + 1));
-    if (!result) return false;
-    if ('error' in result) {
-      this.append({ kind: 'user', text: text.trim(), attachments: [] }, { kind: 'notice', text: result.error, tone: 'error' });
-      return true;
-    }
-    this.append({ kind: 'user', text: text.trim(), attachments: [] });
-    await this.stream('chat', (signal) => session.controller.chat(result.text, signal));
-    return true;
   }
 
   /** A turn sending `prompt` after the command line the user typed (/init). */

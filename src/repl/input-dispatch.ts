@@ -1,0 +1,61 @@
+/**
+ * Where a submitted line goes: a `#` memory note, an MCP prompt (`/mcp__server__prompt`), a custom
+ * command or skill (`/<name> args`, its expansion sent, what the user typed shown), a built-in
+ * slash command, an unknown command (a hint), or a chat message with its `@mentions` and MCP
+ * resources attached. Works on the narrow {@link CommandHost}, not on the runtime.
+ */
+import type { CommandHost } from './command-host.js';
+import { runCommand } from './commands.js';
+import { memoryInput } from './context-commands.js';
+import { expandMentions } from './input/mentions.js';
+import { parseInput, unknownCommandHint } from './slash-commands.js';
+
+export async function dispatchInput(host: CommandHost, text: string): Promise<void> {
+  if (await memoryInput(host, text)) return;
+  const parsed = parseInput(text);
+  if (parsed.kind === 'unknown' && parsed.name.startsWith('mcp__') && (await mcpPrompt(host, text, parsed.name))) return;
+  if (parsed.kind !== 'command' && text.trim().startsWith('/')) {
+    // A custom command or a skill: its text goes to the model; the user sees what they typed.
+    const expansion = host.requireSession().expandSlash(text);
+    if (expansion.kind !== 'none') {
+      await chat(host, text.trim(), expansion.text);
+      return;
+    }
+  }
+  if (parsed.kind === 'unknown') {
+    host.append({ kind: 'user', text: text.trim(), attachments: [] }, { kind: 'notice', text: unknownCommandHint(parsed.name), tone: 'warning' });
+    return;
+  }
+  if (parsed.kind === 'command') {
+    host.append({ kind: 'user', text: text.trim(), attachments: [] });
+    await runCommand(host, parsed.name, parsed.args);
+    return;
+  }
+  await chat(host, text);
+}
+
+/** A turn that shows `text` and sends `send` (a custom command's or skill's expansion) when given. */
+async function chat(host: CommandHost, text: string, send?: string): Promise<void> {
+  const session = host.requireSession();
+  // A command or skill body is repository text: its @mentions are not expanded (only the user's are).
+  const expanded = send === undefined ? expandMentions(text, host.cwd) : { text: send, attachments: [], problems: [] };
+  const resources = send === undefined && session.mcp ? await (await import('./mcp-commands.js')).expandMcpResources(expanded.text, session.mcp) : undefined;
+  host.append({ kind: 'user', text, attachments: [...expanded.attachments.map((a) => a.path), ...(resources?.attached ?? [])] });
+  for (const problem of [...expanded.problems, ...(resources?.problems ?? [])]) host.notice(problem, 'warning');
+  await host.chatAs(resources?.text ?? expanded.text);
+}
+
+/** `/mcp__<server>__<prompt> [args]`: the prompt's text becomes the message. False: no such prompt. */
+async function mcpPrompt(host: CommandHost, text: string, name: string): Promise<boolean> {
+  const session = host.requireSession();
+  const { mcpPromptMessage } = await import('./mcp-commands.js');
+  const result = await mcpPromptMessage(session.mcp, name, text.trim().slice(name.length + 1));
+  if (!result) return false;
+  if ('error' in result) {
+    host.append({ kind: 'user', text: text.trim(), attachments: [] }, { kind: 'notice', text: result.error, tone: 'error' });
+    return true;
+  }
+  host.append({ kind: 'user', text: text.trim(), attachments: [] });
+  await host.chatAs(result.text);
+  return true;
+}
