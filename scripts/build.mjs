@@ -18,7 +18,7 @@ await build({
   mainFields: ['module', 'main'],
   target: 'node20',
   sourcemap: 'linked',
-  minify: false,
+  minify: true,
   legalComments: 'none',
   jsx: 'automatic',
   define: {

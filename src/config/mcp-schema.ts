@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The shape of one MCP server entry, shared by `mcpServers` in Keen's config files, a project

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { PROVIDER_IDS } from './provider-settings.js';
 import { mcpServersSchema, mcpSettingsSchema } from './mcp-schema.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Message, UserMessage } from '../llm/core/message.js';
 import type { Usage } from '../llm/core/usage.js';
 

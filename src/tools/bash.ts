@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
-import { z } from 'zod';
+import * as z from 'zod';
 import { errorText } from '../errors.js';
 import { keenHome } from '../config/paths.js';
 import { commandEnv, type CommandEnvOptions } from './command-env.js';

@@ -1,5 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import { unifiedDiff } from './diff.js';
 import { displayPath, fsErrorText, resolveWritePath, workspaceRoots } from './fs-guard.js';
 import type { ToolContext } from './types.js';

@@ -1,6 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { fsErrorText } from './fs-guard.js';
 import { isIgnored, loadIgnoreRules } from './gitignore.js';
 import { describeDirRead, resolveDir } from './glob.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool, ToolError, type Tool } from './registry.js';
 
 /** Reads a stored artifact's text; undefined when it does not exist. */

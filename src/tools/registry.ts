@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ToolCall, ToolMessage } from '../llm/core/message.js';
 import type { ToolDefinition } from '../llm/core/provider.js';
 import { errorText } from '../errors.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { appendMemory, type MemoryPaths } from '../context/memory.js';
 import { defineTool, ToolError, type Tool } from './registry.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { loadSkill, skillText, type Skill } from '../context/skills.js';
 import { defineTool, ToolError, type Tool } from './registry.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool, type Tool } from './registry.js';
 import type { ToolContext, ToolOutcome } from './types.js';
 

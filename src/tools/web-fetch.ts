@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { HeadTailBuffer } from './output-cap.js';
 import { defineTool, ToolError } from './registry.js';
 

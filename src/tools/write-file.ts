@@ -1,6 +1,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { unifiedDiff } from './diff.js';
 import { displayPath, fsErrorText, resolveWritePath, workspaceRoots } from './fs-guard.js';
 import { defineTool, ToolError } from './registry.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * What Keen kept of one turn's file changes (`checkpoints/<turn_seq>/manifest.json` in the session

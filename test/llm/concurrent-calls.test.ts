@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { userMessage } from '../../src/llm/core/message.js';
 import { MAX_CONCURRENT_CALLS } from '../../src/llm/concurrent-calls.js';
 import { createAnthropicAdapter } from '../../src/llm/providers/anthropic.js';

@@ -4,7 +4,7 @@
  * compaction loses its images with its text; the registry copies a tool's images onto its message.
  */
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { applyPrunePlan } from '../../src/llm/compaction/prune.js';
 import type { ToolMessage } from '../../src/llm/core/message.js';
 import { toolResultBlock as anthropicResult } from '../../src/llm/providers/anthropic-wire.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { AppState } from '../../src/app-state/app-state.js';
 import { SessionController, type TranscriptSink } from '../../src/app-state/session-controller.js';
 import type { StreamEvent } from '../../src/llm/core/events.js';

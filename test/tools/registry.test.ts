@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { createDefaultRegistry } from '../../src/tools/index.js';
 import { createHeadlessGate, createSessionGate } from '../../src/tools/permissions/index.js';
 import { CANCELLED, createToolRegistry, defineTool, ToolError } from '../../src/tools/registry.js';

@@ -2,7 +2,7 @@
  * The stream-json event schema as zod, for tests and for anyone validating Keen's output. Kept
  * beside stream-events.ts; not loaded by a run.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const usage = {
   input: z.number().int().nonnegative(),

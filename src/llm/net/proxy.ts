@@ -40,6 +40,11 @@ export async function proxiedFetch(env: NodeJS.ProcessEnv): Promise<typeof fetch
   return proxied;
 }
 
+/** Whether {@link installProxyFromEnv} routed this process's fetch through a proxy. */
+export function proxyInstalled(): boolean {
+  return installed;
+}
+
 /** Routes this process's fetch through the proxy `env` names (once; no-op without one). */
 export async function installProxyFromEnv(env: NodeJS.ProcessEnv): Promise<void> {
   if (installed) return;

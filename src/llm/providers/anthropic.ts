@@ -2,7 +2,6 @@
  * The Anthropic Messages adapter: translation only. The shared Conversation owns the history;
  * this file sends one streamed request per turn built from it.
  */
-import type Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsStreaming } from '@anthropic-ai/sdk/resources/messages';
 import { KeenError } from '../../errors.js';
 import { Conversation, type WireTranslation } from '../core/conversation.js';
@@ -13,8 +12,10 @@ import { mapAnthropicError } from './anthropic-errors.js';
 import { TurnAssembler } from './anthropic-turn.js';
 import { AnthropicEncoder, buildRequestBody, toNativeTools, type NativeHistory, type NativeTool, type RequestSettings } from './anthropic-wire.js';
 import { recordingFetch } from './kit/record.js';
+import type { Messages } from './anthropic-sdk.js';
 import type { AdapterFactory } from './types.js';
 import { retryingFetch } from '../core/retry-fetch.js';
+import { sdkFetch } from '../net/http-fetch.js';
 import { anthropicCredential, type AnthropicCredential } from '../net/anthropic-auth.js';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
@@ -22,7 +23,7 @@ export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 export const ANTHROPIC_MISSING_KEY_MESSAGE = 'ANTHROPIC_API_KEY is not set. Export it, or pick another provider with --provider.';
 
 interface ClientContext {
-  client: Anthropic;
+  messages: Messages;
   baseURL: string;
 }
 
@@ -58,11 +59,11 @@ export const createAnthropicAdapter: AdapterFactory = async (settings) => {
  * `retry-after-ms` / `retry-after`, before an error surfaces.
  */
 async function createClient(apiKey: AnthropicCredential, baseURL: string, maxRetries: number, env: NodeJS.ProcessEnv): Promise<ClientContext> {
-  const sdk = await import('@anthropic-ai/sdk');
+  const { createMessagesClient } = await import('./anthropic-sdk.js');
   // Keen retries (capped, announced, cancellable waits); a KEEN_RECORD session records every attempt.
-  const fetch = retryingFetch(maxRetries, recordingFetch(env, 'anthropic') ?? globalThis.fetch);
-  const client = new sdk.default({ ...apiKey, baseURL, maxRetries: 0, fetch, logLevel: 'off', openTelemetry: false });
-  return { client, baseURL };
+  const fetch = retryingFetch(maxRetries, recordingFetch(env, 'anthropic') ?? sdkFetch());
+  const messages = createMessagesClient({ ...apiKey, baseURL, maxRetries: 0, fetch, logLevel: 'off', openTelemetry: false });
+  return { messages, baseURL };
 }
 
 /**
@@ -78,7 +79,7 @@ function anthropicWire(ctx: ClientContext, settings: RequestSettings, tools: Nat
     async *send(native, signal, limits) {
       const body = buildRequestBody(native, { ...settings, maxOutputTokens: outputLimit(settings.maxOutputTokens, limits) });
       // Our narrower block types are a subset of the SDK's per-role unions.
-      const stream = await ctx.client.messages.create(body as unknown as MessageCreateParamsStreaming, { signal });
+      const stream = await ctx.messages.create(body as unknown as MessageCreateParamsStreaming, { signal });
       const assembler = new TurnAssembler();
       for await (const event of stream) yield* assembler.accept(event);
       // The SDK ends iteration quietly when the signal fires mid-stream: no turn then.

@@ -2,6 +2,7 @@ import type OpenAI from 'openai';
 import type { ClientOptions } from 'openai';
 import { KeenError } from '../../errors.js';
 import { retryingFetch } from '../core/retry-fetch.js';
+import { sdkFetch } from '../net/http-fetch.js';
 
 /** The `openai` package namespace, loaded on first use (it costs ~150 ms to import). */
 export type OpenAIModule = typeof import('openai');
@@ -70,7 +71,7 @@ export async function createOpenAIClient(s: OpenAIClientSettings): Promise<{ sdk
     project: s.env.OPENAI_PROJECT_ID ?? null,
     maxRetries: 0,
     // Keen retries (capped, announced, cancellable waits) around record mode's fetch, if any.
-    fetch: retryingFetch(s.maxRetries ?? 2, s.fetch ?? globalThis.fetch),
+    fetch: retryingFetch(s.maxRetries ?? 2, s.fetch ?? sdkFetch()),
     defaultHeaders: s.defaultHeaders,
     logLevel: 'off',
   });

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { readConfigFile } from '../../config/load.js';
 import { projectConfigPath, userConfigPath } from '../../config/paths.js';
 import { KeenError } from '../../errors.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { clipLine } from '../output-cap.js';
 import type { Tool } from '../registry.js';

@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sdkFetch } from '../../net/http-fetch.js';
 
 /**
  * Record mode: with `KEEN_RECORD=DIR`, every provider request and the raw bytes of its streamed
@@ -55,7 +56,7 @@ export function parseBody(text: string | undefined): unknown {
  * A `fetch` for SDKs that accept one (Anthropic, OpenAI): the response body is teed, one branch
  * to the SDK untouched, the other saved when it ends. Undefined when record mode is off.
  */
-export function recordingFetch(env: NodeJS.ProcessEnv, provider: string, send: typeof fetch = (input, init) => fetch(input, init)): typeof fetch | undefined {
+export function recordingFetch(env: NodeJS.ProcessEnv, provider: string, send: typeof fetch = (input, init) => sdkFetch()(input, init)): typeof fetch | undefined {
   const dir = recordDir(env);
   if (!dir) return undefined;
   return async (input, init) => {

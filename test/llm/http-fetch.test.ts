@@ -1,0 +1,163 @@
+/**
+ * httpFetch (src/llm/net/http-fetch.ts) against real loopback HTTP servers: the shapes the SDKs
+ * and the error table rely on (fetch's own), bodies, streaming, aborts, cut bodies, decoding and
+ * the same-origin redirect rule that keeps a key on its host.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import zlib from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { httpFetch } from '../../src/llm/net/http-fetch.js';
+import { isNetworkFailure } from '../../src/llm/providers/kit/error-table.js';
+
+const servers: http.Server[] = [];
+
+async function serve(handler: http.RequestListener): Promise<string> {
+  const server = http.createServer(handler);
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    let text = '';
+    req.on('data', (d) => (text += d));
+    req.on('end', () => resolve(text));
+  });
+}
+
+describe('httpFetch', () => {
+  it('sends method, headers and a JSON body, and returns status, headers and body like fetch', async () => {
+    let seen: { method?: string; key?: string; type?: string; length?: string; body?: string } = {};
+    const base = await serve(async (req, res) => {
+      seen = { method: req.method, key: req.headers['x-api-key'] as string, type: req.headers['content-type'], length: req.headers['content-length'], body: await readBody(req) };
+      res.writeHead(201, 'Made', [
+        ['content-type', 'application/json'],
+        ['set-cookie', 'a=1'],
+        ['set-cookie', 'b=2'],
+      ]);
+      res.end('{"ok":true}');
+    });
+    const res = await httpFetch(`${base}/v1/messages`, { method: 'POST', headers: { 'x-api-key': 'k', 'content-type': 'application/json' }, body: '{"a":"é"}' });
+    expect(seen).toEqual({ method: 'POST', key: 'k', type: 'application/json', length: String(Buffer.byteLength('{"a":"é"}')), body: '{"a":"é"}' });
+    expect(res).toBeInstanceOf(Response);
+    expect([res.status, res.statusText, res.ok, res.url]).toEqual([201, 'Made', true, `${base}/v1/messages`]);
+    expect(res.headers.get('content-type')).toBe('application/json');
+    expect(res.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
+    expect(await res.json()).toEqual({ ok: true });
+  });
+
+  it('streams the body as it arrives (an SSE reader sees the first event before the last is sent)', async () => {
+    let sendRest: () => void = () => {};
+    const base = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: one\n\n');
+      sendRest = () => res.end('data: two\n\n');
+    });
+    const res = await httpFetch(`${base}/stream`);
+    const reader = res.body!.getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toBe('data: one\n\n');
+    sendRest();
+    let rest = '';
+    for (let r = await reader.read(); !r.done; r = await reader.read()) rest += new TextDecoder().decode(r.value);
+    expect(rest).toBe('data: two\n\n');
+  });
+
+  it('a refused connection rejects as fetch does: TypeError "fetch failed" with the socket error as cause', async () => {
+    const base = await serve((_req, res) => res.end());
+    const server = servers.pop()!;
+    await new Promise((resolve) => server.close(resolve));
+    const err = (await httpFetch(`${base}/gone`).catch((e: unknown) => e)) as TypeError & { cause: NodeJS.ErrnoException };
+    expect(err).toBeInstanceOf(TypeError);
+    expect(err.message).toBe('fetch failed');
+    expect(err.cause.code).toBe('ECONNREFUSED');
+    expect(isNetworkFailure(err)).toBe(true);
+  });
+
+  it('a body cut short errors the stream with TypeError "terminated", which the error table calls a broken connection', async () => {
+    const base = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: partial\n\n', () => res.socket?.destroy());
+    });
+    const res = await httpFetch(`${base}/cut`);
+    const err = (await res.text().catch((e: unknown) => e)) as TypeError;
+    expect(err).toBeInstanceOf(TypeError);
+    expect(err.message).toBe('terminated');
+    expect(isNetworkFailure(err)).toBe(true);
+  });
+
+  it('an abort before the answer rejects with the signal reason (AbortError), and the server sees the request go away', async () => {
+    let closed!: () => void;
+    const serverSawClose = new Promise<void>((resolve) => (closed = resolve));
+    const base = await serve((req) => req.socket.once('close', closed));
+    const controller = new AbortController();
+    const pending = httpFetch(`${base}/slow`, { signal: controller.signal }).catch((e: unknown) => e);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    controller.abort();
+    const err = (await pending) as DOMException;
+    expect(err.name).toBe('AbortError');
+    await serverSawClose;
+  });
+
+  it('an abort while the body streams errors the body with AbortError; an already aborted signal never connects', async () => {
+    let requests = 0;
+    const base = await serve((_req, res) => {
+      requests++;
+      res.writeHead(200);
+      res.write('x');
+    });
+    const controller = new AbortController();
+    const res = await httpFetch(`${base}/body`, { signal: controller.signal });
+    const reader = res.body!.getReader();
+    await reader.read();
+    controller.abort();
+    const err = (await reader.read().catch((e: unknown) => e)) as DOMException;
+    expect(err.name).toBe('AbortError');
+    const early = (await httpFetch(`${base}/never`, { signal: AbortSignal.abort() }).catch((e: unknown) => e)) as DOMException;
+    expect(early.name).toBe('AbortError');
+    expect(requests).toBe(1);
+  });
+
+  it('decodes gzip and br bodies', async () => {
+    const text = 'compressed answer '.repeat(50);
+    const base = await serve((req, res) => {
+      const br = req.url === '/br';
+      res.writeHead(200, { 'content-encoding': br ? 'br' : 'gzip' });
+      res.end(br ? zlib.brotliCompressSync(text) : zlib.gzipSync(text));
+    });
+    expect(await (await httpFetch(`${base}/gzip`)).text()).toBe(text);
+    expect(await (await httpFetch(`${base}/br`)).text()).toBe(text);
+  });
+
+  it('follows a same-origin redirect with method and body; a cross-origin one is handed back and the key never leaves its host', async () => {
+    const otherHits: (string | undefined)[] = [];
+    const other = await serve((req, res) => {
+      otherHits.push(req.headers['x-api-key'] as string | undefined);
+      res.end('elsewhere');
+    });
+    const base = await serve(async (req, res) => {
+      if (req.url === '/old') {
+        res.writeHead(307, { location: '/new' });
+        res.end();
+      } else if (req.url === '/away') {
+        res.writeHead(302, { location: `${other}/steal` });
+        res.end();
+      } else res.end(`${req.method} ${await readBody(req)} ${req.headers['x-api-key']}`);
+    });
+    const moved = await httpFetch(`${base}/old`, { method: 'POST', headers: { 'x-api-key': 'secret' }, body: 'payload' });
+    expect([moved.status, await moved.text(), moved.url]).toEqual([200, 'POST payload secret', `${base}/new`]);
+    const away = await httpFetch(`${base}/away`, { method: 'POST', headers: { 'x-api-key': 'secret' }, body: 'payload' });
+    expect(away.status).toBe(302);
+    expect(away.headers.get('location')).toBe(`${other}/steal`);
+    expect(otherHits).toEqual([]);
+  });
+});
