@@ -136,21 +136,33 @@ export function gitStatusSync(cwd: string): string | undefined {
   }
 }
 
+/** A run started this recently and not yet shown to a turn is the next turn's status. */
+export const GIT_STATUS_FRESH_MS = 1000;
+
 /**
  * A session's git status: started when the session opens, refreshed before each turn. `text()`
  * never waits; `beforeTurn()` starts a refresh and waits for it at most GIT_STATUS_TURN_WAIT_MS,
  * so a slow repository costs a turn that much at most and the prompt shows the last finished run.
+ * A run no turn has used yet that started less than GIT_STATUS_FRESH_MS ago is that refresh (the
+ * first turn of `keen run` uses the run its session open started instead of running git twice);
+ * every later turn runs git again, as files may have changed under the previous one.
  */
 export class GitStatusCache {
   private last: string | undefined;
   private finished = false;
   private running: { done: Promise<void>; stop: () => void } | undefined;
   private closed = false;
+  /** When the newest run started, and whether a turn has used it. */
+  private newest: { startedAt: number; used: boolean } | undefined;
 
   constructor(
     private readonly cwd: string,
-    private readonly opts: GitStatusOptions & { turnWaitMs?: number } = {},
+    private readonly opts: GitStatusOptions & { turnWaitMs?: number; now?: () => number } = {},
   ) {}
+
+  private now(): number {
+    return this.opts.now ? this.opts.now() : performance.now();
+  }
 
   /** Start a run unless one is in flight. */
   refresh(): void {
@@ -162,11 +174,14 @@ export class GitStatusCache {
       this.finished = true;
     });
     this.running = { done, stop: run.stop };
+    this.newest = { startedAt: this.now(), used: false };
   }
 
-  /** Refresh, and wait for the run in flight at most the turn wait (or until `signal` aborts). */
+  /** Refresh (unless a fresh unused run exists), and wait for the run in flight at most the turn wait (or until `signal` aborts). */
   async beforeTurn(signal?: AbortSignal): Promise<void> {
-    this.refresh();
+    const fresh = this.newest && !this.newest.used && this.now() - this.newest.startedAt < GIT_STATUS_FRESH_MS;
+    if (!fresh) this.refresh();
+    if (this.newest) this.newest.used = true;
     const running = this.running;
     if (!running) return;
     let timer: NodeJS.Timeout | undefined;

@@ -56,6 +56,14 @@ export function toInputSchema(schema: z.ZodType): Record<string, unknown> {
   return json;
 }
 
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
 /** One line per failing field, e.g. `path is required; offset: Too small: expected number to be >=1`. */
 export function describeIssues(error: z.ZodError): string {
   return error.issues
@@ -84,12 +92,10 @@ export function createToolRegistry(tools: Tool[]): ToolRegistry {
 
   return {
     definitions() {
-      definitions ??= tools.map((t) => ({
-        name: t.name,
-        description: t.description,
-        input_schema: t.inputSchema ?? toInputSchema(t.schema),
-      }));
-      return definitions.map((d) => structuredClone(d));
+      // Built once and frozen: every turn gets the same definition objects (a fresh array), so
+      // the token estimator counts them once, and no caller can change what the next one sends.
+      definitions ??= tools.map((t) => deepFreeze({ name: t.name, description: t.description, input_schema: t.inputSchema ?? toInputSchema(t.schema) }));
+      return [...definitions];
     },
 
     concurrent: (name) => byName.get(name)?.concurrent === true,

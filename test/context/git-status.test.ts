@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GIT_STATUS_MAX_LINES, GitStatusCache, formatGitStatus, readGitStatus } from '../../src/context/git-status.js';
 import { buildSystemPrompt } from '../../src/context/system-prompt.js';
 
@@ -76,6 +76,46 @@ describe('git status in the system prompt', () => {
     await git.beforeTurn();
     expect(git.text()).toBe('… git status is still running (a large repository?); not shown yet');
     git.close();
+  });
+
+  it('the first turn uses the run the session open started; every later turn, or a turn long after, runs git again', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-gitcount-'));
+    dirs.push(dir);
+    const counter = path.join(dir, 'runs');
+    // A stand-in git that counts its runs and names the count in its output.
+    const COUNTS = {
+      file: process.execPath,
+      args: [
+        '-e',
+        "const fs=require('fs');const f=process.argv[1];const n=(fs.existsSync(f)?+fs.readFileSync(f,'utf8'):0)+1;fs.writeFileSync(f,String(n));process.stdout.write('## main\\n?? run-'+n+'.txt\\n')",
+        counter,
+      ],
+    };
+    const runs = () => Number(fs.readFileSync(counter, 'utf8'));
+    let clock = 0;
+    const git = new GitStatusCache(dir, { command: COUNTS, now: () => clock });
+    git.refresh(); // the session opens
+    clock = 200;
+    await git.beforeTurn(); // its first turn
+    expect(runs()).toBe(1);
+    expect(git.text()).toContain('run-1.txt');
+    clock = 400;
+    await git.beforeTurn(); // the next turn: the tools of the first may have changed files
+    expect(runs()).toBe(2);
+    expect(git.text()).toContain('run-2.txt');
+    git.close();
+
+    // A REPL opened long before its first prompt: the open's run is too old to stand for now.
+    fs.rmSync(counter);
+    clock = 0;
+    const slow = new GitStatusCache(dir, { command: COUNTS, now: () => clock });
+    slow.refresh();
+    await vi.waitFor(() => expect(slow.text()).toContain('run-1.txt'));
+    clock = 60_000;
+    await slow.beforeTurn();
+    expect(runs()).toBe(2);
+    expect(slow.text()).toContain('run-2.txt');
+    slow.close();
   });
 
   it('outside a repository there is no git status line', async () => {

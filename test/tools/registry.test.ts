@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { TokenEstimator } from '../../src/llm/core/token-estimator.js';
 import { createDefaultRegistry } from '../../src/tools/index.js';
 import { createHeadlessGate, createSessionGate } from '../../src/tools/permissions/index.js';
 import { CANCELLED, createToolRegistry, defineTool, ToolError } from '../../src/tools/registry.js';
@@ -28,6 +29,23 @@ describe('tool registry', () => {
     const edit = defs.find((d) => d.name === 'edit_file')!;
     // replace_all has a default, so the model may omit it.
     expect(edit.input_schema.required).toEqual(['path', 'old_string', 'new_string']);
+  });
+
+  it('every turn gets the same frozen definitions: counted once by the estimator, and no caller can change the next request', () => {
+    const registry = createDefaultRegistry();
+    const estimator = new TokenEstimator();
+    const first = registry.definitions();
+    const second = registry.definitions();
+    expect(estimator.tools(first)).toBe(estimator.tools(second));
+    expect(estimator.stats.toolDefinitionsCounted).toBe(first.length);
+    // A caller may extend its own array (MCP tools join it)…
+    second.push({ name: 'extra', description: 'x', input_schema: { type: 'object' } });
+    expect(registry.definitions()).toHaveLength(first.length);
+    // …but not the definitions themselves.
+    expect(() => {
+      (first[0].input_schema as Record<string, unknown>).type = 'string';
+    }).toThrow(TypeError);
+    expect(registry.definitions()[0].input_schema).toMatchObject({ type: 'object' });
   });
 
   it('runs a valid call and applies schema defaults', async () => {
