@@ -2,9 +2,36 @@
 // Heavy or binary-locating packages stay external and are imported lazily at run time.
 import { build } from 'esbuild';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+
+// Every `string-width` import in the bundle (Ink, wrap-ansi, widest-line, cli-truncate, Keen's
+// own) goes to src/repl/fast-string-width.ts, which answers the common one-column characters
+// itself and hands the rest to string-width (the speed issue: the REPL's first frames).
+const FAST_STRING_WIDTH = fileURLToPath(new URL('../src/repl/fast-string-width.ts', import.meta.url));
+const fastStringWidth = {
+  name: 'fast-string-width',
+  setup(b) {
+    b.onResolve({ filter: /^string-width$/ }, (args) => (args.importer === FAST_STRING_WIDTH ? undefined : { path: FAST_STRING_WIDTH }));
+  },
+};
+
+// yoga-layout (Ink's layout engine) embeds its wasm as a data: URL and, when a global `fetch`
+// exists, decodes it through fetch — which loads Node's whole undici on the REPL's startup path
+// (~15 ms) before any request is made. Decode it the way its own loader does without fetch.
+const YOGA_FETCH = 'function ya(){return w||"function"!=typeof fetch?';
+const yogaWithoutFetch = {
+  name: 'yoga-without-fetch',
+  setup(b) {
+    b.onLoad({ filter: /yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      if (!source.includes(YOGA_FETCH)) throw new Error('yoga-layout changed: update yogaWithoutFetch in scripts/build.mjs');
+      return { contents: source.replace(YOGA_FETCH, 'function ya(){return w||"function"!=typeof fetch||ua(H)?'), loader: 'js' };
+    });
+  },
+};
 
 await build({
   entryPoints: { main: 'src/cli/main.ts' },
@@ -32,6 +59,7 @@ await build({
   banner: {
     js: "import { createRequire as __keenCreateRequire } from 'node:module'; const require = __keenCreateRequire(import.meta.url);",
   },
+  plugins: [fastStringWidth, yogaWithoutFetch],
   logLevel: 'warning',
 });
 

@@ -86,8 +86,11 @@ export async function startInteractive(flags: ReplFlags, io: InteractiveIo = pro
     kittyKeyboard: { mode: 'auto' },
   });
   firstFrame?.release();
-  // The highlighter (lowlight, ~all common grammars) loads after the first frame, off the startup path.
-  void loadHighlighter().catch(() => undefined);
+  // The highlighter (lowlight, ~all common grammars: ~50 ms to compile) loads off the startup
+  // path: once the session is open and the prompt takes keys — or at once when a resumed
+  // transcript is about to be replayed with its code blocks.
+  const highlight = () => void loadHighlighter().catch(() => undefined);
+  if (flags.resume || flags.continue) highlight();
   // A render error ends Ink (its error boundary unmounts); end the REPL with it.
   let crash: unknown;
   instance.waitUntilExit().catch((err: unknown) => {
@@ -112,7 +115,7 @@ export async function startInteractive(flags: ReplFlags, io: InteractiveIo = pro
   io.stdout.on('resize', onResize);
 
   let startupError: unknown;
-  runtime.start(flags.initialPrompt).catch((err: unknown) => {
+  runtime.start(flags.initialPrompt).then(highlight, (err: unknown) => {
     startupError = err;
     finish(1);
   });
