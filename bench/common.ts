@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 /** Shared by the bench scripts: where things are, and the statistics they print. */
@@ -17,4 +19,61 @@ export function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   if (s.length === 0) return NaN;
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+/** The environment for a spawned keen: this one without provider, cloud or Keen variables. */
+export function cleanEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!/^(ANTHROPIC|OPENAI|AWS|GEMINI|GOOGLE|KEEN|CODEX)_/.test(k)) env[k] = v;
+  return env;
+}
+
+/** GNU time, which reports a child's peak RSS from wait4(2) after it exits (see measureSpawn). */
+export const GNU_TIME = '/usr/bin/time';
+
+export interface Measured {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  wallMs: number;
+  /** Peak resident set size (ru_maxrss) in KiB; undefined without GNU time. */
+  peakKiB?: number;
+  /** User + system CPU in ms (10 ms resolution); undefined without GNU time. */
+  cpuMs?: number;
+}
+
+/**
+ * Spawns `node args…` and resolves its exit with wall time and, when GNU time is installed, the
+ * peak RSS and CPU the kernel accounted to it. GNU time forks, execs node and reads the child's
+ * rusage from wait4(2) once it has exited: nothing is loaded into the measured process and no
+ * poll can miss a late peak (ru_maxrss is the high-water mark the kernel kept). Its own few
+ * hundred KiB are a separate process and not counted. `wallMs` includes GNU time's fork/exec
+ * (well under a millisecond), alike for keen and for bare node.
+ */
+export function measureSpawn(args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv }): Promise<Measured> {
+  const timed = fs.existsSync(GNU_TIME);
+  const report = timed ? path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'keen-bench-time-')), 'rusage') : '';
+  const [cmd, argv] = timed ? [GNU_TIME, ['-o', report, '-f', '%M %U %S', process.execPath, ...args]] : [process.execPath, args];
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    let stdout = '';
+    let stderr = '';
+    const child = spawn(cmd, argv, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const wallMs = performance.now() - start;
+      const out: Measured = { code, stdout, stderr, wallMs };
+      if (timed) {
+        // GNU time writes "Command exited with non-zero status N" first when the child failed.
+        const last = fs.readFileSync(report, 'utf8').trim().split('\n').pop() ?? '';
+        const [kib, user, sys] = last.split(' ').map(Number);
+        out.peakKiB = kib;
+        out.cpuMs = (user + sys) * 1000;
+        fs.rmSync(path.dirname(report), { recursive: true, force: true });
+      }
+      resolve(out);
+    });
+  });
 }

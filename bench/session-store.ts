@@ -1,11 +1,15 @@
 /**
- * Session store benchmark: `npx tsx bench/session-store.ts [--records N] [--runs N] [--keep]`.
+ * Session store benchmark: `npx tsx bench/session-store.ts [--records N] [--runs N] [--lookups] [--keep]`
+ * (`--lookups`: only the listing and the lookups, without the loads, opens and appends).
  *
  * Builds a synthetic transcript (100,000 records, ~100 MB, with three automatic compactions) in a
  * temp KEEN_HOME, then reports medians of:
  * - load + project (loadTranscript + buildConversation), each run in a fresh process so peak RSS
  *   is the load's own (targets: < 1.5 s, peak growth < 3x the file size);
  * - listing the session (summarizeSession: head, tail, byte scan);
+ * - the lookups on the path of every `--session`/`--continue`/`--resume`: findSession (this
+ *   directory's id, and the same id asked for from another directory) and latestSession (which
+ *   skips a newer empty session), against the listing they used to cost;
  * - opening it to continue it (lock + what the next request needs): the full load against the
  *   fast open (`read: 'tail'`, from the last compaction on), on this transcript and on one of the
  *   same size that compacts as a real session does (every 800 records, about a 200k-token window);
@@ -13,12 +17,12 @@
  *   empty session (target: the same order of magnitude), fdatasync included.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, openSync, rmSync, statSync, writeSync, fsyncSync, closeSync } from 'node:fs';
+import { mkdtempSync, openSync, rmSync, statSync, writeSync, fsyncSync, closeSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Message } from '../src/llm/core/message.js';
-import { summarizeSession } from '../src/session/list.js';
+import { findSession, latestSession, summarizeSession } from '../src/session/list.js';
 import { buildConversation } from '../src/session/projection.js';
 import { loadTranscript } from '../src/session/reader.js';
 import type { NewRecord, SessionRecord } from '../src/session/records.js';
@@ -58,58 +62,91 @@ async function main(recordCount: number, runs: number): Promise<void> {
     const size = writeSynthetic(big.path, recordCount);
     console.log(`synthetic transcript: ${recordCount.toLocaleString('en-US')} records, ${mb(size)} (written in ${ms(performance.now() - t0)})`);
 
-    const loads = [];
-    for (let i = 0; i < runs; i++) {
-      const child = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child-load', big.path], {
-        encoding: 'utf8',
-        maxBuffer: 1 << 20,
-      });
-      if (child.status !== 0) throw new Error(`load child failed: ${child.stderr}`);
-      loads.push(JSON.parse(child.stdout) as { ms: number; cpuMs: number; baseline: number; peak: number; records: number; messages: number });
-    }
-    const loadMs = median(loads.map((l) => l.ms));
-    const loadCpu = median(loads.map((l) => l.cpuMs));
-    const growth = median(loads.map((l) => l.peak - l.baseline));
-    const peak = median(loads.map((l) => l.peak));
-    console.log(
-      `load + project: median ${ms(loadMs)} wall, ${ms(loadCpu)} CPU (all threads, GC included) over ${runs} fresh processes (target < 1.5 s) -> ${loads[0].records} records, ${loads[0].messages} messages after the last compaction`,
-    );
-    console.log(`memory: peak RSS grows by ${mb(growth)} = ${(growth / size).toFixed(2)}x the file (target < 3x); absolute peak RSS ${mb(peak)} = ${(peak / size).toFixed(2)}x`);
-
-    const listMs = median(await repeat(runs, async () => timed(() => summarizeSession(big.dir, big.id))));
-    console.log(`list (summarise) the 100 MB session: median ${ms(listMs)}`);
-
-    const fullOpen = await timeOpens(home, cwd, big.id, 'full', 5);
-    const tailOpen = await timeOpens(home, cwd, big.id, 'tail', 5);
-    console.log(`open to continue, last compaction 1/4 from the end (${tailOpen.records.toLocaleString('en-US')} records after it):`);
-    console.log(`  full load  : median ${ms(fullOpen.ms)}`);
-    console.log(`  fast open  : median ${ms(tailOpen.ms)} (ratio to full ${(tailOpen.ms / fullOpen.ms).toFixed(2)})`);
-
-    const real = await SessionStore.create(home, { cwd, provider: 'anthropic', model: 'bench-model', keenVersion: 'bench' });
-    await real.close();
-    writeSynthetic(real.path, recordCount, everyN(recordCount, 800));
-    const realFull = await timeOpens(home, cwd, real.id, 'full', 5);
-    const realTail = await timeOpens(home, cwd, real.id, 'tail', 5);
-    console.log(`open to continue, compacting every 800 records like a real session (${realTail.records} records after the last):`);
-    console.log(`  full load  : median ${ms(realFull.ms)}`);
-    console.log(`  fast open  : median ${ms(realTail.ms)} (ratio to full ${(realTail.ms / realFull.ms).toFixed(3)}; target <= 100 ms)`);
-
-    const opened = (await SessionStore.open(home, cwd, big.id, { read: 'tail' })).store;
-    const empty = await SessionStore.create(home, { cwd, provider: 'anthropic', model: 'bench-model', keenVersion: 'bench' });
-    const rounds = 30;
-    const bigAppend = await timeAppends(opened, rounds);
-    const emptyAppend = await timeAppends(empty, rounds);
-    await opened.close();
-    await empty.close();
-    const row = (name: string, onBig: number, onEmpty: number) =>
-      console.log(`${name}: ${ms(onBig)} on the ${mb(size)} file vs ${ms(onEmpty)} on an empty one (ratio ${(onBig / onEmpty).toFixed(2)})`);
-    console.log(`median of ${rounds}, fdatasync included:`);
-    row('  append      ', bigAppend.append, emptyAppend.append);
-    row('  appendBatch ', bigAppend.batch, emptyAppend.batch);
+    const all = !args.includes('--lookups');
+    if (all) loadAndProject(big, size, runs);
+    await lookups(home, cwd, big, runs);
+    if (all) await opensAndAppends(home, cwd, big, size, recordCount);
   } finally {
     if (args.includes('--keep')) console.log(`kept ${root}`);
     else rmSync(root, { recursive: true, force: true });
   }
+}
+
+/** The listing of the big session, then findSession and latestSession on it (medians of 4x runs, they are cheap). */
+async function lookups(home: string, cwd: string, big: SessionStore, runs: number): Promise<void> {
+  const n = runs * 4;
+  const listMs = median(await repeat(n, async () => timed(() => summarizeSession(big.dir, big.id))));
+  console.log(`list (summarise) the 100 MB session: median ${ms(listMs)} of ${n}`);
+  const empty = await SessionStore.create(home, { cwd, provider: 'anthropic', model: 'bench-model', keenVersion: 'bench' });
+  await empty.close();
+  const later = new Date(Date.now() + 60_000);
+  utimesSync(empty.path, later, later); // newer than the big one, and holding no user message
+  const here = median(await repeat(n, async () => timed(() => findSession(home, cwd, big.id))));
+  const elsewhere = median(await repeat(n, async () => timed(() => findSession(home, '/bench/other', big.id).catch(() => undefined))));
+  const latest = median(
+    await repeat(n, async () =>
+      timed(async () => {
+        if ((await latestSession(home, cwd))?.id !== big.id) throw new Error('latestSession did not skip the empty session');
+      }),
+    ),
+  );
+  const row = (name: string, v: number) => console.log(`  ${name}: median ${ms(v)} (ratio to the listing ${(v / listMs).toFixed(3)})`);
+  console.log(`lookups on the 100 MB session (median of ${n}):`);
+  row('findSession, this directory        ', here);
+  row('findSession, from another directory', elsewhere);
+  row('latestSession, past an empty newer ', latest);
+}
+
+/** Load + project in fresh processes: wall, CPU and the peak RSS the load adds. */
+function loadAndProject(big: SessionStore, size: number, runs: number): void {
+  const loads = [];
+  for (let i = 0; i < runs; i++) {
+    const child = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child-load', big.path], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 20,
+    });
+    if (child.status !== 0) throw new Error(`load child failed: ${child.stderr}`);
+    loads.push(JSON.parse(child.stdout) as { ms: number; cpuMs: number; baseline: number; peak: number; records: number; messages: number });
+  }
+  const loadMs = median(loads.map((l) => l.ms));
+  const loadCpu = median(loads.map((l) => l.cpuMs));
+  const growth = median(loads.map((l) => l.peak - l.baseline));
+  const peak = median(loads.map((l) => l.peak));
+  console.log(
+    `load + project: median ${ms(loadMs)} wall, ${ms(loadCpu)} CPU (all threads, GC included) over ${runs} fresh processes (target < 1.5 s) -> ${loads[0].records} records, ${loads[0].messages} messages after the last compaction`,
+  );
+  console.log(`memory: peak RSS grows by ${mb(growth)} = ${(growth / size).toFixed(2)}x the file (target < 3x); absolute peak RSS ${mb(peak)} = ${(peak / size).toFixed(2)}x`);
+}
+
+/** Full load against the fast open, on this transcript and on one that compacts like a real session; then appends. */
+async function opensAndAppends(home: string, cwd: string, big: SessionStore, size: number, recordCount: number): Promise<void> {
+  const fullOpen = await timeOpens(home, cwd, big.id, 'full', 5);
+  const tailOpen = await timeOpens(home, cwd, big.id, 'tail', 5);
+  console.log(`open to continue, last compaction 1/4 from the end (${tailOpen.records.toLocaleString('en-US')} records after it):`);
+  console.log(`  full load  : median ${ms(fullOpen.ms)}`);
+  console.log(`  fast open  : median ${ms(tailOpen.ms)} (ratio to full ${(tailOpen.ms / fullOpen.ms).toFixed(2)})`);
+
+  const real = await SessionStore.create(home, { cwd, provider: 'anthropic', model: 'bench-model', keenVersion: 'bench' });
+  await real.close();
+  writeSynthetic(real.path, recordCount, everyN(recordCount, 800));
+  const realFull = await timeOpens(home, cwd, real.id, 'full', 5);
+  const realTail = await timeOpens(home, cwd, real.id, 'tail', 5);
+  console.log(`open to continue, compacting every 800 records like a real session (${realTail.records} records after the last):`);
+  console.log(`  full load  : median ${ms(realFull.ms)}`);
+  console.log(`  fast open  : median ${ms(realTail.ms)} (ratio to full ${(realTail.ms / realFull.ms).toFixed(3)}; target <= 100 ms)`);
+
+  const opened = (await SessionStore.open(home, cwd, big.id, { read: 'tail' })).store;
+  const empty = await SessionStore.create(home, { cwd, provider: 'anthropic', model: 'bench-model', keenVersion: 'bench' });
+  const rounds = 30;
+  const bigAppend = await timeAppends(opened, rounds);
+  const emptyAppend = await timeAppends(empty, rounds);
+  await opened.close();
+  await empty.close();
+  const row = (name: string, onBig: number, onEmpty: number) =>
+    console.log(`${name}: ${ms(onBig)} on the ${mb(size)} file vs ${ms(onEmpty)} on an empty one (ratio ${(onBig / onEmpty).toFixed(2)})`);
+  console.log(`median of ${rounds}, fdatasync included:`);
+  row('  append      ', bigAppend.append, emptyAppend.append);
+  row('  appendBatch ', bigAppend.batch, emptyAppend.batch);
 }
 
 /** Median time of `runs` opens (lock, read, tail repair) and how many records the last one read. */

@@ -2,22 +2,22 @@ import { type FileHandle, open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KeenError } from '../errors.js';
 import { TRANSCRIPT_FILE, assertSessionId, isValidSessionId, projectDir, sessionsRoot } from './paths.js';
-import { validateRecord, type SessionRecord } from './records.js';
+import { parseLine, peekSession, scanChunks, type SessionRef, USER_KIND } from './peek.js';
+import type { SessionRecord } from './records.js';
+
+export type { SessionRef } from './peek.js';
 
 /**
  * Listing and finding sessions without loading them. A summary reads the head of the transcript
  * (session_started, first prompt), its tail (last activity) and counts turns and compactions with
  * a byte scan — no JSON parsing of the bulk, so listing a 100 MB transcript takes milliseconds of
  * CPU. The scan is exact for transcripts Keen wrote: inside a JSON string a `"` is always escaped,
- * so `"kind":"user_message"` can only be a record's own kind.
+ * so `"kind":"user_message"` can only be a record's own kind. Finding one session (`findSession`,
+ * `latestSession`) does not summarise: it reads the first line and, for `latestSession`, only as
+ * far as the first user message (peek.ts).
  */
 
-export interface SessionSummary {
-  id: string;
-  /** The directory the session was started in ('' if its first record is damaged). */
-  cwd: string;
-  dir: string;
-  transcript: string;
+export interface SessionSummary extends SessionRef {
   lastActivity: Date;
   /** The first user prompt on one line, at most 200 characters ('' if none yet). */
   firstPrompt: string;
@@ -32,7 +32,6 @@ const HEAD_BYTES = 64 << 10;
 const HEAD_LIMIT = 8 << 20;
 const TAIL_BYTES = 64 << 10;
 const SCAN_BYTES = 1 << 20;
-const USER_KIND = Buffer.from('"kind":"user_message"');
 const COMPACTION_KIND = Buffer.from('"kind":"compaction_applied"');
 
 /** Sessions of `cwd` (or of every directory with `all`), most recently active first. */
@@ -51,14 +50,14 @@ export async function listSessions(home: string, cwd: string, opts: { all?: bool
 
 /**
  * The session `id` of `cwd`. Throws a one-line KeenError when the id is malformed, belongs to
- * another directory, or does not exist.
+ * another directory, or does not exist. Reads one transcript's first line, whatever its size.
  */
-export async function findSession(home: string, cwd: string, id: string): Promise<SessionSummary> {
+export async function findSession(home: string, cwd: string, id: string): Promise<SessionRef> {
   assertSessionId(id);
-  const here = await summarizeSession(join(projectDir(home, cwd), id), id);
+  const here = await peekSession(join(projectDir(home, cwd), id), id);
   if (here) return here;
   for (const project of await subdirs(sessionsRoot(home))) {
-    const elsewhere = await summarizeSession(join(sessionsRoot(home), project, id), id);
+    const elsewhere = await peekSession(join(sessionsRoot(home), project, id), id);
     if (elsewhere) {
       throw new KeenError(`session ${id} belongs to ${elsewhere.cwd || 'another directory'}; run keen there (\`keen sessions --all\` lists every session)`);
     }
@@ -69,9 +68,10 @@ export async function findSession(home: string, cwd: string, id: string): Promis
 /**
  * The most recently active session of `cwd` that holds at least one user message (by transcript
  * mtime), or undefined. Sessions opened and left without a message (a REPL started and quit) are
- * skipped, so `--continue` never lands on an empty one.
+ * skipped, so `--continue` never lands on an empty one. Each candidate is read from the start only
+ * until its first user message (normally in the first 64 KB); an empty one is read to its end.
  */
-export async function latestSession(home: string, cwd: string): Promise<SessionSummary | undefined> {
+export async function latestSession(home: string, cwd: string): Promise<SessionRef | undefined> {
   const project = projectDir(home, cwd);
   const found: { id: string; mtime: number }[] = [];
   for (const id of await subdirs(project)) {
@@ -85,8 +85,8 @@ export async function latestSession(home: string, cwd: string): Promise<SessionS
   }
   found.sort((a, b) => b.mtime - a.mtime || (a.id < b.id ? 1 : -1));
   for (const { id } of found) {
-    const summary = await summarizeSession(join(project, id), id);
-    if (summary && summary.turns > 0) return summary;
+    const session = await peekSession(join(project, id), id, { userMessage: true });
+    if (session) return session;
   }
   return undefined;
 }
@@ -157,21 +157,13 @@ async function readHead(fh: Handle, size: number): Promise<{ started?: Extract<S
 /** Count user prompts and compactions with a byte scan (chunks overlap so no match is split). */
 async function countKinds(fh: Handle, size: number): Promise<{ users: number; compactions: number }> {
   const overlap = Math.max(USER_KIND.length, COMPACTION_KIND.length) - 1;
-  const buf = Buffer.alloc(SCAN_BYTES + overlap);
-  let carried = 0;
   let users = 0;
   let compactions = 0;
-  for (let pos = 0; pos < size; ) {
-    const { bytesRead } = await fh.read(buf, carried, SCAN_BYTES, pos);
-    if (bytesRead === 0) break;
-    pos += bytesRead;
-    const view = buf.subarray(0, carried + bytesRead);
-    users += occurrences(view, USER_KIND, carried);
-    compactions += occurrences(view, COMPACTION_KIND, carried);
-    const keep = Math.min(overlap, view.length);
-    view.copy(buf, 0, view.length - keep);
-    carried = keep;
-  }
+  await scanChunks(fh, size, SCAN_BYTES, overlap, (view, seen) => {
+    users += occurrences(view, USER_KIND, seen);
+    compactions += occurrences(view, COMPACTION_KIND, seen);
+    return false;
+  });
   return { users, compactions };
 }
 
@@ -198,16 +190,6 @@ async function readLastTs(fh: Handle, size: number): Promise<Date | undefined> {
     }
   }
   return undefined;
-}
-
-function parseLine(text: string): SessionRecord | undefined {
-  if (!text.trim()) return undefined;
-  try {
-    const checked = validateRecord(JSON.parse(text));
-    return checked.ok ? checked.record : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 async function subdirs(dir: string): Promise<string[]> {

@@ -75,7 +75,7 @@ describe('listSessions', () => {
 describe('findSession and latestSession', () => {
   it('finds a session of this directory', async () => {
     const a = await session(CWD, ['hello']);
-    expect(await findSession(home, CWD, a.id)).toMatchObject({ id: a.id, transcript: a.path, turns: 1 });
+    expect(await findSession(home, CWD, a.id)).toEqual({ id: a.id, cwd: CWD, dir: a.dir, transcript: a.path });
   });
 
   it('rejects an unknown id with one line pointing at `keen sessions`', async () => {
