@@ -24,8 +24,9 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
-import zlib from 'node:zlib';
+import type Zlib from 'node:zlib';
 import { proxyInstalled } from './proxy.js';
 
 const MAX_REDIRECTS = 20;
@@ -110,6 +111,9 @@ function decoded(res: http.IncomingMessage): Readable {
     .map((c) => c.trim())
     .filter((c) => c && c !== 'identity');
   let stream: Readable = res;
+  if (!codings.length) return stream;
+  // Loaded only for an encoded body (nothing asks for one).
+  const zlib = createRequire(import.meta.url)('node:zlib') as typeof Zlib;
   for (const coding of codings.reverse()) {
     const decoder =
       coding === 'br' ? zlib.createBrotliDecompress() : coding === 'deflate' ? zlib.createInflate() : coding === 'gzip' || coding === 'x-gzip' ? zlib.createGunzip() : undefined;
@@ -123,16 +127,17 @@ function decoded(res: http.IncomingMessage): Readable {
 /** A web stream over `stream` with backpressure; errors and aborts take fetch's shapes. */
 function webBody(stream: Readable, res: http.IncomingMessage, signal: AbortSignal | undefined): ReadableStream<Uint8Array> {
   let done = false;
+  let onAbort: (() => void) | undefined;
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
         const fail = (err: unknown) => {
           if (done) return;
           done = true;
-          signal?.removeEventListener('abort', onAbort);
+          if (onAbort) signal?.removeEventListener('abort', onAbort);
           controller.error(signal?.aborted ? abortReason(signal) : new TypeError('terminated', { cause: err }));
         };
-        const onAbort = () => {
+        onAbort = () => {
           fail(undefined);
           res.destroy();
         };
@@ -145,7 +150,7 @@ function webBody(stream: Readable, res: http.IncomingMessage, signal: AbortSigna
         stream.once('end', () => {
           if (done) return;
           done = true;
-          signal?.removeEventListener('abort', onAbort);
+          if (onAbort) signal?.removeEventListener('abort', onAbort);
           controller.close();
         });
         stream.once('error', fail);
@@ -159,6 +164,7 @@ function webBody(stream: Readable, res: http.IncomingMessage, signal: AbortSigna
       },
       cancel() {
         done = true;
+        if (onAbort) signal?.removeEventListener('abort', onAbort);
         res.destroy();
       },
     },
