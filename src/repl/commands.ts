@@ -6,11 +6,14 @@ import { contextLines, sessionContextReport } from '../app-state/context-report.
 import { MODEL_CATALOG } from '../config/models.js';
 import { errorText } from '../errors.js';
 import { PROVIDER_IDS } from '../llm/providers/types.js';
-import { formatSessionList, listSessions, relativeTime } from '../session/list.js';
+import type { SessionSummary } from '../session/list.js';
 import type { CommandHost } from './command-host.js';
 import { initCommand, memoryCommand, modeCommand, skillsCommand } from './context-commands.js';
 import { listProjectCommands, SLASH_COMMANDS } from './slash-commands.js';
 import { usageLines } from './usage-report.js';
+
+/** The session list (and the record schemas it validates with) loads when a command lists sessions, not with the REPL. */
+const sessionList = () => import('../session/list.js');
 
 export const KEY_HELP = [
   'Enter send · Shift+Enter, Alt+Enter, Ctrl+J or \\ then Enter: new line',
@@ -46,6 +49,7 @@ export async function runCommand(rt: CommandHost, name: string, args: string): P
       return;
     case 'sessions': {
       const session = rt.requireSession();
+      const { formatSessionList, listSessions } = await sessionList();
       const rows = (await listSessions(session.home, rt.cwd)).filter((r) => r.turns > 0 || r.id === session.sessionId);
       rt.append({ kind: 'block', title: "This directory's sessions", lines: formatSessionList(rows).replace(/\n$/, '').split('\n') });
       return;
@@ -107,7 +111,8 @@ async function resume(rt: CommandHost, id: string): Promise<void> {
     await rt.switchSession({ ...rt.baseFlags(), session: id }, 'reset', 'Opening session…');
     return;
   }
-  let rows: Awaited<ReturnType<typeof listSessions>>;
+  const { listSessions, relativeTime } = await sessionList();
+  let rows: SessionSummary[];
   try {
     rows = await listSessions(session.home, rt.cwd);
   } catch (err) {

@@ -1,5 +1,5 @@
 import type { ToolCall } from '../llm/core/message.js';
-import { lineCount, linesText } from './write-file.js';
+import { lineCount, linesText } from './line-count.js';
 
 const MAX = 80;
 

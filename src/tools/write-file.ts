@@ -3,23 +3,13 @@ import path from 'node:path';
 import * as z from 'zod';
 import { unifiedDiff } from './diff.js';
 import { displayPath, fsErrorText, resolveWritePath, workspaceRoots } from './fs-guard.js';
+import { lineCount, linesText } from './line-count.js';
 import { defineTool, ToolError } from './registry.js';
 
 const schema = z.object({
   path: z.string().describe('File to write, relative to the workspace.'),
   content: z.string().describe('The complete new content of the file.'),
 });
-
-export function linesText(n: number): string {
-  return n === 1 ? '1 line' : `${n} lines`;
-}
-
-/** Lines as an editor counts them: a trailing newline does not start another line. */
-export function lineCount(text: string): number {
-  if (text === '') return 0;
-  const n = text.split('\n').length;
-  return text.endsWith('\n') ? n - 1 : n;
-}
 
 async function currentContent(abs: string, shown: string): Promise<string | undefined> {
   try {
