@@ -3,6 +3,7 @@
  * and conformance tests import src/ directly, so only a spawned `bin/keen.js` shows that each
  * bundled SDK still loads and streams: one headless turn per provider against its loopback fake.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startBedrockFake } from '../fakes/bedrock-fake.js';
@@ -67,5 +68,24 @@ describe('bundled provider SDKs', () => {
     expect(res.code).toBe(0);
     expect(res.stdout).toContain(`hello from the ${c.provider} fake`);
     expect(fake.requests.length).toBeGreaterThan(0);
+  });
+
+  it('bedrock in record mode records the turn and writes nothing to stderr (the AWS SDK warns when its JSON body is read as a string)', async () => {
+    const c = CASES.find((x) => x.provider === 'bedrock')!;
+    const fake = await c.start();
+    const ws = makeWorkspace();
+    cleanups.push(
+      () => fake.close(),
+      () => ws.cleanup(),
+    );
+    fake.enqueue({ steps: [{ text: 'recorded answer' }] });
+    const dir = path.join(ws.home, 'recordings');
+    const res = await runKeen(['run', '--provider', 'bedrock', 'say hello'], { cwd: ws.cwd, home: ws.home, env: { ...(await c.env(fake.url, ws)), KEEN_RECORD: dir } });
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain('recorded answer');
+    expect(res.stderr).toBe('');
+    const [recording] = fs.readdirSync(dir).map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')));
+    expect(recording.provider).toBe('bedrock');
+    expect(JSON.stringify(recording.request)).toContain('say hello');
   });
 });

@@ -87,6 +87,8 @@ export async function recordingHandler(env: NodeJS.ProcessEnv, inner: HttpHandle
 /** The request body as text: Smithy hands it over as a string or as bytes. */
 function bodyText(body: unknown): string | undefined {
   if (typeof body === 'string') return body;
-  if (body instanceof Uint8Array) return Buffer.from(body).toString('utf8');
+  // As bytes, not through the body's own methods: the AWS SDK's JSON body is a Uint8Array that
+  // also answers string methods (valueOf included, which Buffer.from calls) and warns on stderr.
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
   return undefined;
 }
