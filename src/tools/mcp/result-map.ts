@@ -6,9 +6,24 @@ import type { ToolImage, ToolOutcome } from '../types.js';
 export const MCP_HEAD_CHARS = 10_000;
 export const MCP_TAIL_CHARS = 20_000;
 
+/**
+ * The largest image kept for the model: the strictest limit of the APIs that take images in tool
+ * results (Bedrock 3.75 MB; Anthropic 5 MB). A larger one would fail every later request of the
+ * session until compaction pruned it, so it is named, not kept.
+ */
+export const MCP_IMAGE_MAX_BYTES = 3.75 * 1024 * 1024;
+
+function bytesOf(base64: string): number {
+  return Math.floor((base64.length * 3) / 4);
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(2).replace(/\.?0+$/, '')} MB`;
+}
+
 function sizeOf(base64: string): string {
-  const bytes = Math.floor((base64.length * 3) / 4);
-  return bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`;
+  return formatBytes(bytesOf(base64));
 }
 
 /**
@@ -28,6 +43,10 @@ export function mapCallResult(result: CallToolResult): ToolOutcome {
         parts.push(block.text);
         break;
       case 'image':
+        if (bytesOf(block.data) > MCP_IMAGE_MAX_BYTES) {
+          parts.push(`[image: ${block.mimeType}, ${sizeOf(block.data)} — larger than the ${formatBytes(MCP_IMAGE_MAX_BYTES)} the model APIs accept; not shown]`);
+          break;
+        }
         images.push({ mimeType: block.mimeType, data: block.data });
         parts.push(`[image: ${block.mimeType}, ${sizeOf(block.data)}]`);
         break;

@@ -4,7 +4,7 @@ import os from 'node:os';
 import { createHeadlessGate, createSessionGate, parseRule } from '../../../src/tools/permissions/index.js';
 import { expandVars } from '../../../src/tools/mcp/expand.js';
 import { mcpToolName } from '../../../src/tools/mcp/names.js';
-import { mapCallResult } from '../../../src/tools/mcp/result-map.js';
+import { MCP_IMAGE_MAX_BYTES, mapCallResult } from '../../../src/tools/mcp/result-map.js';
 import { adaptInputSchema } from '../../../src/tools/mcp/schema-adapt.js';
 import { resolveServers, type ServerSource } from '../../../src/tools/mcp/servers.js';
 import { configSchema } from '../../../src/config/schema.js';
@@ -130,6 +130,24 @@ describe('mapCallResult', () => {
     expect(out.is_error).toBeUndefined();
     expect(mapCallResult({ content: [{ type: 'text', text: 'boom' }], isError: true })).toEqual({ content: 'boom', is_error: true });
     expect(mapCallResult({ content: [], structuredContent: { n: 1 } }).content).toBe('{"n":1}');
+  });
+
+  it('an image larger than the APIs accept is named, not kept (it would fail every later request)', () => {
+    const big = 'A'.repeat((5 * 1024 * 1024 * 4) / 3 + 4); // a 5 MB screenshot
+    const justOver = 'A'.repeat(Math.ceil((MCP_IMAGE_MAX_BYTES * 4) / 3) + 4);
+    const out = mapCallResult({
+      content: [
+        { type: 'image', data: big, mimeType: 'image/png' },
+        { type: 'image', data: 'AAAA', mimeType: 'image/jpeg' },
+        { type: 'image', data: justOver, mimeType: 'image/webp' },
+      ],
+    });
+    expect(out.images).toEqual([{ mimeType: 'image/jpeg', data: 'AAAA' }]);
+    expect(out.content.split('\n')).toEqual([
+      '[image: image/png, 5 MB — larger than the 3.75 MB the model APIs accept; not shown]',
+      '[image: image/jpeg, 3 B]',
+      expect.stringMatching(/^\[image: image\/webp, 3\.75 MB — larger than the 3\.75 MB the model APIs accept; not shown\]$/),
+    ]);
   });
 
   it('caps long output, keeping head and tail', () => {
