@@ -13,8 +13,8 @@ import { PROVIDER_CASES } from './conformance-cases.js';
 
 const REPLY: FakeReply = { steps: [{ thinking: 'Look first.' }, { text: 'Reading.' }, { toolCall: { id: 'call_r', name: 'read_file', args: { path: 'a.txt' } } }] };
 
-async function oneTurn(adapter: ProviderAdapter): Promise<ModelTurnEvent[]> {
-  const conversation = await adapter.open({ model: 'test-model', messages: [systemMessage('S'), userMessage('Go.')], tools: [], maxOutputTokens: 500 });
+async function oneTurn(adapter: ProviderAdapter, prompt = 'Go.'): Promise<ModelTurnEvent[]> {
+  const conversation = await adapter.open({ model: 'test-model', messages: [systemMessage('S'), userMessage(prompt)], tools: [], maxOutputTokens: 500 });
   const events: ModelTurnEvent[] = [];
   for await (const ev of conversation.streamTurn(new AbortController().signal)) events.push(ev);
   return events;
@@ -63,5 +63,21 @@ describe.each(PROVIDER_CASES)('$name record mode', (pc) => {
       await replay.close();
     }
     expect(loadRecordings(dir)).toHaveLength(1);
+  });
+
+  it('a credential in the conversation goes to the model but not into the recording', async () => {
+    const key = 'sk-ant-api03-RecordedKeyMustNotStay0123456789';
+    const live = await pc.start();
+    try {
+      live.enqueue({ steps: [{ text: 'Noted.' }] });
+      await oneTurn(await pc.adapter(live, home, { KEEN_RECORD: dir }), `Deploy with ${key} please.`);
+      expect(JSON.stringify(live.requests[0].body)).toContain(key);
+    } finally {
+      await live.close();
+    }
+    const [recording] = await waitForRecordings(dir, 1);
+    const saved = fs.readFileSync(`${dir}/${fs.readdirSync(dir)[0]}`, 'utf8');
+    expect(saved).not.toContain(key);
+    expect(JSON.stringify(recording.request)).toContain('Deploy with [REDACTED] please.');
   });
 });

@@ -1,12 +1,15 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { redactFormats } from '../../../secret-formats.js';
 import { sdkFetch } from '../../net/http-fetch.js';
 
 /**
  * Record mode: with `KEEN_RECORD=DIR`, every provider request and the raw bytes of its streamed
  * response are saved as one JSON file in DIR, so a real session can become a regression test
  * (the loopback fakes replay such files: test/fakes/recording.ts). Request headers are never
- * saved (they carry the credentials); bodies are saved as sent.
+ * saved (they carry the credentials); in request bodies, every string value has its well-known
+ * credential formats redacted (a key the user pasted, a token a tool printed); the response bytes
+ * are saved as received, so a fake can replay them exactly.
  */
 
 /** One saved exchange. `response_base64` is the response body exactly as it came off the wire. */
@@ -32,12 +35,21 @@ export function recordDir(env: NodeJS.ProcessEnv): string | undefined {
   return dir ? dir : undefined;
 }
 
-/** Writes one recording; a failure to write never breaks the session. */
+/** `value` with redactFormats applied to every string in it (keys included). Pure. */
+function redactDeep(value: unknown): unknown {
+  if (typeof value === 'string') return redactFormats(value);
+  if (Array.isArray(value)) return value.map(redactDeep);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [redactFormats(k), redactDeep(v)]));
+  return value;
+}
+
+/** Writes one recording (request body redacted); a failure to write never breaks the session. */
 export function saveRecording(dir: string, recording: Recording): void {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const name = `${Date.now()}-${process.pid}-${String(++sequence).padStart(4, '0')}-${recording.provider}.json`;
-    writeFileSync(join(dir, name), `${JSON.stringify(recording, null, 2)}\n`, { mode: 0o600 });
+    const saved = { ...recording, request: redactDeep(recording.request) };
+    writeFileSync(join(dir, name), `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
   } catch {
     /* record mode is best effort */
   }
