@@ -10,16 +10,24 @@
  * painted frame cannot echo a key; it waits in stdin until Ink reads it). The time until the
  * session is open (the footer shows `% context`) is reported too. Each keen run uses a fresh
  * KEEN_HOME and is killed after the measurement.
+ *
+ * `--resume-records N` also times `keen --resume <id>` of a synthetic session of N records (about
+ * 1 KB each, compacting every 800 records as a session filling a 200k-token window does): the
+ * same marks, and the last prompt of the transcript on screen.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { median } from './common.js';
+import { SessionStore } from '../src/session/store.js';
+import { everyN, writeSynthetic } from './synthetic-session.js';
 
 const args = process.argv.slice(2);
 const runsArg = args.indexOf('--runs');
 const RUNS = runsArg >= 0 ? Number(args[runsArg + 1]) : 15;
+const resumeArg = args.indexOf('--resume-records');
+const RESUME_RECORDS = resumeArg >= 0 ? Number(args[resumeArg + 1]) : 0;
 const KEEN = resolve(import.meta.dirname, '../bin/keen.js');
 const PROMPT = 'Type a message';
 /** The footer once the session is open and Ink draws the screen. */
@@ -105,6 +113,41 @@ async function main(): Promise<void> {
   console.log(`ratio: ${(k / b).toFixed(2)}x`);
   console.log(`Ink's prompt takes keys (a key typed at the painted frame shows): median ${median(typing).toFixed(0)} ms = ${(median(typing) / b).toFixed(2)}x (target <= 2.5x)`);
   console.log(`the session open (footer shows the model): median ${median(ready).toFixed(0)} ms = ${(median(ready) / b).toFixed(2)}x`);
+  if (RESUME_RECORDS > 0) await resumeRuns(base, node, b);
+}
+
+/** `keen --resume` of a long synthetic session: keys, session open, and its last prompt shown. */
+async function resumeRuns(base: NodeJS.ProcessEnv, node: string, bare: number): Promise<void> {
+  const root = mkdtempSync(join(tmpdir(), 'keen-bench-resume-'));
+  try {
+    const home = join(root, 'home');
+    const store = await SessionStore.create(home, { cwd: root, provider: 'anthropic', model: 'claude-sonnet-4-5', keenVersion: 'bench' });
+    await store.close();
+    writeSynthetic(store.path, RESUME_RECORDS, everyN(RESUME_RECORDS, 800));
+    const size = statSync(store.path).size;
+    const lastPrompt =
+      /"content":"(request \d+):/.exec(
+        readFileSync(store.path, 'utf8')
+          .split('\n')
+          .filter((l) => l.includes('"kind":"user_message"'))
+          .at(-1) ?? '',
+      )?.[1] ?? '';
+    const env = { ...base, KEEN_HOME: home, ANTHROPIC_API_KEY: 'bench', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' };
+    const typing: number[] = [];
+    const ready: number[] = [];
+    const shown: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const [keys, open, last] = await timeRun(`cd ${shellQuote(root)} && ${node} ${shellQuote(KEEN)} --resume ${store.id}`, env, [TYPED, READY, lastPrompt], PROMPT);
+      typing.push(keys);
+      ready.push(open);
+      shown.push(last);
+    }
+    console.log(`keen --resume of ${RESUME_RECORDS.toLocaleString('en-US')} records (${(size / 1e6).toFixed(0)} MB):`);
+    console.log(`  prompt takes keys: median ${median(typing).toFixed(0)} ms = ${(median(typing) / bare).toFixed(2)}x`);
+    console.log(`  session open (footer): median ${median(ready).toFixed(0)} ms; last prompt ("${lastPrompt}") on screen: median ${median(shown).toFixed(0)} ms`);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 }
 
 await main();

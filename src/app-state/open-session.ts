@@ -46,6 +46,12 @@ import { createSubagentRunner, type ChildModel, type SubagentProgress } from './
 
 export const DEFAULT_MAX_TURNS = 100;
 
+/**
+ * How much of a long transcript before its last compaction a resumed REPL reads to replay: the
+ * REPL shows the newest items of a replay anyway, and a 100 MB transcript must open fast.
+ */
+export const SHOWN_BUDGET = { maxRecords: 3000, maxBytes: 8 << 20 };
+
 export type { SessionFlags } from './flags.js';
 import type { SessionFlags } from './flags.js';
 
@@ -85,10 +91,17 @@ export interface LiveSession {
   /** A new session's store is deferred: nothing is on disk until the first record. */
   store: SessionSink;
   /**
-   * Records on disk when the session was opened; empty for a new session. All of them for the REPL
-   * (replay) and `keen context`; for a headless run only those from the last compaction's batch on.
+   * Records on disk when the session was opened; empty for a new session. All of them for
+   * `keen context`; for a run or the REPL possibly only those from the last compaction's batch on
+   * (what the next request needs; `buildConversation(records)` is the history either way).
    */
   records: SessionRecord[];
+  /**
+   * What a resumed REPL replays: `records` and, when those start at the last compaction, up to
+   * SHOWN_BUDGET of the records before it (`complete` false when more were left out). Empty for
+   * headless runs.
+   */
+  shown: { records: SessionRecord[]; complete: boolean };
   /** The permission policy of the run (the REPL's gate applies it). */
   policy: Policy;
   /** One-line notices for the user (damaged transcript lines, a disabled policy). */
@@ -134,13 +147,14 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
   let store: SessionSink | undefined;
   let records: SessionRecord[] = [];
   let partial = false;
+  let shown: LiveSession['shown'] = { records: [], complete: true };
   let mcp: McpManager | undefined;
   try {
     let stored: { provider: string; model: string } | undefined;
     if (resumeId) {
-      // A headless run needs only what the next request needs (from the last compaction on); the
-      // REPL replays the whole transcript and `keen context` lists every compaction.
-      const read = opts.interactive || opts.inspect ? 'full' : 'tail';
+      // Continuing needs only what the next request needs (from the last compaction on); the REPL
+      // reads a bounded stretch before it to replay (below); `keen context` lists every compaction.
+      const read = opts.inspect ? 'full' : 'tail';
       const opened = await SessionStore.open(home, opts.cwd, resumeId, { env: opts.env, secrets: configSecrets(config, opts.env), read });
       store = storeSink(opened.store);
       records = opened.records;
@@ -153,6 +167,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
         records.push(await store.append({ kind: 'assistant_turn', text: '', tools: dangling.tools, usage: emptyUsage(), messages: dangling.messages }));
         warnings.push(`session ${resumeId}: ${dangling.messages.length} tool call(s) were interrupted when Keen stopped; recorded them as interrupted`);
       }
+      if (opts.interactive) shown = await opened.shown(SHOWN_BUDGET);
     }
     const flags = { ...opts.flags };
     if (stored && !flags.provider && !flags.model) {
@@ -300,6 +315,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       controller,
       store: liveStore,
       records,
+      shown,
       policy,
       warnings,
       mode,

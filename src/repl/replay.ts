@@ -38,7 +38,7 @@ function artifactsLine(n: number): string {
   return `${n} earlier tool ${n === 1 ? 'output is' : 'outputs are'} stored; the model can recall ${n === 1 ? 'it' : 'them'}`;
 }
 
-export function replayItems(records: readonly SessionRecord[], limit = REPLAY_LIMIT): NewItem[] {
+export function replayItems(records: readonly SessionRecord[], limit = REPLAY_LIMIT, complete = true): NewItem[] {
   const bySeq = new Map(records.map((r) => [r.seq, r]));
   const items: NewItem[] = [];
   for (const r of replayTranscript(records)) {
@@ -82,7 +82,14 @@ export function replayItems(records: readonly SessionRecord[], limit = REPLAY_LI
         break;
     }
   }
+  if (!complete) {
+    // A long transcript was read from its end (open-session.ts SHOWN_BUDGET): how much came before is not counted.
+    return [{ kind: 'notice', text: EARLIER_NOT_READ, tone: 'muted' }, ...items.slice(-limit)];
+  }
   if (items.length <= limit) return items;
   const hidden = items.length - limit;
   return [{ kind: 'notice', text: `… ${hidden} earlier ${hidden === 1 ? 'item' : 'items'} not shown`, tone: 'muted' }, ...items.slice(-limit)];
 }
+
+/** The first line of a replay that starts partway through a long transcript. */
+export const EARLIER_NOT_READ = '… earlier conversation not shown (a long transcript; `/rewind` lists every prompt)';

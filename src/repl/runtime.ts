@@ -20,7 +20,7 @@ import { projectSlashCommands } from './context-commands.js';
 import { dispatchInput } from './input-dispatch.js';
 import type { InputHistory } from './input/history-store.js';
 import { PermissionBroker, ReplGate } from './permission-broker.js';
-import { replayItems } from './replay.js';
+import { REPLAY_LIMIT, replayItems } from './replay.js';
 import { setProjectCommands } from './slash-commands.js';
 import { QUEUE_LIMIT, type NewItem } from './state/ui-state.js';
 import type { UiStore } from './state/ui-store.js';
@@ -293,8 +293,9 @@ export class ReplRuntime implements CommandHost {
     // A model switch keeps "allow for this session" answers; a new or resumed session starts fresh.
     if (!this.gate.configured) this.gate.configure(session.policy);
     this.lastReported = undefined;
-    const items: NewItem[] = how === 'keep' ? [] : replayItems(session.records);
-    if (how !== 'keep' && session.records.some((r) => r.kind === 'user_message')) {
+    const shown = session.shown;
+    const items: NewItem[] = how === 'keep' ? [] : replayItems(shown.records, REPLAY_LIMIT, shown.complete);
+    if (how !== 'keep' && shown.records.some((r) => r.kind === 'user_message')) {
       items.push({ kind: 'notice', text: `Resumed session ${session.sessionId}`, tone: 'muted' });
     }
     for (const w of session.warnings) items.push({ kind: 'notice', text: w, tone: 'warning' });

@@ -7,7 +7,7 @@ import { acquireLock, type SessionLock } from './lock.js';
 import { CORRUPT_FILE, LOCK_FILE, TRANSCRIPT_FILE, assertSessionId, newSessionId, projectDir, sessionDir } from './paths.js';
 import { currentModel } from './projection.js';
 import { loadTranscript, type LoadedTranscript } from './reader.js';
-import { loadTranscriptTail, type TailTranscript } from './tail-reader.js';
+import { loadTranscriptTail, recordsBefore, type ShowBudget, type TailTranscript } from './tail-reader.js';
 import { TRANSCRIPT_FORMAT, recordSchema, type NewRecord, type SessionRecord } from './records.js';
 import { redactedJsonLine, redactText, secretValues } from './redact.js';
 
@@ -86,6 +86,12 @@ export interface OpenedSession {
   model?: { provider: string; model: string };
   /** Every record (replay, audit): read from disk on the first call, then cached. */
   transcript(): Promise<LoadedTranscript>;
+  /**
+   * What a resumed REPL shows: `records`, and when they are `partial`, the records before them
+   * read backward within `budget` (tail-reader.ts `recordsBefore`). `complete` when nothing was
+   * left out. Display only.
+   */
+  shown(budget: ShowBudget): Promise<{ records: SessionRecord[]; complete: boolean }>;
   /** One line for the user if damaged lines were skipped (print it once), else undefined. */
   warning?: string;
 }
@@ -198,7 +204,7 @@ export class SessionStore {
     let fh: FileHandle | undefined;
     try {
       const loaded: TailTranscript =
-        opts.read === 'tail' ? await loadTranscriptTail(path) : await loadTranscript(path).then((l) => ({ ...l, partial: false, model: currentModel(l.records) }));
+        opts.read === 'tail' ? await loadTranscriptTail(path) : await loadTranscript(path).then((l) => ({ ...l, partial: false, model: currentModel(l.records), start: 0 }));
       const started = loaded.records[0];
       if (!loaded.partial && started?.kind === 'session_started' && started.format > TRANSCRIPT_FORMAT) {
         throw new KeenError(`session ${id} was written by a newer Keen (transcript format ${started.format}); upgrade Keen to resume it`);
@@ -213,7 +219,13 @@ export class SessionStore {
       let whole: Promise<LoadedTranscript> | undefined = loaded.partial ? undefined : Promise.resolve(loaded);
       // Read after the repair above, so it sees the file as the store will append to it.
       const transcript = () => (whole ??= loadTranscript(path));
-      return { store, records: loaded.records, partial: loaded.partial, model: loaded.model, warning, transcript };
+      const records = loaded.records;
+      const shown = async (budget: ShowBudget) => {
+        if (!loaded.partial) return { records, complete: true };
+        const before = await recordsBefore(path, loaded.start, budget);
+        return { records: [...before.records, ...records], complete: before.complete };
+      };
+      return { store, records, partial: loaded.partial, model: loaded.model, warning, transcript, shown };
     } catch (err) {
       await fh?.close().catch(() => undefined);
       await lock.release();

@@ -30,6 +30,8 @@ export interface TailTranscript extends LoadedTranscript {
   partial: boolean;
   /** The provider and model in effect at the end of the transcript, when known. */
   model?: { provider: string; model: string };
+  /** Byte offset of the first line read (0 unless `partial`). */
+  start: number;
 }
 
 const PATTERN = Buffer.from('"kind":"compaction_applied"');
@@ -48,7 +50,42 @@ export async function loadTranscriptTail(path: string): Promise<TailTranscript> 
   }
   if (tail) return tail;
   const full = await loadTranscript(path);
-  return { ...full, partial: false, model: currentModel(full.records) };
+  return { ...full, partial: false, model: currentModel(full.records), start: 0 };
+}
+
+/** How much of the transcript before a fast open's records the REPL reads to show. */
+export interface ShowBudget {
+  /** Records at most. */
+  maxRecords: number;
+  /** Bytes of lines at most (tool outputs make records large). */
+  maxBytes: number;
+}
+
+/**
+ * The valid records before byte `offset`, read backward until `budget` is spent, in seq order:
+ * what a resumed REPL shows of the conversation before the last compaction without reading a
+ * 100 MB file. `complete` when the file's start was reached. Damaged lines are passed over (a
+ * full load reports them). Display only: the history never comes from here.
+ */
+export async function recordsBefore(path: string, offset: number, budget: ShowBudget): Promise<{ records: SessionRecord[]; complete: boolean }> {
+  const fh = await open(path, 'r');
+  const found: SessionRecord[] = [];
+  let bytes = 0;
+  let complete = true;
+  try {
+    for await (const line of linesBackward(fh, offset)) {
+      if (found.length >= budget.maxRecords || bytes + line.bytes.length > budget.maxBytes) {
+        complete = false;
+        break;
+      }
+      bytes += line.bytes.length + 1;
+      const record = line.bytes.length > 0 ? parseRecord(line.bytes) : undefined;
+      if (record) found.push(record);
+    }
+  } finally {
+    await fh.close();
+  }
+  return { records: found.reverse(), complete };
 }
 
 async function readTail(fh: FileHandle, path: string): Promise<TailTranscript | undefined> {
@@ -86,6 +123,7 @@ async function readTail(fh: FileHandle, path: string): Promise<TailTranscript | 
     missingNewline: parser.missingNewline,
     partial: anchor.offset > 0,
     model,
+    start: anchor.offset,
   };
 }
 

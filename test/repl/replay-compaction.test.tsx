@@ -43,5 +43,8 @@ describe('replay of a compaction', () => {
     expect(frame).toContain('notes.txt read.');
     expect(frame).toContain('· 1 earlier tool output is stored; the model can recall it');
     for (const hidden of ['compacted_context', 'artifact_index', 'artifact#', 'recall tool']) expect(frame).not.toContain(hidden);
+    // The session opens from its last compaction (fast), yet the replay still shows what came before it.
+    expect(h.runtime.session!.records[0].kind).not.toBe('session_started');
+    expect(frame).toContain('answer to and then?');
   });
 });
