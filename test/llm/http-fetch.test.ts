@@ -7,7 +7,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { httpFetch } from '../../src/llm/net/http-fetch.js';
+import { httpFetch, sdkFetch } from '../../src/llm/net/http-fetch.js';
+import { startConnectProxy } from '../fakes/connect-proxy.js';
 import { isNetworkFailure } from '../../src/llm/providers/kit/error-table.js';
 
 const servers: http.Server[] = [];
@@ -159,5 +160,32 @@ describe('httpFetch', () => {
     expect(away.status).toBe(302);
     expect(away.headers.get('location')).toBe(`${other}/steal`);
     expect(otherHits).toEqual([]);
+  });
+
+  it('through a proxy: tunnels with CONNECT (NO_PROXY honoured); a proxy that drops the tunnel fails the request after one attempt', async () => {
+    const proxy = await startConnectProxy();
+    try {
+      const base = await serve((_req, res) => res.end('through'));
+      const target = base.replace('http://', '');
+      const viaProxy = sdkFetch({ HTTP_PROXY: proxy.url });
+      expect(await (await viaProxy(`${base}/a`)).text()).toBe('through');
+      expect(proxy.tunnels).toEqual([target]);
+      expect(await (await sdkFetch({ HTTP_PROXY: proxy.url, NO_PROXY: '127.0.0.1' })(`${base}/b`)).text()).toBe('through');
+      expect(proxy.tunnels).toEqual([target]);
+
+      // The target is gone: this proxy closes the tunnel without an answer. undici's ProxyAgent
+      // retried such a CONNECT in a tight loop until the request timed out (nodejs/undici#3897).
+      const server = servers.pop()!;
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      const err = (await viaProxy(`${base}/c`).catch((e: unknown) => e)) as TypeError;
+      expect(err).toBeInstanceOf(TypeError);
+      expect(err.message).toBe('fetch failed');
+      expect(isNetworkFailure(err)).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(proxy.tunnels.filter((t) => t === target).length).toBeLessThanOrEqual(3);
+    } finally {
+      await proxy.close();
+    }
   });
 });

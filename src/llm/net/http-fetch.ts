@@ -20,14 +20,14 @@
  *   (`x-api-key`, `authorization`) never goes to another host. A cross-origin redirect is handed
  *   back as the 3xx response, which the SDK reports as an error naming its status.
  * Connections are reused through Node's global agents (keep-alive; idle sockets do not hold the
- * process open).
+ * process open), or through the proxy tunnel's agent `options.agentFor` gives.
  */
 import http from 'node:http';
 import https from 'node:https';
 import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
 import type Zlib from 'node:zlib';
-import { proxyInstalled } from './proxy.js';
+import { proxyConfigured, tunnelAgent } from './proxy.js';
 
 const MAX_REDIRECTS = 20;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -41,15 +41,21 @@ interface Outgoing {
 }
 
 /**
- * The fetch the SDKs get: undici's through the proxy once {@link installProxyFromEnv} installed
- * one (CONNECT tunnels, NO_PROXY), else {@link httpFetch}.
+ * The fetch the SDKs and MCP's HTTP transports get: {@link httpFetch}, tunnelling through the
+ * proxy `env` names (HTTPS_PROXY / HTTP_PROXY, NO_PROXY honoured; proxy.ts `tunnelAgent`).
  */
-export function sdkFetch(): typeof fetch {
-  return proxyInstalled() ? globalThis.fetch : (httpFetch as typeof fetch);
+export function sdkFetch(env: NodeJS.ProcessEnv): typeof fetch {
+  if (!proxyConfigured(env)) return httpFetch as typeof fetch;
+  return ((input: string | URL | Request, init?: RequestInit) => httpFetch(input, init, { agentFor: (url) => tunnelAgent(url.href, env) })) as typeof fetch;
+}
+
+/** How {@link httpFetch} connects: the agent for a URL (a proxy tunnel), else Node's global agents. */
+export interface HttpFetchOptions {
+  agentFor?(url: URL): Promise<http.Agent> | undefined;
 }
 
 /** A fetch-compatible function over node:http (see the file comment for the contract). */
-export async function httpFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+export async function httpFetch(input: string | URL | Request, init?: RequestInit, options: HttpFetchOptions = {}): Promise<Response> {
   const request = new Request(input, { ...init, ...(init?.body ? { duplex: 'half' } : {}) } as RequestInit);
   const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
   if (signal?.aborted) throw abortReason(signal);
@@ -60,7 +66,7 @@ export async function httpFetch(input: string | URL | Request, init?: RequestIni
   const body = request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
   let out: Outgoing = { url: new URL(request.url), method: request.method, headers, body, signal };
   for (let hop = 0; ; hop++) {
-    const res = await send(out);
+    const res = await send(out, await options.agentFor?.(out.url));
     const location = res.headers.location;
     const status = res.statusCode ?? 0;
     if (!REDIRECTS.has(status) || !location || hop >= MAX_REDIRECTS) return toResponse(res, out);
@@ -72,12 +78,16 @@ export async function httpFetch(input: string | URL | Request, init?: RequestIni
   }
 }
 
-function send(out: Outgoing): Promise<http.IncomingMessage> {
+function send(out: Outgoing, agent: http.Agent | undefined): Promise<http.IncomingMessage> {
   return new Promise((resolve, reject) => {
+    if (out.signal?.aborted) {
+      reject(abortReason(out.signal));
+      return;
+    }
     const client = out.url.protocol === 'https:' ? https : http;
     const headers = { ...out.headers };
     if (out.body) headers['content-length'] = String(out.body.byteLength);
-    const req = client.request(out.url, { method: out.method, headers });
+    const req = client.request(out.url, { method: out.method, headers, ...(agent ? { agent } : {}) });
     const onAbort = () => req.destroy(abortReason(out.signal!) as Error);
     out.signal?.addEventListener('abort', onAbort, { once: true });
     req.once('response', (res) => {

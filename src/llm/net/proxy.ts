@@ -1,11 +1,16 @@
 /**
- * HTTP(S) proxies for the providers that speak through `fetch` (Anthropic, OpenAI, Codex, Genkit):
- * when HTTPS_PROXY / HTTP_PROXY (or their lower-case forms) are set, `globalThis.fetch` becomes
- * undici's fetch through an EnvHttpProxyAgent, honouring NO_PROXY, before any SDK client is built.
- * (undici 7's dispatcher cannot be handed to Node 20's built-in fetch, so the fetch is swapped
- * as a whole.) Nothing is loaded without a proxy variable. Bedrock's SDK uses Node's http stack:
- * it gets {@link proxiedRequestHandler} where its client is built.
+ * HTTP(S) proxies, from HTTPS_PROXY / HTTP_PROXY (or their lower-case forms), NO_PROXY honoured.
+ * - The SDKs that take a `fetch` (Anthropic, OpenAI, Codex) and MCP's HTTP transports speak
+ *   through `sdkFetch` (http-fetch.ts): node:http tunnelling through the proxy with
+ *   https-proxy-agent ({@link tunnelAgent}).
+ * - Bedrock's SDK uses Node's http stack: it gets {@link proxiedRequestHandler}.
+ * - Genkit's plugin calls the global fetch: {@link installProxyFromEnv} makes it undici's fetch
+ *   through an EnvHttpProxyAgent (undici 7's dispatcher cannot be handed to Node 20's built-in
+ *   fetch, so the fetch is swapped as a whole).
+ * Nothing is loaded without a proxy variable.
  */
+import type { Agent } from 'node:http';
+
 const PROXY_VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'];
 
 export function proxyConfigured(env: NodeJS.ProcessEnv): boolean {
@@ -19,7 +24,7 @@ const fetches = new Map<string, typeof fetch>();
  * undici's fetch through an EnvHttpProxyAgent for the proxy `env` names (NO_PROXY honoured), or
  * undefined without a proxy variable (then nothing is loaded). One per distinct setting.
  */
-export async function proxiedFetch(env: NodeJS.ProcessEnv): Promise<typeof fetch | undefined> {
+async function proxiedFetch(env: NodeJS.ProcessEnv): Promise<typeof fetch | undefined> {
   if (!proxyConfigured(env)) return undefined;
   const pick = (...names: string[]) => names.map((n) => env[n]?.trim()).find((v) => !!v);
   const options = {
@@ -38,11 +43,6 @@ export async function proxiedFetch(env: NodeJS.ProcessEnv): Promise<typeof fetch
     undici.fetch(input as string, { ...(init as object), dispatcher: agent } as never)) as unknown as typeof fetch;
   fetches.set(key, proxied);
   return proxied;
-}
-
-/** Whether {@link installProxyFromEnv} routed this process's fetch through a proxy. */
-export function proxyInstalled(): boolean {
-  return installed;
 }
 
 /** Routes this process's fetch through the proxy `env` names (once; no-op without one). */
@@ -91,6 +91,33 @@ export function proxyFor(url: string, env: NodeJS.ProcessEnv): string | undefine
   return proxy;
 }
 
+const tunnels = new Map<string, Promise<Agent>>();
+
+async function tunnelTo(proxy: string): Promise<Agent> {
+  const agentModule = await import('https-proxy-agent');
+  // CommonJS: bundled, its exports may sit on `default`.
+  const { HttpsProxyAgent } = ((agentModule as unknown as { default?: typeof agentModule }).default ?? agentModule) as typeof agentModule;
+  return new HttpsProxyAgent(proxy, { keepAlive: true });
+}
+
+/**
+ * The agent that tunnels a request for `url` through the proxy `env` names (CONNECT, for http
+ * and https targets alike), or undefined when no proxy applies (none set, or NO_PROXY names the
+ * host). One agent per proxy URL, so its connections are reused. A proxy that drops the tunnel
+ * fails that request (undici's ProxyAgent instead retried such a CONNECT in a tight loop until
+ * the request's timeout: nodejs/undici#3897).
+ */
+export function tunnelAgent(url: string, env: NodeJS.ProcessEnv): Promise<Agent> | undefined {
+  const proxy = proxyFor(url, env);
+  if (!proxy) return undefined;
+  let agent = tunnels.get(proxy);
+  if (!agent) {
+    agent = tunnelTo(proxy);
+    tunnels.set(proxy, agent);
+  }
+  return agent;
+}
+
 /**
  * For SDKs on Node's http stack (Bedrock): an HTTP/1.1 request handler that tunnels through the
  * proxy `env` names for `endpoint` (CONNECT, https-proxy-agent), or undefined without one.
@@ -98,9 +125,6 @@ export function proxyFor(url: string, env: NodeJS.ProcessEnv): string | undefine
 export async function proxiedRequestHandler(env: NodeJS.ProcessEnv, endpoint: string): Promise<unknown> {
   const proxy = proxyFor(endpoint, env);
   if (!proxy) return undefined;
-  const [agentModule, { NodeHttpHandler }] = await Promise.all([import('https-proxy-agent'), import('@smithy/node-http-handler')]);
-  // CommonJS: bundled, its exports may sit on `default`.
-  const { HttpsProxyAgent } = ((agentModule as unknown as { default?: typeof agentModule }).default ?? agentModule) as typeof agentModule;
-  const agent = new HttpsProxyAgent(proxy);
+  const [agent, { NodeHttpHandler }] = await Promise.all([tunnelTo(proxy), import('@smithy/node-http-handler')]);
   return new NodeHttpHandler({ httpAgent: agent, httpsAgent: agent });
 }

@@ -71,7 +71,7 @@ export async function createOpenAIClient(s: OpenAIClientSettings): Promise<{ sdk
     project: s.env.OPENAI_PROJECT_ID ?? null,
     maxRetries: 0,
     // Keen retries (capped, announced, cancellable waits) around record mode's fetch, if any.
-    fetch: retryingFetch(s.maxRetries ?? 2, s.fetch ?? sdkFetch()),
+    fetch: retryingFetch(s.maxRetries ?? 2, s.fetch ?? sdkFetch(s.env)),
     defaultHeaders: s.defaultHeaders,
     logLevel: 'off',
   });

@@ -1,5 +1,5 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { proxiedFetch } from '../../llm/net/proxy.js';
+import { sdkFetch } from '../../llm/net/http-fetch.js';
 import { WITHHELD_FROM_COMMANDS } from '../bash.js';
 import type { ServerSpec } from './servers.js';
 import { ProcessGroupStdioTransport } from './stdio-transport.js';
@@ -16,8 +16,8 @@ export function serverEnv(base: NodeJS.ProcessEnv, extra: Record<string, string>
 
 /**
  * Build the transport for a server. The SDK's HTTP transports load only when used. Streamable
- * HTTP and SSE servers are reached through the proxy `env` names (HTTPS_PROXY / HTTP_PROXY,
- * NO_PROXY honoured), the same way web_fetch and the providers are.
+ * HTTP and SSE servers are reached with the providers' fetch (node:http, through the proxy `env`
+ * names — HTTPS_PROXY / HTTP_PROXY, NO_PROXY honoured — as web_fetch and the providers are).
  */
 export async function createTransport(spec: ServerSpec, env: NodeJS.ProcessEnv): Promise<Transport> {
   if (spec.transport === 'stdio') {
@@ -25,17 +25,16 @@ export async function createTransport(spec: ServerSpec, env: NodeJS.ProcessEnv):
   }
   const url = new URL(spec.url);
   const requestInit: RequestInit = { headers: spec.headers };
-  const proxied = await proxiedFetch(env);
+  const base = sdkFetch(env);
   if (spec.transport === 'http') {
     const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-    return new StreamableHTTPClientTransport(url, { requestInit, ...(proxied ? { fetch: proxied } : {}) });
+    return new StreamableHTTPClientTransport(url, { requestInit, fetch: base });
   }
   const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
   const headers = spec.headers;
-  const base = proxied ?? ((input: string | URL | Request, init?: RequestInit) => fetch(input, init));
   return new SSEClientTransport(url, {
     requestInit,
-    ...(proxied ? { fetch: proxied } : {}),
+    fetch: base,
     // The event stream's GET carries the headers too (an Authorization header is the usual case).
     eventSourceInit: { fetch: (input, init) => base(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }) },
   });

@@ -1,5 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTransport } from '../../../src/tools/mcp/transport.js';
 import type { ServerSpec } from '../../../src/tools/mcp/servers.js';
 import { startEverythingHttp } from '../../e2e/mcp-fixtures.js';
@@ -50,4 +50,21 @@ describe('createTransport and proxies', () => {
       }
     });
   }
+
+  it('a closed client whose server then died sends no more CONNECTs (no reconnect storm behind a proxy)', async () => {
+    const server = await startEverythingHttp('streamableHttp');
+    const target = `127.0.0.1:${server.port}`;
+    const spec = { name: 'remote', file: 'test', transport: 'http', url: `http://${target}/mcp`, headers: {} } as ServerSpec;
+    const client = new Client({ name: 'keen-test', version: '0' });
+    await client.connect(await createTransport(spec, { HTTP_PROXY: proxyUrl }));
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('echo');
+    // Let the client open its standing GET stream for server notifications.
+    await vi.waitFor(() => expect(tunnels.filter((t) => t === target).length).toBeGreaterThanOrEqual(2));
+    await client.close();
+    await server.stop();
+    const afterClose = tunnels.filter((t) => t === target).length;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // undici's ProxyAgent re-sent the CONNECT thousands of times a second here (nodejs/undici#3897).
+    expect(tunnels.filter((t) => t === target).length - afterClose).toBeLessThanOrEqual(2);
+  });
 });

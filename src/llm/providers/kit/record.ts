@@ -68,7 +68,7 @@ export function parseBody(text: string | undefined): unknown {
  * A `fetch` for SDKs that accept one (Anthropic, OpenAI): the response body is teed, one branch
  * to the SDK untouched, the other saved when it ends. Undefined when record mode is off.
  */
-export function recordingFetch(env: NodeJS.ProcessEnv, provider: string, send: typeof fetch = (input, init) => sdkFetch()(input, init)): typeof fetch | undefined {
+export function recordingFetch(env: NodeJS.ProcessEnv, provider: string, send: typeof fetch = sdkFetch(env)): typeof fetch | undefined {
   const dir = recordDir(env);
   if (!dir) return undefined;
   return async (input, init) => {
