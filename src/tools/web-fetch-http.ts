@@ -1,7 +1,4 @@
-import { EnvHttpProxyAgent, request } from 'undici';
-
-/** One proxy-aware agent per process: honours HTTP_PROXY, HTTPS_PROXY and NO_PROXY. */
-let agent: EnvHttpProxyAgent | undefined;
+import { sdkFetch } from '../llm/net/http-fetch.js';
 
 export type FetchOutcome =
   | { kind: 'redirect'; location: string }
@@ -9,50 +6,45 @@ export type FetchOutcome =
   | { kind: 'body'; status: number; contentType: string; text: string; truncated: boolean };
 
 /**
- * One GET without following redirects. A body whose type `isText` refuses is not read; otherwise
+ * One GET without following redirects, with the providers' fetch (node:http; HTTP_PROXY,
+ * HTTPS_PROXY and NO_PROXY honoured through a CONNECT tunnel). A body whose type `isText` refuses is not read; otherwise
  * it is read up to `maxBytes` (then the connection is dropped) and decoded with the charset the
  * server names (UTF-8 otherwise).
  */
 export async function fetchText(url: URL, signal: AbortSignal, maxBytes: number, isText: (type: string) => boolean): Promise<FetchOutcome> {
-  agent ??= new EnvHttpProxyAgent();
-  const res = await request(url, {
+  const res = await sdkFetch(process.env)(url, {
     method: 'GET',
-    dispatcher: agent,
+    redirect: 'manual',
     signal,
     headers: { 'user-agent': 'keen-web-fetch', accept: 'text/html, text/markdown, text/plain, application/json, */*;q=0.5' },
   });
-  const header = (name: string) => {
-    const v = res.headers[name];
-    return Array.isArray(v) ? v[0] : (v ?? '');
-  };
-  // Dropping a body must not surface as an unhandled 'error' event.
-  res.body.on('error', () => undefined);
-  if (res.statusCode >= 300 && res.statusCode < 400 && header('location')) {
-    res.body.destroy();
-    return { kind: 'redirect', location: header('location') };
+  const location = res.headers.get('location');
+  if (res.status >= 300 && res.status < 400 && location) {
+    await res.body?.cancel().catch(() => undefined);
+    return { kind: 'redirect', location };
   }
-  const contentType = header('content-type');
-  if (res.statusCode < 400 && !isText(contentType)) {
-    res.body.destroy();
-    return { kind: 'refused', status: res.statusCode, contentType };
+  const contentType = res.headers.get('content-type') ?? '';
+  if (res.status < 400 && !isText(contentType)) {
+    await res.body?.cancel().catch(() => undefined);
+    return { kind: 'refused', status: res.status, contentType };
   }
-  const chunks: Buffer[] = [];
+  const chunks: Uint8Array[] = [];
   let size = 0;
   let truncated = false;
-  for await (const chunk of res.body) {
-    const buf = chunk as Buffer;
-    if (size + buf.length > maxBytes) {
-      chunks.push(buf.subarray(0, maxBytes - size));
+  const reader = res.body?.getReader();
+  for (let r = await reader?.read(); reader && r && !r.done; r = await reader.read()) {
+    if (size + r.value.length > maxBytes) {
+      chunks.push(r.value.subarray(0, maxBytes - size));
       size = maxBytes;
       truncated = true;
-      res.body.destroy();
+      await reader.cancel().catch(() => undefined);
       break;
     }
-    chunks.push(buf);
-    size += buf.length;
+    chunks.push(r.value);
+    size += r.value.length;
   }
   const charset = /charset=["']?([\w-]+)/i.exec(contentType)?.[1] ?? 'utf-8';
-  return { kind: 'body', status: res.statusCode, contentType, text: decode(Buffer.concat(chunks), charset), truncated };
+  return { kind: 'body', status: res.status, contentType, text: decode(Buffer.concat(chunks), charset), truncated };
 }
 
 function decode(bytes: Buffer, charset: string): string {

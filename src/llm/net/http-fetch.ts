@@ -18,7 +18,8 @@
  * - gzip / deflate / br bodies are decoded (nothing asks for them: no Accept-Encoding is added);
  * - redirects are followed (at most 20) only within the same origin: a credential header
  *   (`x-api-key`, `authorization`) never goes to another host. A cross-origin redirect is handed
- *   back as the 3xx response, which the SDK reports as an error naming its status.
+ *   back as the 3xx response, which the SDK reports as an error naming its status. With
+ *   `redirect: 'manual'` every 3xx comes back as it is (web_fetch follows redirects itself).
  * Connections are reused through Node's global agents (keep-alive; idle sockets do not hold the
  * process open), or through the proxy tunnel's agent `options.agentFor` gives.
  */
@@ -69,7 +70,7 @@ export async function httpFetch(input: string | URL | Request, init?: RequestIni
     const res = await send(out, await options.agentFor?.(out.url));
     const location = res.headers.location;
     const status = res.statusCode ?? 0;
-    if (!REDIRECTS.has(status) || !location || hop >= MAX_REDIRECTS) return toResponse(res, out);
+    if (request.redirect === 'manual' || !REDIRECTS.has(status) || !location || hop >= MAX_REDIRECTS) return toResponse(res, out);
     const next = new URL(location, out.url);
     if (next.origin !== out.url.origin) return toResponse(res, out);
     res.resume();
