@@ -160,6 +160,9 @@ describe('httpFetch', () => {
     expect(away.status).toBe(302);
     expect(away.headers.get('location')).toBe(`${other}/steal`);
     expect(otherHits).toEqual([]);
+    // redirect: 'manual' (web_fetch follows redirects itself): every 3xx comes back as it is.
+    const manual = await httpFetch(`${base}/old`, { redirect: 'manual' });
+    expect([manual.status, manual.headers.get('location')]).toEqual([307, '/new']);
   });
 
   it('through a proxy: tunnels with CONNECT (NO_PROXY honoured); a proxy that drops the tunnel fails the request after one attempt', async () => {
