@@ -167,7 +167,15 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
         records.push(await store.append({ kind: 'assistant_turn', text: '', tools: dangling.tools, usage: emptyUsage(), messages: dangling.messages }));
         warnings.push(`session ${resumeId}: ${dangling.messages.length} tool call(s) were interrupted when Keen stopped; recorded them as interrupted`);
       }
-      if (opts.interactive) shown = await opened.shown(SHOWN_BUDGET);
+      if (opts.interactive) {
+        const read = await opened.shown(SHOWN_BUDGET);
+        shown = { records: read.records, complete: read.complete };
+        if (read.damaged > 0) {
+          warnings.push(
+            `session ${resumeId}: ${read.damaged} damaged ${read.damaged === 1 ? 'line' : 'lines'} before the last compaction ${read.damaged === 1 ? 'was' : 'were'} skipped in the replay (the history since the compaction is whole)`,
+          );
+        }
+      }
     }
     const flags = { ...opts.flags };
     if (stored && !flags.provider && !flags.model) {

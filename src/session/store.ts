@@ -89,9 +89,10 @@ export interface OpenedSession {
   /**
    * What a resumed REPL shows: `records`, and when they are `partial`, the records before them
    * read backward within `budget` (tail-reader.ts `recordsBefore`). `complete` when nothing was
-   * left out. Display only.
+   * left out; `damaged`: lines read there that are no valid record (a full load names them).
+   * Display only.
    */
-  shown(budget: ShowBudget): Promise<{ records: SessionRecord[]; complete: boolean }>;
+  shown(budget: ShowBudget): Promise<{ records: SessionRecord[]; complete: boolean; damaged: number }>;
   /** One line for the user if damaged lines were skipped (print it once), else undefined. */
   warning?: string;
 }
@@ -221,9 +222,9 @@ export class SessionStore {
       const transcript = () => (whole ??= loadTranscript(path));
       const records = loaded.records;
       const shown = async (budget: ShowBudget) => {
-        if (!loaded.partial) return { records, complete: true };
+        if (!loaded.partial) return { records, complete: true, damaged: 0 };
         const before = await recordsBefore(path, loaded.start, budget);
-        return { records: [...before.records, ...records], complete: before.complete };
+        return { records: [...before.records, ...records], complete: before.complete, damaged: before.damaged };
       };
       return { store, records, partial: loaded.partial, model: loaded.model, warning, transcript, shown };
     } catch (err) {

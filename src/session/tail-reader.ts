@@ -65,13 +65,14 @@ export interface ShowBudget {
  * The valid records before byte `offset`, read backward until `budget` is spent, in seq order:
  * what a resumed REPL shows of the conversation before the last compaction without reading a
  * 100 MB file. `complete` when the file's start was reached. Damaged lines are passed over (a
- * full load reports them). Display only: the history never comes from here.
+ * full load reports them) and counted. Display only: the history never comes from here.
  */
-export async function recordsBefore(path: string, offset: number, budget: ShowBudget): Promise<{ records: SessionRecord[]; complete: boolean }> {
+export async function recordsBefore(path: string, offset: number, budget: ShowBudget): Promise<{ records: SessionRecord[]; complete: boolean; damaged: number }> {
   const fh = await open(path, 'r');
   const found: SessionRecord[] = [];
   let bytes = 0;
   let complete = true;
+  let damaged = 0;
   try {
     for await (const line of linesBackward(fh, offset)) {
       if (found.length >= budget.maxRecords || bytes + line.bytes.length > budget.maxBytes) {
@@ -79,13 +80,15 @@ export async function recordsBefore(path: string, offset: number, budget: ShowBu
         break;
       }
       bytes += line.bytes.length + 1;
-      const record = line.bytes.length > 0 ? parseRecord(line.bytes) : undefined;
+      if (line.bytes.every((b) => b === 0x20 || b === 0x0d || b === 0x09)) continue;
+      const record = parseRecord(line.bytes);
       if (record) found.push(record);
+      else damaged++;
     }
   } finally {
     await fh.close();
   }
-  return { records: found.reverse(), complete };
+  return { records: found.reverse(), complete, damaged };
 }
 
 async function readTail(fh: FileHandle, path: string): Promise<TailTranscript | undefined> {

@@ -3,7 +3,10 @@
  * without the `<compacted_context>` wrapper or the artifact index meant for the model, and one
  * muted line saying how many earlier tool outputs stay recallable.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { TRANSCRIPT_FILE } from '../../src/session/paths.js';
 import type { RecordedRequest } from '../fakes/script.js';
 import { afterToolResult, isCompactionRequest, lastUserText } from './fake-requests.js';
 import { startHarness, type ReplHarness } from './harness.js';
@@ -47,4 +50,40 @@ describe('replay of a compaction', () => {
     expect(h.runtime.session!.records[0].kind).not.toBe('session_started');
     expect(frame).toContain('answer to and then?');
   });
+
+  it('a damaged line before the last compaction: the replay skips it and says so; the rest is shown', async () => {
+    h = await startHarness({ responder });
+    h.send('first question');
+    await h.waitFor('answer to first question');
+    h.send('second question');
+    await h.waitFor('answer to second question');
+    h.send('/compact');
+    await h.waitFor('✓ Context compacted.');
+    h.send('after the compaction');
+    await h.waitFor('answer to after the compaction');
+    const id = h.runtime.session!.sessionId;
+    const ws = h.ws;
+    await h.close({ dispose: false });
+
+    const transcript = findTranscript(ws.home, id);
+    const lines = fs.readFileSync(transcript, 'utf8').split('\n');
+    const at = lines.findIndex((l) => l.includes('"first question"'));
+    lines[at] = `${lines[at].slice(0, 30)} garbled`;
+    fs.writeFileSync(transcript, lines.join('\n'));
+
+    h = await startHarness({ workspace: ws, flags: { session: id }, responder });
+    const frame = await h.waitFor('Resumed session');
+    // (The harness shows the session id as <id> and wraps at the terminal width.)
+    expect(frame.replace(/\n/g, ' ')).toContain('session <id>: 1 damaged line before the last compaction was skipped in the replay');
+    expect(frame).not.toContain('first question');
+    expect(frame).toContain('answer to second question');
+    expect(frame).toContain('answer to after the compaction');
+  });
 });
+
+function findTranscript(dir: string, id: string): string {
+  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile() && entry.name === TRANSCRIPT_FILE && entry.parentPath.endsWith(id)) return path.join(entry.parentPath, entry.name);
+  }
+  throw new Error(`no transcript for ${id}`);
+}

@@ -40,6 +40,7 @@ describe('shown: the records a resumed REPL replays', () => {
       const shown = await opened.shown(WIDE);
       const full = await loadTranscript(s.path);
       expect(shown.complete).toBe(true);
+      expect(shown.damaged).toBe(0);
       expect(shown.records.map((r) => r.seq)).toEqual(full.records.map((r) => r.seq));
       expect(shown.records).toEqual(full.records);
     } finally {
@@ -67,7 +68,7 @@ describe('shown: the records a resumed REPL replays', () => {
     }
   });
 
-  it('passes over a damaged line before the compaction; a full open shows what it loaded', async () => {
+  it('passes over a damaged line before the compaction and counts it; a full open shows what it loaded', async () => {
     const s = await longSession(25);
     // Garble one record well before the last compaction (prompt 3's line).
     const lines = readFileSync(s.path, 'utf8').split('\n');
@@ -78,6 +79,7 @@ describe('shown: the records a resumed REPL replays', () => {
     try {
       const shown = await opened.shown(WIDE);
       expect(shown.complete).toBe(true);
+      expect(shown.damaged).toBe(1);
       const texts = shown.records.flatMap((r) => (r.kind === 'user_message' ? [r.message.content] : []));
       expect(texts).not.toContain('prompt 3');
       expect(texts).toContain('prompt 2');
@@ -91,7 +93,7 @@ describe('shown: the records a resumed REPL replays', () => {
     const whole = await SessionStore.open(small.home, CWD, small.id, { read: 'tail' });
     try {
       expect(whole.partial).toBe(false);
-      expect(await whole.shown({ maxRecords: 1, maxBytes: 1 })).toEqual({ records: whole.records, complete: true });
+      expect(await whole.shown({ maxRecords: 1, maxBytes: 1 })).toEqual({ records: whole.records, complete: true, damaged: 0 });
     } finally {
       await whole.store.close();
     }
