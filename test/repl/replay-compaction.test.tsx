@@ -75,7 +75,8 @@ describe('replay of a compaction', () => {
     const frame = await h.waitFor('Resumed session');
     // (The harness shows the session id as <id> and wraps at the terminal width.)
     expect(frame.replace(/\n/g, ' ')).toContain('session <id>: 1 damaged line before the last compaction was skipped in the replay');
-    expect(frame).not.toContain('first question');
+    expect(frame).not.toContain('› first question');
+    expect(frame).toContain('answer to first question');
     expect(frame).toContain('answer to second question');
     expect(frame).toContain('answer to after the compaction');
   });
