@@ -14,7 +14,7 @@
  * `<Static>` prints `item + "\n"` for every item it draws (`renderToString` of items in a column
  * equals their strings joined with newlines), which is what `redraw` writes.
  */
-import { Box, renderToString } from 'ink';
+import { Box, renderToString, Text } from 'ink';
 import { TRANSCRIPT_STYLE, TranscriptItemView } from './components/transcript-item.js';
 import type { NewItem, TranscriptItem } from './state/ui-state.js';
 import { CLEAR_SCREEN } from './terminal.js';
@@ -45,20 +45,35 @@ export interface TranscriptScrollback {
 
 const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** A line between items of a batch: private-use characters, no style. */
+const SEPARATOR = '\u{F8FF}\u{F8FE}\u{F8FF}';
+/** Items rendered in one `renderToString` (one React root, one layout, one output buffer). */
+export const BATCH_ITEMS = 8;
+
 /**
- * One transcript item as `<Static>` prints it at `columns` (without the newline after it), in a
- * box laid out as the app's `<Static>` box (a full-width column: see TRANSCRIPT_STYLE). Not in a
- * `<Static>` of its own: Ink's reconciler remembers the root of the last `<Static>` created in a
- * module variable and marks that root dirty on every later `<Static>` update, so a `<Static>`
- * rendered here would keep the app's own `<Static>` from printing new items.
+ * Transcript items as `<Static>` prints them at `columns`, one string each (without the newline
+ * after it). Rendered together, with a separator line between them, in a box laid out as the
+ * app's `<Static>` box (a full-width column: TRANSCRIPT_STYLE), then split — one render instead of
+ * one per item (a React root, a layout and an output buffer each). If the separators do not split the output into as many parts
+ * as items (an item drew nothing, or its text holds the separator), each item is rendered alone.
+ *
+ * Not in a `<Static>` of its own: Ink's reconciler remembers the root of the last `<Static>`
+ * created in a module variable and marks that root dirty on every later `<Static>` update, so a
+ * `<Static>` rendered here would keep the app's own `<Static>` from printing new items.
  */
-export function renderItem(item: NewItem, columns: number): string {
-  return renderToString(
-    <Box flexDirection="column" width={TRANSCRIPT_STYLE.width}>
-      <TranscriptItemView item={item as TranscriptItem} />
-    </Box>,
-    { columns },
-  );
+export function renderItems(items: readonly NewItem[], columns: number): string[] {
+  const render = (batch: readonly NewItem[]) =>
+    renderToString(
+      <Box flexDirection="column" width={TRANSCRIPT_STYLE.width}>
+        {batch.flatMap((item, i) => [...(i > 0 ? [<Text key={`s${i}`}>{SEPARATOR}</Text>] : []), <TranscriptItemView key={i} item={item as TranscriptItem} />])}
+      </Box>,
+      { columns },
+    );
+  if (items.length > 1) {
+    const parts = render(items).split(`\n${SEPARATOR}\n`);
+    if (parts.length === items.length) return parts;
+  }
+  return items.map((item) => render([item]));
 }
 
 function lineCount(text: string): number {
@@ -81,26 +96,44 @@ export class Scrollback implements TranscriptScrollback {
 
   /** `item` at `columns`, rendered once per width. */
   text(item: NewItem, columns: number): string {
-    let byWidth = this.cache.get(item);
-    if (!byWidth) {
-      byWidth = new Map();
-      this.cache.set(item, byWidth);
+    const text = this.cache.get(item)?.get(columns);
+    if (text !== undefined) return text;
+    this.render([item], columns);
+    return this.cache.get(item)?.get(columns) as string;
+  }
+
+  private cached(item: NewItem, columns: number): boolean {
+    return this.cache.get(item)?.has(columns) === true;
+  }
+
+  /** Render `items` (those not cached at `columns`) in batches and cache them. */
+  private render(items: readonly NewItem[], columns: number): void {
+    const missing = items.filter((item) => !this.cached(item, columns));
+    for (let i = 0; i < missing.length; i += BATCH_ITEMS) {
+      const batch = missing.slice(i, i + BATCH_ITEMS);
+      const texts = renderItems(batch, columns);
+      batch.forEach((item, k) => {
+        let byWidth = this.cache.get(item);
+        if (!byWidth) {
+          byWidth = new Map();
+          this.cache.set(item, byWidth);
+        }
+        byWidth.set(columns, texts[k]);
+      });
     }
-    let text = byWidth.get(columns);
-    if (text === undefined) {
-      text = renderItem(item, columns);
-      byWidth.set(columns, text);
-    }
-    return text;
   }
 
   /** Index of the first of the last items of `items` that fill the budget (0: they all fit). */
   private tailStart(items: readonly NewItem[], columns: number): number {
     const budget = Math.max(1, this.io.rows()) * SCREENS;
     let lines = 0;
-    for (let i = items.length - 1; i > 0; i--) {
-      lines += lineCount(this.text(items[i], columns));
-      if (lines >= budget) return i;
+    for (let end = items.length; end > 1; end -= BATCH_ITEMS) {
+      const from = Math.max(1, end - BATCH_ITEMS);
+      this.render(items.slice(from, end), columns);
+      for (let i = end - 1; i >= from; i--) {
+        lines += lineCount(this.text(items[i], columns));
+        if (lines >= budget) return i;
+      }
     }
     return 0;
   }
@@ -130,7 +163,7 @@ export class Scrollback implements TranscriptScrollback {
     let first: TranscriptItem | undefined;
     // A newer redraw, another width, or a transcript replaced meanwhile (/clear, /resume).
     const cancelled = () => job !== this.job || this.io.columns() !== columns || (first !== undefined && this.io.items()[0] !== first);
-    const cached = (item: NewItem) => this.cache.get(item)?.has(columns) === true;
+    const cached = (item: NewItem) => this.cached(item, columns);
     if (opts.tailFirst) {
       const items = this.io.items();
       const from = items.every(cached) ? 0 : this.tailStart(items, columns);
@@ -140,14 +173,15 @@ export class Scrollback implements TranscriptScrollback {
     await yieldTurn();
     if (cancelled()) return;
     first = this.io.items()[0];
+    const missing = this.io.items().filter((item) => !cached(item));
     let slice = performance.now();
-    for (const item of this.io.items().filter((item) => !cached(item))) {
+    for (let i = 0; i < missing.length; i += BATCH_ITEMS) {
       if (performance.now() - slice > SLICE_MS) {
         await yieldTurn();
         if (cancelled()) return;
         slice = performance.now();
       }
-      this.text(item, columns);
+      this.render(missing.slice(i, i + BATCH_ITEMS), columns);
     }
     // Items drawn by <Static> meanwhile are in the store by now: this write includes them.
     write(CLEAR_SCREEN + this.join(this.io.items(), columns));

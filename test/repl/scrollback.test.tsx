@@ -12,9 +12,9 @@ import { TRANSCRIPT_STYLE, TranscriptItemView } from '../../src/repl/components/
 import { replayItems } from '../../src/repl/replay.js';
 import { RENDER_MAX_FPS } from '../../src/repl/render-options.js';
 import { ReplRuntime } from '../../src/repl/runtime.js';
-import { Scrollback } from '../../src/repl/scrollback.js';
+import { renderItems, Scrollback } from '../../src/repl/scrollback.js';
 import { initialUiState } from '../../src/repl/state/ui-reducer.js';
-import type { TranscriptItem } from '../../src/repl/state/ui-state.js';
+import type { NewItem, TranscriptItem } from '../../src/repl/state/ui-state.js';
 import { createUiStore, type UiStore } from '../../src/repl/state/ui-store.js';
 import { CLEAR_SCREEN } from '../../src/repl/terminal.js';
 import { SessionStore } from '../../src/session/store.js';
@@ -246,5 +246,34 @@ describe('the app with a plain-scrollback replay', () => {
     } finally {
       ink.unmount();
     }
+  });
+});
+
+describe('renderItems', () => {
+  const kinds: NewItem[] = [
+    { kind: 'user', text: 'look at @src/a.ts and tell me why it fails when the input is long enough to wrap', attachments: ['src/a.ts'] },
+    { kind: 'replayed', text: '## Plan\n\n1. read it\n2. fix it\n   - carefully\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n> quoted\n\n```ts\nconst x = 1;\n```' },
+    { kind: 'tool', card: { id: 'a', name: 'bash', args: 'npm test', status: 'done', output: 'one\ntwo\nthree\nfour\nfive' }, expanded: false },
+    { kind: 'tool', card: { id: 'b', name: 'read_file', args: 'missing.ts', status: 'error', output: 'ENOENT: no such file' }, expanded: false },
+    { kind: 'notice', text: 'Context compacted automatically', tone: 'success' },
+    { kind: 'error', title: 'Error', message: 'Could not reach Anthropic' },
+    { kind: 'block', title: 'Usage', lines: ['in 10', 'out 20'] },
+  ];
+
+  it('renders a batch as each item alone and as <Static> does, at any width', () => {
+    for (const columns of [40, 100]) {
+      const batch = renderItems(kinds, columns);
+      expect(batch).toEqual(kinds.map((item) => renderItems([item], columns)[0]));
+      const items = kinds.map((item, i) => ({ ...item, id: i + 1 }) as TranscriptItem);
+      expect(batch.map((t) => `${t}\n`).join('')).toBe(staticText(items, columns));
+    }
+  });
+
+  it('an item holding the separator characters is still rendered whole, in its place', () => {
+    const odd: NewItem = { kind: 'user', text: 'a\n\u{F8FF}\u{F8FE}\u{F8FF}\nb', attachments: [] };
+    const texts = renderItems([kinds[0], odd, kinds[4]], 80);
+    expect(texts).toHaveLength(3);
+    expect(texts[1]).toBe(renderItems([odd], 80)[0]);
+    expect(texts[2]).toBe(renderItems([kinds[4]], 80)[0]);
   });
 });
