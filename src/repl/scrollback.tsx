@@ -9,7 +9,8 @@
  *   `<Static>` draws (so the text, colours and wrapping are the same), a slice at a time between
  *   event-loop turns so keys keep working, then writes the whole transcript in one write: clear
  *   the screen and scrollback, every item, and Ink puts its live frame back below.
- * - Rendered text is cached per item and width: a resize back to a width seen before is one write.
+ * - Rendered text is cached per item for the last {@link CACHED_WIDTHS} widths: a resize back to
+ *   one of them is one write.
  *
  * `<Static>` prints `item + "\n"` for every item it draws (`renderToString` of items in a column
  * equals their strings joined with newlines), which is what `redraw` writes.
@@ -49,6 +50,8 @@ const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const SEPARATOR = '\u{F8FF}\u{F8FE}\u{F8FF}';
 /** Items rendered in one `renderToString` (one React root, one layout, one output buffer). */
 export const BATCH_ITEMS = 8;
+/** Widths whose text is kept per item (the oldest goes first: dragging a window edge through many widths). */
+export const CACHED_WIDTHS = 3;
 
 /**
  * Transcript items as `<Static>` prints them at `columns`, one string each (without the newline
@@ -119,6 +122,7 @@ export class Scrollback implements TranscriptScrollback {
           this.cache.set(item, byWidth);
         }
         byWidth.set(columns, texts[k]);
+        if (byWidth.size > CACHED_WIDTHS) byWidth.delete(byWidth.keys().next().value as number);
       });
     }
   }

@@ -147,6 +147,26 @@ describe('a long replay as plain scrollback', () => {
     expect(term.writes.slice(back)).toEqual([CLEAR_SCREEN + at100]);
   });
 
+  it('keeps the text of the last three widths only: a fourth width renders again', async () => {
+    const term = await resumed();
+    const at100 = await term.nextClear(1);
+    for (const columns of [90, 80, 70]) {
+      term.columns = columns;
+      await term.scrollback.redraw();
+    }
+    // 100 was dropped for 70: going back renders again — to the same text as the first time.
+    term.columns = 100;
+    const from = term.writes.length;
+    await term.scrollback.redraw({ tailFirst: true });
+    expect(term.writes.slice(from)).toHaveLength(2);
+    expect(term.writes.at(-1)).toBe(CLEAR_SCREEN + at100);
+    // 80 is still cached: one write.
+    term.columns = 80;
+    const again = term.writes.length;
+    await term.scrollback.redraw({ tailFirst: true });
+    expect(term.writes.slice(again)).toHaveLength(1);
+  });
+
   it('items added while the background draws are written once, after the replay', async () => {
     const term = await resumed();
     term.store.dispatch({ type: 'append', items: [{ kind: 'notice', text: 'a notice after the replay', tone: 'info' }] });
