@@ -1,5 +1,5 @@
-import { Box, Static, useInput } from 'ink';
-import { memo, useMemo, useSyncExternalStore } from 'react';
+import { Box, Static, useInput, useStdout } from 'ink';
+import { memo, useLayoutEffect, useMemo, useSyncExternalStore } from 'react';
 import { Footer } from './components/footer.js';
 import { LiveTurnView } from './components/live-turn.js';
 import { Loader } from './components/loader.js';
@@ -8,23 +8,27 @@ import { Picker } from './components/picker.js';
 import { PromptInput } from './components/prompt-input.js';
 import { QueueView } from './components/queue-view.js';
 import { Suggestions } from './components/suggestions.js';
-import { TranscriptItemView } from './components/transcript-item.js';
+import { TRANSCRIPT_STYLE, TranscriptItemView } from './components/transcript-item.js';
 import { createKeyRouter } from './input/key-router.js';
 import type { ReplRuntime } from './runtime.js';
+import type { Scrollback } from './scrollback.js';
 import type { TranscriptItem, UiState } from './state/ui-state.js';
 
 /**
  * The whole screen. Finished transcript items go to `<Static>` (printed once, never redrawn);
  * below it only the live turn, a prompt or picker, the loader, the queue, the input and the
- * footer are redrawn.
+ * footer are redrawn. With a `scrollback` (the terminal REPL), the first `state.scrollback` items
+ * are its job: written as plain text above the frame (see scrollback.ts), not through `<Static>`.
  */
-export function App({ runtime }: { runtime: ReplRuntime }) {
+export function App({ runtime, scrollback }: { runtime: ReplRuntime; scrollback?: Scrollback }) {
   const state = useSyncExternalStore(runtime.store.subscribe, runtime.store.getState);
   const router = useMemo(() => createKeyRouter(runtime), [runtime]);
   useInput(router.handle);
+  const { write } = useStdout();
+  useLayoutEffect(() => scrollback?.attach(write), [scrollback, write]);
   return (
     <Box flexDirection="column">
-      <Transcript key={state.epoch} items={state.items} />
+      <Transcript key={`${state.epoch}.${state.scrollback}`} items={state.items} skip={state.scrollback} />
       {state.closed ? null : <Screen state={state} />}
     </Box>
   );
@@ -34,8 +38,13 @@ export function App({ runtime }: { runtime: ReplRuntime }) {
  * Memoised so that a text delta that commits no line does not touch `<Static>`: Ink redraws at
  * once (unthrottled) whenever the Static node is updated.
  */
-const Transcript = memo(function Transcript({ items }: { items: TranscriptItem[] }) {
-  return <Static items={items}>{(item) => <TranscriptItemView key={item.id} item={item} />}</Static>;
+const Transcript = memo(function Transcript({ items, skip }: { items: TranscriptItem[]; skip: number }) {
+  const shown = useMemo(() => (skip > 0 ? items.slice(skip) : items), [items, skip]);
+  return (
+    <Static items={shown} style={TRANSCRIPT_STYLE}>
+      {(item) => <TranscriptItemView key={item.id} item={item} />}
+    </Static>
+  );
 });
 
 /** Everything below the transcript. */

@@ -11,6 +11,7 @@ import { App } from './app.js';
 import { InputHistory, historyFile } from './input/history-store.js';
 import { RENDER_MAX_FPS } from './render-options.js';
 import { ReplRuntime } from './runtime.js';
+import { Scrollback } from './scrollback.js';
 import { initialUiState } from './state/ui-reducer.js';
 import { createUiStore } from './state/ui-store.js';
 import type { FirstFrame } from './first-frame.js';
@@ -31,6 +32,12 @@ export async function startInteractive(flags: ReplFlags, io: InteractiveIo = pro
   const cwd = process.cwd();
   const home = keenHome(process.env);
   const store = createUiStore(initialUiState({ items: [{ kind: 'banner', id: 1, version: VERSION, cwd }] }));
+  const scrollback = new Scrollback({
+    columns: () => io.stdout.columns || 80,
+    rows: () => io.stdout.rows || 24,
+    items: () => store.getState().items,
+    onError: (err) => runtime.notice(`Could not write the transcript: ${errorText(err)}`, 'warning'),
+  });
 
   let finish!: (code: number) => void;
   const finished = new Promise<number>((resolve) => (finish = resolve));
@@ -44,6 +51,7 @@ export async function startInteractive(flags: ReplFlags, io: InteractiveIo = pro
     store,
     version: VERSION,
     history: new InputHistory(historyFile(home, cwd)),
+    scrollback,
     clearScreen: () => {
       instance?.clear();
       io.stdout.write(CLEAR_SCREEN);
@@ -76,7 +84,7 @@ export async function startInteractive(flags: ReplFlags, io: InteractiveIo = pro
   }
 
   firstFrame?.handOver();
-  instance = render(<App runtime={runtime} />, {
+  instance = render(<App runtime={runtime} scrollback={scrollback} />, {
     stdin: io.stdin,
     stdout: io.stdout,
     stderr: io.stderr,
@@ -99,7 +107,8 @@ export async function startInteractive(flags: ReplFlags, io: InteractiveIo = pro
   });
 
   // Text already printed does not re-wrap by itself: when the width changes, clear the screen
-  // and print the transcript again at the new width (debounced while the user drags).
+  // and write the transcript again at the new width (debounced while the user drags): the last
+  // screens at once, the rest as it renders, from a per-width cache when the width was seen.
   let width = io.stdout.columns;
   let resizeTimer: NodeJS.Timeout | undefined;
   const onResize = () => {
@@ -107,9 +116,7 @@ export async function startInteractive(flags: ReplFlags, io: InteractiveIo = pro
     resizeTimer = setTimeout(() => {
       if (io.stdout.columns === width || tornDown) return;
       width = io.stdout.columns;
-      instance?.clear();
-      io.stdout.write(CLEAR_SCREEN);
-      store.dispatch({ type: 'redraw' });
+      scrollback.redraw({ tailFirst: true }).catch((err: unknown) => runtime.notice(`Could not write the transcript: ${errorText(err)}`, 'warning'));
     }, RESIZE_DEBOUNCE_MS);
   };
   io.stdout.on('resize', onResize);

@@ -4,19 +4,23 @@
  * `replayTranscript`). Tool output is not stored, so replayed cards show their summary only.
  */
 import { MANUAL_COMPACTION_STATUS } from '../app-state/session-controller.js';
-import { classifyText } from './markdown/markdown-lines.js';
 import type { SessionRecord } from '../session/records.js';
 import { replayTranscript } from '../session/projection.js';
 import { splitAttachments } from './input/mentions.js';
 import { NOTICE_AUTO_COMPACTED, type NewItem } from './state/ui-state.js';
 import { argsOf } from './tool-cards.js';
 
-/** Items replayed at most; older ones are summarised in one line (the prompt must come fast). */
-export const REPLAY_LIMIT = 400;
+/**
+ * Items replayed at most; older ones are summarised in one line. Only the last screens go through
+ * `<Static>` before the prompt (scrollback.ts), the rest is written as plain scrollback in the
+ * background, so this bounds background work and memory (a 500-turn session is ~2,000 items).
+ */
+export const REPLAY_LIMIT = 3000;
 
+/** Classified when drawn, not here: most items of a long replay are drawn in the background. */
 function markdown(text: string): NewItem | undefined {
   const trimmed = text.replace(/^\s*\n/, '').replace(/\s+$/, '');
-  return trimmed ? { kind: 'markdown', lines: classifyText(trimmed), lead: true } : undefined;
+  return trimmed ? { kind: 'replayed', text: trimmed } : undefined;
 }
 
 const WRAPPED_RE = /^<compacted_context>\n?([\s\S]*?)\n?<\/compacted_context>/;

@@ -21,6 +21,7 @@ import { dispatchInput } from './input-dispatch.js';
 import type { InputHistory } from './input/history-store.js';
 import { PermissionBroker, ReplGate } from './permission-broker.js';
 import { REPLAY_LIMIT, replayItems } from './replay.js';
+import type { TranscriptScrollback } from './scrollback.js';
 import { setProjectCommands } from './slash-commands.js';
 import { QUEUE_LIMIT, type NewItem } from './state/ui-state.js';
 import type { UiStore } from './state/ui-store.js';
@@ -42,6 +43,8 @@ export interface RuntimeOptions {
   history?: InputHistory;
   /** Clears the terminal before a replaced transcript (/clear, /resume) is drawn. */
   clearScreen?: () => void;
+  /** Writes a long replay's older items as plain scrollback (the terminal REPL; see scrollback.ts). */
+  scrollback?: TranscriptScrollback;
   /** Called once when the REPL should end (after the session is closed). */
   onExit: (code: number) => void;
   /** Text delta batching interval (tests pass 0). */
@@ -299,11 +302,15 @@ export class ReplRuntime implements CommandHost {
       items.push({ kind: 'notice', text: `Resumed session ${session.sessionId}`, tone: 'muted' });
     }
     for (const w of session.warnings) items.push({ kind: 'notice', text: w, tone: 'warning' });
+    // A long replay is written as plain scrollback (scrollback.ts), not through <Static>.
     if (how === 'reset') {
       this.opts.clearScreen?.();
-      this.store.dispatch({ type: 'reset', items: [{ kind: 'banner', version: this.opts.version, cwd: this.cwd }, ...items] });
+      const all: NewItem[] = [{ kind: 'banner', version: this.opts.version, cwd: this.cwd }, ...items];
+      const taken = this.opts.scrollback?.take(all) ?? false;
+      this.store.dispatch({ type: 'reset', items: all, scrollback: taken ? all.length : 0 });
     } else if (items.length) {
-      this.store.dispatch({ type: 'append', items });
+      const taken = this.opts.scrollback?.take(items) ?? false;
+      this.store.dispatch({ type: 'append', items, scrollback: taken ? items.length : 0 });
     }
     this.store.dispatch({
       type: 'session',

@@ -41,9 +41,9 @@ export class TmuxKeen {
     return execFileSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
   }
 
-  /** The screen plus scrollback, wrapped lines joined. `escapes` keeps colour sequences. */
-  capture(escapes = false): string {
-    return this.tmux('capture-pane', '-p', '-J', ...(escapes ? ['-e'] : []), '-t', 'main', '-S', '-500').replace(/\s+$/, '');
+  /** The screen plus scrollback (the last `history` lines of it), wrapped lines joined. `escapes` keeps colour sequences. */
+  capture(escapes = false, history = 500): string {
+    return this.tmux('capture-pane', '-p', '-J', ...(escapes ? ['-e'] : []), '-t', 'main', '-S', String(-history)).replace(/\s+$/, '');
   }
 
   /** Only what is on screen now (no scrollback), lines not joined. */

@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink';
-import type { NoticeTone, TranscriptItem } from '../state/ui-state.js';
+import { classifyText, type MarkdownLine } from '../markdown/markdown-lines.js';
+import type { NewItem, NoticeTone, TranscriptItem } from '../state/ui-state.js';
 import { color, type Role } from '../theme.js';
 import { ErrorCard } from './error-card.js';
 import { MarkdownView } from './markdown-view.js';
@@ -40,6 +41,25 @@ export function UserPrompt({ text, attachments }: { text: string; attachments: r
   );
 }
 
+/**
+ * The style of the transcript's `<Static>` box. Its box is absolutely positioned; without a width
+ * Yoga lets wrapped text run a word or two past the terminal's width (the terminal then breaks
+ * those lines again). Shared by the app and the plain-scrollback renderer (scrollback.ts).
+ */
+export const TRANSCRIPT_STYLE = { width: '100%' } as const;
+
+const replayedLines = new WeakMap<object, MarkdownLine[]>();
+
+/** The lines of a replayed segment, classified once per item (a redraw at a new width reuses them). */
+function linesOf(item: Extract<NewItem, { kind: 'replayed' }>): MarkdownLine[] {
+  let lines = replayedLines.get(item);
+  if (!lines) {
+    lines = classifyText(item.text);
+    replayedLines.set(item, lines);
+  }
+  return lines;
+}
+
 /** One finished transcript item, rendered once into `<Static>`. */
 export function TranscriptItemView({ item }: { item: TranscriptItem }) {
   switch (item.kind) {
@@ -59,6 +79,8 @@ export function TranscriptItemView({ item }: { item: TranscriptItem }) {
       return <UserPrompt text={item.text} attachments={item.attachments} />;
     case 'markdown':
       return <MarkdownView lines={item.lines} lead={item.lead} />;
+    case 'replayed':
+      return <MarkdownView lines={linesOf(item)} lead />;
     case 'tool':
       return <ToolCard card={item.card} expanded={item.expanded} />;
     case 'notice':

@@ -23,6 +23,7 @@ export function initialUiState(init: Partial<Pick<UiState, 'items' | 'editor' | 
   return {
     items,
     epoch: 0,
+    scrollback: 0,
     nextId: items.reduce((n, i) => Math.max(n, i.id + 1), 1),
     queue: [],
     editor: init.editor ?? emptyEditor(),
@@ -114,9 +115,9 @@ export function uiReducer(s: UiState, a: UiAction): UiState {
     case 'context':
       return s.session ? { ...s, session: { ...s.session, contextTokens: a.tokens } } : s;
     case 'reset':
-      return withItems({ ...s, items: [], epoch: s.epoch + 1, live: undefined, candidates: [] }, a.items);
+      return withItems({ ...s, items: [], epoch: s.epoch + 1, scrollback: a.scrollback ?? 0, live: undefined, candidates: [] }, a.items);
     case 'append':
-      return withItems(s, a.items);
+      return withItems(a.scrollback ? { ...s, scrollback: s.items.length + a.scrollback } : s, a.items);
     case 'turn-start':
       return {
         ...s,
@@ -181,8 +182,6 @@ export function uiReducer(s: UiState, a: UiAction): UiState {
       return { ...s, exitArmed: a.armed };
     case 'toggle-expand':
       return { ...s, expandTools: !s.expandTools };
-    case 'redraw':
-      return { ...s, epoch: s.epoch + 1 };
     case 'close':
       return { ...flushLive(s), live: undefined, busy: undefined, permission: undefined, picker: undefined, closed: true };
   }

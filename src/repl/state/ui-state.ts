@@ -31,6 +31,11 @@ export type TranscriptItem =
   | { kind: 'user'; id: number; text: string; attachments: string[] }
   /** Committed lines of assistant text; `lead` marks the first lines of a segment. */
   | { kind: 'markdown'; id: number; lines: MarkdownLine[]; lead: boolean }
+  /**
+   * A segment of assistant Markdown from a stored session (`--resume`), classified when first
+   * drawn: a long replay draws most of its items in the background (scrollback.ts).
+   */
+  | { kind: 'replayed'; id: number; text: string }
   | { kind: 'tool'; id: number; card: ToolCardData; expanded: boolean }
   | { kind: 'notice'; id: number; text: string; tone: NoticeTone }
   | { kind: 'error'; id: number; title: string; message: string }
@@ -95,6 +100,11 @@ export interface UiState {
   items: TranscriptItem[];
   /** Bumped when the transcript is replaced (/clear, /resume): remounts `<Static>`. */
   epoch: number;
+  /**
+   * Leading items `<Static>` does not draw: a long replay leaves them to plain scrollback
+   * (scrollback.ts), written above the frame. 0 in most states.
+   */
+  scrollback: number;
   nextId: number;
   live?: LiveTurn;
   busy?: Busy;
@@ -121,9 +131,13 @@ export type UiAction =
   | { type: 'candidates'; candidates: string[] }
   | { type: 'session'; info: SessionInfo }
   | { type: 'context'; tokens: number }
-  /** Replace the transcript (a new or resumed session). */
-  | { type: 'reset'; items: NewItem[] }
-  | { type: 'append'; items: NewItem[] }
+  /**
+   * Replace the transcript (a new or resumed session). `scrollback`: how many of the leading
+   * `items` are written as plain scrollback instead of through `<Static>`.
+   */
+  | { type: 'reset'; items: NewItem[]; scrollback?: number }
+  /** Add items; with `scrollback`, every earlier item and that many new ones go to plain scrollback. */
+  | { type: 'append'; items: NewItem[]; scrollback?: number }
   | { type: 'turn-start'; mode: 'chat' | 'compact'; status: string }
   | { type: 'command-busy'; status: string | undefined }
   | { type: 'text'; text: string }
@@ -149,9 +163,7 @@ export type UiAction =
   | { type: 'picker-close' }
   | { type: 'exit-armed'; armed: boolean }
   | { type: 'toggle-expand' }
-  | { type: 'close' }
-  /** Print the whole transcript again (after the terminal width changed). */
-  | { type: 'redraw' };
+  | { type: 'close' };
 
 export const STATUS_THINKING = 'Thinking…';
 export const STATUS_COMPACTING = 'Compacting...';
