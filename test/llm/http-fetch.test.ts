@@ -4,6 +4,7 @@
  * the same-origin redirect rule that keeps a key on its host.
  */
 import http from 'node:http';
+import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -190,5 +191,60 @@ describe('httpFetch', () => {
     } finally {
       await proxy.close();
     }
+  });
+
+  it("a body that goes silent fails as a network error after the idle limit (Node's fetch had one; the SDKs stop timing at the headers)", async () => {
+    const base = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: one\n\n'); // …and then nothing, with the connection open
+    });
+    const res = await httpFetch(`${base}/stall`, undefined, { bodyTimeoutMs: 150 });
+    const reader = res.body!.getReader();
+    await reader.read();
+    const err = (await reader.read().catch((e: unknown) => e)) as TypeError & { cause: { code: string } };
+    expect(err).toBeInstanceOf(TypeError);
+    expect(err.message).toBe('terminated');
+    expect(err.cause.code).toBe('UND_ERR_BODY_TIMEOUT');
+    expect(isNetworkFailure(err)).toBe(true);
+  });
+
+  it("no response headers within the limit, or no connection within its limit: fetch failed with undici's code", async () => {
+    const base = await serve(() => undefined); // accepts, never answers
+    const silent = (await httpFetch(`${base}/x`, undefined, { headersTimeoutMs: 150 }).catch((e: unknown) => e)) as TypeError & { cause: { code: string } };
+    expect([silent.message, silent.cause.code]).toEqual(['fetch failed', 'UND_ERR_HEADERS_TIMEOUT']);
+    expect(isNetworkFailure(silent)).toBe(true);
+    // A socket that never connects (a host that drops SYNs), through an agent that hands one out.
+    const blackhole = new (class extends http.Agent {
+      override createConnection(): net.Socket {
+        const socket = new net.Socket();
+        // Still connecting, for ever: writes wait for a 'connect' that never comes.
+        Object.defineProperty(socket, 'connecting', { value: true });
+        return socket;
+      }
+    })();
+    const stuck = (await httpFetch('http://192.0.2.1/', undefined, { connectTimeoutMs: 150, agentFor: async () => blackhole }).catch((e: unknown) => e)) as TypeError & {
+      cause: { code: string };
+    };
+    expect([stuck.message, stuck.cause.code]).toEqual(['fetch failed', 'UND_ERR_CONNECT_TIMEOUT']);
+  });
+
+  it('hands over statuses Response alone refuses (205, 999), and redirect: error rejects', async () => {
+    const base = await serve((req, res) => {
+      if (req.url === '/moved') {
+        res.writeHead(301, { location: '/there' });
+        res.end();
+        return;
+      }
+      res.writeHead(req.url === '/reset' ? 205 : 999, 'Request denied');
+      res.end(req.url === '/reset' ? '' : 'no bots');
+    });
+    const reset = await httpFetch(`${base}/reset`);
+    expect([reset.status, reset.body]).toEqual([205, null]);
+    const odd = await httpFetch(`${base}/odd`);
+    expect([odd.status, odd.ok, odd.statusText, await odd.text()]).toEqual([999, false, 'Request denied', 'no bots']);
+    const err = (await httpFetch(`${base}/moved`, { redirect: 'error' }).catch((e: unknown) => e)) as TypeError;
+    expect(err.message).toBe('fetch failed');
+    const followed = await httpFetch(`${base}/moved`);
+    expect(followed.redirected).toBe(true);
   });
 });

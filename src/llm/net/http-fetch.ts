@@ -19,7 +19,11 @@
  * - redirects are followed (at most 20) only within the same origin: a credential header
  *   (`x-api-key`, `authorization`) never goes to another host. A cross-origin redirect is handed
  *   back as the 3xx response, which the SDK reports as an error naming its status. With
- *   `redirect: 'manual'` every 3xx comes back as it is (web_fetch follows redirects itself).
+ *   `redirect: 'manual'` every 3xx comes back as it is (web_fetch follows redirects itself);
+ *   `redirect: 'error'` and a 21st redirect reject as fetch does;
+ * - time limits, as undici's (`HttpTimeouts`; the model APIs get MODEL_API_TIMEOUTS): connect,
+ *   response headers, silence within a body — each fails with undici's error code as the cause;
+ * - any status, 999 included (`new Response` alone refuses those outside 200–599).
  * Connections are reused through Node's global agents (keep-alive; idle sockets do not hold the
  * process open), or through the proxy tunnel's agent `options.agentFor` gives.
  */
@@ -45,14 +49,37 @@ interface Outgoing {
  * The fetch the SDKs and MCP's HTTP transports get: {@link httpFetch}, tunnelling through the
  * proxy `env` names (HTTPS_PROXY / HTTP_PROXY, NO_PROXY honoured; proxy.ts `tunnelAgent`).
  */
-export function sdkFetch(env: NodeJS.ProcessEnv): typeof fetch {
-  if (!proxyConfigured(env)) return httpFetch as typeof fetch;
-  return ((input: string | URL | Request, init?: RequestInit) => httpFetch(input, init, { agentFor: (url) => tunnelAgent(url.href, env) })) as typeof fetch;
+export function sdkFetch(env: NodeJS.ProcessEnv, timeouts: HttpTimeouts = MODEL_API_TIMEOUTS): typeof fetch {
+  const agentFor = proxyConfigured(env) ? (url: URL) => tunnelAgent(url.href, env) : undefined;
+  return ((input: string | URL | Request, init?: RequestInit) => httpFetch(input, init, { ...timeouts, agentFor })) as typeof fetch;
 }
 
-/** How {@link httpFetch} connects: the agent for a URL (a proxy tunnel), else Node's global agents. */
-export interface HttpFetchOptions {
+/** Time limits of one request; each unset one is none. */
+export interface HttpTimeouts {
+  /** DNS, TCP and a proxy's CONNECT, until the socket is connected. */
+  connectTimeoutMs?: number;
+  /** From the request's start until the response headers. */
+  headersTimeoutMs?: number;
+  /** The longest silence between two chunks of the response body. */
+  bodyTimeoutMs?: number;
+}
+
+/**
+ * The model APIs' limits: undici's defaults, which Node's fetch applied before (10 s to connect,
+ * 300 s to the headers, 300 s of silence in a body). A stream that stalls silently (a dropped
+ * network, a proxy that stops forwarding) fails as a network error and is retried, instead of
+ * hanging the turn. MCP's HTTP transports pass none: their event streams may sit idle.
+ */
+export const MODEL_API_TIMEOUTS: HttpTimeouts = { connectTimeoutMs: 10_000, headersTimeoutMs: 300_000, bodyTimeoutMs: 300_000 };
+
+/** How {@link httpFetch} connects: the agent for a URL (a proxy tunnel, else Node's global agents), and its time limits. */
+export interface HttpFetchOptions extends HttpTimeouts {
   agentFor?(url: URL): Promise<http.Agent> | undefined;
+}
+
+/** An error shaped as undici's for the same failure (the error table knows the codes). */
+function timeoutError(code: string, message: string): Error {
+  return Object.assign(new Error(message), { code });
 }
 
 /** A fetch-compatible function over node:http (see the file comment for the contract). */
@@ -67,19 +94,23 @@ export async function httpFetch(input: string | URL | Request, init?: RequestIni
   const body = request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
   let out: Outgoing = { url: new URL(request.url), method: request.method, headers, body, signal };
   for (let hop = 0; ; hop++) {
-    const res = await send(out, await options.agentFor?.(out.url));
+    const res = await send(out, await options.agentFor?.(out.url), options);
     const location = res.headers.location;
     const status = res.statusCode ?? 0;
-    if (request.redirect === 'manual' || !REDIRECTS.has(status) || !location || hop >= MAX_REDIRECTS) return toResponse(res, out);
+    if (request.redirect === 'manual' || !REDIRECTS.has(status) || !location) return toResponse(res, out, hop > 0, options);
+    if (request.redirect === 'error' || hop >= MAX_REDIRECTS) {
+      res.destroy();
+      throw new TypeError('fetch failed', { cause: new Error(request.redirect === 'error' ? `redirected to ${location}` : `more than ${MAX_REDIRECTS} redirects`) });
+    }
     const next = new URL(location, out.url);
-    if (next.origin !== out.url.origin) return toResponse(res, out);
+    if (next.origin !== out.url.origin) return toResponse(res, out, hop > 0, options);
     res.resume();
     const asGet = status === 303 || ((status === 301 || status === 302) && out.method === 'POST');
     out = asGet ? { ...out, url: next, method: 'GET', body: undefined, headers: withoutBodyHeaders(out.headers) } : { ...out, url: next };
   }
 }
 
-function send(out: Outgoing, agent: http.Agent | undefined): Promise<http.IncomingMessage> {
+function send(out: Outgoing, agent: http.Agent | undefined, limits: HttpTimeouts): Promise<http.IncomingMessage> {
   return new Promise((resolve, reject) => {
     if (out.signal?.aborted) {
       reject(abortReason(out.signal));
@@ -91,26 +122,56 @@ function send(out: Outgoing, agent: http.Agent | undefined): Promise<http.Incomi
     const req = client.request(out.url, { method: out.method, headers, ...(agent ? { agent } : {}) });
     const onAbort = () => req.destroy(abortReason(out.signal!) as Error);
     out.signal?.addEventListener('abort', onAbort, { once: true });
-    req.once('response', (res) => {
+    const timers: NodeJS.Timeout[] = [];
+    const limit = (ms: number | undefined, code: string, message: string) => {
+      if (ms === undefined) return undefined;
+      const timer = setTimeout(() => req.destroy(timeoutError(code, message)), ms);
+      timers.push(timer);
+      return timer;
+    };
+    const connecting = limit(limits.connectTimeoutMs, 'UND_ERR_CONNECT_TIMEOUT', `could not connect to ${out.url.host} within ${limits.connectTimeoutMs} ms`);
+    limit(limits.headersTimeoutMs, 'UND_ERR_HEADERS_TIMEOUT', `${out.url.host} sent no response headers within ${limits.headersTimeoutMs} ms`);
+    req.once('socket', (socket) => {
+      if (!socket.connecting) clearTimeout(connecting);
+      else socket.once('connect', () => clearTimeout(connecting));
+    });
+    const settle = () => {
+      for (const t of timers) clearTimeout(t);
       out.signal?.removeEventListener('abort', onAbort);
+    };
+    req.once('response', (res) => {
+      settle();
       resolve(res);
     });
     req.once('error', (err) => {
-      out.signal?.removeEventListener('abort', onAbort);
+      settle();
       reject(out.signal?.aborted ? abortReason(out.signal) : new TypeError('fetch failed', { cause: err }));
     });
     req.end(out.body);
   });
 }
 
-function toResponse(res: http.IncomingMessage, out: Outgoing): Response {
+function toResponse(res: http.IncomingMessage, out: Outgoing, redirected: boolean, limits: HttpTimeouts): Response {
   const headers = new Headers();
   for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) headers.append(res.rawHeaders[i], res.rawHeaders[i + 1]);
   const status = res.statusCode ?? 0;
-  const noBody = out.method === 'HEAD' || status === 204 || status === 304;
+  const noBody = out.method === 'HEAD' || status === 204 || status === 205 || status === 304;
   if (noBody) res.resume();
-  const response = new Response(noBody ? null : webBody(decoded(res), res, out.signal), { status, statusText: res.statusMessage ?? '', headers });
-  Object.defineProperty(response, 'url', { value: out.url.href });
+  // Response refuses a status outside 200–599 (LinkedIn answers bots 999); fetch hands it over.
+  const odd = status < 200 || status > 599;
+  let response: Response;
+  try {
+    response = new Response(noBody ? null : webBody(decoded(res), res, out.signal, limits.bodyTimeoutMs), {
+      status: odd ? 599 : status,
+      statusText: res.statusMessage ?? '',
+      headers,
+    });
+  } catch (err) {
+    res.destroy();
+    throw new TypeError('fetch failed', { cause: err });
+  }
+  if (odd) Object.defineProperties(response, { status: { value: status }, ok: { value: false } });
+  Object.defineProperties(response, { url: { value: out.url.href }, redirected: { value: redirected } });
   return response;
 }
 
@@ -136,15 +197,17 @@ function decoded(res: http.IncomingMessage): Readable {
 }
 
 /** A web stream over `stream` with backpressure; errors and aborts take fetch's shapes. */
-function webBody(stream: Readable, res: http.IncomingMessage, signal: AbortSignal | undefined): ReadableStream<Uint8Array> {
+function webBody(stream: Readable, res: http.IncomingMessage, signal: AbortSignal | undefined, idleMs: number | undefined): ReadableStream<Uint8Array> {
   let done = false;
   let onAbort: (() => void) | undefined;
+  let idle: NodeJS.Timeout | undefined;
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
         const fail = (err: unknown) => {
           if (done) return;
           done = true;
+          clearTimeout(idle);
           if (onAbort) signal?.removeEventListener('abort', onAbort);
           controller.error(signal?.aborted ? abortReason(signal) : new TypeError('terminated', { cause: err }));
         };
@@ -153,14 +216,26 @@ function webBody(stream: Readable, res: http.IncomingMessage, signal: AbortSigna
           res.destroy();
         };
         signal?.addEventListener('abort', onAbort, { once: true });
+        // Silence longer than `idleMs` between chunks fails the body (before the close it causes).
+        const watch = () => {
+          if (idleMs === undefined) return;
+          clearTimeout(idle);
+          idle = setTimeout(() => {
+            fail(timeoutError('UND_ERR_BODY_TIMEOUT', `the response body was silent for ${idleMs} ms`));
+            res.destroy();
+          }, idleMs);
+        };
+        watch();
         stream.on('data', (chunk: Buffer) => {
           if (done) return;
+          watch();
           controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
           if ((controller.desiredSize ?? 1) <= 0) stream.pause();
         });
         stream.once('end', () => {
           if (done) return;
           done = true;
+          clearTimeout(idle);
           if (onAbort) signal?.removeEventListener('abort', onAbort);
           controller.close();
         });
@@ -175,6 +250,7 @@ function webBody(stream: Readable, res: http.IncomingMessage, signal: AbortSigna
       },
       cancel() {
         done = true;
+        clearTimeout(idle);
         if (onAbort) signal?.removeEventListener('abort', onAbort);
         res.destroy();
       },

@@ -112,7 +112,11 @@ export function tunnelAgent(url: string, env: NodeJS.ProcessEnv): Promise<Agent>
   if (!proxy) return undefined;
   let agent = tunnels.get(proxy);
   if (!agent) {
-    agent = tunnelTo(proxy);
+    // A failed load is not remembered: the next request tries again.
+    agent = tunnelTo(proxy).catch((err: unknown) => {
+      tunnels.delete(proxy);
+      throw err;
+    });
     tunnels.set(proxy, agent);
   }
   return agent;

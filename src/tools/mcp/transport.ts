@@ -25,7 +25,8 @@ export async function createTransport(spec: ServerSpec, env: NodeJS.ProcessEnv):
   }
   const url = new URL(spec.url);
   const requestInit: RequestInit = { headers: spec.headers };
-  const base = sdkFetch(env);
+  // No time limits: the event streams of an MCP server may sit idle for as long as it has nothing to say.
+  const base = sdkFetch(env, {});
   if (spec.transport === 'http') {
     const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
     return new StreamableHTTPClientTransport(url, { requestInit, fetch: base });
