@@ -24,6 +24,7 @@ import { interruptedToolResults } from '../session/interrupted.js';
 import { latestSession } from '../session/list.js';
 import { buildConversation } from '../session/projection.js';
 import type { SessionRecord } from '../session/records.js';
+import type { ToolDefinition } from '../llm/core/provider.js';
 import { newSessionId, sessionDir, transcriptPath } from '../session/paths.js';
 import { SessionStore } from '../session/store.js';
 import { createRememberTool, createSkillTool, createTaskTool, defaultTools, mutatingCalls, planModeRegistry } from '../tools/index.js';
@@ -40,7 +41,7 @@ import { AppState } from './app-state.js';
 import { compactionSettings, compactionWiring, resolveSummariser, sessionArtifacts } from './compaction-setup.js';
 import { storedCompactions } from './context-report.js';
 import { DeferredSessionStore, storeSink, type SessionSink } from './deferred-store.js';
-import { SessionController } from './session-controller.js';
+import { SessionController, type CompactionNote } from './session-controller.js';
 import { bashToolOptions, childModel, configSecrets, inspectOnlyAdapter, permissionPolicy, startMcp, stripUndefined } from './session-wiring.js';
 import { createSubagentRunner, type ChildModel, type SubagentProgress } from './subagent-runner.js';
 
@@ -309,7 +310,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     });
     controller = new SessionController(appState, sink);
     // Past compactions are listed only from a whole transcript (a partial one starts at the last).
-    if (!partial) controller.compactions.push(...storedCompactions(records, appState.toolDefinitions));
+    controller.compactions.push(...compactionsKnown(records, partial, shown, appState.toolDefinitions));
     const liveStore = store;
     return {
       sessionId: store.id,
@@ -342,4 +343,17 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     await store?.close().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * The stored compactions `/context` lists: every one after a whole read; after a partial one (the
+ * REPL read its replay backward), those whose history before them was read — from a read that
+ * covers the file, all; else the ones after the first compaction in it (which starts the history
+ * the later ones are measured on). Headless runs list none.
+ */
+function compactionsKnown(records: SessionRecord[], partial: boolean, shown: LiveSession['shown'], tools: readonly ToolDefinition[]): CompactionNote[] {
+  if (!partial) return storedCompactions(records, tools);
+  if (shown.complete) return storedCompactions(shown.records, tools);
+  const first = shown.records.findIndex((r) => r.kind === 'compaction_applied');
+  return first === -1 ? [] : storedCompactions(shown.records.slice(first), tools).slice(1);
 }

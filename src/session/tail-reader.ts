@@ -88,7 +88,25 @@ export async function recordsBefore(path: string, offset: number, budget: ShowBu
   } finally {
     await fh.close();
   }
-  return { records: found.reverse(), complete, damaged };
+  return { records: asLoaded(found.reverse()), complete, damaged };
+}
+
+/**
+ * What a full load would keep of records read line by line: a batch only whole (a torn
+ * checkpoint + compaction never took effect), and seqs only rising.
+ */
+function asLoaded(records: SessionRecord[]): SessionRecord[] {
+  const seen = new Map<number, number>();
+  for (const r of records) if (r.batch) seen.set(r.batch.first_seq, (seen.get(r.batch.first_seq) ?? 0) + 1);
+  const kept: SessionRecord[] = [];
+  let last = 0;
+  for (const r of records) {
+    if (r.batch && seen.get(r.batch.first_seq) !== r.batch.count) continue;
+    if (r.seq <= last) continue;
+    kept.push(r);
+    last = r.seq;
+  }
+  return kept;
 }
 
 async function readTail(fh: FileHandle, path: string): Promise<TailTranscript | undefined> {

@@ -49,6 +49,9 @@ describe('replay of a compaction', () => {
     // The session opens from its last compaction (fast), yet the replay still shows what came before it.
     expect(h.runtime.session!.records[0].kind).not.toBe('session_started');
     expect(frame).toContain('answer to and then?');
+    // …and /context still lists the compaction the session made before it was resumed.
+    h.send('/context');
+    await h.waitFor('Compactions (1):');
   });
 
   it('a damaged line before the last compaction: the replay skips it and says so; the rest is shown', async () => {

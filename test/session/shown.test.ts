@@ -98,4 +98,34 @@ describe('shown: the records a resumed REPL replays', () => {
       await whole.store.close();
     }
   });
+
+  it('a torn batch before the compaction is not shown (a full load drops it: that compaction never took effect)', async () => {
+    const h = await tempHome();
+    cleanups.push(h.cleanup);
+    const store = await createStore(h.home, { fsync: false });
+    await store.append(user('prompt 1'));
+    await store.appendBatch([turn('answer 1', undefined, true), compaction('manual', 'summary that never took effect')]);
+    for (let i = 2; i <= 12; i++) {
+      await store.append(user(`prompt ${i}`));
+      await store.append(turn(`answer ${i}`));
+    }
+    await store.append(compaction('auto', 'the last summary'));
+    await store.append(user('after'));
+    await store.close();
+    const lines = readFileSync(store.path, 'utf8').split('\n');
+    const at = lines.findIndex((l) => l.includes('"answer 1"'));
+    lines[at] = `${lines[at].slice(0, 20)}#torn`;
+    writeFileSync(store.path, lines.join('\n'));
+
+    const opened = await SessionStore.open(h.home, CWD, store.id, { read: 'tail' });
+    try {
+      expect(opened.partial).toBe(true);
+      const shown = await opened.shown(WIDE);
+      const full = await loadTranscript(store.path);
+      expect(shown.records.map((r) => r.seq)).toEqual(full.records.map((r) => r.seq));
+      expect(JSON.stringify(shown.records)).not.toContain('summary that never took effect');
+    } finally {
+      await opened.store.close();
+    }
+  });
 });
