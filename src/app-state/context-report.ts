@@ -84,7 +84,10 @@ export function contextReport(input: ContextInput): ContextReport {
 export function storedCompactions(records: readonly SessionRecord[], tools: readonly ToolDefinition[]): CompactionNote[] {
   const notes: CompactionNote[] = [];
   let toolTokens: number | undefined; // counted only when there is a compaction to size
-  const size = (messages: readonly Message[]) => (toolTokens ??= estimateTools(tools)) + messages.reduce((a, m) => a + estimateMessage(m), 0);
+  const size = (messages: readonly Message[]) => {
+    toolTokens ??= estimateTools(tools);
+    return toolTokens + messages.reduce((a, m) => a + estimateMessage(m), 0);
+  };
   records.forEach((r, i) => {
     if (r.kind !== 'compaction_applied') return;
     notes.push({ at: r.ts, mode: r.mode, tokensBefore: size(buildConversation(records.slice(0, i))), tokensAfter: size(r.messages) });
