@@ -67,17 +67,21 @@ describe.each(PROVIDER_CASES)('$name record mode', (pc) => {
 
   it('a credential in the conversation goes to the model but not into the recording', async () => {
     const key = 'sk-ant-api03-RecordedKeyMustNotStay0123456789';
+    // No known format: redacted because the environment names it a credential, as transcripts do.
+    const token = 'dt-live-0123456789abcdefXYZ';
     const live = await pc.start();
     try {
       live.enqueue({ steps: [{ text: 'Noted.' }] });
-      await oneTurn(await pc.adapter(live, home, { KEEN_RECORD: dir }), `Deploy with ${key} please.`);
+      await oneTurn(await pc.adapter(live, home, { KEEN_RECORD: dir, DEPLOY_TOKEN: token }), `Deploy with ${key} and ${token} please.`);
       expect(JSON.stringify(live.requests[0].body)).toContain(key);
+      expect(JSON.stringify(live.requests[0].body)).toContain(token);
     } finally {
       await live.close();
     }
     const [recording] = await waitForRecordings(dir, 1);
     const saved = fs.readFileSync(`${dir}/${fs.readdirSync(dir)[0]}`, 'utf8');
     expect(saved).not.toContain(key);
-    expect(JSON.stringify(recording.request)).toContain('Deploy with [REDACTED] please.');
+    expect(saved).not.toContain(token);
+    expect(JSON.stringify(recording.request)).toContain('Deploy with [REDACTED] and [REDACTED] please.');
   });
 });

@@ -1,4 +1,5 @@
 import { Transform, type Readable } from 'node:stream';
+import { secretValues } from '../../session/redact.js';
 import { parseBody, recordDir, saveRecording } from './kit/record.js';
 
 /** The part of a Smithy HTTP handler the Bedrock client uses. */
@@ -33,6 +34,7 @@ interface ResponseLike {
 export async function recordingHandler(env: NodeJS.ProcessEnv, inner: HttpHandlerLike | undefined, http1: boolean): Promise<HttpHandlerLike | undefined> {
   const dir = recordDir(env);
   if (!dir) return undefined;
+  const secrets = secretValues(env);
   const mod = await import('@smithy/node-http-handler');
   const base: HttpHandlerLike = inner ?? ((http1 ? new mod.NodeHttpHandler() : new mod.NodeHttp2Handler()) as unknown as HttpHandlerLike);
   return {
@@ -54,7 +56,7 @@ export async function recordingHandler(env: NodeJS.ProcessEnv, inner: HttpHandle
         content_type: out.response.headers['content-type'] ?? '',
       };
       if (!body || typeof body.pipe !== 'function') {
-        saveRecording(dir, { ...recording, response_base64: '' });
+        saveRecording(dir, { ...recording, response_base64: '' }, secrets);
         return out;
       }
       const chunks: Buffer[] = [];
@@ -62,7 +64,7 @@ export async function recordingHandler(env: NodeJS.ProcessEnv, inner: HttpHandle
       const save = (truncated: boolean) => {
         if (saved) return;
         saved = true;
-        saveRecording(dir, { ...recording, response_base64: Buffer.concat(chunks).toString('base64'), ...(truncated ? { truncated } : {}) });
+        saveRecording(dir, { ...recording, response_base64: Buffer.concat(chunks).toString('base64'), ...(truncated ? { truncated } : {}) }, secrets);
       };
       const recorder = new Transform({
         transform(chunk: Buffer, _encoding, done) {

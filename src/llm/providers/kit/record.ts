@@ -1,15 +1,16 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { redactFormats } from '../../../secret-formats.js';
+import { redactSecrets, secretValues } from '../../../session/redact.js';
 import { sdkFetch } from '../../net/http-fetch.js';
 
 /**
  * Record mode: with `KEEN_RECORD=DIR`, every provider request and the raw bytes of its streamed
  * response are saved as one JSON file in DIR, so a real session can become a regression test
  * (the loopback fakes replay such files: test/fakes/recording.ts). Request headers are never
- * saved (they carry the credentials); in request bodies, every string value has its well-known
- * credential formats redacted (a key the user pasted, a token a tool printed); the response bytes
- * are saved as received, so a fake can replay them exactly.
+ * saved (they carry the credentials); request bodies are redacted as transcripts are (Keen's
+ * credential values and credential-named variables of the environment, and well-known formats: a
+ * key the user pasted, a token a tool printed); the response bytes are saved as received, so a
+ * fake can replay them exactly — a model that repeats a secret leaves it there.
  */
 
 /** One saved exchange. `response_base64` is the response body exactly as it came off the wire. */
@@ -35,20 +36,16 @@ export function recordDir(env: NodeJS.ProcessEnv): string | undefined {
   return dir ? dir : undefined;
 }
 
-/** `value` with redactFormats applied to every string in it (keys included). Pure. */
-function redactDeep(value: unknown): unknown {
-  if (typeof value === 'string') return redactFormats(value);
-  if (Array.isArray(value)) return value.map(redactDeep);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [redactFormats(k), redactDeep(v)]));
-  return value;
-}
-
-/** Writes one recording (request body redacted); a failure to write never breaks the session. */
-export function saveRecording(dir: string, recording: Recording): void {
+/**
+ * Writes one recording, the request body redacted as a transcript is (`secrets`: the exact values
+ * to remove, `secretValues(env)`; well-known formats always). A failure to write never breaks
+ * the session.
+ */
+export function saveRecording(dir: string, recording: Recording, secrets: readonly string[] = []): void {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const name = `${Date.now()}-${process.pid}-${String(++sequence).padStart(4, '0')}-${recording.provider}.json`;
-    const saved = { ...recording, request: redactDeep(recording.request) };
+    const saved = { ...recording, request: redactSecrets(recording.request, secrets) };
     writeFileSync(join(dir, name), `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
   } catch {
     /* record mode is best effort */
@@ -71,6 +68,7 @@ export function parseBody(text: string | undefined): unknown {
 export function recordingFetch(env: NodeJS.ProcessEnv, provider: string, send: typeof fetch = sdkFetch(env)): typeof fetch | undefined {
   const dir = recordDir(env);
   if (!dir) return undefined;
+  const secrets = secretValues(env);
   return async (input, init) => {
     const res = await send(input, init);
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
@@ -84,13 +82,13 @@ export function recordingFetch(env: NodeJS.ProcessEnv, provider: string, send: t
       content_type: res.headers.get('content-type') ?? '',
     };
     if (!res.body) {
-      saveRecording(dir, { ...base, response_base64: '' });
+      saveRecording(dir, { ...base, response_base64: '' }, secrets);
       return res;
     }
     // The bytes are kept as they pass to the SDK and saved before the SDK sees the end, so a
     // process that exits right after its last reply has written every recording.
     const chunks: Uint8Array[] = [];
-    const keep = (truncated: boolean) => saveRecording(dir, { ...base, response_base64: Buffer.concat(chunks).toString('base64'), ...(truncated ? { truncated } : {}) });
+    const keep = (truncated: boolean) => saveRecording(dir, { ...base, response_base64: Buffer.concat(chunks).toString('base64'), ...(truncated ? { truncated } : {}) }, secrets);
     const reader = res.body.getReader();
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
