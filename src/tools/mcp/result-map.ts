@@ -1,4 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { imageSize } from 'image-size';
 import { HeadTailBuffer } from '../output-cap.js';
 import type { ToolImage, ToolOutcome } from '../types.js';
 
@@ -12,6 +13,10 @@ export const MCP_TAIL_CHARS = 20_000;
  * session until compaction pruned it, so it is named, not kept.
  */
 export const MCP_IMAGE_MAX_BYTES = 3.75 * 1024 * 1024;
+/** The images one result may keep in all (a request carries the history's images: Anthropic takes 32 MB). */
+export const MCP_IMAGES_MAX_BYTES = 8 * 1024 * 1024;
+/** The longest side the APIs take (Anthropic: 8,000 px). */
+export const MCP_IMAGE_MAX_SIDE = 8000;
 
 function bytesOf(base64: string): number {
   return Math.floor((base64.length * 3) / 4);
@@ -27,6 +32,24 @@ function sizeOf(base64: string): string {
 }
 
 /**
+ * Why an image cannot go to the model, or undefined: too many bytes, too many for this result
+ * after `kept`, or a side longer than the APIs take (from its header, by image-size). Kept, it
+ * would fail every later request of the session until compaction pruned it.
+ */
+function refusal(base64: string, kept: number): string | undefined {
+  const bytes = bytesOf(base64);
+  if (bytes > MCP_IMAGE_MAX_BYTES) return `larger than the ${formatBytes(MCP_IMAGE_MAX_BYTES)} the model APIs accept`;
+  if (kept + bytes > MCP_IMAGES_MAX_BYTES) return `over the ${formatBytes(MCP_IMAGES_MAX_BYTES)} of images one result may carry`;
+  try {
+    const { width, height } = imageSize(Buffer.from(base64, 'base64'));
+    if (width > MCP_IMAGE_MAX_SIDE || height > MCP_IMAGE_MAX_SIDE) return `${width}×${height} px, longer than the ${MCP_IMAGE_MAX_SIDE} px a side the model APIs accept`;
+  } catch {
+    // A type image-size does not read: the providers' encoders decide what they send.
+  }
+  return undefined;
+}
+
+/**
  * A `tools/call` result as a Keen tool outcome. Text blocks are joined with newlines; an image is
  * kept in `images` (for providers that accept images in tool results) and named by a placeholder
  * line in the text; audio and binary resources are named; embedded text resources are included
@@ -37,19 +60,23 @@ export function mapCallResult(result: CallToolResult): ToolOutcome {
   const buffer = new HeadTailBuffer(MCP_HEAD_CHARS, MCP_TAIL_CHARS);
   const images: ToolImage[] = [];
   const parts: string[] = [];
+  let kept = 0;
   for (const block of result.content ?? []) {
     switch (block.type) {
       case 'text':
         parts.push(block.text);
         break;
-      case 'image':
-        if (bytesOf(block.data) > MCP_IMAGE_MAX_BYTES) {
-          parts.push(`[image: ${block.mimeType}, ${sizeOf(block.data)} — larger than the ${formatBytes(MCP_IMAGE_MAX_BYTES)} the model APIs accept; not shown]`);
+      case 'image': {
+        const refused = refusal(block.data, kept);
+        if (refused) {
+          parts.push(`[image: ${block.mimeType}, ${sizeOf(block.data)} — ${refused}; not shown]`);
           break;
         }
+        kept += bytesOf(block.data);
         images.push({ mimeType: block.mimeType, data: block.data });
         parts.push(`[image: ${block.mimeType}, ${sizeOf(block.data)}]`);
         break;
+      }
       case 'audio':
         parts.push(`[audio: ${block.mimeType}, ${sizeOf(block.data)} — not shown]`);
         break;

@@ -150,6 +150,28 @@ describe('mapCallResult', () => {
     ]);
   });
 
+  it('an image too long on a side, or past the bytes one result may carry, is named, not kept', () => {
+    // A PNG header is enough for its size: signature, then the IHDR chunk (width, height).
+    const png = (width: number, height: number, padTo = 0) => {
+      const head = Buffer.alloc(33);
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(head, 0);
+      head.writeUInt32BE(13, 8);
+      head.write('IHDR', 12, 'latin1');
+      head.writeUInt32BE(width, 16);
+      head.writeUInt32BE(height, 20);
+      head.writeUInt8(8, 24);
+      head.writeUInt8(6, 25);
+      return Buffer.concat([head, Buffer.alloc(Math.max(0, padTo - head.length))]).toString('base64');
+    };
+    const tall = mapCallResult({ content: [{ type: 'image', data: png(1200, 9000), mimeType: 'image/png' }] });
+    expect(tall.images).toBeUndefined();
+    expect(tall.content).toMatch(/^\[image: image\/png, \d+ B — 1200×9000 px, longer than the 8000 px a side the model APIs accept; not shown\]$/);
+    const three = mapCallResult({ content: [1, 2, 3].map(() => ({ type: 'image' as const, data: png(800, 600, 3 * 1024 * 1024), mimeType: 'image/png' })) });
+    expect(three.images).toHaveLength(2);
+    expect(three.content.split('\n')[2]).toBe('[image: image/png, 3 MB — over the 8 MB of images one result may carry; not shown]');
+    expect(mapCallResult({ content: [{ type: 'image', data: png(800, 600), mimeType: 'image/png' }] }).images).toHaveLength(1);
+  });
+
   it('caps long output, keeping head and tail', () => {
     const out = mapCallResult({ content: [{ type: 'text', text: `HEAD${'x\n'.repeat(100_000)}TAIL` }] });
     expect(out.content.length).toBeLessThan(31_000);
