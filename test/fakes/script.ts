@@ -29,7 +29,7 @@ export interface FakeUsage {
 export interface FakeReply {
   steps?: FakeStep[];
   /** Answer with these bytes exactly (a recorded response, see recording.ts) instead of encoding steps. */
-  raw?: { status: number; contentType: string; body: Buffer };
+  raw?: { status: number; contentType: string; body: Buffer; headers?: Record<string, string> };
   usage?: FakeUsage;
   /** Defaults to tool_use when the steps hold a tool call, else end_turn. */
   stopReason?: 'end_turn' | 'tool_use' | 'max_tokens';

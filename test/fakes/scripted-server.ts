@@ -74,7 +74,7 @@ export async function startScriptedServer(opts: ScriptedServerOptions): Promise<
         return;
       }
       if (reply.raw) {
-        res.writeHead(reply.raw.status, { 'content-type': reply.raw.contentType });
+        res.writeHead(reply.raw.status, { 'content-type': reply.raw.contentType, ...reply.raw.headers });
         res.end(reply.raw.body);
         return;
       }

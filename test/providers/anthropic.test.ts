@@ -294,6 +294,17 @@ describe('anthropic adapter: errors', () => {
     expect(fake.requests[1].body.messages).toEqual(fake.requests[0].body.messages);
   });
 
+  it('a redirect to another host is not followed (the key stays here) and the error names where it pointed', async () => {
+    fake.enqueue({ raw: { status: 301, contentType: 'text/html', body: Buffer.from(''), headers: { location: 'https://api.elsewhere.example/v1/messages' } } });
+    const events = await turn(await open());
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ type: 'error', error: { kind: 'other', status: 301 } });
+    expect((events[0] as { error: { message: string } }).error.message).toMatch(
+      /^Anthropic at 127\.0\.0\.1:\d+ redirected the request to https:\/\/api\.elsewhere\.example\/v1\/messages, which Keen does not follow \(the API key would go to another host\); if that address is right, make it the base URL \(ANTHROPIC_BASE_URL\)\.$/,
+    );
+    expect(fake.requests).toHaveLength(1);
+  });
+
   it('maps 401 to auth and tells the user to check ANTHROPIC_API_KEY', async () => {
     fake.enqueue({ error: { status: 401, message: 'invalid x-api-key' } });
     const events = await turn(await open());

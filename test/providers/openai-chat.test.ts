@@ -181,6 +181,15 @@ describe('openai chat adapter', () => {
     expect(fake.requests[1].body).toEqual(fake.requests[0].body);
   });
 
+  it('a redirect to another host is not followed and the error names where it pointed', async () => {
+    fake.enqueue({ raw: { status: 308, contentType: 'text/plain', body: Buffer.from('moved'), headers: { location: 'https://other.example/v1/chat/completions' } } });
+    const events = await turn(await open());
+    expect(last(events)).toMatchObject({ type: 'error', error: { kind: 'other', status: 308 } });
+    const e = last(events);
+    expect(e.type === 'error' && e.error.message).toContain('redirected the request to https://other.example/v1/chat/completions, which Keen does not follow');
+    expect(fake.requests).toHaveLength(1);
+  });
+
   it('maps 401 to auth', async () => {
     fake.enqueue({ error: { status: 401, message: 'Incorrect API key provided.' } });
     const events = await turn(await open());

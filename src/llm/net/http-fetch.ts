@@ -18,7 +18,7 @@
  * - gzip / deflate / br bodies are decoded (nothing asks for them: no Accept-Encoding is added);
  * - redirects are followed (at most 20) only within the same origin: a credential header
  *   (`x-api-key`, `authorization`) never goes to another host. A cross-origin redirect is handed
- *   back as the 3xx response, which the SDK reports as an error naming its status. With
+ *   back as the 3xx response; the error maps name where it pointed (kit/error-table.ts). With
  *   `redirect: 'manual'` every 3xx comes back as it is (web_fetch follows redirects itself);
  *   `redirect: 'error'` and a 21st redirect reject as fetch does;
  * - time limits, as undici's (`HttpTimeouts`; the model APIs get MODEL_API_TIMEOUTS): connect,

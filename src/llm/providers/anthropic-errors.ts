@@ -3,7 +3,7 @@
  * one-line message. Pure: works on the error's shape, never on the SDK's classes.
  */
 import { isAbortError, llmError, type LlmError } from '../core/errors.js';
-import { isContextOverflow, isNetworkFailure } from './kit/error-table.js';
+import { isContextOverflow, isNetworkFailure, redirectNotFollowed } from './kit/error-table.js';
 
 interface ErrorShape {
   name?: string;
@@ -14,6 +14,7 @@ interface ErrorShape {
   error?: { error?: { type?: string; message?: string } } | null;
   cause?: unknown;
   code?: string;
+  headers?: unknown;
 }
 
 export interface ErrorContext {
@@ -34,6 +35,8 @@ export function mapAnthropicError(err: unknown, ctx: ErrorContext): LlmError {
   }
   const type = e.type ?? e.error?.error?.type ?? undefined;
   const detail = e.apiMessage ?? e.error?.error?.message ?? e.message ?? 'unknown error';
+  const moved = redirectNotFollowed(e.status, e.headers);
+  if (moved) return llmError('other', `Anthropic at ${host} ${moved} (ANTHROPIC_BASE_URL).`, e.status);
   if (typeof e.status === 'number') return fromStatus(e.status, type, detail);
   if (type) return fromStreamErrorEvent(type, detail);
   if (isNetworkFailure(e)) {

@@ -1,6 +1,6 @@
 import { KeenError, errorText } from '../../errors.js';
 import { isAbortError, llmError, type LlmError } from '../core/errors.js';
-import { isContextOverflow, isNetworkFailure, NETWORK_TEXT } from './kit/error-table.js';
+import { isContextOverflow, isNetworkFailure, NETWORK_TEXT, redirectNotFollowed } from './kit/error-table.js';
 import type { OpenAIModule } from './openai-sdk.js';
 
 /** How to word errors for one OpenAI-flavoured endpoint. */
@@ -63,6 +63,8 @@ export function mapOpenAIError(err: unknown, signal: AbortSignal | undefined, sd
       return llmError('rate_limit', `${cap(ctx.service)} is rate limiting requests (429, after ${ctx.retries} retries): ${message}`, status);
     }
     if (status === undefined) return streamError(code, message, ctx);
+    const moved = redirectNotFollowed(status, err.headers);
+    if (moved) return llmError('other', clean(`${cap(ctx.service)} ${moved}.`), status);
     return llmError('other', `${cap(ctx.service)} returned ${status}: ${message}`, status);
   }
   const text = clean(errorText(err));

@@ -59,3 +59,21 @@ export function isNetworkFailure(err: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * The tail of a one-line error for a redirect the transport did not follow (to another host: the
+ * API key would go with it; src/llm/net/http-fetch.ts), or undefined when `status` is none.
+ */
+export function redirectNotFollowed(status: number | undefined, headers: unknown): string | undefined {
+  if (status === undefined || status < 300 || status > 399) return undefined;
+  const location = headerOf(headers, 'location');
+  return location
+    ? `redirected the request to ${location}, which Keen does not follow (the API key would go to another host); if that address is right, make it the base URL`
+    : undefined;
+}
+
+function headerOf(headers: unknown, name: string): string | undefined {
+  if (headers && typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
+  const value = headers && typeof headers === 'object' ? (headers as Record<string, unknown>)[name] : undefined;
+  return typeof value === 'string' ? value : undefined;
+}
