@@ -5,7 +5,8 @@
  * that marked does not read as exactly one run of lists comes back undefined (the caller keeps
  * the streaming lines).
  */
-import { Lexer, type Token, type Tokens } from 'marked';
+import type { Token, Tokens } from 'marked';
+import { markedLexer } from './marked-lexer.js';
 import type { Span } from './inline.js';
 import type { MarkdownLine } from './line-classifier.js';
 import { spansOf } from './marked-inline.js';
@@ -55,7 +56,7 @@ function itemLines(list: Tokens.List, level: number, out: MarkdownLine[]): void 
 export function parseList(lines: readonly string[], baseIndent = 0): MarkdownLine[] | undefined {
   let tokens: Token[];
   try {
-    tokens = Lexer.lex(lines.join('\n'), { gfm: true });
+    tokens = markedLexer().lex(lines.join('\n'), { gfm: true });
   } catch {
     return undefined;
   }

@@ -7,7 +7,8 @@
  * keep the classifier's carried state and lowlight. Pure; never throws: what marked does not read
  * as the block the classifier saw keeps its streaming rendering.
  */
-import { Lexer, type Token, type Tokens } from 'marked';
+import type { Token, Tokens } from 'marked';
+import { markedLexer } from './marked-lexer.js';
 import { classifyLine, type MarkdownLine, type MarkdownState } from './line-classifier.js';
 import { parseList } from './list-block.js';
 import { spansOf } from './marked-inline.js';
@@ -39,7 +40,9 @@ function quoteSpans(tokens: readonly Token[], out: Span[]): Span[] {
 function finishedLine(text: string, fallback: MarkdownLine): MarkdownLine {
   let tokens: Token[];
   try {
-    tokens = Lexer.lex(text, { gfm: true }).filter((t) => t.type !== 'space');
+    tokens = markedLexer()
+      .lex(text, { gfm: true })
+      .filter((t) => t.type !== 'space');
   } catch {
     return fallback;
   }

@@ -3,7 +3,8 @@
  * the table ends) and laid out with aligned columns measured by `string-width`, so CJK and emoji
  * cells line up. Pure; never throws: text that marked does not read as a table stays text.
  */
-import { Lexer, type Tokens } from 'marked';
+import type { Token, Tokens } from 'marked';
+import { markedLexer } from './marked-lexer.js';
 import stringWidth from 'string-width';
 import { spansOf } from './marked-inline.js';
 
@@ -24,9 +25,9 @@ const visible = (cell: Tokens.TableCell) =>
 
 /** The table in `lines` (its rows, separator included), or undefined when marked sees none. */
 export function parseTable(lines: readonly string[]): TableLine | undefined {
-  let tokens: ReturnType<typeof Lexer.lex>;
+  let tokens: Token[];
   try {
-    tokens = Lexer.lex(lines.join('\n'), { gfm: true });
+    tokens = markedLexer().lex(lines.join('\n'), { gfm: true });
   } catch {
     return undefined;
   }
