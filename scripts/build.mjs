@@ -55,7 +55,7 @@ await build({
   // Provider SDKs are bundled: each dynamic import() becomes its own lazily loaded chunk, which
   // loads far faster than the SDK's hundreds of module files (issue: speed). genkit stays external
   // (it resolves plugins and protobuf files at run time), and so does ripgrep (binary path).
-  external: ['genkit', '@genkit-ai/*', '@vscode/ripgrep', '@modelcontextprotocol/sdk', 'turndown', 'undici', 'react-devtools-core'],
+  external: ['genkit', '@genkit-ai/*', '@vscode/ripgrep', '@modelcontextprotocol/sdk', 'turndown', 'react-devtools-core'],
   banner: {
     js: "import { createRequire as __keenCreateRequire } from 'node:module'; const require = __keenCreateRequire(import.meta.url);",
   },

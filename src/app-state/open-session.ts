@@ -10,7 +10,7 @@ import { computeBudget, DEFAULT_COMPACTION_POLICY, type ContextBudget } from '..
 import { ContextMeter } from '../llm/core/token-estimator.js';
 import type { ProviderAdapter } from '../llm/core/provider.js';
 import { createChatClient } from '../llm/loop.js';
-import { installProxyFromEnv } from '../llm/net/proxy.js';
+import { installProxyFromEnv } from '../llm/net/http-fetch.js';
 import { createAdapter } from '../llm/providers/registry.js';
 import { modeHolder, type ModeHolder } from '../context/agent-mode.js';
 import { loadProjectContext, type ProjectContext } from '../context/project-context.js';
@@ -184,7 +184,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       flags.model = stored.model;
     }
     const resolved = resolveModel(config, flags, opts.env, home);
-    await installProxyFromEnv(opts.env);
+    installProxyFromEnv(opts.env);
     const adapter: ProviderAdapter = opts.inspect ? inspectOnlyAdapter(resolved.provider) : await createAdapter(resolved.provider, resolved.settings);
     const budget = computeBudget(
       { contextWindow: resolved.info.contextWindow, maxOutputTokens: resolved.info.maxOutputTokens },

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBedrockFake } from '../fakes/bedrock-fake.js';
+import { startGeminiFake } from '../fakes/gemini-fake.js';
 import { filesUnder, toolResults, useCliRig } from './cli-fixtures.js';
 import { type ConnectProxy, startConnectProxy } from '../fakes/connect-proxy.js';
 
@@ -66,6 +67,27 @@ describe('proxies for Bedrock (Node http stack)', () => {
       expect(tunnels).toEqual([]);
     } finally {
       await bedrock.close();
+    }
+  });
+});
+
+describe('proxies for Genkit (its plugin calls the global fetch)', () => {
+  it('HTTPS_PROXY tunnels the Gemini request; NO_PROXY exempts it', async () => {
+    const gemini = await startGeminiFake();
+    try {
+      const env = { GEMINI_API_KEY: 'test-gemini-key', GOOGLE_GEMINI_BASE_URL: gemini.url, HTTPS_PROXY: proxyUrl, HTTP_PROXY: proxyUrl };
+      tunnels.length = 0;
+      gemini.enqueue({ steps: [{ text: 'gemini via proxy' }] }, { steps: [{ text: 'gemini direct' }] });
+      const a = await rig.keen(workspace(), ['run', '--provider', 'genkit', 'hi'], { env });
+      expect(a.code, a.stderr).toBe(0);
+      expect(a.stdout).toBe('gemini via proxy\n');
+      expect(tunnels).toContain(new URL(gemini.url).host);
+      tunnels.length = 0;
+      const b = await rig.keen(workspace(), ['run', '--provider', 'genkit', 'hi'], { env: { ...env, NO_PROXY: '127.0.0.1' } });
+      expect(b.stdout).toBe('gemini direct\n');
+      expect(tunnels).toEqual([]);
+    } finally {
+      await gemini.close();
     }
   });
 });

@@ -54,6 +54,18 @@ export function sdkFetch(env: NodeJS.ProcessEnv, timeouts: HttpTimeouts = MODEL_
   return ((input: string | URL | Request, init?: RequestInit) => httpFetch(input, init, { ...timeouts, agentFor })) as typeof fetch;
 }
 
+let installed = false;
+
+/**
+ * With a proxy variable set, the process's global fetch becomes {@link sdkFetch} (once), for the
+ * code that calls the global (Genkit's plugin). Without one nothing changes.
+ */
+export function installProxyFromEnv(env: NodeJS.ProcessEnv): void {
+  if (installed || !proxyConfigured(env)) return;
+  globalThis.fetch = sdkFetch(env);
+  installed = true;
+}
+
 /** Time limits of one request; each unset one is none. */
 export interface HttpTimeouts {
   /** DNS, TCP and a proxy's CONNECT, until the socket is connected. */

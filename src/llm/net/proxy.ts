@@ -4,9 +4,8 @@
  *   through `sdkFetch` (http-fetch.ts): node:http tunnelling through the proxy with
  *   https-proxy-agent ({@link tunnelAgent}).
  * - Bedrock's SDK uses Node's http stack: it gets {@link proxiedRequestHandler}.
- * - Genkit's plugin calls the global fetch: {@link installProxyFromEnv} makes it undici's fetch
- *   through an EnvHttpProxyAgent (undici 7's dispatcher cannot be handed to Node 20's built-in
- *   fetch, so the fetch is swapped as a whole).
+ * - Genkit's plugin calls the global fetch: `installProxyFromEnv` (http-fetch.ts) makes that the
+ *   same tunnelling fetch.
  * Nothing is loaded without a proxy variable.
  */
 import type { Agent } from 'node:http';
@@ -15,43 +14,6 @@ const PROXY_VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'];
 
 export function proxyConfigured(env: NodeJS.ProcessEnv): boolean {
   return PROXY_VARS.some((name) => !!env[name]?.trim());
-}
-
-let installed = false;
-const fetches = new Map<string, typeof fetch>();
-
-/**
- * undici's fetch through an EnvHttpProxyAgent for the proxy `env` names (NO_PROXY honoured), or
- * undefined without a proxy variable (then nothing is loaded). One per distinct setting.
- */
-async function proxiedFetch(env: NodeJS.ProcessEnv): Promise<typeof fetch | undefined> {
-  if (!proxyConfigured(env)) return undefined;
-  const pick = (...names: string[]) => names.map((n) => env[n]?.trim()).find((v) => !!v);
-  const options = {
-    httpProxy: pick('HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy'),
-    httpsProxy: pick('HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'),
-    noProxy: pick('NO_PROXY', 'no_proxy'),
-  };
-  const key = JSON.stringify(options);
-  const known = fetches.get(key);
-  if (known) return known;
-  // undici is CommonJS: bundled, its exports sit on `default`.
-  const loaded = (await import('undici')) as typeof import('undici') & { default?: typeof import('undici') };
-  const undici = loaded.default ?? loaded;
-  const agent = new undici.EnvHttpProxyAgent(options);
-  const proxied = ((input: unknown, init?: Record<string, unknown>) =>
-    undici.fetch(input as string, { ...(init as object), dispatcher: agent } as never)) as unknown as typeof fetch;
-  fetches.set(key, proxied);
-  return proxied;
-}
-
-/** Routes this process's fetch through the proxy `env` names (once; no-op without one). */
-export async function installProxyFromEnv(env: NodeJS.ProcessEnv): Promise<void> {
-  if (installed) return;
-  const proxied = await proxiedFetch(env);
-  if (!proxied) return;
-  globalThis.fetch = proxied;
-  installed = true;
 }
 
 /**
