@@ -3,6 +3,7 @@
  * with tool cards at their offsets, compaction markers and model switches (from
  * `replayTranscript`). Tool output is not stored, so replayed cards show their summary only.
  */
+import type { LiveSession } from '../app-state/open-session.js';
 import { MANUAL_COMPACTION_STATUS } from '../app-state/session-controller.js';
 import type { SessionRecord } from '../session/records.js';
 import { replayTranscript } from '../session/projection.js';
@@ -97,3 +98,15 @@ export function replayItems(records: readonly SessionRecord[], limit = REPLAY_LI
 
 /** The first line of a replay that starts partway through a long transcript. */
 export const EARLIER_NOT_READ = '… earlier conversation not shown (a long transcript; `/rewind` lists every prompt)';
+
+/**
+ * What a session shows as it becomes current: its replay (unless `keep`: a model switch keeps
+ * the screen), a muted line when it resumed a conversation, and its warnings.
+ */
+export function openingItems(session: Pick<LiveSession, 'shown' | 'sessionId' | 'warnings'>, keep: boolean): NewItem[] {
+  const { records, complete } = session.shown;
+  const items = keep ? [] : replayItems(records, REPLAY_LIMIT, complete);
+  if (!keep && records.some((r) => r.kind === 'user_message')) items.push({ kind: 'notice', text: `Resumed session ${session.sessionId}`, tone: 'muted' });
+  for (const w of session.warnings) items.push({ kind: 'notice', text: w, tone: 'warning' });
+  return items;
+}

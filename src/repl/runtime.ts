@@ -20,7 +20,7 @@ import { projectSlashCommands } from './context-commands.js';
 import { dispatchInput } from './input-dispatch.js';
 import type { InputHistory } from './input/history-store.js';
 import { PermissionBroker, ReplGate } from './permission-broker.js';
-import { REPLAY_LIMIT, replayItems } from './replay.js';
+import { openingItems } from './replay.js';
 import type { TranscriptScrollback } from './scrollback.js';
 import { setProjectCommands } from './slash-commands.js';
 import { QUEUE_LIMIT, type NewItem } from './state/ui-state.js';
@@ -63,7 +63,6 @@ export class ReplRuntime implements CommandHost {
   private running = false;
   private exiting = false;
   private ready = false;
-  private lastReported?: number;
   private readonly spend: SpendByModel = new Map();
   private exitTimer?: NodeJS.Timeout;
   private current?: Promise<void>;
@@ -168,10 +167,7 @@ export class ReplRuntime implements CommandHost {
         start(handle.abort.signal),
         {
           onUsage: (u) => this.onUsage(u),
-          onHistoryReplaced: () => {
-            this.lastReported = undefined;
-            this.store.dispatch({ type: 'context', tokens: this.estimateContext() });
-          },
+          onHistoryReplaced: () => this.store.dispatch({ type: 'context', tokens: this.estimateContext() }),
         },
         this.opts.batchMs ?? TEXT_BATCH_MS,
       );
@@ -295,13 +291,7 @@ export class ReplRuntime implements CommandHost {
     this.session = session;
     // A model switch keeps "allow for this session" answers; a new or resumed session starts fresh.
     if (!this.gate.configured) this.gate.configure(session.policy);
-    this.lastReported = undefined;
-    const shown = session.shown;
-    const items: NewItem[] = how === 'keep' ? [] : replayItems(shown.records, REPLAY_LIMIT, shown.complete);
-    if (how !== 'keep' && shown.records.some((r) => r.kind === 'user_message')) {
-      items.push({ kind: 'notice', text: `Resumed session ${session.sessionId}`, tone: 'muted' });
-    }
-    for (const w of session.warnings) items.push({ kind: 'notice', text: w, tone: 'warning' });
+    const items = openingItems(session, how === 'keep');
     // A long replay is written as plain scrollback (scrollback.ts), not through <Static>.
     if (how === 'reset') {
       this.opts.clearScreen?.();
@@ -395,9 +385,7 @@ export class ReplRuntime implements CommandHost {
   }
 
   private onUsage(u: Usage): void {
-    if (promptTokens(u) <= 0) return;
-    this.lastReported = promptTokens(u);
-    this.store.dispatch({ type: 'context', tokens: this.estimateContext() });
+    if (promptTokens(u) > 0) this.store.dispatch({ type: 'context', tokens: this.estimateContext() });
   }
 
   // ---- output helpers ------------------------------------------------------------------------
