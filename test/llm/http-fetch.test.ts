@@ -208,6 +208,19 @@ describe('httpFetch', () => {
     expect(isNetworkFailure(err)).toBe(true);
   });
 
+  it('a body the consumer is slow to read is not silent: the idle clock runs only while the consumer waits', async () => {
+    const chunk = Buffer.alloc(64 << 10, 'x');
+    const base = await serve(async (_req, res) => {
+      res.writeHead(200);
+      for (let i = 0; i < 40; i++) if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve));
+      res.end();
+    });
+    const res = await httpFetch(`${base}/big`, undefined, { bodyTimeoutMs: 100 });
+    await new Promise((resolve) => setTimeout(resolve, 400)); // the consumer is busy; the body backs up
+    const body = Buffer.from(await res.arrayBuffer());
+    expect(body.length).toBe(40 * chunk.length);
+  });
+
   it("no response headers within the limit, or no connection within its limit: fetch failed with undici's code", async () => {
     const base = await serve(() => undefined); // accepts, never answers
     const silent = (await httpFetch(`${base}/x`, undefined, { headersTimeoutMs: 150 }).catch((e: unknown) => e)) as TypeError & { cause: { code: string } };

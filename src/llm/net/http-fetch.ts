@@ -137,7 +137,8 @@ function send(out: Outgoing, agent: http.Agent | undefined, limits: HttpTimeouts
     const timers: NodeJS.Timeout[] = [];
     const limit = (ms: number | undefined, code: string, message: string) => {
       if (ms === undefined) return undefined;
-      const timer = setTimeout(() => req.destroy(timeoutError(code, message)), ms);
+      // Unref'd: a limit fails a stalled request; it never keeps the process alive by itself.
+      const timer = setTimeout(() => req.destroy(timeoutError(code, message)), ms).unref();
       timers.push(timer);
       return timer;
     };
@@ -213,6 +214,9 @@ function webBody(stream: Readable, res: http.IncomingMessage, signal: AbortSigna
   let done = false;
   let onAbort: (() => void) | undefined;
   let idle: NodeJS.Timeout | undefined;
+  // Silence longer than `idleMs` between chunks fails the body (before the close it causes). The
+  // clock runs only while the consumer waits for data: a paused body waits on the consumer.
+  let watch = () => {};
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
@@ -228,21 +232,24 @@ function webBody(stream: Readable, res: http.IncomingMessage, signal: AbortSigna
           res.destroy();
         };
         signal?.addEventListener('abort', onAbort, { once: true });
-        // Silence longer than `idleMs` between chunks fails the body (before the close it causes).
-        const watch = () => {
-          if (idleMs === undefined) return;
+        watch = () => {
+          if (idleMs === undefined || done) return;
           clearTimeout(idle);
           idle = setTimeout(() => {
             fail(timeoutError('UND_ERR_BODY_TIMEOUT', `the response body was silent for ${idleMs} ms`));
             res.destroy();
           }, idleMs);
+          idle.unref();
         };
         watch();
         stream.on('data', (chunk: Buffer) => {
           if (done) return;
-          watch();
           controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-          if ((controller.desiredSize ?? 1) <= 0) stream.pause();
+          if ((controller.desiredSize ?? 1) > 0) watch();
+          else {
+            stream.pause();
+            clearTimeout(idle);
+          }
         });
         stream.once('end', () => {
           if (done) return;
@@ -258,6 +265,7 @@ function webBody(stream: Readable, res: http.IncomingMessage, signal: AbortSigna
         });
       },
       pull() {
+        watch();
         stream.resume();
       },
       cancel() {
