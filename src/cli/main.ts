@@ -14,12 +14,26 @@ async function main(argv: string[]): Promise<number> {
   return runCli(argv);
 }
 
+/**
+ * Once the command is done (its output written, the session closed), Keen exits when nothing is
+ * left to do — and at the latest after LINGER_MS: a socket nobody will ever use again (a proxy that
+ * never answered a CONNECT, a server that keeps a connection open) must not keep a finished
+ * `keen run` alive. The timer is unref'd, so a normal exit never waits for it.
+ */
+const LINGER_MS = 2000;
+
+function exitSoon(): void {
+  setTimeout(() => process.exit(), LINGER_MS).unref();
+}
+
 main(process.argv).then(
   (code) => {
     process.exitCode = code;
+    exitSoon();
   },
   async (err: unknown) => {
     const { reportFatal } = await import('./report.js');
     process.exitCode = reportFatal(err);
+    exitSoon();
   },
 );

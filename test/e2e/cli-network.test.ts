@@ -4,11 +4,12 @@
  * through a real CONNECT proxy on loopback.
  */
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBedrockFake } from '../fakes/bedrock-fake.js';
 import { startGeminiFake } from '../fakes/gemini-fake.js';
-import { filesUnder, toolResults, useCliRig } from './cli-fixtures.js';
+import { errorLines, filesUnder, toolResults, useCliRig } from './cli-fixtures.js';
 import { type ConnectProxy, startConnectProxy } from '../fakes/connect-proxy.js';
 
 const { rig, workspace } = useCliRig();
@@ -42,6 +43,24 @@ describe('proxies', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(tunnels).toEqual([]);
   });
+});
+
+describe('a proxy that never answers', () => {
+  it('keen run fails at the connect limit with one line and exits, though the proxy keeps the socket open', async () => {
+    const silent = net.createServer(() => undefined); // accepts, never answers CONNECT, never closes
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const started = Date.now();
+      const r = await rig.keen(workspace(), ['run', 'hi'], { env: { HTTPS_PROXY: `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}`, KEEN_MAX_RETRIES: '0' } });
+      expect(r.code).not.toBe(0);
+      expect(errorLines(r.stderr)).toHaveLength(1);
+      expect(r.stderr).toMatch(/could not connect to 127\.0\.0\.1:\d+ within 10000 ms/);
+      // 10 s connect limit + at most the 2 s linger: not the SDK's 10 minutes, not for ever.
+      expect(Date.now() - started).toBeLessThan(25_000);
+    } finally {
+      silent.close();
+    }
+  }, 40_000);
 });
 
 describe('proxies for Bedrock (Node http stack)', () => {

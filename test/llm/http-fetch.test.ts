@@ -241,6 +241,36 @@ describe('httpFetch', () => {
     expect([stuck.message, stuck.cause.code]).toEqual(['fetch failed', 'UND_ERR_CONNECT_TIMEOUT']);
   });
 
+  it('the connect limit covers the TLS handshake and a proxy CONNECT that is never answered; a reused socket is not held to it', async () => {
+    const silent = net.createServer(() => undefined); // accepts TCP, never says a word
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as AddressInfo).port;
+    try {
+      const tlsStall = (await httpFetch(`https://127.0.0.1:${port}/`, undefined, { connectTimeoutMs: 150, headersTimeoutMs: 60_000 }).catch((e: unknown) => e)) as TypeError & {
+        cause: { code: string };
+      };
+      expect([tlsStall.message, tlsStall.cause.code]).toEqual(['fetch failed', 'UND_ERR_CONNECT_TIMEOUT']);
+      // A "proxy" that accepts and never answers CONNECT: the limit (and an abort) still end it.
+      const viaSilentProxy = sdkFetch({ HTTP_PROXY: `http://127.0.0.1:${port}` }, { connectTimeoutMs: 150 });
+      const stalled = (await viaSilentProxy('http://example.test/').catch((e: unknown) => e)) as TypeError & { cause: { code: string } };
+      expect([stalled.message, stalled.cause.code]).toEqual(['fetch failed', 'UND_ERR_CONNECT_TIMEOUT']);
+      const controller = new AbortController();
+      const pending = sdkFetch({ HTTP_PROXY: `http://127.0.0.1:${port}` }, {})('http://example.test/', { signal: controller.signal }).catch((e: unknown) => e);
+      setTimeout(() => controller.abort(), 50);
+      expect(((await pending) as DOMException).name).toBe('AbortError');
+    } finally {
+      silent.close();
+    }
+    // Keep-alive: the second request reuses the socket and its answer takes longer than the limit.
+    let calls = 0;
+    const base = await serve((_req, res) => {
+      calls++;
+      setTimeout(() => res.end('late but fine'), calls === 1 ? 0 : 300);
+    });
+    await (await httpFetch(`${base}/1`, undefined, { connectTimeoutMs: 100 })).text();
+    expect(await (await httpFetch(`${base}/2`, undefined, { connectTimeoutMs: 100 })).text()).toBe('late but fine');
+  });
+
   it('hands over statuses Response alone refuses (205, 999), and redirect: error rejects', async () => {
     const base = await serve((req, res) => {
       if (req.url === '/moved') {

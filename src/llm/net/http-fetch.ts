@@ -31,6 +31,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
+import type { TLSSocket } from 'node:tls';
 import type Zlib from 'node:zlib';
 import { proxyConfigured, tunnelAgent } from './proxy.js';
 
@@ -132,31 +133,57 @@ function send(out: Outgoing, agent: http.Agent | undefined, limits: HttpTimeouts
     const headers = { ...out.headers };
     if (out.body) headers['content-length'] = String(out.body.byteLength);
     const req = client.request(out.url, { method: out.method, headers, ...(agent ? { agent } : {}) });
-    const onAbort = () => req.destroy(abortReason(out.signal!) as Error);
-    out.signal?.addEventListener('abort', onAbort, { once: true });
     const timers: NodeJS.Timeout[] = [];
+    let settled = false;
+    const settle = () => {
+      settled = true;
+      for (const t of timers) clearTimeout(t);
+      out.signal?.removeEventListener('abort', onAbort);
+    };
+    // A timeout or an abort rejects at once: a request still waiting for its socket (a proxy tunnel
+    // being set up) emits no 'error' when destroyed until a socket arrives, maybe never.
+    const fail = (err: unknown, cause: Error) => {
+      if (settled) return;
+      settle();
+      reject(err);
+      req.destroy(cause);
+    };
+    const onAbort = () => {
+      const reason = abortReason(out.signal!);
+      fail(reason, reason as Error);
+    };
+    out.signal?.addEventListener('abort', onAbort, { once: true });
     const limit = (ms: number | undefined, code: string, message: string) => {
       if (ms === undefined) return undefined;
       // Unref'd: a limit fails a stalled request; it never keeps the process alive by itself.
-      const timer = setTimeout(() => req.destroy(timeoutError(code, message)), ms).unref();
+      const timer = setTimeout(() => {
+        const err = timeoutError(code, message);
+        fail(new TypeError('fetch failed', { cause: err }), err);
+      }, ms).unref();
       timers.push(timer);
       return timer;
     };
     const connecting = limit(limits.connectTimeoutMs, 'UND_ERR_CONNECT_TIMEOUT', `could not connect to ${out.url.host} within ${limits.connectTimeoutMs} ms`);
     limit(limits.headersTimeoutMs, 'UND_ERR_HEADERS_TIMEOUT', `${out.url.host} sent no response headers within ${limits.headersTimeoutMs} ms`);
     req.once('socket', (socket) => {
-      if (!socket.connecting) clearTimeout(connecting);
-      else socket.once('connect', () => clearTimeout(connecting));
+      // Connected means TCP and, for TLS, the handshake too (a reused socket has done both). Node
+      // has no public flag for a finished handshake (getProtocol() names the version before it);
+      // `_secureEstablished` is the one its own TLS code reads.
+      const handshaking = 'encrypted' in socket && (socket as TLSSocket & { _secureEstablished?: boolean })._secureEstablished === false;
+      if (handshaking) socket.once('secureConnect', () => clearTimeout(connecting));
+      else if (socket.connecting) socket.once('connect', () => clearTimeout(connecting));
+      else clearTimeout(connecting);
     });
-    const settle = () => {
-      for (const t of timers) clearTimeout(t);
-      out.signal?.removeEventListener('abort', onAbort);
-    };
     req.once('response', (res) => {
+      if (settled) {
+        res.destroy();
+        return;
+      }
       settle();
       resolve(res);
     });
     req.once('error', (err) => {
+      if (settled) return;
       settle();
       reject(out.signal?.aborted ? abortReason(out.signal) : new TypeError('fetch failed', { cause: err }));
     });
