@@ -64,49 +64,42 @@ export interface ShowBudget {
 /**
  * The valid records before byte `offset`, read backward until `budget` is spent, in seq order:
  * what a resumed REPL shows of the conversation before the last compaction without reading a
- * 100 MB file. `complete` when the file's start was reached. Damaged lines are passed over (a
- * full load reports them) and counted. Display only: the history never comes from here.
+ * 100 MB file. `complete` when the file's start was reached. The lines read go through the same
+ * tolerant parser as a full load (torn batches dropped, a raised seq set aside), seeded just
+ * below the lowest seq read; `damaged` counts what it skipped. Display only: the history never
+ * comes from here.
  */
 export async function recordsBefore(path: string, offset: number, budget: ShowBudget): Promise<{ records: SessionRecord[]; complete: boolean; damaged: number }> {
   const fh = await open(path, 'r');
-  const found: SessionRecord[] = [];
+  const lines: { offset: number; bytes: Buffer }[] = [];
   let bytes = 0;
   let complete = true;
-  let damaged = 0;
+  let format = TRANSCRIPT_FORMAT;
   try {
+    const { size } = await fh.stat();
+    const head = await firstRecord(fh, size);
+    if (head?.kind === 'session_started') format = head.format;
     for await (const line of linesBackward(fh, offset)) {
-      if (found.length >= budget.maxRecords || bytes + line.bytes.length > budget.maxBytes) {
+      if (line.bytes.every((b) => b === 0x20 || b === 0x0d || b === 0x09)) continue;
+      if (lines.length >= budget.maxRecords || bytes + line.bytes.length > budget.maxBytes) {
         complete = false;
         break;
       }
       bytes += line.bytes.length + 1;
-      if (line.bytes.every((b) => b === 0x20 || b === 0x0d || b === 0x09)) continue;
-      const record = parseRecord(line.bytes);
-      if (record) found.push(record);
-      else damaged++;
+      lines.push({ offset: line.offset, bytes: Buffer.from(line.bytes) });
     }
   } finally {
     await fh.close();
   }
-  return { records: asLoaded(found.reverse()), complete, damaged };
-}
-
-/**
- * What a full load would keep of records read line by line: a batch only whole (a torn
- * checkpoint + compaction never took effect), and seqs only rising.
- */
-function asLoaded(records: SessionRecord[]): SessionRecord[] {
-  const seen = new Map<number, number>();
-  for (const r of records) if (r.batch) seen.set(r.batch.first_seq, (seen.get(r.batch.first_seq) ?? 0) + 1);
-  const kept: SessionRecord[] = [];
-  let last = 0;
-  for (const r of records) {
-    if (r.batch && seen.get(r.batch.first_seq) !== r.batch.count) continue;
-    if (r.seq <= last) continue;
-    kept.push(r);
-    last = r.seq;
-  }
-  return kept;
+  lines.reverse();
+  const seqs = lines.map((l) => seqOf(l.bytes)).filter((n): n is number => n !== undefined);
+  const parser = new TranscriptParser(complete || seqs.length === 0 ? 0 : Math.min(...seqs) - 1, format, lines[0]?.offset ?? 0);
+  lines.forEach((l, i) => parser.line(l.bytes.toString('utf8'), i + 1, l.offset, l.offset + l.bytes.length + 1, true));
+  parser.finish();
+  // Where the budget cut the file, a batch may be cut too: that is not damage.
+  const firstKept = parser.records[0] ? lines.find((l) => seqOf(l.bytes) === parser.records[0].seq)?.offset : undefined;
+  const damaged = parser.problems.filter((p) => complete || firstKept === undefined || p.offset > firstKept).length;
+  return { records: parser.records, complete, damaged };
 }
 
 async function readTail(fh: FileHandle, path: string): Promise<TailTranscript | undefined> {

@@ -128,4 +128,24 @@ describe('shown: the records a resumed REPL replays', () => {
       await opened.store.close();
     }
   });
+
+  it('a raised seq before the compaction is set aside as a full load does; the records after it stay', async () => {
+    const s = await longSession(25);
+    const lines = readFileSync(s.path, 'utf8').split('\n');
+    const at = lines.findIndex((l) => l.startsWith('{"seq":4,'));
+    lines[at] = lines[at].replace('{"seq":4,', '{"seq":400,');
+    writeFileSync(s.path, lines.join('\n'));
+    const opened = await SessionStore.open(s.home, CWD, s.id, { read: 'tail' });
+    try {
+      const shown = await opened.shown(WIDE);
+      const full = await loadTranscript(s.path);
+      expect(shown.records.map((r) => r.seq)).toEqual(full.records.map((r) => r.seq));
+      expect(shown.damaged).toBe(1);
+      // With a budget that starts right at the raised record, the same: it is set aside.
+      const small = await opened.shown({ maxRecords: shown.records.length - opened.records.length - 2, maxBytes: 1 << 30 });
+      expect(small.records.map((r) => r.seq)).toEqual(full.records.map((r) => r.seq).slice(-small.records.length));
+    } finally {
+      await opened.store.close();
+    }
+  });
 });
