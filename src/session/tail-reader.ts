@@ -94,7 +94,7 @@ export async function recordsBefore(path: string, offset: number, budget: ShowBu
   lines.reverse();
   const seqs = lines.map((l) => seqOf(l.bytes)).filter((n): n is number => n !== undefined);
   const parser = new TranscriptParser(complete || seqs.length === 0 ? 0 : Math.min(...seqs) - 1, format, lines[0]?.offset ?? 0);
-  lines.forEach((l, i) => parser.line(l.bytes.toString('utf8'), i + 1, l.offset, l.offset + l.bytes.length + 1, true));
+  for (const [i, l] of lines.entries()) parser.line(l.bytes.toString('utf8'), i + 1, l.offset, l.offset + l.bytes.length + 1, true);
   parser.finish();
   // Where the budget cut the file, a batch may be cut too: that is not damage.
   const firstKept = parser.records[0] ? lines.find((l) => seqOf(l.bytes) === parser.records[0].seq)?.offset : undefined;
