@@ -10,7 +10,7 @@ import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { httpFetch, sdkFetch } from '../../src/llm/net/http-fetch.js';
 import { startConnectProxy } from '../fakes/connect-proxy.js';
-import { isNetworkFailure } from '../../src/llm/providers/kit/error-table.js';
+import { isNetworkFailure, redirectNotFollowed } from '../../src/llm/providers/kit/error-table.js';
 
 const servers: http.Server[] = [];
 
@@ -289,5 +289,13 @@ describe('httpFetch', () => {
     expect(err.message).toBe('fetch failed');
     const followed = await httpFetch(`${base}/moved`);
     expect(followed.redirected).toBe(true);
+  });
+
+  it('the redirect error says why it was not followed: another host, or the same host on https', () => {
+    expect(redirectNotFollowed(301, new Headers({ location: 'https://gw.corp/v1/messages' }), 'http://gw.corp')).toBe(
+      'redirected the request to https://gw.corp/v1/messages, which Keen does not follow (it changes the address to https); if that server is the right one, point the base URL at it',
+    );
+    expect(redirectNotFollowed(302, { location: 'https://evil.example/x' }, 'https://api.anthropic.com')).toContain('(the API key would go to another host)');
+    expect(redirectNotFollowed(200, { location: 'https://x' })).toBeUndefined();
   });
 });

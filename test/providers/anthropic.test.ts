@@ -300,7 +300,7 @@ describe('anthropic adapter: errors', () => {
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ type: 'error', error: { kind: 'other', status: 301 } });
     expect((events[0] as { error: { message: string } }).error.message).toMatch(
-      /^Anthropic at 127\.0\.0\.1:\d+ redirected the request to https:\/\/api\.elsewhere\.example\/v1\/messages, which Keen does not follow \(the API key would go to another host\); if that address is right, make it the base URL \(ANTHROPIC_BASE_URL\)\.$/,
+      /^Anthropic at 127\.0\.0\.1:\d+ redirected the request to https:\/\/api\.elsewhere\.example\/v1\/messages, which Keen does not follow \(the API key would go to another host\); if that server is the right one, point the base URL at it \(ANTHROPIC_BASE_URL\)\.$/,
     );
     expect(fake.requests).toHaveLength(1);
   });

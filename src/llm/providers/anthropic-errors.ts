@@ -35,7 +35,7 @@ export function mapAnthropicError(err: unknown, ctx: ErrorContext): LlmError {
   }
   const type = e.type ?? e.error?.error?.type ?? undefined;
   const detail = e.apiMessage ?? e.error?.error?.message ?? e.message ?? 'unknown error';
-  const moved = redirectNotFollowed(e.status, e.headers);
+  const moved = redirectNotFollowed(e.status, e.headers, ctx.baseURL);
   if (moved) return llmError('other', `Anthropic at ${host} ${moved} (ANTHROPIC_BASE_URL).`, e.status);
   if (typeof e.status === 'number') return fromStatus(e.status, type, detail);
   if (type) return fromStreamErrorEvent(type, detail);

@@ -64,12 +64,18 @@ export function isNetworkFailure(err: unknown): boolean {
  * The tail of a one-line error for a redirect the transport did not follow (to another host: the
  * API key would go with it; src/llm/net/http-fetch.ts), or undefined when `status` is none.
  */
-export function redirectNotFollowed(status: number | undefined, headers: unknown): string | undefined {
+export function redirectNotFollowed(status: number | undefined, headers: unknown, from?: string): string | undefined {
   if (status === undefined || status < 300 || status > 399) return undefined;
   const location = headerOf(headers, 'location');
-  return location
-    ? `redirected the request to ${location}, which Keen does not follow (the API key would go to another host); if that address is right, make it the base URL`
-    : undefined;
+  if (!location) return undefined;
+  let why = 'the API key would go to another host';
+  try {
+    const to = new URL(location, from);
+    if (from && to.host === new URL(from).host) why = `it changes the address to ${to.protocol.replace(':', '')}`;
+  } catch {
+    // not a URL: say what it said
+  }
+  return `redirected the request to ${location}, which Keen does not follow (${why}); if that server is the right one, point the base URL at it`;
 }
 
 function headerOf(headers: unknown, name: string): string | undefined {
