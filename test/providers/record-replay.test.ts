@@ -10,6 +10,8 @@ import { loadRecordings, replayOf, waitForRecordings } from '../fakes/recording.
 import type { FakeReply } from '../fakes/script.js';
 import { tempDir } from '../llm/loop-harness.js';
 import { PROVIDER_CASES } from './conformance-cases.js';
+import { createAnthropicAdapter } from '../../src/llm/providers/anthropic.js';
+import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 
 const REPLY: FakeReply = { steps: [{ thinking: 'Look first.' }, { text: 'Reading.' }, { toolCall: { id: 'call_r', name: 'read_file', args: { path: 'a.txt' } } }] };
 
@@ -83,5 +85,28 @@ describe.each(PROVIDER_CASES)('$name record mode', (pc) => {
     expect(saved).not.toContain(key);
     expect(saved).not.toContain(token);
     expect(JSON.stringify(recording.request)).toContain('Deploy with [REDACTED] and [REDACTED] please.');
+  });
+});
+
+describe("record mode and the adapter's own key", () => {
+  it('a key read from any variable (config apiKeyEnv) is redacted from the recording as from a transcript', async () => {
+    const dir = tempDir('keen-record-key-');
+    const home = tempDir('keen-home-');
+    const fake = await startAnthropicFake();
+    try {
+      const key = 'custom-gateway-key-0123456789';
+      fake.enqueue({ steps: [{ text: 'Noted.' }] });
+      const adapter = await createAnthropicAdapter({ maxRetries: 0, home, env: { KEEN_RECORD: dir }, model: 'test-model', apiKey: key, baseURL: fake.url });
+      await oneTurn(adapter, `my key is ${key}`);
+      expect(JSON.stringify(fake.requests[0].body)).toContain(key);
+      await waitForRecordings(dir, 1);
+      const saved = fs.readFileSync(`${dir}/${fs.readdirSync(dir)[0]}`, 'utf8');
+      expect(saved).not.toContain(key);
+      expect(saved).toContain('my key is [REDACTED]');
+    } finally {
+      await fake.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+      fs.rmSync(home, { recursive: true, force: true });
+    }
   });
 });

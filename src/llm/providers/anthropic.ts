@@ -61,7 +61,7 @@ export const createAnthropicAdapter: AdapterFactory = async (settings) => {
 async function createClient(apiKey: AnthropicCredential, baseURL: string, maxRetries: number, env: NodeJS.ProcessEnv): Promise<ClientContext> {
   const { createMessagesClient } = await import('./anthropic-sdk.js');
   // Keen retries (capped, announced, cancellable waits); a KEEN_RECORD session records every attempt.
-  const fetch = retryingFetch(maxRetries, recordingFetch(env, 'anthropic') ?? sdkFetch(env));
+  const fetch = retryingFetch(maxRetries, recordingFetch(env, 'anthropic', undefined, [apiKey.apiKey, apiKey.authToken]) ?? sdkFetch(env));
   const messages = createMessagesClient({ ...apiKey, baseURL, maxRetries: 0, fetch, logLevel: 'off', openTelemetry: false });
   return { messages, baseURL };
 }

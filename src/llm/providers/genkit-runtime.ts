@@ -66,7 +66,7 @@ const GEMINI_ORIGIN = 'https://generativelanguage.googleapis.com';
 export async function createGenkitRuntime(endpoint: GeminiEndpoint, env: NodeJS.ProcessEnv = {}): Promise<GenkitRuntime> {
   const modules = await loadGenkit();
   // The plugin takes no fetch of its own: record mode wraps the global one, for this endpoint only.
-  recordGlobalFetch(env, 'genkit', endpoint.baseUrl ?? GEMINI_ORIGIN);
+  recordGlobalFetch(env, 'genkit', endpoint.baseUrl ?? GEMINI_ORIGIN, [endpoint.apiKey]);
   const plugin = modules.google.googleAI({
     apiKey: endpoint.apiKey,
     ...(endpoint.baseUrl ? { baseUrl: endpoint.baseUrl } : {}),

@@ -42,7 +42,13 @@ export const createOpenAIChatAdapter: AdapterFactory = async (settings: Provider
       retries,
     },
     getClient: lazy(() =>
-      createOpenAIClient({ apiKey: target.apiKey, baseURL: target.baseURL, maxRetries: retries, env: settings.env, fetch: recordingFetch(settings.env, 'openai') }),
+      createOpenAIClient({
+        apiKey: target.apiKey,
+        baseURL: target.baseURL,
+        maxRetries: retries,
+        env: settings.env,
+        fetch: recordingFetch(settings.env, 'openai', undefined, [target.apiKey]),
+      }),
     ),
   };
   return {

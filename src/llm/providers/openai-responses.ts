@@ -27,7 +27,13 @@ export const createOpenAIResponsesAdapter: AdapterFactory = async (settings: Pro
       retries,
     },
     getClient: lazy(() =>
-      createOpenAIClient({ apiKey: target.apiKey, baseURL: target.baseURL, maxRetries: retries, env: settings.env, fetch: recordingFetch(settings.env, 'openai-responses') }),
+      createOpenAIClient({
+        apiKey: target.apiKey,
+        baseURL: target.baseURL,
+        maxRetries: retries,
+        env: settings.env,
+        fetch: recordingFetch(settings.env, 'openai-responses', undefined, [target.apiKey]),
+      }),
     ),
   };
   return {

@@ -65,10 +65,14 @@ export function parseBody(text: string | undefined): unknown {
  * A `fetch` for SDKs that accept one (Anthropic, OpenAI): the response body is teed, one branch
  * to the SDK untouched, the other saved when it ends. Undefined when record mode is off.
  */
-export function recordingFetch(env: NodeJS.ProcessEnv, provider: string, send: typeof fetch = sdkFetch(env)): typeof fetch | undefined {
+export function recordingFetch(env: NodeJS.ProcessEnv, provider: string, send: typeof fetch = sdkFetch(env), keys: readonly (string | undefined)[] = []): typeof fetch | undefined {
   const dir = recordDir(env);
   if (!dir) return undefined;
-  const secrets = secretValues(env);
+  // The environment's credentials and the keys this adapter uses (a config apiKeyEnv may name any variable).
+  const secrets = secretValues(
+    env,
+    keys.filter((k): k is string => !!k),
+  );
   return async (input, init) => {
     const res = await send(input, init);
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
@@ -122,10 +126,10 @@ const patchedOrigins = new Set<string>();
  * the global fetch is wrapped once, and only requests under `origin` are recorded. Does nothing
  * when record mode is off.
  */
-export function recordGlobalFetch(env: NodeJS.ProcessEnv, provider: string, origin: string): void {
+export function recordGlobalFetch(env: NodeJS.ProcessEnv, provider: string, origin: string, keys: readonly (string | undefined)[] = []): void {
   if (!recordDir(env) || patchedOrigins.has(origin)) return;
   const original = globalThis.fetch;
-  const recording = recordingFetch(env, provider, original)!;
+  const recording = recordingFetch(env, provider, original, keys)!;
   patchedOrigins.add(origin);
   globalThis.fetch = (input, init) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
