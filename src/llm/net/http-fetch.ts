@@ -1,6 +1,8 @@
 /**
- * `fetch` over Node's own HTTP client (node:http / node:https), for the provider SDKs that take a
- * `fetch` (Anthropic, OpenAI Chat/Responses, Codex) when no proxy is set.
+ * `fetch` over Node's own HTTP client (node:http / node:https): what the provider SDKs that take
+ * a `fetch` (Anthropic, OpenAI Chat/Responses, Codex), MCP's HTTP transports and web_fetch speak
+ * through, and the global fetch once a proxy is set (Genkit). Proxies: a CONNECT tunnel per proxy
+ * (proxy.ts `tunnelAgent`).
  *
  * Why not the built-in fetch: Node 20's fetch (undici) compiles its llhttp WebAssembly parser on
  * the first request and V8 then tiers that module up on a background thread, which a finishing
