@@ -18,12 +18,17 @@ async function main(argv: string[]): Promise<number> {
  * Once the command is done (its output written, the session closed), Keen exits when nothing is
  * left to do — and at the latest after LINGER_MS: a socket nobody will ever use again (a proxy that
  * never answered a CONNECT, a server that keeps a connection open) must not keep a finished
- * `keen run` alive. The timer is unref'd, so a normal exit never waits for it.
+ * `keen run` alive. The timer is unref'd, so a normal exit never waits for it; output still
+ * flowing to a slow reader (a pipe is asynchronous on macOS) is waited for, never cut.
  */
 const LINGER_MS = 2000;
 
 function exitSoon(): void {
-  setTimeout(() => process.exit(), LINGER_MS).unref();
+  const check = () => {
+    if (process.stdout.writableLength > 0 || process.stderr.writableLength > 0) setTimeout(check, 200).unref();
+    else process.exit();
+  };
+  setTimeout(check, LINGER_MS).unref();
 }
 
 main(process.argv).then(
