@@ -6,42 +6,32 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startBedrockFake } from '../fakes/bedrock-fake.js';
 import { startGeminiFake } from '../fakes/gemini-fake.js';
 import { errorLines, filesUnder, toolResults, useCliRig } from './cli-fixtures.js';
-import { type ConnectProxy, startConnectProxy } from '../fakes/connect-proxy.js';
+import { useConnectProxy } from '../fakes/connect-proxy.js';
 
 const { rig, workspace } = useCliRig();
 
-let proxy: ConnectProxy;
-let proxyUrl = '';
-let tunnels: string[] = [];
-
-beforeAll(async () => {
-  proxy = await startConnectProxy();
-  proxyUrl = proxy.url;
-  tunnels = proxy.tunnels;
-});
-
-afterAll(() => proxy.close());
+const proxy = useConnectProxy();
 
 describe('proxies', () => {
   it('HTTPS_PROXY routes the provider request through the proxy', async () => {
-    tunnels.length = 0;
+    proxy.tunnels.length = 0;
     rig.fake.enqueue({ steps: [{ text: 'via proxy' }] });
-    const r = await rig.keen(workspace(), ['run', 'hi'], { env: { HTTPS_PROXY: proxyUrl } });
+    const r = await rig.keen(workspace(), ['run', 'hi'], { env: { HTTPS_PROXY: proxy.url } });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe('via proxy\n');
-    expect(tunnels).toEqual([new URL(rig.fake.url).host]);
+    expect(proxy.tunnels).toEqual([new URL(rig.fake.url).host]);
   });
 
   it('NO_PROXY for the host bypasses it', async () => {
-    tunnels.length = 0;
+    proxy.tunnels.length = 0;
     rig.fake.enqueue({ steps: [{ text: 'direct' }] });
-    const r = await rig.keen(workspace(), ['run', 'hi'], { env: { HTTP_PROXY: proxyUrl, NO_PROXY: '127.0.0.1' } });
+    const r = await rig.keen(workspace(), ['run', 'hi'], { env: { HTTP_PROXY: proxy.url, NO_PROXY: '127.0.0.1' } });
     expect(r.code, r.stderr).toBe(0);
-    expect(tunnels).toEqual([]);
+    expect(proxy.tunnels).toEqual([]);
   });
 });
 
@@ -64,7 +54,7 @@ describe('a proxy that never answers', () => {
 });
 
 describe('proxies for Bedrock (Node http stack)', () => {
-  it('HTTPS_PROXY tunnels the Bedrock request; NO_PROXY exempts it', async () => {
+  it('HTTPS_PROXY proxy.tunnels the Bedrock request; NO_PROXY exempts it', async () => {
     const bedrock = await startBedrockFake();
     try {
       const env = {
@@ -72,18 +62,18 @@ describe('proxies for Bedrock (Node http stack)', () => {
         AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
         AWS_SECRET_ACCESS_KEY: 'secret-example',
         AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrock.url,
-        HTTPS_PROXY: proxyUrl,
+        HTTPS_PROXY: proxy.url,
       };
-      tunnels.length = 0;
+      proxy.tunnels.length = 0;
       bedrock.enqueue({ steps: [{ text: 'bedrock via proxy' }] }, { steps: [{ text: 'bedrock direct' }] });
       const a = await rig.keen(workspace(), ['run', '--provider', 'bedrock', 'hi'], { env });
       expect(a.code, a.stderr).toBe(0);
       expect(a.stdout).toBe('bedrock via proxy\n');
-      expect(tunnels).toEqual([new URL(bedrock.url).host]);
-      tunnels.length = 0;
+      expect(proxy.tunnels).toEqual([new URL(bedrock.url).host]);
+      proxy.tunnels.length = 0;
       const b = await rig.keen(workspace(), ['run', '--provider', 'bedrock', 'hi'], { env: { ...env, NO_PROXY: 'localhost,127.0.0.1' } });
       expect(b.stdout).toBe('bedrock direct\n');
-      expect(tunnels).toEqual([]);
+      expect(proxy.tunnels).toEqual([]);
     } finally {
       await bedrock.close();
     }
@@ -91,20 +81,20 @@ describe('proxies for Bedrock (Node http stack)', () => {
 });
 
 describe('proxies for Genkit (its plugin calls the global fetch)', () => {
-  it('HTTPS_PROXY tunnels the Gemini request; NO_PROXY exempts it', async () => {
+  it('HTTPS_PROXY proxy.tunnels the Gemini request; NO_PROXY exempts it', async () => {
     const gemini = await startGeminiFake();
     try {
-      const env = { GEMINI_API_KEY: 'test-gemini-key', GOOGLE_GEMINI_BASE_URL: gemini.url, HTTPS_PROXY: proxyUrl, HTTP_PROXY: proxyUrl };
-      tunnels.length = 0;
+      const env = { GEMINI_API_KEY: 'test-gemini-key', GOOGLE_GEMINI_BASE_URL: gemini.url, HTTPS_PROXY: proxy.url, HTTP_PROXY: proxy.url };
+      proxy.tunnels.length = 0;
       gemini.enqueue({ steps: [{ text: 'gemini via proxy' }] }, { steps: [{ text: 'gemini direct' }] });
       const a = await rig.keen(workspace(), ['run', '--provider', 'genkit', 'hi'], { env });
       expect(a.code, a.stderr).toBe(0);
       expect(a.stdout).toBe('gemini via proxy\n');
-      expect(tunnels).toContain(new URL(gemini.url).host);
-      tunnels.length = 0;
+      expect(proxy.tunnels).toContain(new URL(gemini.url).host);
+      proxy.tunnels.length = 0;
       const b = await rig.keen(workspace(), ['run', '--provider', 'genkit', 'hi'], { env: { ...env, NO_PROXY: '127.0.0.1' } });
       expect(b.stdout).toBe('gemini direct\n');
-      expect(tunnels).toEqual([]);
+      expect(proxy.tunnels).toEqual([]);
     } finally {
       await gemini.close();
     }

@@ -1,21 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { errorLines, toolResults, useCliRig } from './cli-fixtures.js';
 import { startEverythingHttp, writeUserConfig } from './mcp-fixtures.js';
-import { type ConnectProxy, startConnectProxy } from '../fakes/connect-proxy.js';
+import { useConnectProxy } from '../fakes/connect-proxy.js';
 
 const { rig, workspace } = useCliRig();
 
-let proxy: ConnectProxy;
-let proxyUrl = '';
-let tunnels: string[] = [];
-
-beforeAll(async () => {
-  proxy = await startConnectProxy();
-  proxyUrl = proxy.url;
-  tunnels = proxy.tunnels;
-});
-
-afterAll(() => proxy.close());
+const proxy = useConnectProxy();
 
 const cases = [
   { mode: 'streamableHttp' as const, type: 'http', path: '/mcp' },
@@ -33,22 +23,22 @@ describe('MCP HTTP transports and proxies', () => {
         const run = async (noProxy: string) => {
           const from = rig.fake.requests.length;
           rig.fake.enqueue({ steps: [{ toolCall: { name: 'mcp__remote__get-sum', args: { a: 2, b: 40 } } }] }, { steps: [{ text: 'sum' }] });
-          const r = await rig.keen(ws, ['run', '--yolo', 'add'], { env: { HTTP_PROXY: proxyUrl, http_proxy: proxyUrl, NO_PROXY: noProxy, no_proxy: noProxy } });
+          const r = await rig.keen(ws, ['run', '--yolo', 'add'], { env: { HTTP_PROXY: proxy.url, http_proxy: proxy.url, NO_PROXY: noProxy, no_proxy: noProxy } });
           expect(errorLines(r.stderr)).toEqual([]);
           expect(r.code).toBe(0);
           const [result] = toolResults(rig.fake.requests[from + 1]);
           expect(result).toMatchObject({ isError: false });
           expect(result.text).toContain('42');
         };
-        tunnels.length = 0;
+        proxy.tunnels.length = 0;
         await run('');
-        expect(tunnels.filter((t) => t === target).length).toBeGreaterThan(0);
+        expect(proxy.tunnels.filter((t) => t === target).length).toBeGreaterThan(0);
 
-        tunnels.length = 0;
+        proxy.tunnels.length = 0;
         await run(target);
-        expect(tunnels.filter((t) => t === target)).toEqual([]);
+        expect(proxy.tunnels.filter((t) => t === target)).toEqual([]);
         // The provider (not exempted) still went through the proxy.
-        expect(tunnels.length).toBeGreaterThan(0);
+        expect(proxy.tunnels.length).toBeGreaterThan(0);
       } finally {
         await server.stop();
       }

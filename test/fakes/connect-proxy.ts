@@ -1,5 +1,6 @@
 import http from 'node:http';
 import net from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 
 /** A loopback HTTP proxy that tunnels CONNECT requests and records each tunnel's target. */
 export interface ConnectProxy {
@@ -39,6 +40,30 @@ export async function startConnectProxy(): Promise<ConnectProxy> {
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/**
+ * One proxy for a test file: started before its tests, closed after them. `url` and `tunnels`
+ * read the live proxy (tests may reset `tunnels` with `length = 0`).
+ */
+export function useConnectProxy(): { readonly url: string; readonly tunnels: string[] } {
+  let proxy: ConnectProxy | undefined;
+  beforeAll(async () => {
+    proxy = await startConnectProxy();
+  });
+  afterAll(() => proxy?.close());
+  const live = () => {
+    if (!proxy) throw new Error('the proxy starts in beforeAll');
+    return proxy;
+  };
+  return {
+    get url() {
+      return live().url;
+    },
+    get tunnels() {
+      return live().tunnels;
     },
   };
 }
