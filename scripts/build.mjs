@@ -59,6 +59,9 @@ await build({
   banner: {
     js: "import { createRequire as __keenCreateRequire } from 'node:module'; const require = __keenCreateRequire(import.meta.url);",
   },
+  // Free `Headers` / `FormData` in bundled code are Keen's (src/llm/net/fetch-globals.ts): Node's
+  // live in undici, whose first load costs ~20 ms on the way to the first request.
+  inject: ['src/llm/net/fetch-globals.ts'],
   plugins: [fastStringWidth, yogaWithoutFetch],
   logLevel: 'warning',
 });

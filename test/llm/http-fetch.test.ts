@@ -8,6 +8,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
+import { FetchResponse } from '../../src/llm/net/fetch-response.js';
 import { httpFetch, sdkFetch } from '../../src/llm/net/http-fetch.js';
 import { startConnectProxy } from '../fakes/connect-proxy.js';
 import { isNetworkFailure, redirectNotFollowed } from '../../src/llm/providers/kit/error-table.js';
@@ -50,7 +51,7 @@ describe('httpFetch', () => {
     });
     const res = await httpFetch(`${base}/v1/messages`, { method: 'POST', headers: { 'x-api-key': 'k', 'content-type': 'application/json' }, body: '{"a":"é"}' });
     expect(seen).toEqual({ method: 'POST', key: 'k', type: 'application/json', length: String(Buffer.byteLength('{"a":"é"}')), body: '{"a":"é"}' });
-    expect(res).toBeInstanceOf(Response);
+    expect(res).toBeInstanceOf(FetchResponse);
     expect([res.status, res.statusText, res.ok, res.url]).toEqual([201, 'Made', true, `${base}/v1/messages`]);
     expect(res.headers.get('content-type')).toBe('application/json');
     expect(res.headers.getSetCookie()).toEqual(['a=1', 'b=2']);

@@ -12,7 +12,9 @@
  *
  * Contract, as fetch for what the SDKs use:
  * - any body `Request` accepts (buffered: the SDKs send JSON); method, headers, `signal`;
- * - a real `Response` (status, statusText, headers, a streaming web body);
+ * - a `Response` (status, statusText, headers, a streaming web body): fetch-response.ts's, whose
+ *   headers are fetch-headers.ts's — Node's own classes live in undici, which costs ~20 ms to load;
+ *   `sdkFetch(…, { web: true })` converts to Node's Response for code Keen does not bundle;
  * - a failed connection rejects with `TypeError('fetch failed', { cause })`, a body cut short
  *   errors the stream with `TypeError('terminated', { cause })`, an abort rejects (or errors the
  *   body) with the signal's reason, a DOMException `AbortError` by default — fetch's own shapes,
@@ -35,6 +37,8 @@ import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import type Zlib from 'node:zlib';
+import { FetchHeaders } from './fetch-headers.js';
+import { FetchResponse, toWebResponse } from './fetch-response.js';
 import { proxyConfigured, tunnelAgent } from './proxy.js';
 
 const MAX_REDIRECTS = 20;
@@ -52,8 +56,9 @@ interface Outgoing {
  * The fetch the SDKs and MCP's HTTP transports get: {@link httpFetch}, tunnelling through the
  * proxy `env` names (HTTPS_PROXY / HTTP_PROXY, NO_PROXY honoured; proxy.ts `tunnelAgent`).
  */
-export function sdkFetch(env: NodeJS.ProcessEnv, timeouts: HttpTimeouts = MODEL_API_TIMEOUTS): typeof fetch {
+export function sdkFetch(env: NodeJS.ProcessEnv, timeouts: HttpTimeouts = MODEL_API_TIMEOUTS, { web = false }: { web?: boolean } = {}): typeof fetch {
   const agentFor = proxyConfigured(env) ? (url: URL) => tunnelAgent(url.href, env) : undefined;
+  if (web) return (async (input: string | URL | Request, init?: RequestInit) => toWebResponse(await httpFetch(input, init, { ...timeouts, agentFor }))) as typeof fetch;
   return ((input: string | URL | Request, init?: RequestInit) => httpFetch(input, init, { ...timeouts, agentFor })) as typeof fetch;
 }
 
@@ -65,7 +70,7 @@ let installed = false;
  */
 export function installProxyFromEnv(env: NodeJS.ProcessEnv): void {
   if (installed || !proxyConfigured(env)) return;
-  globalThis.fetch = sdkFetch(env);
+  globalThis.fetch = sdkFetch(env, MODEL_API_TIMEOUTS, { web: true });
   installed = true;
 }
 
@@ -99,23 +104,18 @@ function timeoutError(code: string, message: string): Error {
 
 /** A fetch-compatible function over node:http (see the file comment for the contract). */
 export async function httpFetch(input: string | URL | Request, init?: RequestInit, options: HttpFetchOptions = {}): Promise<Response> {
-  const request = new Request(input, { ...init, ...(init?.body ? { duplex: 'half' } : {}) } as RequestInit);
-  const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
-  if (signal?.aborted) throw abortReason(signal);
-  const headers: Record<string, string> = {};
-  request.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
-  const body = request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
-  let out: Outgoing = { url: new URL(request.url), method: request.method, headers, body, signal };
+  const request = await outgoingRequest(input, init);
+  if (request.out.signal?.aborted) throw abortReason(request.out.signal);
+  const { redirect } = request;
+  let out = request.out;
   for (let hop = 0; ; hop++) {
     const res = await send(out, await options.agentFor?.(out.url), options);
     const location = res.headers.location;
     const status = res.statusCode ?? 0;
-    if (request.redirect === 'manual' || !REDIRECTS.has(status) || !location) return toResponse(res, out, hop > 0, options);
-    if (request.redirect === 'error' || hop >= MAX_REDIRECTS) {
+    if (redirect === 'manual' || !REDIRECTS.has(status) || !location) return toResponse(res, out, hop > 0, options);
+    if (redirect === 'error' || hop >= MAX_REDIRECTS) {
       res.destroy();
-      throw new TypeError('fetch failed', { cause: new Error(request.redirect === 'error' ? `redirected to ${location}` : `more than ${MAX_REDIRECTS} redirects`) });
+      throw new TypeError('fetch failed', { cause: new Error(redirect === 'error' ? `redirected to ${location}` : `more than ${MAX_REDIRECTS} redirects`) });
     }
     const next = new URL(location, out.url);
     if (next.origin !== out.url.origin) return toResponse(res, out, hop > 0, options);
@@ -123,6 +123,50 @@ export async function httpFetch(input: string | URL | Request, init?: RequestIni
     const asGet = status === 303 || ((status === 301 || status === 302) && out.method === 'POST');
     out = asGet ? { ...out, url: next, method: 'GET', body: undefined, headers: withoutBodyHeaders(out.headers) } : { ...out, url: next };
   }
+}
+
+const METHODS = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH']);
+
+/**
+ * The request fetch would send for `input` and `init`. What the SDKs send (a URL, headers, a
+ * string or bytes body) is read directly, as `new Request` would read it; anything else (a
+ * `Request`, a Blob, FormData or stream body) goes through Node's `Request`.
+ */
+async function outgoingRequest(input: string | URL | Request, init: RequestInit | undefined): Promise<{ out: Outgoing; redirect: RequestRedirect }> {
+  const body = init?.body;
+  const plainBody = body === undefined || body === null || typeof body === 'string' || body instanceof URLSearchParams || body instanceof ArrayBuffer || ArrayBuffer.isView(body);
+  if ((typeof input !== 'string' && !(input instanceof URL)) || !plainBody) {
+    const request = new Request(input, { ...init, ...(init?.body ? { duplex: 'half' } : {}) } as RequestInit);
+    const headers: Record<string, string> = {};
+    request.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    const bytes = request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
+    const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
+    return { out: { url: new URL(request.url), method: request.method, headers, body: bytes, signal: signal ?? undefined }, redirect: request.redirect };
+  }
+  const url = new URL(input);
+  if (url.username || url.password) throw new TypeError(`Request cannot be constructed from a URL that includes credentials: ${url.origin}`);
+  const asked = init?.method ?? 'GET';
+  const method = METHODS.has(asked.toUpperCase()) ? asked.toUpperCase() : asked;
+  if (method === 'CONNECT' || method === 'TRACE' || method === 'TRACK') throw new TypeError(`'${method}' HTTP method is unsupported.`);
+  const headers = new FetchHeaders(init?.headers as ConstructorParameters<typeof FetchHeaders>[0]);
+  let bytes: Uint8Array | undefined;
+  if (body !== undefined && body !== null) {
+    if (method === 'GET' || method === 'HEAD') throw new TypeError('Request with GET/HEAD method cannot have body.');
+    if (typeof body === 'string' || body instanceof URLSearchParams) {
+      if (!headers.has('content-type')) headers.set('content-type', typeof body === 'string' ? 'text/plain;charset=UTF-8' : 'application/x-www-form-urlencoded;charset=UTF-8');
+      bytes = Buffer.from(String(body));
+    } else {
+      const view = body instanceof ArrayBuffer ? new Uint8Array(body) : new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+      bytes = new Uint8Array(view);
+    }
+  }
+  const plain: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    plain[name] = value;
+  });
+  return { out: { url, method, headers: plain, body: bytes, signal: init?.signal ?? undefined }, redirect: init?.redirect ?? 'follow' };
 }
 
 function send(out: Outgoing, agent: http.Agent | undefined, limits: HttpTimeouts): Promise<http.IncomingMessage> {
@@ -194,27 +238,18 @@ function send(out: Outgoing, agent: http.Agent | undefined, limits: HttpTimeouts
 }
 
 function toResponse(res: http.IncomingMessage, out: Outgoing, redirected: boolean, limits: HttpTimeouts): Response {
-  const headers = new Headers();
-  for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) headers.append(res.rawHeaders[i], res.rawHeaders[i + 1]);
   const status = res.statusCode ?? 0;
   const noBody = out.method === 'HEAD' || status === 204 || status === 205 || status === 304;
-  if (noBody) res.resume();
-  // Response refuses a status outside 200–599 (LinkedIn answers bots 999); fetch hands it over.
-  const odd = status < 200 || status > 599;
-  let response: Response;
   try {
-    response = new Response(noBody ? null : webBody(decoded(res), res, out.signal, limits.bodyTimeoutMs), {
-      status: odd ? 599 : status,
-      statusText: res.statusMessage ?? '',
-      headers,
-    });
+    const headers = new FetchHeaders();
+    for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) headers.append(res.rawHeaders[i], res.rawHeaders[i + 1]);
+    if (noBody) res.resume();
+    const body = noBody ? null : webBody(decoded(res), res, out.signal, limits.bodyTimeoutMs);
+    return new FetchResponse(body, { status, statusText: res.statusMessage ?? '', headers, url: out.url.href, redirected });
   } catch (err) {
     res.destroy();
     throw new TypeError('fetch failed', { cause: err });
   }
-  if (odd) Object.defineProperties(response, { status: { value: status }, ok: { value: false } });
-  Object.defineProperties(response, { url: { value: out.url.href }, redirected: { value: redirected } });
-  return response;
 }
 
 /** The body decoded as fetch would (Content-Encoding gzip, deflate, br; several in order). */
@@ -239,14 +274,14 @@ function decoded(res: http.IncomingMessage): Readable {
 }
 
 /** A web stream over `stream` with backpressure; errors and aborts take fetch's shapes. */
-function webBody(stream: Readable, res: http.IncomingMessage, signal: AbortSignal | undefined, idleMs: number | undefined): ReadableStream<Uint8Array> {
+function webBody(stream: Readable, res: http.IncomingMessage, signal: AbortSignal | undefined, idleMs: number | undefined): ReadableStream<Uint8Array<ArrayBuffer>> {
   let done = false;
   let onAbort: (() => void) | undefined;
   let idle: NodeJS.Timeout | undefined;
   // Silence longer than `idleMs` between chunks fails the body (before the close it causes). The
   // clock runs only while the consumer waits for data: a paused body waits on the consumer.
   let watch = () => {};
-  return new ReadableStream<Uint8Array>(
+  return new ReadableStream<Uint8Array<ArrayBuffer>>(
     {
       start(controller) {
         const fail = (err: unknown) => {
@@ -273,7 +308,7 @@ function webBody(stream: Readable, res: http.IncomingMessage, signal: AbortSigna
         watch();
         stream.on('data', (chunk: Buffer) => {
           if (done) return;
-          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          controller.enqueue(new Uint8Array(chunk.buffer as ArrayBuffer, chunk.byteOffset, chunk.byteLength));
           if ((controller.desiredSize ?? 1) > 0) watch();
           else {
             stream.pause();

@@ -26,7 +26,8 @@ export async function createTransport(spec: ServerSpec, env: NodeJS.ProcessEnv):
   const url = new URL(spec.url);
   const requestInit: RequestInit = { headers: spec.headers };
   // No time limits: the event streams of an MCP server may sit idle for as long as it has nothing to say.
-  const base = sdkFetch(env, {});
+  // Node's own Response objects: MCP's SDK is not bundled and checks `instanceof Response`.
+  const base = sdkFetch(env, {}, { web: true });
   if (spec.transport === 'http') {
     const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
     return new StreamableHTTPClientTransport(url, { requestInit, fetch: base });

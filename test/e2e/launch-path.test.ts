@@ -1,0 +1,53 @@
+/**
+ * The launch path of `keen run` (issue 17: launch → first request): Node 20's `Headers`,
+ * `Request`, `Response` and `FormData` live in its bundled undici, whose first touch costs ~20 ms.
+ * The bundled SDKs meet Keen's own classes (src/llm/net/fetch-globals.ts) and http-fetch answers
+ * with them, so a one-turn run loads no undici at all. A spawned `bin/keen.js` with a preload that
+ * lists the built-in modules it loaded shows it; any new `new Headers()` on the path fails here.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startAnthropicFake } from '../fakes/anthropic-fake.js';
+import { startOpenAIChatFake } from '../fakes/openai-chat-fake.js';
+import { startOpenAIResponsesFake } from '../fakes/openai-responses-fake.js';
+import type { ScriptedServer } from '../fakes/scripted-server.js';
+import { assertBuilt } from './cli-fixtures.js';
+import { makeWorkspace, runKeen } from './harness.js';
+
+const PROBE = path.resolve(import.meta.dirname, '../fixtures/module-probe.cjs');
+
+const CASES: { provider: string; start: () => Promise<ScriptedServer>; env: (url: string) => Record<string, string> }[] = [
+  { provider: 'anthropic', start: startAnthropicFake, env: (url) => ({ ANTHROPIC_API_KEY: 'sk-ant-test-launch', ANTHROPIC_BASE_URL: url }) },
+  { provider: 'openai', start: startOpenAIChatFake, env: (url) => ({ OPENAI_API_KEY: 'sk-test-launch', OPENAI_BASE_URL: `${url}/v1` }) },
+  { provider: 'openai-responses', start: startOpenAIResponsesFake, env: (url) => ({ OPENAI_API_KEY: 'sk-test-launch', OPENAI_BASE_URL: `${url}/v1` }) },
+];
+
+describe('the launch path of keen run', () => {
+  assertBuilt();
+  const cleanups: (() => unknown)[] = [];
+  afterAll(async () => {
+    for (const c of cleanups) await c();
+  });
+
+  it.each(CASES.map((c) => [c.provider, c] as const))('%s: a one-turn run answers without loading Node’s undici', async (_name, c) => {
+    const fake = await c.start();
+    const ws = makeWorkspace();
+    cleanups.push(
+      () => fake.close(),
+      () => ws.cleanup(),
+    );
+    const out = path.join(ws.home, 'modules.json');
+    fake.enqueue({ steps: [{ text: `hello from the ${c.provider} fake` }] });
+    const res = await runKeen(['run', '--provider', c.provider, 'say hello'], {
+      cwd: ws.cwd,
+      home: ws.home,
+      env: { ...c.env(fake.url), NODE_OPTIONS: `--require ${PROBE}`, KEEN_TEST_MODULES_OUT: out },
+    });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toContain(`hello from the ${c.provider} fake`);
+    const loaded = JSON.parse(fs.readFileSync(out, 'utf8')) as string[];
+    expect(loaded.some((m) => m.includes('internal/deps/undici'))).toBe(false);
+    expect(loaded).toContain('NativeModule http');
+  });
+});
