@@ -53,7 +53,7 @@ export async function startMcp(opts: WiringOptions, home: string, config: KeenCo
     ((line: string) => {
       if (!opts.interactive) process.stderr.write(`keen: warning: ${line}\n`);
     });
-  const manager = openMcp({
+  const manager = await openMcp({
     home,
     cwd: opts.cwd,
     env: opts.env,

@@ -1,11 +1,11 @@
 /**
  * MCP for a session: which servers to start (config files, `.mcp.json`, `--mcp-config`, trust),
  * and the manager that runs them. Loaded with `import()` so sessions without servers never load
- * the MCP SDK.
+ * the MCP SDK; the manager (and the SDK, image-size) loads only when a server is configured.
  */
 import type { McpSettings } from './config-schema.js';
 import { loadServerSources } from './load-sources.js';
-import { McpManager } from './manager.js';
+import type { McpManager } from './manager.js';
 import { resolveServers } from './servers.js';
 
 export interface OpenMcpOptions {
@@ -28,13 +28,14 @@ export interface OpenMcpOptions {
  * connect while the session goes on). Returns undefined when no server is configured. Untrusted project servers are named in one
  * warning line. Throws a KeenError for an unreadable or invalid `.mcp.json` or `--mcp-config` file.
  */
-export function openMcp(opts: OpenMcpOptions): McpManager | undefined {
+export async function openMcp(opts: OpenMcpOptions): Promise<McpManager | undefined> {
   const sources = loadServerSources(opts.home, opts.cwd, opts.flagFiles);
   const resolved = resolveServers(sources, { projectTrusted: opts.projectTrusted, env: opts.env, cwd: opts.cwd });
   if (resolved.skipped.length) {
     opts.warn(`MCP servers of this project skipped (the project is not trusted): ${resolved.skipped.join(', ')}; trust the folder (--trust; the REPL asks once) to use them`);
   }
   if (resolved.servers.length === 0 && resolved.broken.length === 0) return undefined;
+  const { McpManager } = await import('./manager.js');
   const manager = new McpManager({ servers: resolved.servers, broken: resolved.broken, settings: opts.settings, env: opts.env, warn: opts.warn });
   manager.start();
   return manager;
