@@ -1,9 +1,12 @@
 /**
  * How each service checks images in tool results, shared by the loopback fakes: the media type
  * must be one it accepts, the data valid base64 whose bytes really are an image of that type, and
- * the image must sit where the wire API allows it. Each returns the service's error text, or
- * undefined when the request is acceptable.
+ * the image must sit where the wire API allows it; a whole request must stay within the service's
+ * image count (and Anthropic's 2000 px side once it holds more than 20). Each returns the
+ * service's error text, or undefined when the request is acceptable.
  */
+
+import { imageSize } from 'image-size';
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
@@ -30,6 +33,7 @@ function badImage(data: unknown, mediaType: string): string | undefined {
 /** Anthropic Messages: `tool_result.content` is a string or a list of text and base64 image blocks. */
 export function anthropicImageError(body: any): string | undefined {
   const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
+  const images: { at: string; data: string }[] = [];
   for (let i = 0; i < messages.length; i++) {
     const content: any[] = Array.isArray(messages[i]?.content) ? messages[i].content : [];
     for (let j = 0; j < content.length; j++) {
@@ -46,10 +50,21 @@ export function anthropicImageError(body: any): string | undefined {
           if (!ACCEPTED.includes(c.source.media_type)) return `${at}.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`;
           const bad = badImage(c.source.data, c.source.media_type);
           if (bad) return `${at}.image.source.base64: ${bad}`;
+          images.push({ at, data: c.source.data });
         } else {
           return `${at}: Input tag '${String(c?.type)}' found using 'type' does not match any of the expected tags: 'text', 'image', 'search_result', 'document'`;
         }
       }
+    }
+  }
+  // The request-level limits (platform.claude.com vision page): 100 images (200k-context models),
+  // and each at most 2000×2000 px once a request holds more than 20.
+  if (images.length > 100) return `messages: too many images in one request: ${images.length} > 100`;
+  if (images.length > 20) {
+    for (const i of images) {
+      const { width, height } = imageSize(Buffer.from(i.data, 'base64'));
+      if (width > 2000 || height > 2000)
+        return `${i.at}.image.source.base64.data: At least one of the image dimensions exceed max allowed size for many-image requests: 2000 pixels`;
     }
   }
   return undefined;
@@ -60,6 +75,7 @@ const CONVERSE_FORMATS: Record<string, string> = { png: 'image/png', jpeg: 'imag
 /** Bedrock Converse: `toolResult.content` holds text, json, image {format, source.bytes}, document blocks. */
 export function converseImageError(body: any): string | undefined {
   const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
+  let images = 0;
   for (let i = 0; i < messages.length; i++) {
     const content: any[] = Array.isArray(messages[i]?.content) ? messages[i].content : [];
     for (let j = 0; j < content.length; j++) {
@@ -76,15 +92,19 @@ export function converseImageError(body: any): string | undefined {
         if (!mediaType) return `The value at ${at}.image.format failed to satisfy constraint: Member must satisfy enum value set: [png, jpeg, gif, webp]`;
         const bad = badImage(b.image?.source?.bytes, mediaType);
         if (bad) return `The image at ${at}.image is invalid: ${bad}.`;
+        images++;
       }
     }
   }
+  // Converse takes up to 20 images in one request (API_runtime_Message).
+  if (images > 20) return `Too many images: the request holds ${images} images; the maximum is 20.`;
   return undefined;
 }
 
 /** OpenAI Responses: `function_call_output.output` is a string or a list of input_text / input_image / input_file. */
 export function responsesImageError(body: any): string | undefined {
   const input: any[] = Array.isArray(body?.input) ? body.input : [];
+  let images = 0;
   for (let i = 0; i < input.length; i++) {
     const item = input[i];
     if (item?.type !== 'function_call_output' || typeof item.output === 'string') continue;
@@ -100,8 +120,11 @@ export function responsesImageError(body: any): string | undefined {
       if (!ACCEPTED.includes(url[1])) return `Invalid '${at}.image_url': unsupported image type ${url[1]}.`;
       const bad = badImage(url[2], url[1]);
       if (bad) return `Invalid '${at}.image_url': ${bad}.`;
+      images++;
     }
   }
+  // Up to 500 image inputs per request (platform.openai.com images-vision guide).
+  if (images > 500) return `Invalid 'input': too many images in one request (${images}); the maximum is 500.`;
   return undefined;
 }
 

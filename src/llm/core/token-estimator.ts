@@ -37,6 +37,8 @@ const OPAQUE_CHARS_PER_TOKEN = 5;
 /**
  * One image in a tool result, whatever its size: about what Anthropic charges for the largest
  * image it keeps unscaled (~1568 px on the long edge). Its base64 is never counted as text.
+ * Images a request leaves out (image-budget.ts) are still counted: the estimate is per message
+ * and provider-neutral, so it errs high, and the provider's reported usage replaces it.
  */
 export const IMAGE_TOKENS = 1600;
 

@@ -5,6 +5,7 @@
  * is built (see {@link buildRequestBody}), so moving the message breakpoint never edits history.
  */
 import type { NativeEncoder } from '../core/conversation.js';
+import { cutImages, IMAGE_LIMITS, type ImageLimits } from '../core/image-budget.js';
 import { partsOf, providerOf, type AssistantMessage, type Message, type ToolMessage } from '../core/message.js';
 import type { ToolDefinition } from '../core/provider.js';
 
@@ -20,7 +21,12 @@ export type NativeBlock =
   | { type: 'tool_result'; tool_use_id: string; content?: string | ToolResultContent[]; is_error?: boolean; cache_control?: CacheControl };
 
 /** What a `tool_result` block may hold: text and base64 images. */
-export type ToolResultContent = { type: 'text'; text: string } | { type: 'image'; source: { type: 'base64'; media_type: string; data: string } };
+export type ToolResultContent = { type: 'text'; text: string } | ImageContent;
+
+export interface ImageContent {
+  type: 'image';
+  source: { type: 'base64'; media_type: string; data: string };
+}
 
 /** The image types the Messages API accepts; other images stay a placeholder line. */
 export const ANTHROPIC_IMAGE_TYPES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
@@ -177,6 +183,40 @@ export class AnthropicEncoder implements NativeEncoder<NativeHistory> {
   }
 }
 
+/** The image blocks of the tool results in `messages`, in request order (a plain loop: it runs per request). */
+function resultImages(messages: readonly NativeMessage[]): ImageContent[] {
+  const images: ImageContent[] = [];
+  for (const m of messages) {
+    for (const b of m.content) {
+      if (b.type !== 'tool_result' || !Array.isArray(b.content)) continue;
+      for (const c of b.content) if (c.type === 'image') images.push(c);
+    }
+  }
+  return images;
+}
+
+/**
+ * The messages of one request within the API's request-level image limits (image-budget.ts):
+ * the newest images that fit stay, each older one becomes a text block with the placeholder.
+ * Returns `messages` itself when every image fits; otherwise copies only the messages and
+ * blocks that change, so the native history is never edited.
+ */
+export function withinImageLimits(messages: readonly NativeMessage[], limits: ImageLimits = IMAGE_LIMITS.anthropic): readonly NativeMessage[] {
+  const images = resultImages(messages);
+  const cut = cutImages(limits, images, (i) => i.source.data);
+  if (cut.omitted === 0) return messages;
+  const dropped = new Set<ToolResultContent>(images.slice(0, cut.omitted));
+  const placeholder: ToolResultContent = { type: 'text', text: cut.placeholder! };
+  const hit = (b: NativeBlock) => b.type === 'tool_result' && Array.isArray(b.content) && b.content.some((c) => dropped.has(c));
+  return messages.map((m) => {
+    if (!m.content.some(hit)) return m;
+    const content = m.content.map((b) =>
+      b.type === 'tool_result' && Array.isArray(b.content) && hit(b) ? { ...b, content: b.content.map((c) => (dropped.has(c) ? placeholder : c)) } : b,
+    );
+    return { ...m, content };
+  });
+}
+
 function userTextMessage(text: string): NativeMessage {
   return { role: 'user', content: [{ type: 'text', text }] };
 }
@@ -200,7 +240,8 @@ function markNewestMessage(messages: readonly NativeMessage[]): NativeMessage[] 
  * system block, the last tool definition, and the newest message's last cacheable block. The
  * message breakpoint moves forward each request; earlier prefixes are still found by the API's
  * lookback over block boundaries, so a request that only appends (the nested compaction request)
- * reads the parent's cache entry.
+ * reads the parent's cache entry. Images beyond the API's request limits are replaced by a
+ * placeholder in this body only ({@link withinImageLimits}).
  */
 export function buildRequestBody(history: NativeHistory, settings: RequestSettings): WireRequest {
   // Thinking needs budget_tokens ≥ 1024 and below max_tokens; a tight output limit shrinks or drops it.
@@ -210,7 +251,7 @@ export function buildRequestBody(history: NativeHistory, settings: RequestSettin
     model: settings.model,
     max_tokens: settings.maxOutputTokens,
     ...(history.system.length > 0 ? { system: markLast(history.system) } : {}),
-    messages: markNewestMessage(history.messages),
+    messages: markNewestMessage(withinImageLimits(history.messages)),
     ...(history.tools.length > 0 ? { tools: markLast(history.tools) } : {}),
     ...(budget >= 1024 ? { thinking: { type: 'enabled' as const, budget_tokens: budget } } : {}),
     stream: true,

@@ -8,6 +8,7 @@ import type {
   Tool,
 } from '@aws-sdk/client-bedrock-runtime';
 import type { NativeEncoder } from '../core/conversation.js';
+import { cutImages, IMAGE_LIMITS, type ImageLimits } from '../core/image-budget.js';
 import { partsOf, providerOf, type AssistantMessage, type Message, type ToolMessage } from '../core/message.js';
 import type { ToolDefinition } from '../core/provider.js';
 
@@ -82,6 +83,39 @@ export function toolResultBlock(result: ToolMessage, modelId: string): ContentBl
       ...(result.is_error && supportsToolStatus(modelId) ? { status: 'error' as const } : {}),
     },
   };
+}
+
+/** The image blocks of the tool results in `messages`, in request order (a plain loop: it runs per request). */
+function resultImages(messages: readonly BedrockMessage[]): ToolResultContentBlock[] {
+  const images: ToolResultContentBlock[] = [];
+  for (const m of messages) {
+    for (const b of m.content ?? []) {
+      for (const c of b.toolResult?.content ?? []) if (c.image?.source?.bytes !== undefined) images.push(c);
+    }
+  }
+  return images;
+}
+
+/**
+ * The messages of one request within Converse's request-level image limits (image-budget.ts):
+ * the newest images that fit stay, each older one becomes a text block with the placeholder.
+ * Returns `messages` itself when every image fits; otherwise copies only what changes, so the
+ * native history is never edited. Top-level block counts stay the same (the cache anchor holds).
+ */
+export function withinImageLimits(messages: readonly BedrockMessage[], limits: ImageLimits = IMAGE_LIMITS.bedrock): readonly BedrockMessage[] {
+  const images = resultImages(messages);
+  const cut = cutImages(limits, images, (i) => i.image!.source!.bytes!);
+  if (cut.omitted === 0) return messages;
+  const dropped = new Set(images.slice(0, cut.omitted));
+  const placeholder: ToolResultContentBlock = { text: cut.placeholder! };
+  const hit = (b: ContentBlock) => (b.toolResult?.content ?? []).some((c) => dropped.has(c));
+  return messages.map((m) => {
+    if (!(m.content ?? []).some(hit)) return m;
+    const content = (m.content ?? []).map(
+      (b): ContentBlock => (b.toolResult && hit(b) ? { toolResult: { ...b.toolResult, content: b.toolResult.content!.map((c) => (dropped.has(c) ? placeholder : c)) } } : b),
+    );
+    return { ...m, content };
+  });
 }
 
 function parseArgs(args: string): Record<string, unknown> {
@@ -199,7 +233,8 @@ const CACHE_POINT = { cachePoint: { type: 'default' as const } };
 /**
  * The ConverseStream input for the current native state. Cache points go after the system blocks,
  * after the tools and at the anchor in the newest turns, for models that support them; native
- * history itself never holds cache points.
+ * history itself never holds cache points. Images beyond the request limits are replaced by a
+ * placeholder in this input only ({@link withinImageLimits}).
  */
 export function converseInput(s: WireState): ConverseStreamRequest {
   const cache = cacheFieldsFor(s.modelId);
@@ -207,7 +242,7 @@ export function converseInput(s: WireState): ConverseStreamRequest {
   if (cache?.system && system.length > 0) system.push(CACHE_POINT);
   const tools: Tool[] = [...s.tools];
   if (cache?.tools && tools.length > 0) tools.push(CACHE_POINT);
-  let messages = s.history.messages as BedrockMessage[];
+  let messages = withinImageLimits(s.history.messages) as BedrockMessage[];
   const a = s.history.anchor;
   if (cache?.messages && a && a.index < messages.length) {
     messages = messages.map((m, i) => {

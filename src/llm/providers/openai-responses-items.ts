@@ -1,5 +1,6 @@
 import type { FunctionTool, ResponseInputItem } from 'openai/resources/responses/responses';
 import type { NativeEncoder } from '../core/conversation.js';
+import { cutImages, IMAGE_LIMITS, type ImageLimits } from '../core/image-budget.js';
 import type { ResponseFunctionCallOutputItemList } from 'openai/resources/responses/responses';
 import { partsOf, providerOf, type AssistantMessage, type Message, type ToolMessage } from '../core/message.js';
 import type { ToolDefinition } from '../core/provider.js';
@@ -106,4 +107,39 @@ export function toResponsesTools(tools: readonly ToolDefinition[]): FunctionTool
     // Keen's schemas are not written for strict mode (optional properties, open objects).
     strict: false,
   }));
+}
+
+type OutputPart = ResponseFunctionCallOutputItemList[number];
+type ImagePart = Extract<OutputPart, { type: 'input_image' }>;
+
+/** The `input_image` parts of the function_call_outputs in `input`, in request order (a plain loop: it runs per request). */
+function outputImages(input: readonly ResponseInputItem[]): ImagePart[] {
+  const images: ImagePart[] = [];
+  for (const item of input) {
+    if (item.type !== 'function_call_output' || typeof item.output === 'string') continue;
+    for (const p of item.output) if (p.type === 'input_image' && typeof p.image_url === 'string') images.push(p);
+  }
+  return images;
+}
+
+/**
+ * The input items of one request within the API's request-level image limits (image-budget.ts):
+ * the newest images that fit stay, each older one becomes an `input_text` with the placeholder.
+ * Returns `input` itself when every image fits; otherwise copies only the items that change, so
+ * the native history is never edited.
+ */
+export function withinImageLimits(input: readonly ResponseInputItem[], limits: ImageLimits = IMAGE_LIMITS['openai-responses']): readonly ResponseInputItem[] {
+  const images = outputImages(input);
+  // The base64 after the data URL's comma: its length is the size, its bytes what image-size reads.
+  const cut = cutImages(limits, images, (p) => {
+    const url = p.image_url!;
+    return url.slice(url.indexOf(',') + 1);
+  });
+  if (cut.omitted === 0) return input;
+  const dropped = new Set<OutputPart>(images.slice(0, cut.omitted));
+  const placeholder: OutputPart = { type: 'input_text', text: cut.placeholder! };
+  return input.map((item) => {
+    if (item.type !== 'function_call_output' || typeof item.output === 'string' || !item.output.some((p) => dropped.has(p))) return item;
+    return { ...item, output: item.output.map((p) => (dropped.has(p) ? placeholder : p)) };
+  });
 }

@@ -4,7 +4,7 @@ import { Conversation, type WireTranslation } from '../core/conversation.js';
 import { outputLimit } from '../core/provider.js';
 import type { ChatRequest, ProviderConversation } from '../core/provider.js';
 import { mapOpenAIError, StreamFailure, TruncatedStream, type OpenAIErrorContext } from './openai-errors.js';
-import { ResponsesEncoder, toResponsesTools, type ResponsesState } from './openai-responses-items.js';
+import { ResponsesEncoder, toResponsesTools, withinImageLimits, type ResponsesState } from './openai-responses-items.js';
 import { ResponsesTurnAccumulator } from './openai-responses-turn.js';
 import type { OpenAIModule } from './openai-sdk.js';
 
@@ -42,7 +42,8 @@ function responsesWire(endpoint: ResponsesEndpoint, request: ChatRequest): WireT
       const maxOutputTokens = outputLimit(request.maxOutputTokens, limits);
       const body: ResponseCreateParamsStreaming = {
         model: request.model || endpoint.model,
-        input: state.input as ResponseInputItem[],
+        // Images beyond the request limits become a placeholder in this body only.
+        input: withinImageLimits(state.input) as ResponseInputItem[],
         stream: true,
         store: false,
         include: ['reasoning.encrypted_content'],
