@@ -33,6 +33,23 @@ const yogaWithoutFetch = {
   },
 };
 
+// The built-in tools' definitions (JSON Schema from zod, token counts) computed now instead of at
+// every launch (src/tools/definition-table.ts).
+const toolTableBundle = await build({
+  entryPoints: ['src/tools/tool-table-build.ts'],
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  mainFields: ['module', 'main'],
+  // Written next to node_modules so the packages it leaves external resolve (a data: URL cannot).
+  external: ['@vscode/ripgrep', '@modelcontextprotocol/sdk', 'turndown', 'genkit', '@genkit-ai/*', 'react-devtools-core'],
+  outfile: fileURLToPath(new URL('../node_modules/.cache/keen-build/tool-table.mjs', import.meta.url)),
+  logLevel: 'warning',
+});
+void toolTableBundle;
+const { buildToolTable } = await import(new URL('../node_modules/.cache/keen-build/tool-table.mjs', import.meta.url).href);
+
 await build({
   entryPoints: { main: 'src/cli/main.ts' },
   outdir: 'dist',
@@ -51,6 +68,7 @@ await build({
   define: {
     'process.env.NODE_ENV': '"production"',
     KEEN_VERSION: JSON.stringify(pkg.version),
+    KEEN_TOOL_TABLE: JSON.stringify(buildToolTable()),
   },
   // Provider SDKs are bundled: each dynamic import() becomes its own lazily loaded chunk, which
   // loads far faster than the SDK's hundreds of module files (issue: speed). genkit stays external

@@ -2,6 +2,8 @@ import * as z from 'zod';
 import type { ToolCall, ToolMessage } from '../llm/core/message.js';
 import type { ToolDefinition } from '../llm/core/provider.js';
 import { errorText } from '../errors.js';
+import { rememberToolDefinitionTokens } from '../llm/core/token-estimator.js';
+import { builtInDefinition } from './definition-table.js';
 import { authorize } from './permissions/gates.js';
 import type { PermissionRequest, ToolContext, ToolOutcome, ToolRegistry } from './types.js';
 
@@ -56,6 +58,18 @@ export function toInputSchema(schema: z.ZodType): Record<string, unknown> {
   return json;
 }
 
+/**
+ * A tool's definition as sent: an MCP tool's own schema, a built-in tool's from the bundle's
+ * build-time table (with its token count when the description is the counted one), else its zod
+ * schema converted now.
+ */
+function definitionOf(tool: Tool): ToolDefinition {
+  const built = tool.inputSchema ? undefined : builtInDefinition(tool.name);
+  const definition = deepFreeze({ name: tool.name, description: tool.description, input_schema: tool.inputSchema ?? built?.input_schema ?? toInputSchema(tool.schema) });
+  if (built && built.description === tool.description) rememberToolDefinitionTokens(definition, built.tokens);
+  return definition;
+}
+
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {
     for (const inner of Object.values(value)) deepFreeze(inner);
@@ -94,7 +108,7 @@ export function createToolRegistry(tools: Tool[]): ToolRegistry {
     definitions() {
       // Built once and frozen: every turn gets the same definition objects (a fresh array), so
       // the token estimator counts them once, and no caller can change what the next one sends.
-      definitions ??= tools.map((t) => deepFreeze({ name: t.name, description: t.description, input_schema: t.inputSchema ?? toInputSchema(t.schema) }));
+      definitions ??= tools.map(definitionOf);
       return [...definitions];
     },
 

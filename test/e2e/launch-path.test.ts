@@ -4,6 +4,9 @@
  * The bundled SDKs meet Keen's own classes (src/llm/net/fetch-globals.ts) and http-fetch answers
  * with them, so a one-turn run loads no undici at all. A spawned `bin/keen.js` with a preload that
  * lists the built-in modules it loaded shows it; any new `new Headers()` on the path fails here.
+ * The bundle also carries the built-in tools' definitions computed at build time
+ * (src/tools/definition-table.ts): the tools a bundled run sends must be the ones the sources
+ * define.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,6 +17,7 @@ import { startOpenAIResponsesFake } from '../fakes/openai-responses-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { assertBuilt } from './cli-fixtures.js';
 import { makeWorkspace, runKeen } from './harness.js';
+import { createDefaultRegistry } from '../../src/tools/index.js';
 
 const PROBE = path.resolve(import.meta.dirname, '../fixtures/module-probe.cjs');
 
@@ -49,5 +53,27 @@ describe('the launch path of keen run', () => {
     const loaded = JSON.parse(fs.readFileSync(out, 'utf8')) as string[];
     expect(loaded.some((m) => m.includes('internal/deps/undici'))).toBe(false);
     expect(loaded).toContain('NativeModule http');
+  });
+
+  it('sends the built-in tools exactly as the sources define them (the build-time table is not stale)', async () => {
+    const fake = await startAnthropicFake();
+    const ws = makeWorkspace();
+    cleanups.push(
+      () => fake.close(),
+      () => ws.cleanup(),
+    );
+    fake.enqueue({ steps: [{ text: 'ok' }] });
+    const res = await runKeen(['run', 'say hello'], { cwd: ws.cwd, home: ws.home, env: { ANTHROPIC_API_KEY: 'sk-ant-test-launch', ANTHROPIC_BASE_URL: fake.url } });
+    expect(res.code, res.stderr).toBe(0);
+    const sent = (fake.requests[0].body.tools as { name: string; description: string; input_schema: unknown }[]).map(({ name, description, input_schema }) => ({
+      name,
+      description,
+      input_schema,
+    }));
+    const sources = createDefaultRegistry()
+      .definitions()
+      .map(({ name, description, input_schema }) => ({ name, description, input_schema }));
+    expect(sent.length).toBeGreaterThan(sources.length);
+    for (const def of sources) expect(sent.find((t) => t.name === def.name)).toEqual(def);
   });
 });

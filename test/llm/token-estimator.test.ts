@@ -3,7 +3,7 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 import type { AssistantMessage, Message, ToolMessage } from '../../src/llm/core/message.js';
 import type { ToolDefinition } from '../../src/llm/core/provider.js';
-import { ContextMeter, estimateRequest, estimateText, TokenEstimator } from '../../src/llm/core/token-estimator.js';
+import { ContextMeter, estimateRequest, estimateText, rememberToolDefinitionTokens, TokenEstimator } from '../../src/llm/core/token-estimator.js';
 
 const CORPUS = new URL('../fixtures/estimator-corpus/', import.meta.url);
 const corpus = readdirSync(CORPUS)
@@ -129,6 +129,17 @@ describe('TokenEstimator', () => {
     // A new array of the same tool definitions is not re-counted either.
     est.request({ messages, tools: [...tools] });
     expect(est.stats.toolDefinitionsCounted).toBe(2);
+  });
+
+  it('takes the count of a definition counted at build time instead of counting it again (the bundle’s built-in tools)', () => {
+    const def = { name: 'lookup', description: 'Look a word up.', input_schema: { type: 'object', properties: { word: { type: 'string' } } } };
+    const counted = new TokenEstimator().tools([{ ...def }]);
+    rememberToolDefinitionTokens(def, counted);
+    const est = new TokenEstimator();
+    expect(est.tools([def])).toBe(counted);
+    expect(est.stats.toolDefinitionsCounted).toBe(0);
+    expect(est.tools([{ ...def }])).toBe(counted);
+    expect(est.stats.toolDefinitionsCounted).toBe(1);
   });
 
   it('counts a message again if it was changed after being counted', () => {

@@ -58,6 +58,17 @@ function countMessage(m: Message): number {
   return tokens;
 }
 
+/** Definitions counted before this process ran (the bundle's built-in tools, tools/definition-table.ts). */
+const precounted = new WeakMap<ToolDefinition, number>();
+
+/**
+ * Record `tokens` as the count of `def`, counted by this same estimator at build time: every
+ * estimator then finds it instead of counting it again. For definitions that are never mutated.
+ */
+export function rememberToolDefinitionTokens(def: ToolDefinition, tokens: number): void {
+  precounted.set(def, tokens);
+}
+
 function countToolDefinition(def: ToolDefinition): number {
   return TOOL_DEFINITION_OVERHEAD + estimateText(def.name) + estimateText(def.description) + estimateText(JSON.stringify(def.input_schema));
 }
@@ -115,7 +126,7 @@ export class TokenEstimator {
     if (hit && hit.length === defs.length) return hit.tokens;
     let tokens = 0;
     for (const def of defs) {
-      let t = this.toolCache.get(def);
+      let t = this.toolCache.get(def) ?? precounted.get(def);
       if (t === undefined) {
         t = countToolDefinition(def);
         this.stats.toolDefinitionsCounted++;
