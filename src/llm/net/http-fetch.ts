@@ -1,8 +1,8 @@
 /**
  * `fetch` over Node's own HTTP client (node:http / node:https): what the provider SDKs that take
  * a `fetch` (Anthropic, OpenAI Chat/Responses, Codex), MCP's HTTP transports and web_fetch speak
- * through, and the global fetch once a proxy is set (Genkit). Proxies: a CONNECT tunnel per proxy
- * (proxy.ts `tunnelAgent`).
+ * through, and the global fetch once a proxy is set (Genkit). Proxies: Keen's own CONNECT tunnel
+ * (proxy.ts `tunnelAgent`, connect-tunnel.ts), which a timeout or an abort also ends.
  *
  * Why not the built-in fetch: Node 20's fetch (undici) compiles its llhttp WebAssembly parser on
  * the first request and V8 then tiers that module up on a background thread, which a finishing
@@ -36,6 +36,7 @@ import type { Readable } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import type Zlib from 'node:zlib';
 import { proxyConfigured, tunnelAgent } from './proxy.js';
+import { TUNNEL_SIGNAL } from './tunnel-signal.js';
 
 const MAX_REDIRECTS = 20;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -134,7 +135,9 @@ function send(out: Outgoing, agent: http.Agent | undefined, limits: HttpTimeouts
     const client = out.url.protocol === 'https:' ? https : http;
     const headers = { ...out.headers };
     if (out.body) headers['content-length'] = String(out.body.byteLength);
-    const req = client.request(out.url, { method: out.method, headers, ...(agent ? { agent } : {}) });
+    // Through an agent (a proxy tunnel), a timeout or an abort also cancels the tunnel's set-up.
+    const tunnel = agent ? new AbortController() : undefined;
+    const req = client.request(out.url, { method: out.method, headers, ...(agent ? { agent, [TUNNEL_SIGNAL]: tunnel?.signal } : {}) });
     const timers: NodeJS.Timeout[] = [];
     let settled = false;
     const settle = () => {
@@ -148,6 +151,7 @@ function send(out: Outgoing, agent: http.Agent | undefined, limits: HttpTimeouts
       if (settled) return;
       settle();
       reject(err);
+      tunnel?.abort(cause);
       req.destroy(cause);
     };
     const onAbort = () => {
