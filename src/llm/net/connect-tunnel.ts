@@ -15,7 +15,8 @@
  *   one request with a one-line error (no retry here: undici's ProxyAgent re-sent such a CONNECT
  *   in a tight loop, nodejs/undici#3897).
  * - A request that is aborted or times out while its tunnel is being set up destroys the CONNECT
- *   socket when its options carry a {@link TUNNEL_SIGNAL} (http-fetch.ts passes one).
+ *   socket, given its signal (tunnel-signal.ts: http-fetch.ts passes one, Bedrock's handler runs
+ *   in its scope).
  * Time limits are the caller's (http-fetch.ts's connect limit runs until the TLS handshake ends).
  */
 import http from 'node:http';
@@ -23,7 +24,7 @@ import https from 'node:https';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
-import { TUNNEL_SIGNAL } from './tunnel-signal.js';
+import { TUNNEL_SIGNAL, tunnelSignalScope } from './tunnel-signal.js';
 
 /** TLS settings for the tunnelled https target and an https proxy (tests trust their own CA here). */
 export type TunnelTlsOptions = Pick<tls.ConnectionOptions, 'ca' | 'rejectUnauthorized' | 'checkServerIdentity' | 'minVersion' | 'maxVersion' | 'ciphers'>;
@@ -115,7 +116,7 @@ function openTunnel(proxyText: string, secure: boolean, tlsOptions: TunnelTlsOpt
   const tlsSettings: tls.ConnectionOptions = { ...tlsOptions };
   for (const key of TLS_KEYS) if (options[key] !== undefined) Object.assign(tlsSettings, { [key]: options[key] });
 
-  const signal = options[TUNNEL_SIGNAL];
+  const signal = options[TUNNEL_SIGNAL] ?? tunnelSignalScope.getStore();
   const headers: http.OutgoingHttpHeaders = { host: target };
   if (proxy.username || proxy.password) {
     const credentials = `${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`;

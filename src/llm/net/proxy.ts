@@ -9,6 +9,7 @@
  * Nothing is loaded without a proxy variable.
  */
 import type { Agent } from 'node:http';
+import { tunnelSignalScope } from './tunnel-signal.js';
 
 const PROXY_VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'];
 
@@ -88,11 +89,19 @@ export function tunnelAgent(url: string, env: NodeJS.ProcessEnv): Promise<Agent>
 
 /**
  * For SDKs on Node's http stack (Bedrock): an HTTP/1.1 request handler that tunnels through the
- * proxy `env` names for `endpoint` (CONNECT, connect-tunnel.ts), or undefined without one.
+ * proxy `env` names for `endpoint` (CONNECT, connect-tunnel.ts), or undefined without one. Each
+ * request runs in its abort signal's tunnel scope, so an abort also ends a CONNECT still waiting.
  */
 export async function proxiedRequestHandler(env: NodeJS.ProcessEnv, endpoint: string): Promise<unknown> {
   const proxy = proxyFor(endpoint, env);
   if (!proxy) return undefined;
   const [httpAgent, httpsAgent, { NodeHttpHandler }] = await Promise.all([agentFor(proxy, 'http:'), agentFor(proxy, 'https:'), import('@smithy/node-http-handler')]);
-  return new NodeHttpHandler({ httpAgent, httpsAgent });
+  const handler = new NodeHttpHandler({ httpAgent, httpsAgent });
+  const handle = handler.handle.bind(handler);
+  handler.handle = (request, options) => {
+    const signal = options?.abortSignal;
+    // The SDK's signal may be its own AbortSignal-like object; only a real one can be listened to.
+    return signal instanceof AbortSignal ? tunnelSignalScope.run(signal, () => handle(request, options)) : handle(request, options);
+  };
+  return handler;
 }
