@@ -19,10 +19,10 @@ export interface ConnectProxy {
 export interface ConnectProxyOptions {
   /**
    * 'tunnel' (default) connects and answers 200; 'never' accepts the CONNECT and never answers
-   * (a proxy that hangs); any other text is the status line it refuses with, e.g.
-   * '407 Proxy Authentication Required'.
+   * (a proxy that hangs); 'drop' closes the connection without an answer; any other text is the
+   * status line it refuses with, e.g. '407 Proxy Authentication Required'.
    */
-  answer?: 'tunnel' | 'never' | string;
+  answer?: 'tunnel' | 'never' | 'drop' | string;
   /** Tunnels go to this host whatever the CONNECT names (targets like model.test or 127.0.0.9 reach 127.0.0.1). */
   upstreamHost?: string;
   /** Serve the proxy itself over TLS (an https:// proxy URL). */
@@ -54,6 +54,10 @@ export async function startConnectProxy(options: ConnectProxyOptions = {}): Prom
     const answer = options.answer ?? 'tunnel';
     if (answer === 'never') {
       socket.resume(); // reads (and drops) whatever comes, so it sees the client leave
+      return;
+    }
+    if (answer === 'drop') {
+      socket.destroy();
       return;
     }
     if (answer !== 'tunnel') {

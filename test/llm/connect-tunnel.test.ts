@@ -134,6 +134,16 @@ describe('the CONNECT tunnel', () => {
     expect(JSON.stringify({ message: err.cause.message, stack: err.cause.stack })).not.toMatch(/s3cr|keen%40corp|keen@corp/);
   });
 
+  it('a proxy that drops the connection instead of answering fails the request once, saying so', async () => {
+    const dropping = await proxy({ answer: 'drop' });
+    const err = await failure(sdkFetch({ HTTPS_PROXY: dropping.url })('https://api.openai.com/v1/responses'));
+    expect(err.cause.message).toBe(`proxy ${dropping.url} closed the connection without answering the CONNECT to api.openai.com:443`);
+    expect(isNetworkFailure(err)).toBe(true);
+    // A second request is a second CONNECT: nothing was retried behind the first one's back.
+    await failure(sdkFetch({ HTTPS_PROXY: dropping.url })('https://api.openai.com/v1/responses'));
+    expect(dropping.tunnels).toEqual(['api.openai.com:443', 'api.openai.com:443']);
+  });
+
   it('an unreachable or unsupported proxy fails with one line naming it; host:port alone means http://', async () => {
     const closed = net.createServer();
     const deadPort = await listen(closed);
@@ -145,6 +155,8 @@ describe('the CONNECT tunnel', () => {
 
     const socks = await failure(sdkFetch({ HTTP_PROXY: 'socks5://127.0.0.1:1080' })('http://model.test/'));
     expect(socks.cause.message).toBe('proxy socks5://127.0.0.1:1080 is not supported: only http:// and https:// proxies can tunnel');
+    const garbled = await failure(sdkFetch({ HTTP_PROXY: `http://me:p%ZZ@127.0.0.1:${deadPort}` })('http://model.test/'));
+    expect(garbled.cause.message).toBe(`the user name or password in the setting for proxy http://127.0.0.1:${deadPort} is not valid percent-encoding`);
 
     const target = await listen(http.createServer((_req, res) => res.end('plain')));
     const through = await proxy();

@@ -64,6 +64,18 @@ export function parseProxyUrl(raw: string): URL {
   return url;
 }
 
+/** The Proxy-Authorization value for the proxy URL's userinfo (percent-decoded), if it has one. */
+function proxyAuthorization(proxy: URL): string | undefined {
+  if (!proxy.username && !proxy.password) return undefined;
+  let credentials: string;
+  try {
+    credentials = `${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`;
+  } catch {
+    throw new Error(`the user name or password in the setting for proxy ${proxyLabel(proxy)} is not valid percent-encoding`);
+  }
+  return `Basic ${Buffer.from(credentials).toString('base64')}`;
+}
+
 /** An agent that opens every connection as a CONNECT tunnel through `proxy` (see the file comment). */
 export class ConnectTunnelAgent extends http.Agent {
   private readonly proxy: string;
@@ -103,8 +115,10 @@ function once(callback: (err: Error | null, stream: Duplex) => void): (err: Erro
 
 function openTunnel(proxyText: string, secure: boolean, tlsOptions: TunnelTlsOptions, options: ConnectionOptions, done: (err: Error | null, stream?: Duplex) => void): void {
   let proxy: URL;
+  let authorization: string | undefined;
   try {
     proxy = parseProxyUrl(proxyText);
+    authorization = proxyAuthorization(proxy);
   } catch (err) {
     done(err as Error);
     return;
@@ -117,11 +131,7 @@ function openTunnel(proxyText: string, secure: boolean, tlsOptions: TunnelTlsOpt
   for (const key of TLS_KEYS) if (options[key] !== undefined) Object.assign(tlsSettings, { [key]: options[key] });
 
   const signal = options[TUNNEL_SIGNAL] ?? tunnelSignalScope.getStore();
-  const headers: http.OutgoingHttpHeaders = { host: target };
-  if (proxy.username || proxy.password) {
-    const credentials = `${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`;
-    headers['proxy-authorization'] = `Basic ${Buffer.from(credentials).toString('base64')}`;
-  }
+  const headers: http.OutgoingHttpHeaders = { host: target, ...(authorization ? { 'proxy-authorization': authorization } : {}) };
   const proxyHost = proxy.hostname.replace(/^\[|\]$/g, '');
   const viaTls = proxy.protocol === 'https:';
   const connect = (viaTls ? https : http).request({
@@ -135,10 +145,9 @@ function openTunnel(proxyText: string, secure: boolean, tlsOptions: TunnelTlsOpt
     ...(viaTls ? { ...tlsSettings, ALPNProtocols: ['http/1.1'], servername: net.isIP(proxyHost) ? '' : proxyHost } : {}),
   });
 
-  let tlsSocket: tls.TLSSocket | undefined;
+  // Until the request has its socket; from then on destroying the request destroys the tunnel.
   const onAbort = () => {
     connect.destroy();
-    tlsSocket?.destroy();
     done(Object.assign(new Error(`the tunnel to ${target} through proxy ${label} was cancelled`), { code: 'ABORT_ERR' }));
   };
   const finish = (err: Error | null, stream?: Duplex) => {
@@ -167,7 +176,7 @@ function openTunnel(proxyText: string, secure: boolean, tlsOptions: TunnelTlsOpt
     // a certificate that does not verify errors it. No SNI for an IP literal; the certificate is
     // checked against the name, or the IP, the request was for.
     const servername = net.isIP(host) ? undefined : options.servername || host;
-    tlsSocket = tls.connect({ ...tlsSettings, socket, host, ...(servername ? { servername } : {}), ALPNProtocols: ['http/1.1'] });
+    const tlsSocket = tls.connect({ ...tlsSettings, socket, host, ...(servername ? { servername } : {}), ALPNProtocols: ['http/1.1'] });
     // Destroying the TLS socket (an abort mid-handshake, a failed certificate) closes the tunnel.
     tlsSocket.once('close', () => socket.destroy());
     finish(null, tlsSocket);
