@@ -79,7 +79,7 @@ describe('the CONNECT tunnel', () => {
     await vi.waitFor(() => expect(silent.open).toBe(0), { timeout: 5000 });
   });
 
-  it('an abort during the TLS handshake inside the tunnel closes the tunnel too', async () => {
+  it('an abort, or the connect limit, during the TLS handshake inside the tunnel closes the tunnel too', async () => {
     const connections = new Set<net.Socket>();
     const port = await listen(
       net.createServer((socket) => {
@@ -97,6 +97,12 @@ describe('the CONNECT tunnel', () => {
     await vi.waitFor(() => expect(connections.size).toBe(1));
     controller.abort();
     expect(((await pending) as unknown as DOMException).name).toBe('AbortError');
+    await vi.waitFor(() => expect([through.open, connections.size]).toEqual([0, 0]), { timeout: 5000 });
+
+    // The connect limit runs until the handshake inside the tunnel is done.
+    const stalled = await failure(sdkFetch({ HTTPS_PROXY: through.url }, { connectTimeoutMs: 150 })(`https://model.test:${port}/`));
+    expect([stalled.message, stalled.cause.code]).toEqual(['fetch failed', 'UND_ERR_CONNECT_TIMEOUT']);
+    expect(through.tunnels).toEqual([`127.0.0.9:${port}`, `model.test:${port}`]);
     await vi.waitFor(() => expect([through.open, connections.size]).toEqual([0, 0]), { timeout: 5000 });
   });
 
