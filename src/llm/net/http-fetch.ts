@@ -72,7 +72,7 @@ export function installProxyFromEnv(env: NodeJS.ProcessEnv): void {
 
 /** Time limits of one request; each unset one is none. */
 export interface HttpTimeouts {
-  /** DNS, TCP and a proxy's CONNECT, until the socket is connected. */
+  /** DNS, TCP, a proxy's CONNECT and the TLS handshake, until the socket is ready. */
   connectTimeoutMs?: number;
   /** From the request's start until the response headers. */
   headersTimeoutMs?: number;
