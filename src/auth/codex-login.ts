@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KeenError } from '../errors.js';
+import { sdkFetch } from '../llm/net/http-fetch.js';
 import { saveKeenCodexTokens, type CodexTokens } from './codex-credentials.js';
 import { CODEX_CLIENT_ID, CODEX_SCOPES, codexIssuer, exchangeCodexCode } from './codex-oauth.js';
 import { chatgptAccountId, jwtEmail } from './jwt.js';
@@ -13,7 +14,7 @@ const CALLBACK_PATH = '/auth/callback';
 export interface LoginCodexOptions {
   /** KEEN_HOME: tokens are written to `<home>/auth.json` (mode 0600). */
   home: string;
-  /** Read for KEEN_CODEX_AUTH_URL (the OAuth issuer). */
+  /** Read for KEEN_CODEX_AUTH_URL (the OAuth issuer) and the proxy settings (HTTPS_PROXY, NO_PROXY…). */
   env: NodeJS.ProcessEnv;
   /**
    * Receives the sign-in URL once the callback server listens. The CLI prints it and may open a
@@ -39,7 +40,8 @@ export interface LoginCodexResult {
  * `keen login codex`: OAuth 2.0 authorization code with PKCE (S256). Starts a callback server on
  * 127.0.0.1, hands the authorize URL to `onUrl`, waits for the browser to come back to
  * `/auth/callback`, checks `state`, exchanges the code at the issuer's token endpoint, and stores
- * the tokens in Keen's own auth.json. Rejects with a one-line KeenError; never logs a token.
+ * the tokens in Keen's own auth.json. The token request goes through the proxy `env` names, as
+ * model requests do (http-fetch.ts `sdkFetch`). Rejects with a one-line KeenError; never logs a token.
  */
 export async function loginCodex(opts: LoginCodexOptions): Promise<LoginCodexResult> {
   const issuer = codexIssuer(opts.env);
@@ -97,7 +99,8 @@ export async function loginCodex(opts: LoginCodexOptions): Promise<LoginCodexRes
   });
 
   async function finish(code: string): Promise<LoginCodexResult> {
-    const issued = await exchangeCodexCode(issuer, code, redirectUri, pkce.verifier);
+    // Through the proxy the environment names (HTTPS_PROXY…, NO_PROXY), as every model request.
+    const issued = await exchangeCodexCode(issuer, code, redirectUri, pkce.verifier, sdkFetch(opts.env));
     const tokens: CodexTokens = { id_token: issued.id_token, access_token: issued.access_token, refresh_token: issued.refresh_token };
     const accountId = chatgptAccountId(issued.id_token) ?? chatgptAccountId(issued.access_token);
     if (accountId) tokens.account_id = accountId;

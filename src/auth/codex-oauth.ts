@@ -26,8 +26,8 @@ export async function refreshCodexTokens(issuer: string, refreshToken: string): 
   return postToken(issuer, 'application/json', body, 'refresh the Codex login', [refreshToken]);
 }
 
-/** Completes the PKCE authorization-code flow. */
-export async function exchangeCodexCode(issuer: string, code: string, redirectUri: string, verifier: string): Promise<Required<IssuedTokens>> {
+/** Completes the PKCE authorization-code flow; `send` is the fetch to use (`keen login codex`: its proxy-aware one). */
+export async function exchangeCodexCode(issuer: string, code: string, redirectUri: string, verifier: string, send: typeof fetch = fetch): Promise<Required<IssuedTokens>> {
   const body = new URLSearchParams({
     grant_type: 'authorization_code',
     code,
@@ -35,19 +35,19 @@ export async function exchangeCodexCode(issuer: string, code: string, redirectUr
     client_id: CODEX_CLIENT_ID,
     code_verifier: verifier,
   }).toString();
-  const tokens = await postToken(issuer, 'application/x-www-form-urlencoded', body, 'finish the Codex sign-in', [code, verifier]);
+  const tokens = await postToken(issuer, 'application/x-www-form-urlencoded', body, 'finish the Codex sign-in', [code, verifier], send);
   if (!tokens.refresh_token || !tokens.id_token) throw new KeenError(`The sign-in server at ${issuer} returned no refresh or id token. ${RELOGIN}`);
   return tokens as Required<IssuedTokens>;
 }
 
-async function postToken(issuer: string, contentType: string, body: string, what: string, secrets: string[]): Promise<IssuedTokens> {
+async function postToken(issuer: string, contentType: string, body: string, what: string, secrets: string[], send: typeof fetch = fetch): Promise<IssuedTokens> {
   const url = `${issuer}/oauth/token`;
   const scrub = (text: string) => secrets.reduce((t, s) => (s ? t.split(s).join('[redacted]') : t), text);
   let res: Response;
   try {
-    res = await fetch(url, { method: 'POST', headers: { 'content-type': contentType, accept: 'application/json' }, body, signal: AbortSignal.timeout(30_000) });
+    res = await send(url, { method: 'POST', headers: { 'content-type': contentType, accept: 'application/json' }, body, signal: AbortSignal.timeout(30_000) });
   } catch (err) {
-    throw new KeenError(`Could not reach ${url} to ${what}: ${(err as Error).message}`);
+    throw new KeenError(`Could not reach ${url} to ${what}: ${scrub(withCauses(err))}`);
   }
   const text = await res.text().catch(() => '');
   let json: Record<string, unknown> = {};
@@ -67,6 +67,13 @@ async function postToken(issuer: string, contentType: string, body: string, what
     refresh_token: typeof json.refresh_token === 'string' ? json.refresh_token : undefined,
     id_token: typeof json.id_token === 'string' ? json.id_token : undefined,
   };
+}
+
+/** `fetch failed: <why>`: fetch's message says nothing without its causes (a proxy's refusal…). */
+function withCauses(err: unknown): string {
+  const parts: string[] = [];
+  for (let cur: unknown = err, depth = 0; cur instanceof Error && depth < 4; depth++, cur = cur.cause) parts.push(cur.message);
+  return parts.join(': ').replace(/\s+/g, ' ');
 }
 
 function describeOAuthError(json: Record<string, unknown>): string {

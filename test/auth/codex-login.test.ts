@@ -7,10 +7,12 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loginCodex, type LoginCodexOptions } from '../../src/auth/codex-login.js';
 import { pkceChallenge } from '../../src/auth/pkce.js';
 import { KeenError } from '../../src/errors.js';
+import { startConnectProxy, useConnectProxy } from '../fakes/connect-proxy.js';
 import { startFakeOAuthServer } from '../fakes/openai-responses-fake.js';
 
 const oauth = await startFakeOAuthServer();
 afterAll(() => oauth.close());
+const proxy = useConnectProxy();
 
 let home: string;
 beforeEach(async () => {
@@ -93,6 +95,33 @@ describe('loginCodex', () => {
     expect(err).toBeInstanceOf(KeenError);
     expect(err?.message).toMatch(/invalid_grant/);
     expect(err?.message).not.toContain('secret-code-123');
+  });
+
+  it('exchanges the code through the proxy the environment names; a proxy that refuses fails with one line saying so', async () => {
+    proxy.tunnels.length = 0;
+    const issuerHost = new URL(oauth.url).host;
+    const { login, url } = startLogin({ env: { KEEN_CODEX_AUTH_URL: oauth.url, HTTP_PROXY: proxy.url } });
+    const authorize = await url;
+    expect((await callback(authorize, { code: 'c', state: authorize.searchParams.get('state')! })).status).toBe(200);
+    await expect(login).resolves.toMatchObject({ accountId: 'acct_fake' });
+    expect(proxy.tunnels).toEqual([issuerHost]);
+    expect(oauth.requests).toHaveLength(1);
+
+    const refusing = await startConnectProxy({ answer: '407 Proxy Authentication Required' });
+    try {
+      const denied = startLogin({ env: { KEEN_CODEX_AUTH_URL: oauth.url, HTTPS_PROXY: refusing.url.replace('http://', 'http://me:pw@') } });
+      const again = await denied.url;
+      expect((await callback(again, { code: 'secret-code-9', state: again.searchParams.get('state')! })).status).toBe(500);
+      const err = (await denied.login.catch((e: unknown) => e)) as Error;
+      expect(err).toBeInstanceOf(KeenError);
+      expect(err.message).toBe(
+        `Could not reach ${oauth.url}/oauth/token to finish the Codex sign-in: fetch failed: proxy ${refusing.url} refused the tunnel to ${issuerHost}: 407 Proxy Authentication Required`,
+      );
+      expect(refusing.tunnels).toEqual([issuerHost]);
+      expect(oauth.requests).toHaveLength(1);
+    } finally {
+      await refusing.close();
+    }
   });
 
   it('names the port when it is already taken', async () => {

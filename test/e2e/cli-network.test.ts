@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { startBedrockFake } from '../fakes/bedrock-fake.js';
 import { startGeminiFake } from '../fakes/gemini-fake.js';
 import { errorLines, filesUnder, toolResults, useCliRig } from './cli-fixtures.js';
-import { useConnectProxy } from '../fakes/connect-proxy.js';
+import { startConnectProxy, useConnectProxy } from '../fakes/connect-proxy.js';
 
 const { rig, workspace } = useCliRig();
 
@@ -32,6 +32,23 @@ describe('proxies', () => {
     const r = await rig.keen(workspace(), ['run', 'hi'], { env: { HTTP_PROXY: proxy.url, NO_PROXY: '127.0.0.1' } });
     expect(r.code, r.stderr).toBe(0);
     expect(proxy.tunnels).toEqual([]);
+  });
+});
+
+describe('a proxy that refuses the tunnel', () => {
+  it('keen run fails with one line naming the proxy (not its credentials) and its answer', async () => {
+    const refusing = await startConnectProxy({ answer: '407 Proxy Authentication Required' });
+    try {
+      const withUser = refusing.url.replace('http://', 'http://alice:hunter2@');
+      const r = await rig.keen(workspace(), ['run', 'hi'], { env: { HTTPS_PROXY: withUser, KEEN_MAX_RETRIES: '0' } });
+      expect(r.code).not.toBe(0);
+      expect(errorLines(r.stderr)).toHaveLength(1);
+      expect(r.stderr).toContain(`proxy ${refusing.url} refused the tunnel to ${new URL(rig.fake.url).host}: 407 Proxy Authentication Required`);
+      expect(r.stderr).not.toMatch(/hunter2|alice/);
+      expect(refusing.tunnels).toEqual([new URL(rig.fake.url).host]);
+    } finally {
+      await refusing.close();
+    }
   });
 });
 

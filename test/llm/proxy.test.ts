@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import { bypassesProxy, proxyFor } from '../../src/llm/net/proxy.js';
+import { describe, expect, it, vi } from 'vitest';
+import { bypassesProxy, proxiedRequestHandler, proxyFor } from '../../src/llm/net/proxy.js';
+import { startConnectProxy } from '../fakes/connect-proxy.js';
 
 describe('NO_PROXY', () => {
   it('matches hosts, subdomains, ports and *', () => {
@@ -18,5 +19,35 @@ describe('NO_PROXY', () => {
     expect(proxyFor('http://localhost:9', env)).toBe('http://plain:2');
     expect(proxyFor('https://api.internal.corp', env)).toBeUndefined();
     expect(proxyFor('https://x.io', {})).toBeUndefined();
+  });
+});
+
+describe('proxiedRequestHandler (Bedrock)', () => {
+  it('tunnels through the proxy, and an abort ends a CONNECT the proxy never answers', async () => {
+    const silent = await startConnectProxy({ answer: 'never' });
+    try {
+      const env = { HTTPS_PROXY: silent.url };
+      const endpoint = 'https://bedrock-runtime.us-east-1.amazonaws.com';
+      const { BedrockRuntimeClient, ConverseCommand } = await import('@aws-sdk/client-bedrock-runtime');
+      const client = new BedrockRuntimeClient({
+        region: 'us-east-1',
+        endpoint,
+        credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
+        maxAttempts: 1,
+        requestHandler: (await proxiedRequestHandler(env, endpoint)) as never,
+      });
+      const controller = new AbortController();
+      const sent = client
+        .send(new ConverseCommand({ modelId: 'm', messages: [{ role: 'user', content: [{ text: 'hi' }] }] }), { abortSignal: controller.signal })
+        .catch((e: unknown) => e);
+      await vi.waitFor(() => expect(silent.tunnels).toEqual(['bedrock-runtime.us-east-1.amazonaws.com:443']));
+      expect(silent.open).toBe(1);
+      controller.abort();
+      expect(((await sent) as Error).name).toBe('AbortError');
+      await vi.waitFor(() => expect(silent.open).toBe(0), { timeout: 5000 });
+      expect(await proxiedRequestHandler({ ...env, NO_PROXY: '.amazonaws.com' }, endpoint)).toBeUndefined();
+    } finally {
+      await silent.close();
+    }
   });
 });

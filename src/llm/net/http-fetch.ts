@@ -1,8 +1,8 @@
 /**
  * `fetch` over Node's own HTTP client (node:http / node:https): what the provider SDKs that take
  * a `fetch` (Anthropic, OpenAI Chat/Responses, Codex), MCP's HTTP transports and web_fetch speak
- * through, and the global fetch once a proxy is set (Genkit). Proxies: a CONNECT tunnel per proxy
- * (proxy.ts `tunnelAgent`).
+ * through, and the global fetch once a proxy is set (Genkit). Proxies: Keen's own CONNECT tunnel
+ * (proxy.ts `tunnelAgent`, connect-tunnel.ts), which a timeout or an abort also ends.
  *
  * Why not the built-in fetch: Node 20's fetch (undici) compiles its llhttp WebAssembly parser on
  * the first request and V8 then tiers that module up on a background thread, which a finishing
@@ -40,6 +40,7 @@ import type Zlib from 'node:zlib';
 import { FetchHeaders } from './fetch-headers.js';
 import { FetchResponse, toWebResponse } from './fetch-response.js';
 import { proxyConfigured, tunnelAgent } from './proxy.js';
+import { TUNNEL_SIGNAL } from './tunnel-signal.js';
 
 const MAX_REDIRECTS = 20;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -76,7 +77,7 @@ export function installProxyFromEnv(env: NodeJS.ProcessEnv): void {
 
 /** Time limits of one request; each unset one is none. */
 export interface HttpTimeouts {
-  /** DNS, TCP and a proxy's CONNECT, until the socket is connected. */
+  /** DNS, TCP, a proxy's CONNECT and the TLS handshake, until the socket is ready. */
   connectTimeoutMs?: number;
   /** From the request's start until the response headers. */
   headersTimeoutMs?: number;
@@ -178,7 +179,9 @@ function send(out: Outgoing, agent: http.Agent | undefined, limits: HttpTimeouts
     const client = out.url.protocol === 'https:' ? https : http;
     const headers = { ...out.headers };
     if (out.body) headers['content-length'] = String(out.body.byteLength);
-    const req = client.request(out.url, { method: out.method, headers, ...(agent ? { agent } : {}) });
+    // Through an agent (a proxy tunnel), a timeout or an abort also cancels the tunnel's set-up.
+    const tunnel = agent ? new AbortController() : undefined;
+    const req = client.request(out.url, { method: out.method, headers, ...(agent ? { agent, [TUNNEL_SIGNAL]: tunnel?.signal } : {}) });
     const timers: NodeJS.Timeout[] = [];
     let settled = false;
     const settle = () => {
@@ -192,6 +195,7 @@ function send(out: Outgoing, agent: http.Agent | undefined, limits: HttpTimeouts
       if (settled) return;
       settle();
       reject(err);
+      tunnel?.abort(cause);
       req.destroy(cause);
     };
     const onAbort = () => {

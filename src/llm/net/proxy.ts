@@ -1,14 +1,15 @@
 /**
  * HTTP(S) proxies, from HTTPS_PROXY / HTTP_PROXY (or their lower-case forms), NO_PROXY honoured.
- * - The SDKs that take a `fetch` (Anthropic, OpenAI, Codex) and MCP's HTTP transports speak
- *   through `sdkFetch` (http-fetch.ts): node:http tunnelling through the proxy with
- *   https-proxy-agent ({@link tunnelAgent}).
- * - Bedrock's SDK uses Node's http stack: it gets {@link proxiedRequestHandler}.
+ * - The SDKs that take a `fetch` (Anthropic, OpenAI, Codex), MCP's HTTP transports, web_fetch and
+ *   `keen login codex` speak through `sdkFetch` (http-fetch.ts): node:http through Keen's own
+ *   CONNECT tunnel ({@link tunnelAgent}, connect-tunnel.ts).
+ * - Bedrock's SDK uses Node's http stack: it gets {@link proxiedRequestHandler}, the same agents.
  * - Genkit's plugin calls the global fetch: `installProxyFromEnv` (http-fetch.ts) makes that the
  *   same tunnelling fetch.
  * Nothing is loaded without a proxy variable.
  */
 import type { Agent } from 'node:http';
+import { tunnelSignalScope } from './tunnel-signal.js';
 
 const PROXY_VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'];
 
@@ -55,42 +56,52 @@ export function proxyFor(url: string, env: NodeJS.ProcessEnv): string | undefine
 
 const tunnels = new Map<string, Promise<Agent>>();
 
-async function tunnelTo(proxy: string): Promise<Agent> {
-  const agentModule = await import('https-proxy-agent');
-  // CommonJS: bundled, its exports may sit on `default`.
-  const { HttpsProxyAgent } = ((agentModule as unknown as { default?: typeof agentModule }).default ?? agentModule) as typeof agentModule;
-  return new HttpsProxyAgent(proxy, { keepAlive: true });
-}
-
-/**
- * The agent that tunnels a request for `url` through the proxy `env` names (CONNECT, for http
- * and https targets alike), or undefined when no proxy applies (none set, or NO_PROXY names the
- * host). One agent per proxy URL, so its connections are reused. A proxy that drops the tunnel
- * fails that request (undici's ProxyAgent instead retried such a CONNECT in a tight loop until
- * the request's timeout: nodejs/undici#3897).
- */
-export function tunnelAgent(url: string, env: NodeJS.ProcessEnv): Promise<Agent> | undefined {
-  const proxy = proxyFor(url, env);
-  if (!proxy) return undefined;
-  let agent = tunnels.get(proxy);
+/** The agent for targets of `scheme` through `proxy`: one per pair, so its tunnels are reused. */
+function agentFor(proxy: string, scheme: 'http:' | 'https:'): Promise<Agent> {
+  const key = `${scheme} ${proxy}`;
+  let agent = tunnels.get(key);
   if (!agent) {
-    // A failed load is not remembered: the next request tries again.
-    agent = tunnelTo(proxy).catch((err: unknown) => {
-      tunnels.delete(proxy);
-      throw err;
-    });
-    tunnels.set(proxy, agent);
+    // Loaded with the first proxied request; a failed load is not remembered.
+    agent = import('./connect-tunnel.js').then(
+      ({ ConnectTunnelAgent }) => new ConnectTunnelAgent(proxy, { target: scheme }),
+      (err: unknown) => {
+        tunnels.delete(key);
+        throw err;
+      },
+    );
+    tunnels.set(key, agent);
   }
   return agent;
 }
 
 /**
+ * The agent that tunnels a request for `url` through the proxy `env` names (CONNECT, for http
+ * and https targets alike), or undefined when no proxy applies (none set, or NO_PROXY names the
+ * host). One agent per proxy URL and target scheme, so its tunnels are reused per target. A proxy
+ * that refuses or drops the tunnel fails that request once (undici's ProxyAgent instead retried
+ * such a CONNECT in a tight loop until the request's timeout: nodejs/undici#3897).
+ */
+export function tunnelAgent(url: string, env: NodeJS.ProcessEnv): Promise<Agent> | undefined {
+  const proxy = proxyFor(url, env);
+  if (!proxy) return undefined;
+  return agentFor(proxy, url.startsWith('https:') ? 'https:' : 'http:');
+}
+
+/**
  * For SDKs on Node's http stack (Bedrock): an HTTP/1.1 request handler that tunnels through the
- * proxy `env` names for `endpoint` (CONNECT, https-proxy-agent), or undefined without one.
+ * proxy `env` names for `endpoint` (CONNECT, connect-tunnel.ts), or undefined without one. Each
+ * request runs in its abort signal's tunnel scope, so an abort also ends a CONNECT still waiting.
  */
 export async function proxiedRequestHandler(env: NodeJS.ProcessEnv, endpoint: string): Promise<unknown> {
   const proxy = proxyFor(endpoint, env);
   if (!proxy) return undefined;
-  const [agent, { NodeHttpHandler }] = await Promise.all([tunnelTo(proxy), import('@smithy/node-http-handler')]);
-  return new NodeHttpHandler({ httpAgent: agent, httpsAgent: agent });
+  const [httpAgent, httpsAgent, { NodeHttpHandler }] = await Promise.all([agentFor(proxy, 'http:'), agentFor(proxy, 'https:'), import('@smithy/node-http-handler')]);
+  const handler = new NodeHttpHandler({ httpAgent, httpsAgent });
+  const handle = handler.handle.bind(handler);
+  handler.handle = (request, options) => {
+    const signal = options?.abortSignal;
+    // The SDK's signal may be its own AbortSignal-like object; only a real one can be listened to.
+    return signal instanceof AbortSignal ? tunnelSignalScope.run(signal, () => handle(request, options)) : handle(request, options);
+  };
+  return handler;
 }
