@@ -50,6 +50,24 @@ describe('a proxy that refuses the tunnel', () => {
       await refusing.close();
     }
   });
+
+  it('a refusal retrying cannot change (407) is not retried: one CONNECT, no retry notice; a busy proxy (503) is retried', async () => {
+    const refusing = await startConnectProxy({ answer: '407 Proxy Authentication Required' });
+    const busy = await startConnectProxy({ answer: '503 Service Unavailable' });
+    try {
+      const r = await rig.keen(workspace(), ['run', 'hi'], { env: { HTTPS_PROXY: refusing.url, KEEN_MAX_RETRIES: '2' } });
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).not.toMatch(/retrying/);
+      expect(refusing.tunnels).toHaveLength(1);
+      const b = await rig.keen(workspace(), ['run', 'hi'], { env: { HTTPS_PROXY: busy.url, KEEN_MAX_RETRIES: '1' } });
+      expect(b.code).not.toBe(0);
+      expect(b.stderr).toMatch(/retrying in/);
+      expect(busy.tunnels).toHaveLength(2);
+    } finally {
+      await refusing.close();
+      await busy.close();
+    }
+  });
 });
 
 describe('a proxy that never answers', () => {

@@ -8,6 +8,13 @@ export interface LlmError {
   status?: number;
 }
 
+/**
+ * The `code` of the error a proxy's refusal of a CONNECT tunnel becomes (net/connect-tunnel.ts),
+ * with the proxy's `status` beside it: retry-fetch.ts retries a refusal only when the status is
+ * one it would retry from a server (a 503 from a busy proxy), not a 407 or a 403.
+ */
+export const PROXY_REFUSED = 'KEEN_PROXY_REFUSED';
+
 export function llmError(kind: ErrorKind, message: string, status?: number): LlmError {
   return status === undefined ? { kind, message: oneLine(message) } : { kind, message: oneLine(message), status };
 }

@@ -3,7 +3,8 @@
  * place. The SDKs would wait as long as `retry-after` says (a day, for `retry-after: 86400`)
  * and the OpenAI SDK's wait cannot be cancelled. Here:
  *
- * - 408/409/429/5xx and connection failures are retried `maxRetries` times, waiting what
+ * - 408/409/429/5xx and connection failures are retried `maxRetries` times (not a proxy's refusal
+ *   of the tunnel with a status retrying cannot change: 407, 403), waiting what
  *   `retry-after-ms` / `retry-after` asks, else an exponential backoff (0.5 s … 8 s);
  * - a wait longer than the cap (`maxRetryWait`, default 60 s) is not waited: the response is
  *   handed back at once, its error message naming the wait, so the user sees one line;
@@ -12,6 +13,7 @@
  *
  * The SDK client is built with `maxRetries: 0` and `fetch: retryingFetch(...)`.
  */
+import { PROXY_REFUSED } from './errors.js';
 
 /** A wait Keen is about to do before retrying a request. */
 export interface RetryWait {
@@ -56,6 +58,14 @@ const RETRY_STATUS = new Set([408, 409, 429]);
 
 function retryable(status: number): boolean {
   return RETRY_STATUS.has(status) || status >= 500;
+}
+
+/** A proxy refused the tunnel with a status retrying cannot change (407 credentials, 403 policy). */
+function refusedForGood(err: unknown): boolean {
+  for (let e = err as { code?: unknown; status?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (e.code === PROXY_REFUSED) return typeof e.status !== 'number' || !retryable(e.status);
+  }
+  return false;
 }
 
 /** The wait a response asks for, in ms, or undefined when it names none. Pure. */
@@ -126,7 +136,7 @@ export function retryingFetch(maxRetries: number, inner: typeof fetch = globalTh
       try {
         res = await inner(input, retry === 1 ? init : countRetry(init, retry - 1));
       } catch (err) {
-        if (signal?.aborted || retry > maxRetries) throw err;
+        if (signal?.aborted || retry > maxRetries || refusedForGood(err)) throw err;
         const wait = backoffMs(retry);
         announce({ host, status: 0, waitMs: wait, retry, of: maxRetries });
         await sleep(wait, signal);

@@ -24,6 +24,7 @@ import https from 'node:https';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
+import { PROXY_REFUSED } from '../core/errors.js';
 import { TUNNEL_SIGNAL, tunnelSignalScope } from './tunnel-signal.js';
 
 /** TLS settings for the tunnelled https target and an https proxy (tests trust their own CA here). */
@@ -164,7 +165,9 @@ function openTunnel(proxyText: string, secure: boolean, tlsOptions: TunnelTlsOpt
     const status = res.statusCode ?? 0;
     if (status < 200 || status > 299) {
       socket.destroy();
-      finish(new Error(`proxy ${label} refused the tunnel to ${target}: ${status} ${oneLine(res.statusMessage ?? '')}`.trimEnd()));
+      // The status rides along: retry-fetch.ts does not retry a refusal that retrying cannot change (407, 403).
+      const refused = new Error(`proxy ${label} refused the tunnel to ${target}: ${status} ${oneLine(res.statusMessage ?? '')}`.trimEnd());
+      finish(Object.assign(refused, { code: PROXY_REFUSED, status }));
       return;
     }
     if (head.length) socket.unshift(head);
