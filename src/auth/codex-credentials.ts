@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { authPath } from '../config/paths.js';
 import { KeenError } from '../errors.js';
+import { sdkFetch } from '../llm/net/http-fetch.js';
 import { codexIssuer, refreshCodexTokens, type IssuedTokens } from './codex-oauth.js';
 import { chatgptAccountId, jwtExpiryMs } from './jwt.js';
 import { readJsonFile, writeSecretJson } from './secret-file.js';
@@ -118,7 +119,8 @@ export class CodexCredentials {
   }
 
   private async refresh(): Promise<CodexTokens> {
-    const issued: IssuedTokens = await refreshCodexTokens(codexIssuer(this.env), this.tokens.refresh_token);
+    // The providers' fetch: HTTPS_PROXY / NO_PROXY honoured as for the model requests.
+    const issued: IssuedTokens = await refreshCodexTokens(codexIssuer(this.env), this.tokens.refresh_token, sdkFetch(this.env));
     const next: CodexTokens = {
       ...this.tokens,
       access_token: issued.access_token,

@@ -20,10 +20,10 @@ export interface IssuedTokens {
 
 const RELOGIN = 'Run `keen login codex` to sign in again.';
 
-/** Trades a refresh token for new tokens. Errors never include any token. */
-export async function refreshCodexTokens(issuer: string, refreshToken: string): Promise<IssuedTokens> {
+/** Trades a refresh token for new tokens; `send` is the fetch to use. Errors never include any token. */
+export async function refreshCodexTokens(issuer: string, refreshToken: string, send: typeof fetch = fetch): Promise<IssuedTokens> {
   const body = JSON.stringify({ client_id: CODEX_CLIENT_ID, grant_type: 'refresh_token', refresh_token: refreshToken, scope: 'openid profile email' });
-  return postToken(issuer, 'application/json', body, 'refresh the Codex login', [refreshToken]);
+  return postToken(issuer, 'application/json', body, 'refresh the Codex login', [refreshToken], send);
 }
 
 /** Completes the PKCE authorization-code flow; `send` is the fetch to use (`keen login codex`: its proxy-aware one). */

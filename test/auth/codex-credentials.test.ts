@@ -4,9 +4,11 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CodexCredentials, codexCliAuthPath, findCodexTokens, saveKeenCodexTokens } from '../../src/auth/codex-credentials.js';
 import { KeenError } from '../../src/errors.js';
+import { useConnectProxy } from '../fakes/connect-proxy.js';
 import { fakeJwt, startFakeOAuthServer } from '../fakes/openai-responses-fake.js';
 
 const oauth = await startFakeOAuthServer();
+const proxy = useConnectProxy();
 afterAll(() => oauth.close());
 
 let root: string;
@@ -62,6 +64,14 @@ describe('codex credentials', () => {
     expect(oauth.requests).toHaveLength(1);
     expect(await creds.accessToken()).toBe(a);
     expect(oauth.requests).toHaveLength(1);
+  });
+
+  it('refreshes through the proxy the environment names, as model requests do', async () => {
+    await cliAuth(fakeJwt({ exp: 1 }));
+    const creds = await CodexCredentials.load(keenHome, { ...env, HTTP_PROXY: proxy.url });
+    await creds.accessToken();
+    expect(oauth.requests).toHaveLength(1);
+    expect(proxy.tunnels).toEqual([new URL(oauth.url).host]);
   });
 
   it('picks up a token the Codex CLI refreshed on disk meanwhile', async () => {

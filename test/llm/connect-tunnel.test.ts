@@ -13,6 +13,7 @@ import type { TLSSocket } from 'node:tls';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConnectTunnelAgent, type ConnectTunnelOptions } from '../../src/llm/net/connect-tunnel.js';
 import { httpFetch, sdkFetch } from '../../src/llm/net/http-fetch.js';
+import { TUNNEL_SIGNAL } from '../../src/llm/net/tunnel-signal.js';
 import { isNetworkFailure } from '../../src/llm/providers/kit/error-table.js';
 import { type ConnectProxy, type ConnectProxyOptions, startConnectProxy } from '../fakes/connect-proxy.js';
 import { PROXY, TARGET } from '../fakes/test-certs.js';
@@ -164,11 +165,29 @@ describe('the CONNECT tunnel', () => {
     const garbled = await failure(sdkFetch({ HTTP_PROXY: `http://me:p%ZZ@127.0.0.1:${deadPort}` })('http://model.test/'));
     expect(garbled.cause.message).toBe(`the user name or password in the setting for proxy http://127.0.0.1:${deadPort} is not valid percent-encoding`);
 
+    // A password with an unencoded "/" parses as host "user", port "1234": the error must not show them.
+    const unencoded = await failure(sdkFetch({ HTTP_PROXY: 'http://user:1234/s3cr3t@proxy.invalid:8080' })('http://model.test/'));
+    expect(unencoded.cause.message).toBe('the proxy setting is not a valid URL: percent-encode the characters of its user name and password (e.g. "/" as %2F)');
+
     const target = await listen(http.createServer((_req, res) => res.end('plain')));
     const through = await proxy();
     const bare = through.url.replace('http://', '');
     expect(await (await sdkFetch({ HTTP_PROXY: bare })(`http://model.test:${target}/`)).text()).toBe('plain');
     expect(through.tunnels).toEqual([`model.test:${target}`]);
+  });
+
+  it('a connection asked for with a signal already aborted fails at once, without a CONNECT or an uncaught error', async () => {
+    const never = await proxy({ answer: 'never' });
+    const agent = new ConnectTunnelAgent(never.url, { target: 'https:' });
+    const aborted = AbortSignal.abort();
+    const uncaught = vi.fn();
+    process.on('uncaughtException', uncaught);
+    cleanups.push(() => process.off('uncaughtException', uncaught));
+    const err = await new Promise<Error | null>((resolve) => agent.createConnection({ host: 'model.test', port: 443, [TUNNEL_SIGNAL]: aborted } as never, (e) => resolve(e)));
+    expect(err?.message).toMatch(/^the tunnel to model.test:443 through proxy http:\/\/127\.0\.0\.1:\d+ was cancelled$/);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(uncaught).not.toHaveBeenCalled();
+    expect(never.tunnels).toEqual([]);
   });
 
   it('an https:// proxy: TLS to the proxy (checked like any server), then the tunnel; an untrusted proxy certificate fails closed', async () => {

@@ -5,6 +5,7 @@
  * exactly as Node's fetch sends it.
  */
 import http from 'node:http';
+import zlib from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FetchHeaders } from '../../src/llm/net/fetch-headers.js';
@@ -161,9 +162,26 @@ describe('httpFetch sends what Node’s fetch sends', () => {
   it('refuses what Node’s fetch refuses, before connecting', async () => {
     const rec = recorder();
     const url = await rec.url;
-    for (const init of [{ method: 'GET', body: 'x' }, { method: 'HEAD', body: 'x' }, { method: 'CONNECT' }, { headers: { 'bad name': 'x' } }] as RequestInit[]) {
-      await expect(fetch(`${url}/x`, init)).rejects.toThrow(TypeError);
-      await expect(httpFetch(`${url}/x`, init)).rejects.toThrow(TypeError);
+    for (const init of [
+      { method: 'GET', body: 'x' },
+      { method: 'HEAD', body: 'x' },
+      { method: 'CONNECT' },
+      { method: 'connect' },
+      { method: 'a b' },
+      { headers: { 'bad name': 'x' } },
+    ] as RequestInit[]) {
+      const node = await fetch(`${url}/x`, init).then(
+        () => undefined,
+        (err: Error) => err,
+      );
+      expect(node).toBeInstanceOf(TypeError);
+      const ours = await httpFetch(`${url}/x`, init).then(
+        () => undefined,
+        (err: Error) => err,
+      );
+      expect(ours).toBeInstanceOf(TypeError);
+      // Node's messages for a bad method (an SDK error would show them).
+      if (init.method) expect(ours?.message).toBe(node?.message);
     }
     const withCredentials = url.replace('http://', 'http://user:pass@');
     await expect(httpFetch(withCredentials)).rejects.toThrow(/includes credentials/);
@@ -191,6 +209,19 @@ describe('FetchResponse (as Node’s Response)', () => {
     const again = await httpFetch(base);
     const bytes = new Uint8Array(await again.arrayBuffer());
     expect(Buffer.from(bytes).toString('utf8')).toBe('\uFEFF{"é":1}');
+  });
+
+  it('bytes are a copy of their own (not a view into zlib’s or the pool’s buffer); the URL has no fragment', async () => {
+    const base = await serve((_req, res) => {
+      res.writeHead(200, { 'content-encoding': 'gzip' });
+      res.end(zlib.gzipSync('hello gzip'));
+    });
+    const res = await httpFetch(`${base}/page#section`);
+    const bytes = await res.bytes();
+    expect([bytes.byteOffset, bytes.byteLength, bytes.buffer.byteLength]).toEqual([0, 10, 10]);
+    expect(Buffer.from(bytes.buffer).toString()).toBe('hello gzip');
+    expect(res.url).toBe(`${base}/page`);
+    expect((await fetch(`${base}/page#section`)).url).toBe(res.url);
   });
 
   it('a reader that takes the body makes it used; no body for HEAD and 204', async () => {

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { TokenEstimator } from '../../src/llm/core/token-estimator.js';
+import { defaultTools } from '../../src/tools/index.js';
 import { createToolRegistry } from '../../src/tools/registry.js';
 import { buildToolTable, builtInTools } from '../../src/tools/tool-table-build.js';
 
@@ -19,6 +20,17 @@ describe('the built-in tool table', () => {
       expect(table[def.name].input_schema, def.name).toEqual(def.input_schema);
       expect(table[def.name].description).toBe(def.description);
       expect(table[def.name].tokens).toBe(new TokenEstimator().tools([def]));
+    }
+  });
+
+  it('each built-in tool’s schema is one constant, whatever its factory is given (the table is keyed by name)', () => {
+    const once = builtInTools();
+    const again = builtInTools();
+    const sandboxed = defaultTools({ keenHome: '/nonexistent/keen-home' });
+    for (const tool of once) {
+      expect(again.find((t) => t.name === tool.name)?.schema, tool.name).toBe(tool.schema);
+      const variant = sandboxed.find((t) => t.name === tool.name);
+      if (variant) expect(variant.schema, tool.name).toBe(tool.schema);
     }
   });
 

@@ -62,6 +62,11 @@ export function parseProxyUrl(raw: string): URL {
     throw new Error(`proxy ${proxyLabel(url)} is not supported: only http:// and https:// proxies can tunnel`);
   }
   if (!url.hostname) throw new Error(`the proxy setting names no host (expected http://host:port)`);
+  // `http://user:pa/ss@proxy` (a password with an unencoded "/" or "?") parses as host "user": an
+  // error naming that host would show the user name and part of the password.
+  if (!url.username && !url.password && /^[a-z][a-z0-9+.-]*:\/\/[^@]*[/?#][^@]*@/i.test(text)) {
+    throw new Error('the proxy setting is not a valid URL: percent-encode the characters of its user name and password (e.g. "/" as %2F)');
+  }
   return url;
 }
 
@@ -132,6 +137,10 @@ function openTunnel(proxyText: string, secure: boolean, tlsOptions: TunnelTlsOpt
   for (const key of TLS_KEYS) if (options[key] !== undefined) Object.assign(tlsSettings, { [key]: options[key] });
 
   const signal = options[TUNNEL_SIGNAL] ?? tunnelSignalScope.getStore();
+  if (signal?.aborted) {
+    done(Object.assign(new Error(`the tunnel to ${target} through proxy ${label} was cancelled`), { code: 'ABORT_ERR' }));
+    return;
+  }
   const headers: http.OutgoingHttpHeaders = { host: target, ...(authorization ? { 'proxy-authorization': authorization } : {}) };
   const proxyHost = proxy.hostname.replace(/^\[|\]$/g, '');
   const viaTls = proxy.protocol === 'https:';
@@ -155,10 +164,6 @@ function openTunnel(proxyText: string, secure: boolean, tlsOptions: TunnelTlsOpt
     signal?.removeEventListener('abort', onAbort);
     done(err, stream);
   };
-  if (signal?.aborted) {
-    onAbort();
-    return;
-  }
   signal?.addEventListener('abort', onAbort, { once: true });
 
   connect.once('connect', (res: http.IncomingMessage, socket: net.Socket, head: Buffer) => {

@@ -43,7 +43,10 @@ export class FetchResponse implements Response {
     return this.#body;
   }
 
-  /** Read through a method, or a reader took the stream (fetch calls that "disturbed"). */
+  /**
+   * Read through a method, or a reader holds the stream. (Node's says "disturbed": a reader that
+   * was released after a read counts there, not here; nothing Keen or the SDKs do tells them apart.)
+   */
   get bodyUsed(): boolean {
     return this.#consumed || (this.#body?.locked ?? false);
   }
@@ -55,12 +58,18 @@ export class FetchResponse implements Response {
     const chunks: Uint8Array<ArrayBuffer>[] = [];
     const reader = this.#body.getReader();
     for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value);
-    return chunks.length === 1 ? chunks[0] : new Uint8Array(Buffer.concat(chunks));
+    // Always a copy of its own: a chunk may be a view into zlib's output buffer or Node's pool.
+    const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
+    let at = 0;
+    for (const c of chunks) {
+      out.set(c, at);
+      at += c.byteLength;
+    }
+    return out;
   }
 
   async arrayBuffer(): Promise<ArrayBuffer> {
-    const bytes = await this.bytes();
-    return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+    return (await this.bytes()).buffer;
   }
 
   async text(): Promise<string> {

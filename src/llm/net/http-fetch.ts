@@ -127,6 +127,8 @@ export async function httpFetch(input: string | URL | Request, init?: RequestIni
 }
 
 const METHODS = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH']);
+const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /**
  * The request fetch would send for `input` and `init`. What the SDKs send (a URL, headers, a
@@ -149,8 +151,9 @@ async function outgoingRequest(input: string | URL | Request, init: RequestInit 
   const url = new URL(input);
   if (url.username || url.password) throw new TypeError(`Request cannot be constructed from a URL that includes credentials: ${url.origin}`);
   const asked = init?.method ?? 'GET';
+  if (!TOKEN.test(asked)) throw new TypeError(`'${asked}' is not a valid HTTP method.`);
   const method = METHODS.has(asked.toUpperCase()) ? asked.toUpperCase() : asked;
-  if (method === 'CONNECT' || method === 'TRACE' || method === 'TRACK') throw new TypeError(`'${method}' HTTP method is unsupported.`);
+  if (FORBIDDEN_METHODS.has(asked.toUpperCase())) throw new TypeError(`'${asked}' HTTP method is unsupported.`);
   const headers = new FetchHeaders(init?.headers as ConstructorParameters<typeof FetchHeaders>[0]);
   let bytes: Uint8Array | undefined;
   if (body !== undefined && body !== null) {
@@ -249,7 +252,9 @@ function toResponse(res: http.IncomingMessage, out: Outgoing, redirected: boolea
     for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) headers.append(res.rawHeaders[i], res.rawHeaders[i + 1]);
     if (noBody) res.resume();
     const body = noBody ? null : webBody(decoded(res), res, out.signal, limits.bodyTimeoutMs);
-    return new FetchResponse(body, { status, statusText: res.statusMessage ?? '', headers, url: out.url.href, redirected });
+    // A response's URL has no fragment (fetch drops it).
+    const url = out.url.hash ? out.url.href.slice(0, out.url.href.indexOf('#')) : out.url.href;
+    return new FetchResponse(body, { status, statusText: res.statusMessage ?? '', headers, url, redirected });
   } catch (err) {
     res.destroy();
     throw new TypeError('fetch failed', { cause: err });
