@@ -3,8 +3,10 @@
  * refuse what the services refuse (test/fakes/image-checks.ts: Bedrock more than 20 images,
  * Anthropic more than 20 with one over 2000 px, Responses more than 500). A session that
  * accumulates more images than a request may carry keeps working: the request sends the newest
- * images that fit and a placeholder for each older one, while the session's history and its
- * transcript keep every image; the next request and a resumed one send the same cut.
+ * images (the cut moves in the API's steps) and a placeholder for each older one, while the
+ * session's history and its transcript keep every image; the next request and a resumed one send
+ * the same cut, and a new image past the limit leaves the old part of the request — the prefix
+ * the prompt cache holds — as it was, until the cut reaches its next step.
  */
 import { imageSize } from 'image-size';
 import { describe, expect, it } from 'vitest';
@@ -71,6 +73,11 @@ interface LimitCase {
   /** The widths the last request must carry, and the placeholder it names the others with. */
   kept: number[];
   placeholder: string;
+  /** One more call within the step (the cut stays), then one that takes the cut to its next step. */
+  next: number[];
+  crossing: number[];
+  /** How many images are left out after `crossing`. */
+  crossedOmitted: number;
   /** The model's context window (the estimate prices each image at IMAGE_TOKENS). */
   window?: number;
 }
@@ -79,21 +86,33 @@ const CASES: LimitCase[] = [
   {
     name: 'bedrock',
     calls: [range(101, 112), range(113, 123)],
-    kept: range(104, 123),
-    placeholder: `${OMITTED} the API accepts at most 20 images per request; 23 in this conversation, the 3 oldest left out]`,
+    // 23 images need 3 out; the step of 5 leaves out 5 until 25, then 10.
+    kept: range(106, 123),
+    placeholder: `${OMITTED} the API accepts at most 20 images per request; the 5 oldest left out (the cut moves in steps of 5)]`,
+    next: [124],
+    crossing: [125, 126],
+    crossedOmitted: 10,
   },
   {
     // The third oldest is 2400 px wide: with more than 20 images none may be over 2000 px.
     name: 'anthropic',
     calls: [[101, 102, 2400, ...range(104, 112)], range(113, 124)],
-    kept: range(104, 124),
-    placeholder: `${OMITTED} with more than 20 images in a request the API takes none over 2000×2000 px; 24 in this conversation, the 3 oldest left out]`,
+    // 3 must go; the step of 10 leaves out 10. A new 2400 px image among the newest 20 then caps
+    // the request at 20 images: 31 images need 11 out, so 20 go.
+    kept: range(111, 124),
+    placeholder: `${OMITTED} with more than 20 images in a request the API takes none over 2000×2000 px; the 10 oldest left out (the cut moves in steps of 10)]`,
+    next: [125],
+    crossing: [2400, ...range(127, 131)],
+    crossedOmitted: 20,
   },
   {
     name: 'openai-responses',
     calls: [range(1, 250), range(251, 501)],
-    kept: range(2, 501),
-    placeholder: `${OMITTED} the API accepts at most 500 images per request; 501 in this conversation, the oldest left out]`,
+    kept: range(51, 501),
+    placeholder: `${OMITTED} the API accepts at most 500 images per request; the 50 oldest left out (the cut moves in steps of 50)]`,
+    next: [502],
+    crossing: range(503, 551),
+    crossedOmitted: 100,
     // 501 × 1,600 estimated tokens would start a compaction in a 200k window.
     window: 1_000_000,
   },
@@ -129,7 +148,7 @@ describe.each(CASES)('$name: a request carries the newest images that fit', (lc)
     // Before the limit: every image is sent.
     expect(widthsOnWire(rig.fake.requests[1].body)).toEqual(lc.calls[0]);
     expect(placeholdersOnWire(rig.fake.requests[1].body)).toEqual([]);
-    // Past it: the newest that fit, and one placeholder per image left out.
+    // Past it: the newest, left out in steps, and one placeholder per image left out.
     const last = rig.fake.requests.at(-1)!.body;
     expect(widthsOnWire(last)).toEqual(lc.kept);
     expect(placeholdersOnWire(last)).toEqual(Array(all.length - lc.kept.length).fill(lc.placeholder));
@@ -155,5 +174,31 @@ describe.each(CASES)('$name: a request carries the newest images that fit', (lc)
     const again = await collect(resumed.chat('Next.') as AsyncIterable<StreamEvent>);
     expect(again.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
     expect(stripCacheMarkers(rig.fake.requests.at(-1)!.body)).toEqual(stripCacheMarkers(next));
+  });
+
+  it('a new image past the limit keeps the old part of the request (the cached prefix) as it was, until the cut crosses a step', async () => {
+    const state = await appState();
+    const sink: TranscriptSink = { append: async () => undefined, appendBatch: async () => undefined, redactText: (t: string) => t };
+    const calls = [...lc.calls, lc.next, lc.crossing];
+    rig.fake.enqueue(...calls.map((widths) => ({ steps: [{ toolCall: { name: 'snapshot', args: { widths } } }] })), { steps: [{ text: 'Seen them.' }] });
+    const events = await collect(new SessionController(state, sink).chat('Watch the screen.') as AsyncIterable<StreamEvent>);
+    expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
+    const messagesOf = (n: number) => stripCacheMarkers(pc.parts(rig.fake.requests[n].body)).messages as unknown[];
+    const past = lc.calls.length;
+    const [before, after, crossed] = [past, past + 1, past + 2].map(messagesOf);
+
+    // Within the step: the request before is the start of the one after, images and placeholders alike.
+    expect(after.slice(0, before.length)).toEqual(before);
+    expect(placeholdersOnWire(after)).toEqual(placeholdersOnWire(before));
+    expect(widthsOnWire(after)).toEqual([...lc.kept, ...lc.next]);
+
+    // Crossing the step: the request changes from the first placeholder on (it names the new count), once.
+    const all = calls.flat();
+    expect(widthsOnWire(crossed)).toEqual(all.slice(lc.crossedOmitted));
+    expect(placeholdersOnWire(crossed)).toHaveLength(lc.crossedOmitted);
+    const firstPlaceholder = crossed.findIndex((m) => placeholdersOnWire(m).length > 0);
+    const firstChange = after.findIndex((m, i) => JSON.stringify(m) !== JSON.stringify(crossed[i]));
+    expect(firstPlaceholder).toBeGreaterThanOrEqual(0);
+    expect(firstChange).toBe(firstPlaceholder);
   });
 });

@@ -197,7 +197,8 @@ function resultImages(messages: readonly NativeMessage[]): ImageContent[] {
 
 /**
  * The messages of one request within the API's request-level image limits (image-budget.ts):
- * the newest images that fit stay, each older one becomes a text block with the placeholder.
+ * the newest images stay (the cut moves in steps, for prompt caching), each older one becomes
+ * a text block with the placeholder.
  * Returns `messages` itself when every image fits; otherwise copies only the messages and
  * blocks that change, so the native history is never edited.
  */

@@ -98,7 +98,8 @@ function resultImages(messages: readonly BedrockMessage[]): ToolResultContentBlo
 
 /**
  * The messages of one request within Converse's request-level image limits (image-budget.ts):
- * the newest images that fit stay, each older one becomes a text block with the placeholder.
+ * the newest images stay (the cut moves in steps, for prompt caching), each older one becomes
+ * a text block with the placeholder.
  * Returns `messages` itself when every image fits; otherwise copies only what changes, so the
  * native history is never edited. Top-level block counts stay the same (the cache anchor holds).
  */

@@ -124,7 +124,8 @@ function outputImages(input: readonly ResponseInputItem[]): ImagePart[] {
 
 /**
  * The input items of one request within the API's request-level image limits (image-budget.ts):
- * the newest images that fit stay, each older one becomes an `input_text` with the placeholder.
+ * the newest images stay (the cut moves in steps, for prompt caching), each older one becomes
+ * an `input_text` with the placeholder.
  * Returns `input` itself when every image fits; otherwise copies only the items that change, so
  * the native history is never edited.
  */
