@@ -139,6 +139,9 @@ describe('planImageCut / cutImages', () => {
     expect(reads).toBe(22);
     const notAnImage = [{ data: Buffer.from('no pixels here').toString('base64') }, ...blocks(Array.from({ length: 21 }, () => 50))];
     expect(cutImages({ ...IMAGE_LIMITS.anthropic, step: 1 }, notAnImage, (b) => b.data)).toMatchObject({ omitted: 1, reason: 'side' });
+    // image-size reads 750 kB of zeros as a 0×0 TGA: that is no image the APIs take, not a small one.
+    const zeros = [{ data: Buffer.alloc(750_000).toString('base64') }, ...blocks(Array.from({ length: 21 }, () => 50))];
+    expect(cutImages({ ...IMAGE_LIMITS.anthropic, step: 1 }, zeros, (b) => b.data)).toMatchObject({ omitted: 1, reason: 'side' });
   });
 
   it('the same images give the same cut, and the input is left as it was', () => {
