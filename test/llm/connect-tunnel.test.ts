@@ -107,6 +107,33 @@ describe('the CONNECT tunnel', () => {
     await vi.waitFor(() => expect([through.open, connections.size]).toEqual([0, 0]), { timeout: 5000 });
   });
 
+  it('the agent’s own connect limit (for clients that cannot time the CONNECT: Bedrock) covers the CONNECT and the handshake', async () => {
+    const connections = new Set<net.Socket>();
+    const port = await listen(
+      net.createServer((socket) => {
+        connections.add(socket);
+        socket.resume();
+        socket.once('close', () => connections.delete(socket));
+      }),
+    );
+    cleanups.push(() => {
+      for (const socket of connections) socket.destroy();
+    });
+    const get = (agent: ConnectTunnelAgent, url: string) =>
+      new Promise<NodeJS.ErrnoException>((resolve, reject) => {
+        https.get(url, { agent }, () => reject(new Error('answered'))).once('error', resolve);
+      });
+    const never = await proxy({ answer: 'never' });
+    const silentProxy = await get(new ConnectTunnelAgent(never.url, { target: 'https:', connectTimeoutMs: 150 }), 'https://model.test/');
+    expect([silentProxy.code, silentProxy.message]).toEqual(['UND_ERR_CONNECT_TIMEOUT', `the tunnel to model.test:443 through proxy ${never.url} did not connect within 150 ms`]);
+    await vi.waitFor(() => expect(never.open).toBe(0), { timeout: 5000 });
+
+    const through = await proxy();
+    const stalled = await get(new ConnectTunnelAgent(through.url, { target: 'https:', connectTimeoutMs: 150 }), `https://model.test:${port}/`);
+    expect([stalled.code, stalled.message]).toEqual(['UND_ERR_CONNECT_TIMEOUT', `the tunnel to model.test:${port} through proxy ${through.url} did not connect within 150 ms`]);
+    await vi.waitFor(() => expect([through.open, connections.size]).toEqual([0, 0]), { timeout: 5000 });
+  });
+
   it('checks an https target against its host name (SNI) or its IP literal (no SNI); a mismatch or an untrusted certificate fails closed', async () => {
     const port = await httpsTarget();
     const through = await proxy();

@@ -50,4 +50,24 @@ describe('proxiedRequestHandler (Bedrock)', () => {
       await silent.close();
     }
   });
+
+  it('a proxy that never answers fails the request at the connect limit, without an abort (the SDK’s own limit never starts there)', async () => {
+    const silent = await startConnectProxy({ answer: 'never' });
+    try {
+      const endpoint = 'https://bedrock-runtime.us-east-1.amazonaws.com';
+      const { BedrockRuntimeClient, ConverseCommand } = await import('@aws-sdk/client-bedrock-runtime');
+      const client = new BedrockRuntimeClient({
+        region: 'us-east-1',
+        endpoint,
+        credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
+        maxAttempts: 1,
+        requestHandler: (await proxiedRequestHandler({ HTTPS_PROXY: silent.url }, endpoint, { connectTimeoutMs: 300, bodyTimeoutMs: 60_000 })) as never,
+      });
+      const err = (await client.send(new ConverseCommand({ modelId: 'm', messages: [{ role: 'user', content: [{ text: 'hi' }] }] })).catch((e: unknown) => e)) as Error;
+      expect(err.message).toMatch(/^the tunnel to bedrock-runtime\.us-east-1\.amazonaws\.com:443 through proxy http:\/\/127\.0\.0\.1:\d+ did not connect within 300 ms$/);
+      await vi.waitFor(() => expect(silent.open).toBe(0), { timeout: 5000 });
+    } finally {
+      await silent.close();
+    }
+  });
 });

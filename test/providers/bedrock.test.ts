@@ -331,6 +331,15 @@ describe('bedrock adapter: errors', () => {
     expect(fake.requests[1].body.messages).toHaveLength(1);
   });
 
+  it('a stream that goes silent fails as a network error at the body limit instead of hanging the turn', async () => {
+    fake.enqueue({ steps: [{ text: 'slow' }, { delayMs: 5000 }, { text: 'never' }] });
+    const adapter = await createBedrockAdapter(settings({ maxRetries: 0 }), { connectTimeoutMs: 1000, bodyTimeoutMs: 300 });
+    const conv = await adapter.open(request([systemMessage('You are Keen.'), userMessage('hi')]));
+    const events = await turn(conv);
+    expect(errorOf(events)).toMatchObject({ kind: 'network' });
+    expect(errorOf(events).message).toMatch(/300 ms of inactivity/);
+  });
+
   it('reports an abort as cancelled', async () => {
     fake.enqueue({ steps: [{ text: 'slow' }, { delayMs: 5000 }, { text: 'never' }] });
     const ac = new AbortController();

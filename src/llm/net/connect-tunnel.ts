@@ -35,6 +35,11 @@ export interface ConnectTunnelOptions extends TunnelTlsOptions {
   target: 'http:' | 'https:';
   /** Keep idle tunnels for reuse (default true). */
   keepAlive?: boolean;
+  /**
+   * The longest the CONNECT and, for https targets, the TLS handshake may take (default: none),
+   * for requests that do not time it themselves (http-fetch's pass `[TUNNEL_SIGNAL]` and do).
+   */
+  connectTimeoutMs?: number;
 }
 
 type ConnectionOptions = http.ClientRequestArgs & tls.ConnectionOptions & { [TUNNEL_SIGNAL]?: AbortSignal };
@@ -87,10 +92,12 @@ export class ConnectTunnelAgent extends http.Agent {
   private readonly proxy: string;
   private readonly secure: boolean;
   private readonly tlsOptions: TunnelTlsOptions;
+  private readonly connectTimeoutMs: number | undefined;
 
-  constructor(proxy: string, { target, keepAlive = true, ...tlsOptions }: ConnectTunnelOptions) {
+  constructor(proxy: string, { target, keepAlive = true, connectTimeoutMs, ...tlsOptions }: ConnectTunnelOptions) {
     super({ keepAlive });
     this.proxy = proxy;
+    this.connectTimeoutMs = connectTimeoutMs;
     this.secure = target === 'https:';
     this.tlsOptions = tlsOptions;
     // The request checks the agent's protocol against its URL's, and takes its default port.
@@ -105,7 +112,7 @@ export class ConnectTunnelAgent extends http.Agent {
 
   override createConnection(options: http.ClientRequestArgs, callback?: (err: Error | null, stream: Duplex) => void): undefined {
     const done = once(callback ?? (() => {}));
-    openTunnel(this.proxy, this.secure, this.tlsOptions, options as ConnectionOptions, done);
+    openTunnel(this.proxy, this.secure, this.tlsOptions, options as ConnectionOptions, done, this.connectTimeoutMs);
     return undefined;
   }
 }
@@ -119,7 +126,14 @@ function once(callback: (err: Error | null, stream: Duplex) => void): (err: Erro
   };
 }
 
-function openTunnel(proxyText: string, secure: boolean, tlsOptions: TunnelTlsOptions, options: ConnectionOptions, done: (err: Error | null, stream?: Duplex) => void): void {
+function openTunnel(
+  proxyText: string,
+  secure: boolean,
+  tlsOptions: TunnelTlsOptions,
+  options: ConnectionOptions,
+  done: (err: Error | null, stream?: Duplex) => void,
+  timeoutMs?: number,
+): void {
   let proxy: URL;
   let authorization: string | undefined;
   try {
@@ -157,11 +171,28 @@ function openTunnel(proxyText: string, secure: boolean, tlsOptions: TunnelTlsOpt
 
   // Until the request has its socket; from then on destroying the request destroys the tunnel.
   const onAbort = () => {
+    clearTimeout(timer);
     connect.destroy();
     done(Object.assign(new Error(`the tunnel to ${target} through proxy ${label} was cancelled`), { code: 'ABORT_ERR' }));
   };
+  // The connect limit runs through the CONNECT and, for https, the TLS handshake in the tunnel. A
+  // request from http-fetch (it passes its own signal) is timed by http-fetch's own limit instead.
+  if (options[TUNNEL_SIGNAL]) timeoutMs = undefined;
+  let tlsSocket: tls.TLSSocket | undefined;
+  const timedOut = () => Object.assign(new Error(`the tunnel to ${target} through proxy ${label} did not connect within ${timeoutMs} ms`), { code: 'UND_ERR_CONNECT_TIMEOUT' });
+  const timer =
+    timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          if (tlsSocket) tlsSocket.destroy(timedOut());
+          else {
+            connect.destroy();
+            finish(timedOut());
+          }
+        }, timeoutMs).unref();
   const finish = (err: Error | null, stream?: Duplex) => {
     signal?.removeEventListener('abort', onAbort);
+    if (err || !tlsSocket) clearTimeout(timer);
     done(err, stream);
   };
   signal?.addEventListener('abort', onAbort, { once: true });
@@ -184,10 +215,15 @@ function openTunnel(proxyText: string, secure: boolean, tlsOptions: TunnelTlsOpt
     // a certificate that does not verify errors it. No SNI for an IP literal; the certificate is
     // checked against the name, or the IP, the request was for.
     const servername = net.isIP(host) ? undefined : options.servername || host;
-    const tlsSocket = tls.connect({ ...tlsSettings, socket, host, ...(servername ? { servername } : {}), ALPNProtocols: ['http/1.1'] });
+    const secured = tls.connect({ ...tlsSettings, socket, host, ...(servername ? { servername } : {}), ALPNProtocols: ['http/1.1'] });
+    tlsSocket = secured;
     // Destroying the TLS socket (an abort mid-handshake, a failed certificate) closes the tunnel.
-    tlsSocket.once('close', () => socket.destroy());
-    finish(null, tlsSocket);
+    secured.once('close', () => {
+      clearTimeout(timer);
+      socket.destroy();
+    });
+    secured.once('secureConnect', () => clearTimeout(timer));
+    finish(null, secured);
   });
   connect.once('error', (err: NodeJS.ErrnoException) => {
     const message =

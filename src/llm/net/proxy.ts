@@ -57,13 +57,21 @@ export function proxyFor(url: string, env: NodeJS.ProcessEnv): string | undefine
 const tunnels = new Map<string, Promise<Agent>>();
 
 /** The agent for targets of `scheme` through `proxy`: one per pair, so its tunnels are reused. */
-function agentFor(proxy: string, scheme: 'http:' | 'https:'): Promise<Agent> {
-  const key = `${scheme} ${proxy}`;
+/**
+ * How long a tunnel's CONNECT (and TLS handshake inside it) may take: the model APIs' connect
+ * limit. http-fetch.ts times its requests itself; this also bounds the SDKs on Node's http stack
+ * (Bedrock), whose own connect limit starts only once a socket exists — never, behind a proxy
+ * that does not answer.
+ */
+const TUNNEL_CONNECT_MS = 10_000;
+
+function agentFor(proxy: string, scheme: 'http:' | 'https:', connectTimeoutMs = TUNNEL_CONNECT_MS): Promise<Agent> {
+  const key = `${scheme} ${connectTimeoutMs} ${proxy}`;
   let agent = tunnels.get(key);
   if (!agent) {
     // Loaded with the first proxied request; a failed load is not remembered.
     agent = import('./connect-tunnel.js').then(
-      ({ ConnectTunnelAgent }) => new ConnectTunnelAgent(proxy, { target: scheme }),
+      ({ ConnectTunnelAgent }) => new ConnectTunnelAgent(proxy, { target: scheme, connectTimeoutMs }),
       (err: unknown) => {
         tunnels.delete(key);
         throw err;
@@ -92,11 +100,16 @@ export function tunnelAgent(url: string, env: NodeJS.ProcessEnv): Promise<Agent>
  * proxy `env` names for `endpoint` (CONNECT, connect-tunnel.ts), or undefined without one. Each
  * request runs in its abort signal's tunnel scope, so an abort also ends a CONNECT still waiting.
  */
-export async function proxiedRequestHandler(env: NodeJS.ProcessEnv, endpoint: string): Promise<unknown> {
+export async function proxiedRequestHandler(env: NodeJS.ProcessEnv, endpoint: string, limits: { connectTimeoutMs?: number; bodyTimeoutMs?: number } = {}): Promise<unknown> {
   const proxy = proxyFor(endpoint, env);
   if (!proxy) return undefined;
-  const [httpAgent, httpsAgent, { NodeHttpHandler }] = await Promise.all([agentFor(proxy, 'http:'), agentFor(proxy, 'https:'), import('@smithy/node-http-handler')]);
-  const handler = new NodeHttpHandler({ httpAgent, httpsAgent });
+  const connect = limits.connectTimeoutMs ?? TUNNEL_CONNECT_MS;
+  const [httpAgent, httpsAgent, { NodeHttpHandler }] = await Promise.all([
+    agentFor(proxy, 'http:', connect),
+    agentFor(proxy, 'https:', connect),
+    import('@smithy/node-http-handler'),
+  ]);
+  const handler = new NodeHttpHandler({ httpAgent, httpsAgent, connectionTimeout: limits.connectTimeoutMs, socketTimeout: limits.bodyTimeoutMs });
   const handle = handler.handle.bind(handler);
   handler.handle = (request, options) => {
     const signal = options?.abortSignal;

@@ -3,11 +3,12 @@ import { Conversation, type WireTranslation } from '../core/conversation.js';
 import { lazy } from '../core/lazy.js';
 import { outputLimit } from '../core/provider.js';
 import type { ChatRequest, ProviderAdapter, ProviderConversation } from '../core/provider.js';
-import type { AdapterFactory, ProviderSettings } from './types.js';
+import type { ProviderSettings } from './types.js';
 import { bedrockError } from './bedrock-errors.js';
 import { recordingHandler } from './bedrock-record.js';
 import { TruncatedStreamError, readConverseStream } from './bedrock-stream.js';
 import { ConverseEncoder, converseInput, toolSpecs, type ConverseHistory } from './bedrock-wire.js';
+import { type HttpTimeouts, MODEL_API_TIMEOUTS } from '../net/http-fetch.js';
 import { proxiedRequestHandler } from '../net/proxy.js';
 
 const importSdk = lazy(() => import('@aws-sdk/client-bedrock-runtime'));
@@ -29,8 +30,8 @@ export function bedrockEndpoint(settings: ProviderSettings): string | undefined 
   return settings.baseURL ?? settings.env.AWS_ENDPOINT_URL_BEDROCK_RUNTIME ?? settings.env.AWS_ENDPOINT_URL;
 }
 
-async function createClient(settings: ProviderSettings): Promise<BedrockRuntimeClient> {
-  const sdk = await loadSdk();
+async function createClient(settings: ProviderSettings, limits: HttpTimeouts): Promise<BedrockRuntimeClient> {
+  const [sdk, { NodeHttpHandler, NodeHttp2Handler }] = await Promise.all([loadSdk(), import('@smithy/node-http-handler')]);
   const config: BedrockRuntimeClientConfig = { logger: SILENT_LOGGER };
   // The JS SDK ignores AWS_DEFAULT_REGION (the CLI's variable); honour it too.
   const region = settings.region ?? settings.env.AWS_REGION ?? settings.env.AWS_DEFAULT_REGION;
@@ -38,15 +39,15 @@ async function createClient(settings: ProviderSettings): Promise<BedrockRuntimeC
   if (settings.awsProfile) config.profile = settings.awsProfile;
   if (settings.maxRetries !== undefined) config.maxAttempts = Math.max(0, settings.maxRetries) + 1;
   const endpoint = bedrockEndpoint(settings);
-  if (endpoint) {
-    config.endpoint = endpoint;
-    // The default handler speaks HTTP/2 only; a plain-http endpoint (proxy, local fake) needs HTTP/1.1.
-    if (endpoint.startsWith('http://')) {
-      const { NodeHttpHandler } = await import('@smithy/node-http-handler');
-      config.requestHandler = new NodeHttpHandler();
-    }
-  }
-  const proxied = await proxiedRequestHandler(settings.env, endpoint ?? `https://bedrock-runtime.${region ?? 'us-east-1'}.amazonaws.com`);
+  if (endpoint) config.endpoint = endpoint;
+  // The model APIs' time limits (http-fetch.ts MODEL_API_TIMEOUTS), which the SDK's handlers do
+  // not set: without them a stream that goes silent (a dropped network) hangs the turn for ever.
+  // The SDK's own handler speaks HTTP/2 (one session per stream, as the SDK's default); a
+  // plain-http endpoint (proxy, local fake) needs HTTP/1.1.
+  config.requestHandler = endpoint?.startsWith('http://')
+    ? new NodeHttpHandler({ connectionTimeout: limits.connectTimeoutMs, socketTimeout: limits.bodyTimeoutMs })
+    : new NodeHttp2Handler({ disableConcurrentStreams: true, requestTimeout: limits.bodyTimeoutMs });
+  const proxied = await proxiedRequestHandler(settings.env, endpoint ?? `https://bedrock-runtime.${region ?? 'us-east-1'}.amazonaws.com`, limits);
   if (proxied) config.requestHandler = proxied as BedrockRuntimeClientConfig['requestHandler'];
   const recording = await recordingHandler(settings.env, config.requestHandler as never, !!endpoint?.startsWith('http://'));
   if (recording) config.requestHandler = recording as never;
@@ -82,8 +83,8 @@ function converseWire(client: BedrockRuntimeClient, request: ChatRequest, modelI
  * `awsProfile`, `region` and the endpoint override narrow it. Missing credentials surface as an
  * `auth` error on the first request, since the chain is only resolved then.
  */
-export const createBedrockAdapter: AdapterFactory = async (settings) => {
-  const client = lazy(() => createClient(settings));
+export async function createBedrockAdapter(settings: ProviderSettings, limits: HttpTimeouts = MODEL_API_TIMEOUTS): Promise<ProviderAdapter> {
+  const client = lazy(() => createClient(settings, limits));
   const adapter: ProviderAdapter = {
     id: 'bedrock',
     async open(request: ChatRequest): Promise<ProviderConversation> {
@@ -92,4 +93,4 @@ export const createBedrockAdapter: AdapterFactory = async (settings) => {
     },
   };
   return adapter;
-};
+}
