@@ -1,0 +1,135 @@
+/**
+ * The live frame never reaches the terminal's height, in a real terminal (tmux, 80×24). When Ink's
+ * frame is as tall as the terminal, Ink clears the screen and the scrollback and reprints its own
+ * record of `<Static>` output on every frame: lines printed before keen started and a resumed
+ * session's plain-scrollback replay were wiped. Needs `npm run build`.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeWorkspace, type Workspace } from '../e2e/harness.js';
+import { startAnthropicFake } from '../fakes/anthropic-fake.js';
+import type { FakeStep } from '../fakes/script.js';
+import type { ScriptedServer } from '../fakes/scripted-server.js';
+import { afterToolResult } from './fake-requests.js';
+import { question, writeLongSession } from './long-session.js';
+import { TmuxKeen } from './tmux.js';
+
+const ROWS = 24;
+/** A replay long enough to be written as plain scrollback at 24 rows. */
+const TURNS = 8;
+const HISTORY = 1990;
+const BEFORE = ['LINE-BEFORE-KEEN one', 'LINE-BEFORE-KEEN two'];
+const ITEMS = 50;
+const item = (i: number) => `item ${i} of the long list`;
+
+let fake: ScriptedServer;
+let ws: Workspace;
+let t: TmuxKeen | undefined;
+
+beforeEach(async () => {
+  fake = await startAnthropicFake();
+  ws = makeWorkspace();
+});
+
+afterEach(async () => {
+  t?.kill();
+  t = undefined;
+  await fake.close();
+  ws.cleanup();
+});
+
+
+/** Each of `parts` exactly once, in this order. */
+function onceInOrder(text: string, parts: string[]): boolean {
+  let at = -1;
+  for (const part of parts) {
+    const next = text.indexOf(part, at + 1);
+    if (next <= at || text.indexOf(part, next + 1) >= 0) return false;
+    at = next;
+  }
+  return true;
+}
+
+/** Each of `parts` in this order (repeats allowed). */
+function inOrder(text: string, parts: string[]): boolean {
+  let at = -1;
+  for (const part of parts) {
+    at = text.indexOf(part, at + 1);
+    if (at < 0) return false;
+  }
+  return true;
+}
+
+async function history(test: (all: string) => boolean, what: string, timeoutMs = 20_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const all = t!.capture(false, HISTORY);
+    if (test(all)) return all;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; scrollback (${all.split('\n').length} lines):\n${all.slice(-4000)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const idle = (s: string) => s.includes('Type a message') && !/Thinking|Running/.test(s.split('\n').slice(-8).join('\n'));
+let questions: string[] = [];
+
+/**
+ * keen --resume of a `turns`-turn session, after `before` lines were printed in the pane. A long
+ * replay (8 turns) is plain scrollback written by keen (its background fill clears the terminal's
+ * scrollback once, by design); a short one (2 turns) goes through `<Static>`.
+ */
+async function startResumed(turns: number, before: string[]): Promise<string> {
+  questions = Array.from({ length: turns }, (_, i) => question(i));
+  const id = await writeLongSession({ home: ws.home, cwd: ws.cwd, turns });
+  t = TmuxKeen.start({
+    cwd: ws.cwd,
+    args: ['--resume', id],
+    width: 80,
+    height: ROWS,
+    before,
+    env: { KEEN_HOME: ws.home, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.url, NO_COLOR: undefined },
+  });
+  await history((s) => onceInOrder(s, [...before, ...questions, `Resumed session ${id}`]) && idle(s), 'the replay');
+  return id;
+}
+
+describe('the live frame in a 24-row terminal', () => {
+  it('a list longer than the terminal streams without wiping the scrollback, and lands in it once, in order', async () => {
+    const items = Array.from({ length: ITEMS }, (_, i) => `- ${item(i)}\n`);
+    const steps: FakeStep[] = [{ text: 'Here is the list:\n\n' }];
+    // In chunks: the list is held live while it grows, frame after frame.
+    for (let i = 0; i < ITEMS; i += 5) steps.push({ text: items.slice(i, i + 5).join('') }, { delayMs: 15 });
+    steps.push({ text: '\nThat was the whole list.' });
+    fake.setResponder(() => ({ steps }));
+    const id = await startResumed(TURNS, []);
+
+    t!.type('list them');
+    const parts = [ ...questions, `Resumed session ${id}`, 'list them', 'Here is the list:', ...Array.from({ length: ITEMS }, (_, i) => item(i)), 'That was the whole list.'];
+    const all = await history((s) => s.includes('That was the whole list.') && idle(s), 'the answer');
+    expect(onceInOrder(all, parts), all.slice(-3000)).toBe(true);
+  });
+
+  it('a permission prompt with a diff longer than the terminal keeps its question and answers on screen; the whole diff is in the scrollback', async () => {
+    const lines = Array.from({ length: 60 }, (_, i) => `content line ${i}`);
+    fake.setResponder((req) =>
+      afterToolResult(req)
+        ? { steps: [{ text: 'Written.' }] }
+        : { steps: [{ toolCall: { name: 'write_file', args: { path: 'long.txt', content: `${lines.join('\n')}\n` } } }] },
+    );
+    const id = await startResumed(2, BEFORE);
+    t!.type('write it');
+    const prompt = await t!.waitFor((s) => s.includes('Allow write_file?') && s.includes('3. No'));
+    const screen = t!.screen();
+    expect(screen).toContain('Allow write_file?');
+    expect(screen).toContain('1. Yes');
+    expect(screen).toContain('enter confirm');
+    expect(screen.replace(/\n$/, '').split('\n').length).toBeLessThanOrEqual(ROWS);
+    expect(prompt).toContain('LINE-BEFORE-KEEN one');
+    // Every line of the diff is readable in the scrollback before answering.
+    const asking = await history((s) => onceInOrder(s, [...BEFORE, ...questions, `Resumed session ${id}`]) && inOrder(s, ['write it', ...lines.map((l) => `+${l}`)]), 'the whole diff');
+    expect(asking).toContain('Allow write_file?');
+
+    t!.keys('1');
+    const all = await history((s) => s.includes('Written.') && idle(s), 'the answer');
+    expect(onceInOrder(all, [...BEFORE, ...questions, `Resumed session ${id}`, 'write it', '+content line 59', 'Written.'])).toBe(true);
+  });
+});
