@@ -35,15 +35,27 @@ export function wrapRows(text: string, width: number): number {
     let used = 0;
     for (const word of line.split(' ')) {
       const ww = displayWidth(word);
-      const need = used === 0 ? ww : used + 1 + ww;
-      if (need <= w) {
-        used = need;
+      const at = used === 0 ? 0 : used + 1;
+      if (at + ww <= w) {
+        used = at + ww;
         continue;
       }
-      if (used > 0) rows++;
-      // A word wider than the row fills whole rows, the rest starts the next.
-      rows += Math.max(0, Math.ceil(ww / w) - 1);
-      used = ww % w === 0 && ww > 0 ? w : ww % w;
+      if (ww <= w) {
+        rows++;
+        used = ww;
+        continue;
+      }
+      // A word wider than a row is broken: from where the row stands (wrap-ansi's `hard`), unless
+      // starting on a new row takes fewer breaks.
+      const startHere = 1 + Math.floor((ww - (w - at) - 1) / w);
+      const startNext = Math.floor((ww - 1) / w);
+      let from = at;
+      if (startNext < startHere || at >= w) {
+        rows++;
+        from = 0;
+      }
+      rows += Math.ceil((from + ww) / w) - 1;
+      used = (from + ww) % w || w;
     }
   }
   return rows;
@@ -82,6 +94,11 @@ export interface TailClip<T> {
   shown: T[];
   /** Lines clipped from the top (0: everything fits, no marker). */
   hidden: number;
+  /**
+   * Rows the shown lines may take: set when even the last line alone is taller than the rows left
+   * under the marker (a long paragraph still streaming): the view shows its last `rows` rows.
+   */
+  cutTo?: number;
 }
 
 /**
@@ -94,11 +111,12 @@ export function clipTail<T>(lines: readonly T[], rowsOf: (line: T) => number, ma
   const total = rows.reduce((a, b) => a + b, 0);
   if (total <= maxRows) return { shown: [...lines], hidden: 0 };
   const room = maxRows - 1;
+  if (room <= 0) return { shown: [], hidden: lines.length };
   let from = lines.length;
   let used = 0;
   while (from > 0 && used + rows[from - 1] <= room) used += rows[--from];
-  if (from === lines.length && lines.length > 0 && room > 0) from--;
-  return { shown: lines.slice(from), hidden: from };
+  if (from < lines.length) return { shown: lines.slice(from), hidden: from };
+  return { shown: lines.slice(-1), hidden: lines.length - 1, cutTo: room };
 }
 
 /** The live text's lines that fit `maxRows` rows at `columns` (two columns go to the `●` gutter). */
@@ -107,12 +125,17 @@ export function clipLiveLines(lines: readonly MarkdownLine[], columns: number, m
 }
 
 /** The marker row above a clipped live tail. */
-export function clippedAboveText(hidden: number): string {
-  return `… ${hidden} ${hidden === 1 ? 'line' : 'lines'} above (in the scrollback once this block ends)`;
+export function clippedAboveText(clip: TailClip<unknown>): string {
+  if (clip.hidden === 0) return '… the start of this paragraph is above (in the scrollback once it ends)';
+  const lines = `${clip.hidden} ${clip.hidden === 1 ? 'line' : 'lines'}`;
+  return `… ${lines} above${clip.cutTo ? ' and the start of this one' : ''} (in the scrollback once this block ends)`;
 }
 
-/** Rows of a permission prompt without its diff: margins, border, title, options, hint, footer. */
-const PROMPT_FIXED_ROWS = 12;
+/**
+ * Rows around a permission prompt's diff: the running card above it (margin, header), the
+ * prompt's margins, border, title, summary, the `… +N lines` line, options and hint, the footer.
+ */
+const PROMPT_FIXED_ROWS = 15;
 /** Fewest diff lines a prompt shows, however short the terminal. */
 export const MIN_PROMPT_DIFF_LINES = 3;
 

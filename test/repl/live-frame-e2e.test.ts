@@ -132,4 +132,27 @@ describe('the live frame in a 24-row terminal', () => {
     const all = await history((s) => s.includes('Written.') && idle(s), 'the answer');
     expect(onceInOrder(all, [...BEFORE, ...questions, `Resumed session ${id}`, 'write it', '+content line 59', 'Written.'])).toBe(true);
   });
+
+  it('a paragraph longer than the terminal, streamed without a line break, keeps the lines printed before keen and lands once', async () => {
+    const words = Array.from({ length: 500 }, (_, i) => `w${i}`);
+    const steps: FakeStep[] = [];
+    for (let i = 0; i < words.length; i += 50) steps.push({ text: `${words.slice(i, i + 50).join(' ')} ` }, { delayMs: 15 });
+    steps.push({ text: 'END-OF-PARAGRAPH.' });
+    fake.setResponder(() => ({ steps }));
+    t = TmuxKeen.start({
+      cwd: ws.cwd,
+      width: 80,
+      height: ROWS,
+      before: BEFORE,
+      env: { KEEN_HOME: ws.home, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.url, NO_COLOR: undefined },
+    });
+    await t.waitFor((s) => idle(s) && s.includes('% context'));
+    t.type('talk at length');
+    const all = await history((s) => s.includes('END-OF-PARAGRAPH.') && idle(s), 'the answer');
+    const tokens = all.split(/\s+/);
+    const at = words.map((w) => tokens.indexOf(w));
+    expect(at.every((i, k) => i >= 0 && (k === 0 || i > at[k - 1])), all.slice(-3000)).toBe(true);
+    expect(words.every((w) => tokens.filter((x) => x === w).length === 1)).toBe(true);
+    expect(onceInOrder(all, [...BEFORE, 'talk at length', 'END-OF-PARAGRAPH.'])).toBe(true);
+  });
 });

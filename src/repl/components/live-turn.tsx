@@ -34,12 +34,25 @@ export const LiveTurnView = memo(function LiveTurnView({ live, columns, maxRows 
   const lines = partial ? [...held.lines, ...classifyStreaming([partial], held.state).lines] : trimBlank(held.lines);
   if (lines.length === 0) return null;
   const lead = live.lead;
-  const clip = clipLiveLines(lines, columns, maxRows - (lead ? 1 : 0));
+  // The segment's margin row is not drawn when the block is clipped (the marker takes its place).
+  let clip = clipLiveLines(lines, columns, maxRows - (lead ? 1 : 0));
+  if (lead && (clip.hidden > 0 || clip.cutTo !== undefined)) clip = clipLiveLines(lines, columns, maxRows);
   if (clip.shown.length === 0) return null;
+  const clipped = clip.hidden > 0 || clip.cutTo !== undefined;
+  const view = <MarkdownView lines={clip.shown} lead={lead && !clipped} />;
   return (
     <Box flexDirection="column">
-      {clip.hidden > 0 && <Text dimColor>{clippedAboveText(clip.hidden)}</Text>}
-      <MarkdownView lines={clip.shown} lead={lead && clip.hidden === 0} />
+      {clipped && <Text dimColor>{clippedAboveText(clip)}</Text>}
+      {clip.cutTo === undefined ? (
+        view
+      ) : (
+        // One line taller than the room (a long paragraph still streaming): its last rows.
+        <Box height={clip.cutTo} flexDirection="column" justifyContent="flex-end" overflow="hidden">
+          <Box flexDirection="column" flexShrink={0}>
+            {view}
+          </Box>
+        </Box>
+      )}
     </Box>
   );
 });
