@@ -19,7 +19,16 @@ const TURNS = 8;
 const HISTORY = 1990;
 const BEFORE = ['LINE-BEFORE-KEEN one', 'LINE-BEFORE-KEEN two'];
 const ITEMS = 50;
-const item = (i: number) => `item ${i} of the long list`;
+const item = (i: number, round = 0) => `${round ? 'entry' : 'item'} ${i} of the long list`;
+
+/** The fake's answer: a list of ITEMS items in chunks (held live while it grows, frame after frame). */
+function listAnswer(round: number): FakeStep[] {
+  const items = Array.from({ length: ITEMS }, (_, i) => `- ${item(i, round)}\n`);
+  const steps: FakeStep[] = [{ text: `Here is list ${round}:\n\n` }];
+  for (let i = 0; i < ITEMS; i += 5) steps.push({ text: items.slice(i, i + 5).join('') }, { delayMs: 15 });
+  steps.push({ text: `\nThat was the whole list${round ? ` (round ${round})` : ''}.` });
+  return steps;
+}
 
 let fake: ScriptedServer;
 let ws: Workspace;
@@ -94,18 +103,22 @@ async function startResumed(turns: number, before: string[]): Promise<string> {
 
 describe('the live frame in a 24-row terminal', () => {
   it('a list longer than the terminal streams without wiping the scrollback, and lands in it once, in order', async () => {
-    const items = Array.from({ length: ITEMS }, (_, i) => `- ${item(i)}\n`);
-    const steps: FakeStep[] = [{ text: 'Here is the list:\n\n' }];
-    // In chunks: the list is held live while it grows, frame after frame.
-    for (let i = 0; i < ITEMS; i += 5) steps.push({ text: items.slice(i, i + 5).join('') }, { delayMs: 15 });
-    steps.push({ text: '\nThat was the whole list.' });
-    fake.setResponder(() => ({ steps }));
+    let round = 0;
+    fake.setResponder(() => ({ steps: listAnswer(round++) }));
     const id = await startResumed(TURNS, []);
 
     t!.type('list them');
-    const parts = [ ...questions, `Resumed session ${id}`, 'list them', 'Here is the list:', ...Array.from({ length: ITEMS }, (_, i) => item(i)), 'That was the whole list.'];
+    const parts = [...questions, `Resumed session ${id}`, 'list them', 'Here is list 0:', ...Array.from({ length: ITEMS }, (_, i) => item(i)), 'That was the whole list.'];
     const all = await history((s) => s.includes('That was the whole list.') && idle(s), 'the answer');
     expect(onceInOrder(all, parts), all.slice(-3000)).toBe(true);
+
+    // A shorter terminal (same width: nothing is redrawn): the bound follows the new height.
+    t!.resize(80, 14);
+    await t!.waitFor((s) => idle(s) && s.includes('That was the whole list.'));
+    t!.type('once more');
+    const more = ['once more', 'Here is list 1:', ...Array.from({ length: ITEMS }, (_, i) => item(i, 1)), 'That was the whole list (round 1).'];
+    const again = await history((s) => s.includes('That was the whole list (round 1).') && idle(s), 'the second answer');
+    expect(onceInOrder(again, [...parts, ...more]), again.slice(-3000)).toBe(true);
   });
 
   it('a permission prompt with a diff longer than the terminal keeps its question and answers on screen; the whole diff is in the scrollback', async () => {
