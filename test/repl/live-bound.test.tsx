@@ -3,7 +3,8 @@
  * is shown, how much diff a permission prompt shows — and the views that use them, so a frame
  * never reaches the terminal's height (Ink would clear the scrollback).
  */
-import { Box, Text, renderToString } from 'ink';
+import { EventEmitter } from 'node:events';
+import { Box, render as inkRender, Text, renderToString } from 'ink';
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup } from 'ink-testing-library';
@@ -130,16 +131,19 @@ describe('permission prompt diff', () => {
   });
 });
 
+function Tall({ n }: { n: number }) {
+  return (
+    <BoundedFrame>
+      {Array.from({ length: n }, (_, i) => (
+        <Text key={i}>{`row ${i}`}</Text>
+      ))}
+      <Text>the footer</Text>
+    </BoundedFrame>
+  );
+}
+
 describe('BoundedFrame', () => {
   it('cuts content taller than the terminal from the top, keeping the last rows', () => {
-    const Tall = ({ n }: { n: number }) => (
-      <BoundedFrame>
-        {Array.from({ length: n }, (_, i) => (
-          <Text key={i}>{`row ${i}`}</Text>
-        ))}
-        <Text>the footer</Text>
-      </BoundedFrame>
-    );
     // ink-testing-library's stdout has no rows: the REPL assumes 24.
     const { lastFrame, rerender } = render(<Tall n={2} />);
     expect(lastFrame()).toBe('row 0\nrow 1\nthe footer');
@@ -148,5 +152,31 @@ describe('BoundedFrame', () => {
     expect(frame).toHaveLength(frameRows(24));
     expect(frame.at(-1)).toBe('the footer');
     expect(frame.at(-2)).toBe('row 59');
+  });
+
+  it('tells when a shorter terminal is at most as tall as the frame on screen (Ink then clears the scrollback once)', async () => {
+    const stdout = Object.assign(new EventEmitter(), { columns: 60, rows: 30, isTTY: true, write: () => true });
+    let wiped = 0;
+    const App = ({ n }: { n: number }) => (
+      <BoundedFrame onWiped={() => wiped++}>
+        {Array.from({ length: n }, (_, i) => (
+          <Text key={i}>{`row ${i}`}</Text>
+        ))}
+      </BoundedFrame>
+    );
+    const app = inkRender(<App n={1} />, { stdout: stdout as unknown as NodeJS.WriteStream, debug: true, patchConsole: false });
+    app.rerender(<App n={10} />);
+    stdout.rows = 12;
+    stdout.emit('resize');
+    expect(wiped).toBe(0);
+    app.rerender(<App n={50} />);
+    // The frame is bounded to frameRows(12) = 10 rows; the terminal shrinks to 10 rows.
+    stdout.rows = 10;
+    stdout.emit('resize');
+    expect(wiped).toBe(1);
+    stdout.rows = 40;
+    stdout.emit('resize');
+    expect(wiped).toBe(1);
+    app.unmount();
   });
 });

@@ -46,7 +46,6 @@ afterEach(async () => {
   ws.cleanup();
 });
 
-
 /** Each of `parts` exactly once, in this order. */
 function onceInOrder(text: string, parts: string[]): boolean {
   let at = -1;
@@ -124,9 +123,7 @@ describe('the live frame in a 24-row terminal', () => {
   it('a permission prompt with a diff longer than the terminal keeps its question and answers on screen; the whole diff is in the scrollback', async () => {
     const lines = Array.from({ length: 60 }, (_, i) => `content line ${i}`);
     fake.setResponder((req) =>
-      afterToolResult(req)
-        ? { steps: [{ text: 'Written.' }] }
-        : { steps: [{ toolCall: { name: 'write_file', args: { path: 'long.txt', content: `${lines.join('\n')}\n` } } }] },
+      afterToolResult(req) ? { steps: [{ text: 'Written.' }] } : { steps: [{ toolCall: { name: 'write_file', args: { path: 'long.txt', content: `${lines.join('\n')}\n` } } }] },
     );
     const id = await startResumed(2, BEFORE);
     t!.type('write it');
@@ -138,7 +135,10 @@ describe('the live frame in a 24-row terminal', () => {
     expect(screen.replace(/\n$/, '').split('\n').length).toBeLessThanOrEqual(ROWS);
     expect(prompt).toContain('LINE-BEFORE-KEEN one');
     // Every line of the diff is readable in the scrollback before answering.
-    const asking = await history((s) => onceInOrder(s, [...BEFORE, ...questions, `Resumed session ${id}`]) && inOrder(s, ['write it', ...lines.map((l) => `+${l}`)]), 'the whole diff');
+    const asking = await history(
+      (s) => onceInOrder(s, [...BEFORE, ...questions, `Resumed session ${id}`]) && inOrder(s, ['write it', ...lines.map((l) => `+${l}`)]),
+      'the whole diff',
+    );
     expect(asking).toContain('Allow write_file?');
 
     t!.keys('1');
@@ -164,7 +164,10 @@ describe('the live frame in a 24-row terminal', () => {
     const all = await history((s) => s.includes('END-OF-PARAGRAPH.') && idle(s), 'the answer');
     const tokens = all.split(/\s+/);
     const at = words.map((w) => tokens.indexOf(w));
-    expect(at.every((i, k) => i >= 0 && (k === 0 || i > at[k - 1])), all.slice(-3000)).toBe(true);
+    expect(
+      at.every((i, k) => i >= 0 && (k === 0 || i > at[k - 1])),
+      all.slice(-3000),
+    ).toBe(true);
     expect(words.every((w) => tokens.filter((x) => x === w).length === 1)).toBe(true);
     expect(onceInOrder(all, [...BEFORE, 'talk at length', 'END-OF-PARAGRAPH.'])).toBe(true);
   });

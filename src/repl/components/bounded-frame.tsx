@@ -8,10 +8,11 @@ export function useTerminalSize(): { rows: number; columns: number } {
   const read = useCallback(() => ({ rows: stdout.rows || 24, columns: stdout.columns || 80 }), [stdout]);
   const [size, setSize] = useState(read);
   useEffect(() => {
-    const onResize = () => setSize((old) => {
-      const next = read();
-      return next.rows === old.rows && next.columns === old.columns ? old : next;
-    });
+    const onResize = () =>
+      setSize((old) => {
+        const next = read();
+        return next.rows === old.rows && next.columns === old.columns ? old : next;
+      });
     stdout.on('resize', onResize);
     return () => void stdout.off('resize', onResize);
   }, [stdout, read]);

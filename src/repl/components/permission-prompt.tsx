@@ -44,7 +44,11 @@ export const PermissionPrompt = memo(function PermissionPrompt({ view, rows, col
       ) : null}
       {diff ? (
         <Box paddingLeft={2} marginTop={1} flexDirection="column">
-          <DiffView diff={diff} maxLines={rows && columns ? promptDiffBudget(view, rows, columns) : PROMPT_DIFF_LINES} note={view.fullDiffAbove ? PROMPT_DIFF_NOTE : PROMPT_DIFF_CUT} />
+          <DiffView
+            diff={diff}
+            maxLines={rows && columns ? promptDiffBudget(view, rows, columns) : PROMPT_DIFF_LINES}
+            note={view.fullDiffAbove ? PROMPT_DIFF_NOTE : PROMPT_DIFF_CUT}
+          />
         </Box>
       ) : null}
       <Box flexDirection="column" marginTop={1}>
