@@ -142,6 +142,16 @@ function Tall({ n }: { n: number }) {
   );
 }
 
+function Rows({ n, onWiped }: { n: number; onWiped: () => void }) {
+  return (
+    <BoundedFrame onWiped={onWiped}>
+      {Array.from({ length: n }, (_, i) => (
+        <Text key={i}>{`row ${i}`}</Text>
+      ))}
+    </BoundedFrame>
+  );
+}
+
 describe('BoundedFrame', () => {
   it('cuts content taller than the terminal from the top, keeping the last rows', () => {
     // ink-testing-library's stdout has no rows: the REPL assumes 24.
@@ -157,19 +167,13 @@ describe('BoundedFrame', () => {
   it('tells when a shorter terminal is at most as tall as the frame on screen (Ink then clears the scrollback once)', async () => {
     const stdout = Object.assign(new EventEmitter(), { columns: 60, rows: 30, isTTY: true, write: () => true });
     let wiped = 0;
-    const App = ({ n }: { n: number }) => (
-      <BoundedFrame onWiped={() => wiped++}>
-        {Array.from({ length: n }, (_, i) => (
-          <Text key={i}>{`row ${i}`}</Text>
-        ))}
-      </BoundedFrame>
-    );
-    const app = inkRender(<App n={1} />, { stdout: stdout as unknown as NodeJS.WriteStream, debug: true, patchConsole: false });
-    app.rerender(<App n={10} />);
+    const onWiped = () => wiped++;
+    const app = inkRender(<Rows n={1} onWiped={onWiped} />, { stdout: stdout as unknown as NodeJS.WriteStream, debug: true, patchConsole: false });
+    app.rerender(<Rows n={10} onWiped={onWiped} />);
     stdout.rows = 12;
     stdout.emit('resize');
     expect(wiped).toBe(0);
-    app.rerender(<App n={50} />);
+    app.rerender(<Rows n={50} onWiped={onWiped} />);
     // The frame is bounded to frameRows(12) = 10 rows; the terminal shrinks to 10 rows.
     stdout.rows = 10;
     stdout.emit('resize');
