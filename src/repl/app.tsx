@@ -5,14 +5,14 @@ import { Footer } from './components/footer.js';
 import { LiveTurnView } from './components/live-turn.js';
 import { Loader } from './components/loader.js';
 import { PermissionPrompt } from './components/permission-prompt.js';
-import { Picker } from './components/picker.js';
-import { PromptInput } from './components/prompt-input.js';
+import { Picker, PICKER_ROWS } from './components/picker.js';
+import { INPUT_WINDOW_LINES, PromptInput } from './components/prompt-input.js';
 import { QueueView } from './components/queue-view.js';
 import { Suggestions } from './components/suggestions.js';
 import { ToolCard } from './components/tool-card.js';
 import { TRANSCRIPT_STYLE, TranscriptItemView } from './components/transcript-item.js';
 import { createKeyRouter } from './input/key-router.js';
-import { diffLineCount, frameRows } from './live-bound.js';
+import { diffLineCount, frameRows, INPUT_FIXED_ROWS, PICKER_FIXED_ROWS, windowLines } from './live-bound.js';
 import type { ReplRuntime } from './runtime.js';
 import type { Scrollback } from './scrollback.js';
 import type { TranscriptItem, UiState } from './state/ui-state.js';
@@ -78,12 +78,12 @@ function Screen({ state, onWiped }: { state: UiState; onWiped?: () => void }) {
       <Box ref={chrome} flexDirection="column">
         {card && <ToolCard card={card} expanded={expanded} />}
         {state.permission && <PermissionPrompt view={state.permission} rows={rows} columns={columns} />}
-        {state.picker && <Picker view={state.picker} />}
+        {state.picker && <Picker view={state.picker} maxRows={windowLines(rows, PICKER_FIXED_ROWS, PICKER_ROWS)} />}
         {state.busy && !state.permission && <Loader busy={state.busy} />}
         <QueueView queue={state.queue} />
         {!asking && (
           <Box flexDirection="column" marginTop={1}>
-            <PromptInput editor={state.editor} />
+            <PromptInput editor={state.editor} windowLines={windowLines(rows, INPUT_FIXED_ROWS, INPUT_WINDOW_LINES)} />
             <Suggestions text={state.editor.text} candidates={state.candidates} />
           </Box>
         )}

@@ -151,6 +151,16 @@ export function promptDiffLines(opts: { rows: number; columns: number; summary: 
   return Math.max(MIN_PROMPT_DIFF_LINES, Math.min(opts.cap, room));
 }
 
+/** Rows around a picker's options: margin, border, title, the two `… more` lines, hint, footer. */
+export const PICKER_FIXED_ROWS = 8;
+/** Rows around the input's lines: margin, border, the two `… more lines` lines, loader, footer. */
+export const INPUT_FIXED_ROWS = 8;
+
+/** Lines a scrolling window (picker options, input lines) shows: `cap`, fewer in a short terminal, at least one. */
+export function windowLines(rows: number, fixed: number, cap: number): number {
+  return Math.max(1, Math.min(cap, frameRows(rows) - fixed));
+}
+
 /** Lines of a unified diff (as `DiffView` splits it). */
 export function diffLineCount(diff: string): number {
   return diff.replace(/\n$/, '').split('\n').length;

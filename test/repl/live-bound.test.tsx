@@ -11,7 +11,20 @@ import { cleanup } from 'ink-testing-library';
 import { BoundedFrame } from '../../src/repl/components/bounded-frame.js';
 import { LiveTurnView } from '../../src/repl/components/live-turn.js';
 import { PermissionPrompt, PROMPT_DIFF_CUT, PROMPT_DIFF_NOTE } from '../../src/repl/components/permission-prompt.js';
-import { clipLiveLines, clipTail, frameRows, MIN_PROMPT_DIFF_LINES, promptDiffLines, wrapRows } from '../../src/repl/live-bound.js';
+import { Picker, PICKER_ROWS } from '../../src/repl/components/picker.js';
+import { INPUT_WINDOW_LINES, PromptInput } from '../../src/repl/components/prompt-input.js';
+import { editorReducer, emptyEditor } from '../../src/repl/input/editor.js';
+import {
+  clipLiveLines,
+  clipTail,
+  frameRows,
+  INPUT_FIXED_ROWS,
+  MIN_PROMPT_DIFF_LINES,
+  PICKER_FIXED_ROWS,
+  promptDiffLines,
+  windowLines,
+  wrapRows,
+} from '../../src/repl/live-bound.js';
 import { classifyStreaming } from '../../src/repl/markdown/line-classifier.js';
 import type { LiveTurn, PermissionView } from '../../src/repl/state/ui-state.js';
 
@@ -151,6 +164,26 @@ function Rows({ n, onWiped }: { n: number; onWiped: () => void }) {
     </BoundedFrame>
   );
 }
+
+describe('scrolling windows in a short terminal', () => {
+  it('the picker and the input show fewer lines, and say how many more there are', () => {
+    expect(windowLines(40, PICKER_FIXED_ROWS, PICKER_ROWS)).toBe(PICKER_ROWS);
+    expect(windowLines(14, PICKER_FIXED_ROWS, PICKER_ROWS)).toBe(4);
+    expect(windowLines(6, INPUT_FIXED_ROWS, INPUT_WINDOW_LINES)).toBe(1);
+    const options = Array.from({ length: 30 }, (_, i) => ({ value: `s${i}`, label: `session ${i}` }));
+    const picker = render(<Picker view={{ kind: 'resume', title: 'Resume a session', options, selected: 0 }} maxRows={4} />).lastFrame()!;
+    expect(picker).toContain('session 3');
+    expect(picker).not.toContain('session 4 ');
+    expect(picker).toContain('… 26 more below');
+    // No '… more above' line at the top, and the footer is not the picker's.
+    expect(rowsOf(picker)).toBe(4 + PICKER_FIXED_ROWS - 2);
+    const editor = editorReducer(emptyEditor(), { type: 'insert', text: Array.from({ length: 30 }, (_, i) => `pasted ${i}`).join('\n') });
+    const input = render(<PromptInput editor={editor} windowLines={3} />).lastFrame()!;
+    expect(input).toContain('… 27 more lines above');
+    expect(input).toContain('pasted 29');
+    expect(rowsOf(input)).toBe(3 + 3);
+  });
+});
 
 describe('BoundedFrame', () => {
   it('cuts content taller than the terminal from the top, keeping the last rows', () => {
