@@ -119,9 +119,21 @@ export function clipTail<T>(lines: readonly T[], rowsOf: (line: T) => number, ma
   return { shown: lines.slice(-1), hidden: lines.length - 1, cutTo: room };
 }
 
+/** Rows per line object and width: held lines keep their objects between deltas (live-turn.tsx). */
+const rowsCache = new WeakMap<MarkdownLine, { width: number; rows: number }>();
+
+function cachedRows(line: MarkdownLine, width: number): number {
+  const hit = rowsCache.get(line);
+  if (hit?.width === width) return hit.rows;
+  const rows = markdownLineRows(line, width);
+  rowsCache.set(line, { width, rows });
+  return rows;
+}
+
 /** The live text's lines that fit `maxRows` rows at `columns` (two columns go to the `●` gutter). */
 export function clipLiveLines(lines: readonly MarkdownLine[], columns: number, maxRows: number): TailClip<MarkdownLine> {
-  return clipTail(lines, (line) => markdownLineRows(line, columns - 2), maxRows);
+  if (lines.length === 0) return { shown: [], hidden: 0 };
+  return clipTail(lines, (line) => cachedRows(line, columns - 2), maxRows);
 }
 
 /** The marker row above a clipped live tail. */

@@ -35,7 +35,15 @@ export function useTerminalSize(): { rows: number; columns: number } {
 export function BoundedFrame({ children, onWiped }: { children: ReactNode; onWiped?: () => void }) {
   const { stdout } = useStdout();
   const node = useRef<DOMElement | null>(null);
-  const bound = useCallback(() => node.current?.yogaNode?.setMaxHeight(frameRows(stdout.rows || 24)), [stdout]);
+  const set = useRef<{ node: DOMElement; max: number } | undefined>(undefined);
+  // Set only when the node or the value changes: every render runs this.
+  const bound = useCallback(() => {
+    const el = node.current;
+    const max = frameRows(stdout.rows || 24);
+    if (!el?.yogaNode || (set.current?.node === el && set.current.max === max)) return;
+    el.yogaNode.setMaxHeight(max);
+    set.current = { node: el, max };
+  }, [stdout]);
   const ref = useCallback(
     (el: DOMElement | null) => {
       node.current = el;
@@ -43,7 +51,16 @@ export function BoundedFrame({ children, onWiped }: { children: ReactNode; onWip
     },
     [bound],
   );
-  useLayoutEffect(bound);
+  // Overflow clipping costs Ink about a third of a frame's render: on only while the content is
+  // taller than the bound. Until then (the first frame that grows past it) the box's height is
+  // bounded anyway and what lies above the frame's top falls outside Ink's output buffer.
+  const inner = useRef<DOMElement>(null);
+  const [clipping, setClipping] = useState(false);
+  useLayoutEffect(() => {
+    bound();
+    const tall = (inner.current?.yogaNode?.getComputedHeight() ?? 0) > frameRows(stdout.rows || 24);
+    if (tall !== clipping) setClipping(tall);
+  });
   const wiped = useRef(onWiped);
   wiped.current = onWiped;
   useEffect(() => {
@@ -59,8 +76,8 @@ export function BoundedFrame({ children, onWiped }: { children: ReactNode; onWip
     return () => void stdout.off('resize', onResize);
   }, [stdout, bound]);
   return (
-    <Box ref={ref} flexDirection="column" justifyContent="flex-end" overflow="hidden">
-      <Box flexDirection="column" flexShrink={0}>
+    <Box ref={ref} flexDirection="column" justifyContent="flex-end" overflow={clipping ? 'hidden' : 'visible'}>
+      <Box ref={inner} flexDirection="column" flexShrink={0}>
         {children}
       </Box>
     </Box>
