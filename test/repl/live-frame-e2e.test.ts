@@ -171,4 +171,25 @@ describe('the live frame in a 24-row terminal', () => {
     expect(words.every((w) => tokens.filter((x) => x === w).length === 1)).toBe(true);
     expect(onceInOrder(all, [...BEFORE, 'talk at length', 'END-OF-PARAGRAPH.'])).toBe(true);
   });
+
+  it('while a list taller than the terminal grows, the screen shows its tail under the marker; Ctrl+C commits all of it', async () => {
+    // The stream stays open after the list (the fake waits a minute) until Ctrl+C ends the turn.
+    fake.setResponder(() => ({ steps: [...listAnswer(0).slice(0, -1), { delayMs: 60_000 }] }));
+    t = TmuxKeen.start({
+      cwd: ws.cwd,
+      width: 80,
+      height: ROWS,
+      before: BEFORE,
+      env: { KEEN_HOME: ws.home, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.url, NO_COLOR: undefined },
+    });
+    await t.waitFor((s) => idle(s) && s.includes('% context'));
+    t.type('list them');
+    const screen = await t.waitFor((s) => s.includes(item(ITEMS - 1)) && s.includes('lines above (in the scrollback once this block ends)'));
+    expect(t.screen()).not.toContain(item(0));
+    expect(screen).toContain('LINE-BEFORE-KEEN one');
+    t.keys('C-c');
+    const all = await history((s) => s.includes('Interrupted') && idle(s), 'the interrupted turn');
+    expect(onceInOrder(all, [...BEFORE, 'list them', 'Here is list 0:', ...Array.from({ length: ITEMS }, (_, i) => item(i)), 'Interrupted']), all.slice(-3000)).toBe(true);
+    expect(all).not.toContain('lines above (in the scrollback');
+  });
 });
