@@ -52,6 +52,8 @@ const Transcript = memo(function Transcript({ items, skip }: { items: Transcript
 
 /** Rows of a card's header, margin and output around its diff. */
 const CARD_ROWS = 4;
+/** Rows under a running card: the loader, the input box with its margin, the footer. */
+const BELOW_CARD_ROWS = 6;
 
 /**
  * Everything below the transcript, never as tall as the terminal (see live-bound.ts): the live
@@ -71,7 +73,7 @@ function Screen({ state, onWiped }: { state: UiState; onWiped?: () => void }) {
   const tool = state.live?.tool;
   // While a permission prompt shows the diff, the running card does not repeat it.
   const card = tool && state.permission ? { ...tool, diff: undefined } : tool;
-  const expanded = state.expandTools && (!card?.diff || diffLineCount(card.diff) + CARD_ROWS <= limit - 6);
+  const expanded = state.expandTools && (!card?.diff || diffLineCount(card.diff) + CARD_ROWS <= limit - BELOW_CARD_ROWS);
   return (
     <BoundedFrame onWiped={onWiped}>
       {state.live && <LiveTurnView live={state.live} columns={columns} maxRows={limit - chromeRows} />}
