@@ -4,12 +4,34 @@
  */
 import { createSessionGate, type ExplainingGate, type Policy, type SessionAnswer, type SessionGate } from '../tools/permissions/index.js';
 import type { PermissionRequest } from '../tools/types.js';
+import { promptDiffBudget } from './components/permission-prompt.js';
+import { diffLineCount } from './live-bound.js';
 import type { UiStore } from './state/ui-store.js';
+
+/** The terminal's size (absent: not a terminal REPL; the prompt's diff is only capped). */
+export type TerminalSize = () => { rows: number; columns: number } | undefined;
 
 export class PermissionBroker {
   private pending?: { resolve: (answer: SessionAnswer) => void };
 
-  constructor(private readonly store: UiStore) {}
+  constructor(
+    private readonly store: UiStore,
+    private readonly size?: TerminalSize,
+  ) {}
+
+  /**
+   * A diff the prompt would have to cut to keep its question and answers on screen is written
+   * whole to the transcript first (the scrollback above the prompt), so every line can be read
+   * before answering.
+   */
+  private writeWholeDiff(request: PermissionRequest): boolean {
+    const size = this.size?.();
+    const diff = request.detail;
+    if (!size || !diff || request.tool === 'bash') return false;
+    if (diffLineCount(diff) <= promptDiffBudget({ request, selected: 0 }, size.rows, size.columns)) return false;
+    this.store.dispatch({ type: 'append', items: [{ kind: 'diff', title: `${request.tool}: ${request.summary}`, diff }] });
+    return true;
+  }
 
   get asking(): boolean {
     return this.pending !== undefined;
@@ -22,7 +44,7 @@ export class PermissionBroker {
       if (request.detail && (request.tool === 'edit_file' || request.tool === 'write_file')) {
         this.store.dispatch({ type: 'tool-diff', diff: request.detail });
       }
-      this.store.dispatch({ type: 'permission-open', request });
+      this.store.dispatch({ type: 'permission-open', request, fullDiffAbove: this.writeWholeDiff(request) });
     });
   }
 

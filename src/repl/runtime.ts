@@ -69,7 +69,7 @@ export class ReplRuntime implements CommandHost {
 
   constructor(readonly opts: RuntimeOptions) {
     this.store = opts.store;
-    this.broker = new PermissionBroker(this.store);
+    this.broker = new PermissionBroker(this.store, () => opts.scrollback?.size?.());
     this.gate = new ReplGate(this.broker, !!opts.flags.yolo);
     onRetryWait((w) => this.notice(describeRetryWait(w), 'warning'));
   }

@@ -42,6 +42,8 @@ export interface TranscriptScrollback {
    * caller keeps them out of `<Static>`); false: `<Static>` draws them.
    */
   take(items: readonly NewItem[]): boolean;
+  /** The terminal's size now (what the permission prompt must fit). */
+  size?(): { rows: number; columns: number };
 }
 
 const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -140,6 +142,10 @@ export class Scrollback implements TranscriptScrollback {
       }
     }
     return 0;
+  }
+
+  size(): { rows: number; columns: number } {
+    return { rows: this.io.rows(), columns: this.io.columns() };
   }
 
   take(items: readonly NewItem[]): boolean {

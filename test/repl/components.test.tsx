@@ -33,9 +33,9 @@ describe('tool cards', () => {
 
   it('draws a list still streaming line by line as written, then the same list finished and renumbered', () => {
     const live = { mode: 'chat' as const, pending: '1. Build\n   - comp', md: {}, lead: true };
-    const { lastFrame, rerender } = render(<LiveTurnView live={live} expanded={false} asking={false} />);
+    const { lastFrame, rerender } = render(<LiveTurnView live={live} columns={100} maxRows={20} />);
     expect(lastFrame()).toBe(['', '● 1. Build', '    • comp'].join('\n'));
-    rerender(<LiveTurnView live={{ ...live, pending: '1. Build\n   - compile\n1. Test' }} expanded={false} asking={false} />);
+    rerender(<LiveTurnView live={{ ...live, pending: '1. Build\n   - compile\n1. Test' }} columns={100} maxRows={20} />);
     expect(lastFrame()).toBe(['', '● 1. Build', '    • compile', '  1. Test'].join('\n'));
     expect(render(<MarkdownView lines={classifyText('1. Build\n   - compile\n1. Test')} lead />).lastFrame()).toBe(['', '● 1. Build', '    • compile', '  2. Test'].join('\n'));
   });

@@ -19,6 +19,8 @@ export interface TmuxOptions {
   args?: string[];
   width?: number;
   height?: number;
+  /** Lines printed in the pane before keen starts (earlier scrollback keen must not wipe). */
+  before?: string[];
 }
 
 export class TmuxKeen {
@@ -29,7 +31,8 @@ export class TmuxKeen {
     if (!existsSync(path.resolve(path.dirname(KEEN_BIN), '../dist/main.js'))) throw new Error('dist/ is missing: run `npm run build` first');
     const socket = `keen-test-${process.pid}-${Date.now()}-${counter++}`;
     const t = new TmuxKeen(socket);
-    const command = `cd ${quote(opts.cwd)} && ${quote(process.execPath)} ${quote(KEEN_BIN)} ${(opts.args ?? []).map(quote).join(' ')}; echo "[keen exited $?]"; sleep 600`;
+    const before = (opts.before ?? []).map((line) => `printf '%s\\n' ${quote(line)}; `).join('');
+    const command = `${before}cd ${quote(opts.cwd)} && ${quote(process.execPath)} ${quote(KEEN_BIN)} ${(opts.args ?? []).map(quote).join(' ')}; echo "[keen exited $?]"; sleep 600`;
     execFileSync('tmux', ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-s', 'main', '-x', String(opts.width ?? 100), '-y', String(opts.height ?? 40), command], {
       env: cleanEnv({ TERM: 'xterm-256color', ...opts.env }),
       stdio: 'ignore',

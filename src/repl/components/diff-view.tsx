@@ -1,8 +1,11 @@
 import { Box, Text } from 'ink';
 import { color } from '../theme.js';
 
-/** A unified diff, coloured by line: additions, removals, hunk headers. */
-export function DiffView({ diff, maxLines, expandHint = true }: { diff: string; maxLines?: number; expandHint?: boolean }) {
+/**
+ * A unified diff, coloured by line: additions, removals, hunk headers. Past `maxLines`, one line
+ * says how many more there are and `note` how to see them (default: Ctrl+O).
+ */
+export function DiffView({ diff, maxLines, note = '(ctrl+o to expand)' }: { diff: string; maxLines?: number; note?: string }) {
   const all = diff.replace(/\n$/, '').split('\n');
   const lines = maxLines !== undefined && all.length > maxLines ? all.slice(0, maxLines) : all;
   const hidden = all.length - lines.length;
@@ -23,7 +26,7 @@ export function DiffView({ diff, maxLines, expandHint = true }: { diff: string; 
           </Text>
         );
       })}
-      {hidden > 0 && <Text dimColor>{`… +${hidden} lines${expandHint ? ' (ctrl+o to expand)' : ''}`}</Text>}
+      {hidden > 0 && <Text dimColor>{`… +${hidden} lines${note ? ` ${note}` : ''}`}</Text>}
     </Box>
   );
 }

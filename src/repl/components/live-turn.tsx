@@ -1,9 +1,9 @@
-import { Box } from 'ink';
+import { Box, Text } from 'ink';
 import { memo, useMemo } from 'react';
+import { clipLiveLines, clippedAboveText } from '../live-bound.js';
 import { classifyStreaming, type MarkdownLine, type MarkdownState } from '../markdown/line-classifier.js';
 import type { LiveTurn } from '../state/ui-state.js';
 import { MarkdownView } from './markdown-view.js';
-import { ToolCard } from './tool-card.js';
 
 function classifyHeld(text: string, md: MarkdownState): { lines: MarkdownLine[]; state: MarkdownState } {
   return text ? classifyStreaming(text.split('\n'), md) : { lines: [], state: md };
@@ -16,9 +16,13 @@ function trimBlank(lines: MarkdownLine[]): MarkdownLine[] {
   return n === lines.length ? lines : lines.slice(0, n);
 }
 
-/** What is still streaming: the uncommitted text (usually one partial line) and a running tool. */
-/** While a permission prompt shows the diff, the running card does not repeat it. */
-export const LiveTurnView = memo(function LiveTurnView({ live, expanded, asking }: { live: LiveTurn; expanded: boolean; asking: boolean }) {
+/**
+ * The text still streaming: the uncommitted lines (usually one partial line; a list or table
+ * while it grows). At most `maxRows` rows at `columns`: a taller block shows its last rows under
+ * a one-row `… N lines above` marker (live-bound.ts); the whole block is committed to the
+ * transcript when it ends.
+ */
+export const LiveTurnView = memo(function LiveTurnView({ live, columns, maxRows }: { live: LiveTurn; columns: number; maxRows: number }) {
   let text = live.pending;
   if (live.lead) text = text.replace(/^(\s*\n)+/, '');
   // Held lines (a list or table still growing) change only at a line break: classify them once
@@ -28,10 +32,27 @@ export const LiveTurnView = memo(function LiveTurnView({ live, expanded, asking 
   const held = useMemo(() => classifyHeld(heldText, live.md), [heldText, live.md]);
   const partial = nl < 0 ? text : text.slice(nl + 1);
   const lines = partial ? [...held.lines, ...classifyStreaming([partial], held.state).lines] : trimBlank(held.lines);
+  if (lines.length === 0) return null;
+  const lead = live.lead;
+  // The segment's margin row is not drawn when the block is clipped (the marker takes its place).
+  let clip = clipLiveLines(lines, columns, maxRows - (lead ? 1 : 0));
+  if (lead && (clip.hidden > 0 || clip.cutTo !== undefined)) clip = clipLiveLines(lines, columns, maxRows);
+  if (clip.shown.length === 0) return null;
+  const clipped = clip.hidden > 0 || clip.cutTo !== undefined;
+  const view = <MarkdownView lines={clip.shown} lead={lead && !clipped} />;
   return (
     <Box flexDirection="column">
-      {lines.length > 0 && <MarkdownView lines={lines} lead={live.lead} />}
-      {live.tool && <ToolCard card={asking ? { ...live.tool, diff: undefined } : live.tool} expanded={expanded} />}
+      {clipped && <Text dimColor>{clippedAboveText(clip)}</Text>}
+      {clip.cutTo === undefined ? (
+        view
+      ) : (
+        // One line taller than the room (a long paragraph still streaming): its last rows.
+        <Box height={clip.cutTo} flexDirection="column" justifyContent="flex-end" overflow="hidden">
+          <Box flexDirection="column" flexShrink={0}>
+            {view}
+          </Box>
+        </Box>
+      )}
     </Box>
   );
 });

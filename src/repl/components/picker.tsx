@@ -7,10 +7,10 @@ import { color } from '../theme.js';
 /** Rows shown at most; the window follows the selection. */
 export const PICKER_ROWS = 10;
 
-/** A list to choose from (sessions for /resume, models for /model). */
-export const Picker = memo(function Picker({ view }: { view: PickerView }) {
-  const start = Math.max(0, Math.min(view.selected - PICKER_ROWS + 1, view.options.length - PICKER_ROWS));
-  const rows = view.options.slice(start, start + PICKER_ROWS);
+/** A list to choose from (sessions for /resume, models for /model); `maxRows` options at most (default {@link PICKER_ROWS}). */
+export const Picker = memo(function Picker({ view, maxRows = PICKER_ROWS }: { view: PickerView; maxRows?: number }) {
+  const start = Math.max(0, Math.min(view.selected - maxRows + 1, view.options.length - maxRows));
+  const rows = view.options.slice(start, start + maxRows);
   const width = Math.max(...rows.map((o) => displayWidth(o.label)));
   return (
     <Box flexDirection="column" borderStyle="round" borderColor={color('accent')} paddingX={1} marginTop={1}>

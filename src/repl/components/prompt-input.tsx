@@ -13,8 +13,16 @@ function cursorPosition(text: string, cursor: number): { line: number; column: n
   return { line, column: cursor - (before.lastIndexOf('\n') + 1) };
 }
 
-/** The prompt: multi-line text with an inverse-video cursor, in a rounded box. */
-export const PromptInput = memo(function PromptInput({ editor, placeholder = PLACEHOLDER }: { editor: EditorState; placeholder?: string }) {
+/** The prompt: multi-line text with an inverse-video cursor, in a rounded box; a window of `windowLines` lines (default {@link INPUT_WINDOW_LINES}) follows the cursor. */
+export const PromptInput = memo(function PromptInput({
+  editor,
+  placeholder = PLACEHOLDER,
+  windowLines = INPUT_WINDOW_LINES,
+}: {
+  editor: EditorState;
+  placeholder?: string;
+  windowLines?: number;
+}) {
   const prefix = (i: number) => (
     <Text bold color={color('user')}>
       {i === 0 ? '› ' : '  '}
@@ -33,9 +41,9 @@ export const PromptInput = memo(function PromptInput({ editor, placeholder = PLA
   }
   const lines = editor.text.split('\n');
   const at = cursorPosition(editor.text, editor.cursor);
-  const first = Math.max(0, Math.min(at.line - INPUT_WINDOW_LINES + 1, lines.length - INPUT_WINDOW_LINES));
+  const first = Math.max(0, Math.min(at.line - windowLines + 1, lines.length - windowLines));
   const start = Math.max(0, Math.min(first, at.line));
-  const visible = lines.slice(start, start + INPUT_WINDOW_LINES);
+  const visible = lines.slice(start, start + windowLines);
   const below = lines.length - start - visible.length;
   return (
     <Box borderStyle="round" borderColor={color('muted')} borderDimColor paddingX={1} flexDirection="column">

@@ -2,6 +2,7 @@ import { Box, Text } from 'ink';
 import { classifyText, type MarkdownLine } from '../markdown/markdown-lines.js';
 import type { NewItem, NoticeTone, TranscriptItem } from '../state/ui-state.js';
 import { color, type Role } from '../theme.js';
+import { DiffView } from './diff-view.js';
 import { ErrorCard } from './error-card.js';
 import { MarkdownView } from './markdown-view.js';
 import { ToolCard } from './tool-card.js';
@@ -93,6 +94,15 @@ export function TranscriptItemView({ item }: { item: TranscriptItem }) {
           <Text bold>{item.title}</Text>
           <Box paddingLeft={2}>
             <Text>{item.lines.join('\n')}</Text>
+          </Box>
+        </Box>
+      );
+    case 'diff':
+      return (
+        <Box flexDirection="column" marginTop={1}>
+          <Text bold>{item.title}</Text>
+          <Box paddingLeft={2} flexDirection="column">
+            <DiffView diff={item.diff} />
           </Box>
         </Box>
       );

@@ -167,7 +167,7 @@ export function uiReducer(s: UiState, a: UiAction): UiState {
     case 'queue-shift':
       return { ...s, queue: s.queue.slice(1) };
     case 'permission-open':
-      return { ...s, permission: { request: a.request, selected: 0 } };
+      return { ...s, permission: { request: a.request, selected: 0, ...(a.fullDiffAbove ? { fullDiffAbove: true } : {}) } };
     case 'permission-move':
       return s.permission ? { ...s, permission: { ...s.permission, selected: clamp(s.permission.selected + a.delta, 3) } } : s;
     case 'permission-close':

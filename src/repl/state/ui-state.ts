@@ -39,7 +39,9 @@ export type TranscriptItem =
   | { kind: 'tool'; id: number; card: ToolCardData; expanded: boolean }
   | { kind: 'notice'; id: number; text: string; tone: NoticeTone }
   | { kind: 'error'; id: number; title: string; message: string }
-  | { kind: 'block'; id: number; title: string; lines: string[] };
+  | { kind: 'block'; id: number; title: string; lines: string[] }
+  /** A whole diff a permission prompt had to cut to fit the terminal, written above the prompt. */
+  | { kind: 'diff'; id: number; title: string; diff: string };
 
 type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
 export type NewItem = WithoutId<TranscriptItem>;
@@ -94,6 +96,8 @@ export interface PermissionView {
   request: PermissionRequest;
   /** 0 allow once, 1 allow for this session, 2 deny. */
   selected: number;
+  /** The whole diff was written to the transcript above the prompt (it did not fit the terminal). */
+  fullDiffAbove?: boolean;
 }
 
 export interface UiState {
@@ -155,7 +159,7 @@ export type UiAction =
   | { type: 'turn-end' }
   | { type: 'queue-push'; text: string }
   | { type: 'queue-shift' }
-  | { type: 'permission-open'; request: PermissionRequest }
+  | { type: 'permission-open'; request: PermissionRequest; fullDiffAbove?: boolean }
   | { type: 'permission-move'; delta: number }
   | { type: 'permission-close' }
   | { type: 'picker-open'; picker: Omit<PickerView, 'selected'> & { selected?: number } }
