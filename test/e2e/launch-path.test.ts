@@ -34,7 +34,7 @@ describe('the launch path of keen run', () => {
     for (const c of cleanups) await c();
   });
 
-  it.each(CASES.map((c) => [c.provider, c] as const))('%s: a one-turn run answers without loading Node’s undici', async (_name, c) => {
+  it.each(CASES.map((c) => [c.provider, c] as const))('%s: a one-turn run answers without loading Node’s undici or image-size', async (_name, c) => {
     const fake = await c.start();
     const ws = makeWorkspace();
     cleanups.push(
@@ -50,9 +50,11 @@ describe('the launch path of keen run', () => {
     });
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toContain(`hello from the ${c.provider} fake`);
-    const loaded = JSON.parse(fs.readFileSync(out, 'utf8')) as string[];
-    expect(loaded.some((m) => m.includes('internal/deps/undici'))).toBe(false);
-    expect(loaded).toContain('NativeModule http');
+    const { builtins, required } = JSON.parse(fs.readFileSync(out, 'utf8')) as { builtins: string[]; required: string[] };
+    expect(builtins.some((m) => m.includes('internal/deps/undici'))).toBe(false);
+    expect(builtins).toContain('NativeModule http');
+    // image-size is loaded only when a request holds more than 20 images (image-budget.ts).
+    expect(required.some((f) => f.includes('image-size'))).toBe(false);
   });
 
   it('sends the built-in tools exactly as the sources define them (the build-time table is not stale)', async () => {

@@ -195,6 +195,8 @@ describe('the CONNECT tunnel', () => {
     // A password with an unencoded "/" parses as host "user", port "1234": the error must not show them.
     const unencoded = await failure(sdkFetch({ HTTP_PROXY: 'http://user:1234/s3cr3t@proxy.invalid:8080' })('http://model.test/'));
     expect(unencoded.cause.message).toBe('the proxy setting is not a valid URL: percent-encode the characters of its user name and password (e.g. "/" as %2F)');
+    const email = await failure(sdkFetch({ HTTP_PROXY: 'http://me@corp.com:5678/pw@proxy.invalid:8080' })('http://model.test/'));
+    expect(email.cause.message).toBe(unencoded.cause.message);
 
     const target = await listen(http.createServer((_req, res) => res.end('plain')));
     const through = await proxy();

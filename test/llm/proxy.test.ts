@@ -51,7 +51,7 @@ describe('proxiedRequestHandler (Bedrock)', () => {
     }
   });
 
-  it('a proxy that never answers fails the request at the connect limit, without an abort (the SDK’s own limit never starts there)', async () => {
+  it('a proxy that never answers fails the request at the tunnel’s connect limit, and the SDK retries it as the timeout it is', async () => {
     const silent = await startConnectProxy({ answer: 'never' });
     try {
       const endpoint = 'https://bedrock-runtime.us-east-1.amazonaws.com';
@@ -66,8 +66,45 @@ describe('proxiedRequestHandler (Bedrock)', () => {
       const err = (await client.send(new ConverseCommand({ modelId: 'm', messages: [{ role: 'user', content: [{ text: 'hi' }] }] })).catch((e: unknown) => e)) as Error;
       expect(err.message).toMatch(/^the tunnel to bedrock-runtime\.us-east-1\.amazonaws\.com:443 through proxy http:\/\/127\.0\.0\.1:\d+ did not connect within 300 ms$/);
       await vi.waitFor(() => expect(silent.open).toBe(0), { timeout: 5000 });
+      // The SDK retries it as the timeout it is (maxAttempts 2: two CONNECTs).
+      expect(silent.tunnels).toHaveLength(1);
+      const retrying = new BedrockRuntimeClient({
+        region: 'us-east-1',
+        endpoint,
+        credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
+        maxAttempts: 2,
+        requestHandler: (await proxiedRequestHandler({ HTTPS_PROXY: silent.url }, endpoint, { connectTimeoutMs: 200, bodyTimeoutMs: 60_000 })) as never,
+      });
+      await retrying.send(new ConverseCommand({ modelId: 'm', messages: [{ role: 'user', content: [{ text: 'hi' }] }] })).catch(() => undefined);
+      expect(silent.tunnels).toHaveLength(3);
     } finally {
       await silent.close();
+    }
+  });
+
+  it('the SDK retries a busy proxy’s 503 refusal, not a 407', async () => {
+    const busy = await startConnectProxy({ answer: '503 Service Unavailable' });
+    const refusing = await startConnectProxy({ answer: '407 Proxy Authentication Required' });
+    try {
+      const endpoint = 'https://bedrock-runtime.us-east-1.amazonaws.com';
+      const { BedrockRuntimeClient, ConverseCommand } = await import('@aws-sdk/client-bedrock-runtime');
+      const send = async (proxy: string) => {
+        const client = new BedrockRuntimeClient({
+          region: 'us-east-1',
+          endpoint,
+          credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
+          maxAttempts: 2,
+          requestHandler: (await proxiedRequestHandler({ HTTPS_PROXY: proxy }, endpoint)) as never,
+        });
+        return (await client.send(new ConverseCommand({ modelId: 'm', messages: [{ role: 'user', content: [{ text: 'hi' }] }] })).catch((e: unknown) => e)) as Error;
+      };
+      expect((await send(busy.url)).message).toMatch(/refused the tunnel to bedrock-runtime\.us-east-1\.amazonaws\.com:443: 503 Service Unavailable$/);
+      expect(busy.tunnels).toHaveLength(2);
+      expect((await send(refusing.url)).message).toMatch(/: 407 Proxy Authentication Required$/);
+      expect(refusing.tunnels).toHaveLength(1);
+    } finally {
+      await busy.close();
+      await refusing.close();
     }
   });
 });

@@ -56,14 +56,15 @@ function seconds(ms: number): string {
 
 const RETRY_STATUS = new Set([408, 409, 429]);
 
-function retryable(status: number): boolean {
+/** A status a retry may fix: 408, 409, 429, 5xx (also used for a proxy's refusal of a tunnel). */
+export function retryableStatus(status: number): boolean {
   return RETRY_STATUS.has(status) || status >= 500;
 }
 
 /** A proxy refused the tunnel with a status retrying cannot change (407 credentials, 403 policy). */
 function refusedForGood(err: unknown): boolean {
   for (let e = err as { code?: unknown; status?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
-    if (e.code === PROXY_REFUSED) return typeof e.status !== 'number' || !retryable(e.status);
+    if (e.code === PROXY_REFUSED) return typeof e.status !== 'number' || !retryableStatus(e.status);
   }
   return false;
 }
@@ -143,7 +144,7 @@ export function retryingFetch(maxRetries: number, inner: typeof fetch = globalTh
         continue;
       }
       if (res.ok && /text\/html/i.test(res.headers.get('content-type') ?? '')) return htmlInsteadOfApi(res, host);
-      if (!retryable(res.status) || retry > maxRetries) return res;
+      if (!retryableStatus(res.status) || retry > maxRetries) return res;
       const asked = requestedWaitMs(res.headers);
       const wait = asked ?? backoffMs(retry);
       if (wait > maxWaitMs) {

@@ -17,7 +17,10 @@
  * - A request that is aborted or times out while its tunnel is being set up destroys the CONNECT
  *   socket, given its signal (tunnel-signal.ts: http-fetch.ts passes one, Bedrock's handler runs
  *   in its scope).
- * Time limits are the caller's (http-fetch.ts's connect limit runs until the TLS handshake ends).
+ * - Time limits: http-fetch.ts's connect limit runs until the TLS handshake ends; for other
+ *   callers (Bedrock's handler) the agent's `connectTimeoutMs` does the same.
+ * - Errors a retry can fix look as the AWS SDK's retry strategy expects: a timeout is named
+ *   `TimeoutError`, a refusal with a status a server's retry would follow carries `$retryable`.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -25,6 +28,7 @@ import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
 import { PROXY_REFUSED } from '../core/errors.js';
+import { retryableStatus } from '../core/retry-fetch.js';
 import { TUNNEL_SIGNAL, tunnelSignalScope } from './tunnel-signal.js';
 
 /** TLS settings for the tunnelled https target and an https proxy (tests trust their own CA here). */
@@ -69,7 +73,7 @@ export function parseProxyUrl(raw: string): URL {
   if (!url.hostname) throw new Error(`the proxy setting names no host (expected http://host:port)`);
   // `http://user:pa/ss@proxy` (a password with an unencoded "/" or "?") parses as host "user": an
   // error naming that host would show the user name and part of the password.
-  if (!url.username && !url.password && /^[a-z][a-z0-9+.-]*:\/\/[^@]*[/?#][^@]*@/i.test(text)) {
+  if (/^[a-z][a-z0-9+.-]*:\/\/.*[/?#].*@/i.test(text)) {
     throw new Error('the proxy setting is not a valid URL: percent-encode the characters of its user name and password (e.g. "/" as %2F)');
   }
   return url;
@@ -179,7 +183,8 @@ function openTunnel(
   // request from http-fetch (it passes its own signal) is timed by http-fetch's own limit instead.
   if (options[TUNNEL_SIGNAL]) timeoutMs = undefined;
   let tlsSocket: tls.TLSSocket | undefined;
-  const timedOut = () => Object.assign(new Error(`the tunnel to ${target} through proxy ${label} did not connect within ${timeoutMs} ms`), { code: 'UND_ERR_CONNECT_TIMEOUT' });
+  const timedOut = () =>
+    Object.assign(new Error(`the tunnel to ${target} through proxy ${label} did not connect within ${timeoutMs} ms`), { name: 'TimeoutError', code: 'UND_ERR_CONNECT_TIMEOUT' });
   const timer =
     timeoutMs === undefined
       ? undefined
@@ -203,7 +208,7 @@ function openTunnel(
       socket.destroy();
       // The status rides along: retry-fetch.ts does not retry a refusal that retrying cannot change (407, 403).
       const refused = new Error(`proxy ${label} refused the tunnel to ${target}: ${status} ${oneLine(res.statusMessage ?? '')}`.trimEnd());
-      finish(Object.assign(refused, { code: PROXY_REFUSED, status }));
+      finish(Object.assign(refused, { code: PROXY_REFUSED, status, ...(retryableStatus(status) ? { $retryable: {} } : {}) }));
       return;
     }
     if (head.length) socket.unshift(head);

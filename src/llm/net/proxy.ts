@@ -56,15 +56,15 @@ export function proxyFor(url: string, env: NodeJS.ProcessEnv): string | undefine
 
 const tunnels = new Map<string, Promise<Agent>>();
 
-/** The agent for targets of `scheme` through `proxy`: one per pair, so its tunnels are reused. */
 /**
- * How long a tunnel's CONNECT (and TLS handshake inside it) may take: the model APIs' connect
- * limit. http-fetch.ts times its requests itself; this also bounds the SDKs on Node's http stack
- * (Bedrock), whose own connect limit starts only once a socket exists — never, behind a proxy
- * that does not answer.
+ * How long a tunnel's CONNECT and the TLS handshake inside it may take: the model APIs' connect
+ * limit. http-fetch.ts times its requests itself; for the SDKs on Node's http stack (Bedrock) this
+ * is the limit: their own connect timer ends when the tunnel hands over its socket, before the
+ * handshake inside it, and does not close the socket to the proxy.
  */
 const TUNNEL_CONNECT_MS = 10_000;
 
+/** The agent for targets of `scheme` through `proxy`: one per pair, so its tunnels are reused. */
 function agentFor(proxy: string, scheme: 'http:' | 'https:', connectTimeoutMs = TUNNEL_CONNECT_MS): Promise<Agent> {
   const key = `${scheme} ${connectTimeoutMs} ${proxy}`;
   let agent = tunnels.get(key);
@@ -109,7 +109,9 @@ export async function proxiedRequestHandler(env: NodeJS.ProcessEnv, endpoint: st
     agentFor(proxy, 'https:', connect),
     import('@smithy/node-http-handler'),
   ]);
-  const handler = new NodeHttpHandler({ httpAgent, httpsAgent, connectionTimeout: limits.connectTimeoutMs, socketTimeout: limits.bodyTimeoutMs });
+  // No `connectionTimeout`: the agent times the CONNECT and the handshake (and smithy's timer would
+  // outlive an aborted request by up to its limit).
+  const handler = new NodeHttpHandler({ httpAgent, httpsAgent, socketTimeout: limits.bodyTimeoutMs });
   const handle = handler.handle.bind(handler);
   handler.handle = (request, options) => {
     const signal = options?.abortSignal;

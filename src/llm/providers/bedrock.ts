@@ -40,10 +40,11 @@ async function createClient(settings: ProviderSettings, limits: HttpTimeouts): P
   if (settings.maxRetries !== undefined) config.maxAttempts = Math.max(0, settings.maxRetries) + 1;
   const endpoint = bedrockEndpoint(settings);
   if (endpoint) config.endpoint = endpoint;
-  // The model APIs' time limits (http-fetch.ts MODEL_API_TIMEOUTS), which the SDK's handlers do
-  // not set: without them a stream that goes silent (a dropped network) hangs the turn for ever.
-  // The SDK's own handler speaks HTTP/2 (one session per stream, as the SDK's default); a
-  // plain-http endpoint (proxy, local fake) needs HTTP/1.1.
+  // The model APIs' time limits (http-fetch.ts MODEL_API_TIMEOUTS). Over HTTP/1.1 the SDK sets
+  // none: a stream that goes silent (a dropped network) hung the turn for ever. Its HTTP/2 handler
+  // (one session per stream, as the SDK's default) already ends a session idle for 300 s; the
+  // stream gets the same limit, and HTTP/2 has no connect limit. A plain-http endpoint (proxy,
+  // local fake) needs HTTP/1.1.
   config.requestHandler = endpoint?.startsWith('http://')
     ? new NodeHttpHandler({ connectionTimeout: limits.connectTimeoutMs, socketTimeout: limits.bodyTimeoutMs })
     : new NodeHttp2Handler({ disableConcurrentStreams: true, requestTimeout: limits.bodyTimeoutMs });
