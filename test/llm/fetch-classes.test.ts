@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FetchHeaders } from '../../src/llm/net/fetch-headers.js';
 import { FetchResponse, toWebResponse } from '../../src/llm/net/fetch-response.js';
 import { httpFetch, sdkFetch } from '../../src/llm/net/http-fetch.js';
+import { useLoopbackServers } from '../fakes/loopback-servers.js';
 
 type Op = (h: Headers) => unknown;
 
@@ -90,21 +91,7 @@ describe('FetchHeaders (as Node’s Headers)', () => {
   });
 });
 
-const servers: http.Server[] = [];
-
-async function serve(handler: http.RequestListener): Promise<string> {
-  const server = http.createServer(handler);
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
+const { serve } = useLoopbackServers();
 
 interface Seen {
   method?: string;

@@ -10,24 +10,11 @@ import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FetchResponse } from '../../src/llm/net/fetch-response.js';
 import { httpFetch, sdkFetch } from '../../src/llm/net/http-fetch.js';
+import { useLoopbackServers } from '../fakes/loopback-servers.js';
 import { startConnectProxy } from '../fakes/connect-proxy.js';
 import { isNetworkFailure, redirectNotFollowed } from '../../src/llm/providers/kit/error-table.js';
 
-const servers: http.Server[] = [];
-
-async function serve(handler: http.RequestListener): Promise<string> {
-  const server = http.createServer(handler);
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
+const { serve, servers } = useLoopbackServers();
 
 function readBody(req: http.IncomingMessage): Promise<string> {
   return new Promise((resolve) => {

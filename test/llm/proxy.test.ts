@@ -22,30 +22,41 @@ describe('NO_PROXY', () => {
   });
 });
 
+const ENDPOINT = 'https://bedrock-runtime.us-east-1.amazonaws.com';
+
+/**
+ * One Converse request from the real Bedrock client through `proxiedRequestHandler` for `env`;
+ * resolves with the error it failed with.
+ */
+async function converseThrough(
+  env: NodeJS.ProcessEnv,
+  opts: { maxAttempts?: number; limits?: { connectTimeoutMs?: number; bodyTimeoutMs?: number }; signal?: AbortSignal } = {},
+): Promise<Error> {
+  const { BedrockRuntimeClient, ConverseCommand } = await import('@aws-sdk/client-bedrock-runtime');
+  const client = new BedrockRuntimeClient({
+    region: 'us-east-1',
+    endpoint: ENDPOINT,
+    credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
+    maxAttempts: opts.maxAttempts ?? 1,
+    requestHandler: (await proxiedRequestHandler(env, ENDPOINT, opts.limits)) as never,
+  });
+  const command = new ConverseCommand({ modelId: 'm', messages: [{ role: 'user', content: [{ text: 'hi' }] }] });
+  return (await client.send(command, { abortSignal: opts.signal }).catch((e: unknown) => e)) as Error;
+}
+
 describe('proxiedRequestHandler (Bedrock)', () => {
   it('tunnels through the proxy, and an abort ends a CONNECT the proxy never answers', async () => {
     const silent = await startConnectProxy({ answer: 'never' });
     try {
       const env = { HTTPS_PROXY: silent.url };
-      const endpoint = 'https://bedrock-runtime.us-east-1.amazonaws.com';
-      const { BedrockRuntimeClient, ConverseCommand } = await import('@aws-sdk/client-bedrock-runtime');
-      const client = new BedrockRuntimeClient({
-        region: 'us-east-1',
-        endpoint,
-        credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
-        maxAttempts: 1,
-        requestHandler: (await proxiedRequestHandler(env, endpoint)) as never,
-      });
       const controller = new AbortController();
-      const sent = client
-        .send(new ConverseCommand({ modelId: 'm', messages: [{ role: 'user', content: [{ text: 'hi' }] }] }), { abortSignal: controller.signal })
-        .catch((e: unknown) => e);
+      const sent = converseThrough(env, { signal: controller.signal });
       await vi.waitFor(() => expect(silent.tunnels).toEqual(['bedrock-runtime.us-east-1.amazonaws.com:443']));
       expect(silent.open).toBe(1);
       controller.abort();
-      expect(((await sent) as Error).name).toBe('AbortError');
+      expect((await sent).name).toBe('AbortError');
       await vi.waitFor(() => expect(silent.open).toBe(0), { timeout: 5000 });
-      expect(await proxiedRequestHandler({ ...env, NO_PROXY: '.amazonaws.com' }, endpoint)).toBeUndefined();
+      expect(await proxiedRequestHandler({ ...env, NO_PROXY: '.amazonaws.com' }, ENDPOINT)).toBeUndefined();
     } finally {
       await silent.close();
     }
@@ -54,28 +65,12 @@ describe('proxiedRequestHandler (Bedrock)', () => {
   it('a proxy that never answers fails the request at the tunnel’s connect limit, and the SDK retries it as the timeout it is', async () => {
     const silent = await startConnectProxy({ answer: 'never' });
     try {
-      const endpoint = 'https://bedrock-runtime.us-east-1.amazonaws.com';
-      const { BedrockRuntimeClient, ConverseCommand } = await import('@aws-sdk/client-bedrock-runtime');
-      const client = new BedrockRuntimeClient({
-        region: 'us-east-1',
-        endpoint,
-        credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
-        maxAttempts: 1,
-        requestHandler: (await proxiedRequestHandler({ HTTPS_PROXY: silent.url }, endpoint, { connectTimeoutMs: 300, bodyTimeoutMs: 60_000 })) as never,
-      });
-      const err = (await client.send(new ConverseCommand({ modelId: 'm', messages: [{ role: 'user', content: [{ text: 'hi' }] }] })).catch((e: unknown) => e)) as Error;
+      const err = await converseThrough({ HTTPS_PROXY: silent.url }, { limits: { connectTimeoutMs: 300, bodyTimeoutMs: 60_000 } });
       expect(err.message).toMatch(/^the tunnel to bedrock-runtime\.us-east-1\.amazonaws\.com:443 through proxy http:\/\/127\.0\.0\.1:\d+ did not connect within 300 ms$/);
       await vi.waitFor(() => expect(silent.open).toBe(0), { timeout: 5000 });
       // The SDK retries it as the timeout it is (maxAttempts 2: two CONNECTs).
       expect(silent.tunnels).toHaveLength(1);
-      const retrying = new BedrockRuntimeClient({
-        region: 'us-east-1',
-        endpoint,
-        credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
-        maxAttempts: 2,
-        requestHandler: (await proxiedRequestHandler({ HTTPS_PROXY: silent.url }, endpoint, { connectTimeoutMs: 200, bodyTimeoutMs: 60_000 })) as never,
-      });
-      await retrying.send(new ConverseCommand({ modelId: 'm', messages: [{ role: 'user', content: [{ text: 'hi' }] }] })).catch(() => undefined);
+      await converseThrough({ HTTPS_PROXY: silent.url }, { maxAttempts: 2, limits: { connectTimeoutMs: 200, bodyTimeoutMs: 60_000 } });
       expect(silent.tunnels).toHaveLength(3);
     } finally {
       await silent.close();
@@ -86,21 +81,11 @@ describe('proxiedRequestHandler (Bedrock)', () => {
     const busy = await startConnectProxy({ answer: '503 Service Unavailable' });
     const refusing = await startConnectProxy({ answer: '407 Proxy Authentication Required' });
     try {
-      const endpoint = 'https://bedrock-runtime.us-east-1.amazonaws.com';
-      const { BedrockRuntimeClient, ConverseCommand } = await import('@aws-sdk/client-bedrock-runtime');
-      const send = async (proxy: string) => {
-        const client = new BedrockRuntimeClient({
-          region: 'us-east-1',
-          endpoint,
-          credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
-          maxAttempts: 2,
-          requestHandler: (await proxiedRequestHandler({ HTTPS_PROXY: proxy }, endpoint)) as never,
-        });
-        return (await client.send(new ConverseCommand({ modelId: 'm', messages: [{ role: 'user', content: [{ text: 'hi' }] }] })).catch((e: unknown) => e)) as Error;
-      };
-      expect((await send(busy.url)).message).toMatch(/refused the tunnel to bedrock-runtime\.us-east-1\.amazonaws\.com:443: 503 Service Unavailable$/);
+      expect((await converseThrough({ HTTPS_PROXY: busy.url }, { maxAttempts: 2 })).message).toMatch(
+        /refused the tunnel to bedrock-runtime\.us-east-1\.amazonaws\.com:443: 503 Service Unavailable$/,
+      );
       expect(busy.tunnels).toHaveLength(2);
-      expect((await send(refusing.url)).message).toMatch(/: 407 Proxy Authentication Required$/);
+      expect((await converseThrough({ HTTPS_PROXY: refusing.url }, { maxAttempts: 2 })).message).toMatch(/: 407 Proxy Authentication Required$/);
       expect(refusing.tunnels).toHaveLength(1);
     } finally {
       await busy.close();
