@@ -4,10 +4,8 @@
  * same operations give the same answers, and a request httpFetch sends reaches a real server
  * exactly as Node's fetch sends it.
  */
-import http from 'node:http';
 import zlib from 'node:zlib';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FetchHeaders } from '../../src/llm/net/fetch-headers.js';
 import { FetchResponse, toWebResponse } from '../../src/llm/net/fetch-response.js';
 import { httpFetch, sdkFetch } from '../../src/llm/net/http-fetch.js';

@@ -7,7 +7,7 @@ import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FetchResponse } from '../../src/llm/net/fetch-response.js';
 import { httpFetch, sdkFetch } from '../../src/llm/net/http-fetch.js';
 import { useLoopbackServers } from '../fakes/loopback-servers.js';
