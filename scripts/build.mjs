@@ -35,7 +35,7 @@ const yogaWithoutFetch = {
 
 // The built-in tools' definitions (JSON Schema from zod, token counts) computed now instead of at
 // every launch (src/tools/definition-table.ts).
-const toolTableBundle = await build({
+await build({
   entryPoints: ['src/tools/tool-table-build.ts'],
   bundle: true,
   format: 'esm',
@@ -47,7 +47,6 @@ const toolTableBundle = await build({
   outfile: fileURLToPath(new URL('../node_modules/.cache/keen-build/tool-table.mjs', import.meta.url)),
   logLevel: 'warning',
 });
-void toolTableBundle;
 const { buildToolTable } = await import(new URL('../node_modules/.cache/keen-build/tool-table.mjs', import.meta.url).href);
 
 await build({
