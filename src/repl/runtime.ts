@@ -20,8 +20,8 @@ import { projectSlashCommands } from './context-commands.js';
 import { dispatchInput } from './input-dispatch.js';
 import type { InputHistory } from './input/history-store.js';
 import { PermissionBroker, ReplGate } from './permission-broker.js';
-import { openingItems } from './replay.js';
 import type { TranscriptScrollback } from './scrollback.js';
+import { showSession } from './session-view.js';
 import { setProjectCommands } from './slash-commands.js';
 import { QUEUE_LIMIT, type NewItem } from './state/ui-state.js';
 import type { UiStore } from './state/ui-store.js';
@@ -291,29 +291,7 @@ export class ReplRuntime implements CommandHost {
     this.session = session;
     // A model switch keeps "allow for this session" answers; a new or resumed session starts fresh.
     if (!this.gate.configured) this.gate.configure(session.policy);
-    const items = openingItems(session, how === 'keep');
-    // A long replay is written as plain scrollback (scrollback.ts), not through <Static>.
-    if (how === 'reset') {
-      this.opts.clearScreen?.();
-      const all: NewItem[] = [{ kind: 'banner', version: this.opts.version, cwd: this.cwd }, ...items];
-      const taken = this.opts.scrollback?.take(all) ?? false;
-      this.store.dispatch({ type: 'reset', items: all, scrollback: taken ? all.length : 0 });
-    } else if (items.length) {
-      const taken = this.opts.scrollback?.take(items) ?? false;
-      this.store.dispatch({ type: 'append', items, scrollback: taken ? items.length : 0 });
-    }
-    this.store.dispatch({
-      type: 'session',
-      info: {
-        sessionId: session.sessionId,
-        provider: session.provider,
-        model: session.model,
-        inputBudget: session.budget.inputBudget,
-        contextTokens: this.estimateContext(),
-        mode: session.mode.get(),
-        permissionMode: this.gate.policy.mode,
-      },
-    });
+    showSession(this.opts, session, how, { contextTokens: this.estimateContext(), permissionMode: this.gate.policy.mode });
     this.refreshProjectCommands();
   }
 
