@@ -209,7 +209,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     } else if (!opts.inspect && stored && (stored.provider !== resolved.provider || stored.model !== resolved.name)) {
       await store.append({ kind: 'model_changed', provider: resolved.provider, model: resolved.name });
     }
-    mcp = opts.inspect ? undefined : await startMcp(opts, home, config, warnings, projectTrusted);
+    mcp = opts.inspect ? undefined : await startMcp(opts, home, config, warnings, projectTrusted, loaded.declaresMcpServers);
     // File checkpoints for undo: a turn starts when its user message is on disk.
     const checkpoints = new FileCheckpoints(checkpointsDir(store.dir));
     const liveStoreForTurns = store;

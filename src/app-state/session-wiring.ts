@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { codexCliAuthPath, keenAuthPath } from '../auth/codex-credentials.js';
 import { KeenError } from '../errors.js';
 import { readConfigFile } from '../config/load.js';
-import { keenHome, projectConfigPath, userConfigPath } from '../config/paths.js';
+import { keenHome, projectConfigPath, projectMcpJsonPath, userConfigPath } from '../config/paths.js';
 import { resolveModel } from '../config/resolve.js';
 import type { KeenConfig } from '../config/schema.js';
 import { computeBudget, DEFAULT_COMPACTION_POLICY, type ContextBudget } from '../llm/core/context-budget.js';
@@ -45,7 +45,16 @@ export function inspectOnlyAdapter(id: string): ProviderAdapter {
  * Workspace trust: a project's servers (`.mcp.json`, `.keen/config.json`) start only in a trusted
  * folder; user-config and `--mcp-config` servers are always trusted.
  */
-export async function startMcp(opts: WiringOptions, home: string, config: KeenConfig, warnings: string[], projectTrusted: boolean): Promise<McpManager | undefined> {
+export async function startMcp(
+  opts: WiringOptions,
+  home: string,
+  config: KeenConfig,
+  warnings: string[],
+  projectTrusted: boolean,
+  declared: boolean,
+): Promise<McpManager | undefined> {
+  // Nothing declares a server (config files, `.mcp.json`, `--mcp-config`): the MCP code stays unloaded.
+  if (!declared && !opts.flags.mcpConfig?.length && !fs.existsSync(projectMcpJsonPath(opts.cwd))) return undefined;
   const { openMcp } = await import('../tools/mcp/index.js');
   let opening = true;
   const late =

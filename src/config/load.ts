@@ -17,6 +17,12 @@ export interface LoadedConfig {
   needsTrust: string[];
   /** One line for the user naming what was ignored and how to trust the folder, if anything was. */
   notice?: string;
+  /**
+   * Whether either file declares `mcpServers` (the project's counts even when untrusted: its
+   * servers are then named as skipped). With none, and no `.mcp.json` or `--mcp-config`, the MCP
+   * code is not loaded at all.
+   */
+  declaresMcpServers: boolean;
 }
 
 export interface LoadConfigOptions {
@@ -34,13 +40,15 @@ export function loadConfig(home: string, cwd: string, options: LoadConfigOptions
   const projectTrusted = options.projectTrusted === true;
   const user = readConfigFile(userConfigPath(home));
   const projectFile = projectConfigPath(cwd);
-  const filtered = filterProjectConfig(readConfigFile(projectFile), projectTrusted);
+  const project = readConfigFile(projectFile);
+  const filtered = filterProjectConfig(project, projectTrusted);
   return {
     config: mergeConfig(user, filtered.config),
     projectTrusted,
     ignored: [...filtered.untrusted, ...filtered.credentials],
     needsTrust: filtered.untrusted,
     notice: projectFilterNotice(projectFile, filtered, userConfigPath(home)),
+    declaresMcpServers: user.mcpServers !== undefined || project.mcpServers !== undefined,
   };
 }
 

@@ -19,6 +19,11 @@ export function projectConfigPath(cwd: string): string {
   return path.join(cwd, '.keen', 'config.json');
 }
 
+/** The project's shared MCP server file (`.mcp.json`, the format other agents read too). */
+export function projectMcpJsonPath(cwd: string): string {
+  return path.join(cwd, '.mcp.json');
+}
+
 export function authPath(home: string): string {
   return path.join(home, 'auth.json');
 }

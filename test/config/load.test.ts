@@ -80,6 +80,17 @@ describe('loadConfig', () => {
     expect(config.permissions?.allow).toEqual(['edit_file', 'bash(npm test)']);
   });
 
+  it('says whether either file declares MCP servers (an untrusted project’s too: they are named as skipped)', () => {
+    const server = JSON.stringify({ mcpServers: { ev: { command: 'node' } } });
+    const none = setup(JSON.stringify({ model: 'x' }), JSON.stringify({ maxTurns: 3 }));
+    expect(loadConfig(none.home, none.cwd).declaresMcpServers).toBe(false);
+    const user = setup(server);
+    expect(loadConfig(user.home, user.cwd).declaresMcpServers).toBe(true);
+    const project = setup(undefined, server);
+    expect(loadConfig(project.home, project.cwd).declaresMcpServers).toBe(true);
+    expect(loadConfig(project.home, project.cwd, { projectTrusted: true }).declaresMcpServers).toBe(true);
+  });
+
   it('mergeConfig keeps the base when the override is empty', () => {
     const base = { model: 'x', models: { x: { contextWindow: 10 } } };
     expect(mergeConfig(base, {})).toMatchObject(base);

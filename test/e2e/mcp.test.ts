@@ -305,6 +305,22 @@ describe('MCP configuration sources', () => {
     expect(toolsOf(from).map((t) => t.name)).toEqual(expect.arrayContaining(['mcp__proj__echo', 'mcp__proj2__echo']));
   });
 
+  it('servers in the project’s .keen/config.json start in a trusted folder and are named as skipped in an untrusted one', async () => {
+    const ws = workspace({ '.keen/config.json': JSON.stringify({ mcpServers: { projcfg: everything() } }) });
+    let from = rig.fake.requests.length;
+    rig.fake.enqueue({ steps: [{ text: 'a' }] });
+    let r = await rig.keen(ws, ['run', 'hi']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/projcfg/);
+    expect(toolsOf(from).some((t) => t.name.startsWith('mcp__'))).toBe(false);
+
+    from = rig.fake.requests.length;
+    rig.fake.enqueue({ steps: [{ text: 'b' }] });
+    r = await rig.keen(ws, ['run', '--trust', 'hi']);
+    expect(errorLines(r.stderr)).toEqual([]);
+    expect(toolsOf(from).map((t) => t.name)).toContain('mcp__projcfg__echo');
+  });
+
   it('--mcp-config adds servers for one run; disabled: true turns one off', async () => {
     const ws = workspace({ 'extra.json': JSON.stringify({ mcpServers: { extra: everything() } }) });
     writeUserConfig(ws.home, { mcpServers: { off: { ...everything(), disabled: true } } });

@@ -2,18 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod';
 import { readConfigFile } from '../../config/load.js';
-import { projectConfigPath, userConfigPath } from '../../config/paths.js';
+import { projectConfigPath, projectMcpJsonPath, userConfigPath } from '../../config/paths.js';
 import { KeenError } from '../../errors.js';
 import { mcpServersSchema } from './config-schema.js';
 import type { ServerSource } from './servers.js';
 
 /** The shared `.mcp.json` / `--mcp-config` format: `{"mcpServers": {...}}`. */
 const mcpFileSchema = z.strictObject({ mcpServers: mcpServersSchema.optional() });
-
-/** The project's shared server file. */
-export function projectMcpJsonPath(cwd: string): string {
-  return path.join(cwd, '.mcp.json');
-}
 
 /**
  * Read an `.mcp.json`-format file. A missing file is no servers when `optional`, else an error;
