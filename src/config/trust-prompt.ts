@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { projectConfigPath } from './paths.js';
+import { projectConfigPath, projectMcpJsonPath } from './paths.js';
 import { trustDecision, trustProject } from './trust.js';
 
 export interface TrustPromptOptions {
@@ -12,20 +12,32 @@ export interface TrustPromptOptions {
 }
 
 /**
- * The REPL's once-per-folder question. Asked only when the folder has a project config whose
- * trust-gated keys (permission rules, …) would count if trusted and the user never answered for
- * this folder; the answer (yes or no) is remembered, so it is asked once. Runs before the first
- * frame, on the plain terminal. Returns true when the user trusted the folder now.
+ * The REPL's once-per-folder question. Asked only when the folder's files would count for more if
+ * trusted — a project config's trust-gated keys (permission rules, …), or MCP servers the project
+ * declares (`.mcp.json`, `mcpServers` in `.keen/config.json`), which start only in a trusted
+ * folder — and the user never answered for this folder; the answer (yes or no) is remembered, so
+ * it is asked once. Runs before the first frame, on the plain terminal. Returns true when the user
+ * trusted the folder now.
  */
 export async function askTrustIfNeeded(opts: TrustPromptOptions): Promise<boolean> {
   if (opts.decided) return false;
   const file = projectConfigPath(opts.cwd);
-  if (!fs.existsSync(file)) return false; // the common case costs one stat
+  const mcpJson = projectMcpJsonPath(opts.cwd);
+  const hasConfig = fs.existsSync(file);
+  const hasMcpJson = fs.existsSync(mcpJson);
+  if (!hasConfig && !hasMcpJson) return false; // the common case costs two stats
   if (trustDecision(opts.home, opts.cwd)) return false;
-  const { loadConfig } = await import('./load.js');
-  const { needsTrust } = loadConfig(opts.home, opts.cwd, { projectTrusted: false });
-  if (needsTrust.length === 0) return false;
-  opts.output.write(`${file} asks for ${needsTrust.join(', ')}.\nTrust this folder? Only trust folders whose files you know. Keen remembers the answer. [y/N] `);
+  const { loadConfig, readConfigFile } = await import('./load.js');
+  const asks: string[] = [];
+  if (hasConfig) {
+    const { needsTrust } = loadConfig(opts.home, opts.cwd, { projectTrusted: false });
+    if (needsTrust.length) asks.push(`${file} asks for ${needsTrust.join(', ')}`);
+    const servers = Object.keys(readConfigFile(file).mcpServers ?? {});
+    if (servers.length) asks.push(`${file} declares MCP servers (${servers.join(', ')})`);
+  }
+  if (hasMcpJson) asks.push(`${mcpJson} declares MCP servers`);
+  if (asks.length === 0) return false;
+  opts.output.write(`${asks.join('; ')}.\nTrust this folder? Only trust folders whose files you know. Keen remembers the answer. [y/N] `);
   const answer = await readLine(opts.input);
   const trusted = /^\s*y(es)?\s*$/i.test(answer);
   trustProject(opts.home, opts.cwd, trusted);

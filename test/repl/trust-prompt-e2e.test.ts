@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeWorkspace, type Workspace } from '../e2e/harness.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
+import { everything } from '../e2e/mcp-fixtures.js';
 import { TmuxKeen } from './tmux.js';
 
 let fake: ScriptedServer;
@@ -49,6 +50,21 @@ describe('the REPL trust question', () => {
     const again = keen();
     await again.waitFor('Type a message');
     expect(again.capture()).not.toContain(QUESTION);
+  });
+
+  it('a project that only declares MCP servers (.mcp.json) is asked about too; a yes starts them', async () => {
+    ws.cleanup();
+    ws = makeWorkspace({ '.mcp.json': JSON.stringify({ mcpServers: { proj: everything() } }) });
+    const t = keen();
+    await t.waitFor(QUESTION);
+    expect(t.capture()).toContain('.mcp.json declares MCP servers');
+    t.type('y');
+    await t.waitFor('Type a message');
+    fake.enqueue({ steps: [{ text: 'Tools seen.' }] });
+    t.type('hello');
+    await t.waitFor('Tools seen.');
+    const tools = (fake.requests[fake.requests.length - 1].body.tools as { name: string }[]).map((tool) => tool.name);
+    expect(tools).toContain('mcp__proj__echo');
   });
 
   it('a no is remembered too: not asked again, and bash still asks', async () => {
