@@ -15,12 +15,9 @@ import { displayWidth } from './text-width.js';
 
 /** Rows kept free between the frame and the terminal's height (Ink's limit is `rows - 1`). */
 export const FRAME_MARGIN = 1;
-/** The frame is never bounded below this (a terminal this short cannot show a prompt anyway). */
-export const MIN_FRAME_ROWS = 4;
-
-/** Rows the whole live frame may take in a terminal of `rows` rows. */
+/** Rows the whole live frame may take in a terminal of `rows` rows (at least one; in a terminal of 2 rows or fewer Ink's limit cannot be kept). */
 export function frameRows(rows: number): number {
-  return Math.max(MIN_FRAME_ROWS, rows - 1 - FRAME_MARGIN);
+  return Math.max(1, rows - 1 - FRAME_MARGIN);
 }
 
 /**
@@ -144,23 +141,34 @@ export function clippedAboveText(clip: TailClip<unknown>): string {
 }
 
 /**
- * Rows around a permission prompt's diff: the running card above it (margin, header), the
- * prompt's margins, border, title, summary, the `… +N lines` line, options and hint, the footer.
+ * Rows around a permission prompt's detail (its diff or command) that do not depend on the
+ * request: the running card above it (margin, header), the prompt's margins, border, title, the
+ * `… +N lines` line, the footer — and two spare rows for what wraps there unmeasured (a long card
+ * header or footer).
  */
-const PROMPT_FIXED_ROWS = 15;
-/** Fewest diff lines a prompt shows, however short the terminal. */
-export const MIN_PROMPT_DIFF_LINES = 3;
+const PROMPT_FIXED_ROWS = 12;
+/** The hint under a permission prompt's answers. */
+export const PROMPT_HINT = 'enter confirm · 1/2/3 or y/a/n · esc deny';
 
 /**
- * How many diff lines a permission prompt may show so the whole prompt (question, options, hint)
- * and the footer stay on screen: the frame's rows minus the prompt's other rows (its summary and
- * options wrapped at the box's inner width), at most `cap`.
+ * How many lines of a permission prompt's detail (a diff, a bash command) it may show so the
+ * question, the answers, the hint and the footer stay on screen. Counted in rows: every line as
+ * it wraps at the box's inner width (less the detail's indent), the summary and the answers too.
+ * At most `cap` lines; none when the terminal is too short for any (the broker has written the
+ * whole detail above the prompt then).
  */
-export function promptDiffLines(opts: { rows: number; columns: number; summary: string; options: readonly string[]; cap: number }): number {
-  const inner = opts.columns - 4;
-  const wrapped = wrapRows(opts.summary, inner) - 1 + opts.options.reduce((n, o) => n + wrapRows(`❯ 1. ${o}`, inner) - 1, 0);
-  const room = frameRows(opts.rows) - PROMPT_FIXED_ROWS - wrapped;
-  return Math.max(MIN_PROMPT_DIFF_LINES, Math.min(opts.cap, room));
+export function promptDetailLines(opts: { rows: number; columns: number; summary: string; options: readonly string[]; lines: readonly string[]; cap: number }): number {
+  const inner = Math.max(1, opts.columns - 4);
+  const asked = wrapRows(opts.summary, inner) + opts.options.reduce((n, o) => n + wrapRows(`❯ 1. ${o}`, inner), 0) + wrapRows(PROMPT_HINT, inner);
+  let room = frameRows(opts.rows) - PROMPT_FIXED_ROWS - asked;
+  let shown = 0;
+  while (shown < opts.lines.length && shown < opts.cap) {
+    const rows = wrapRows(opts.lines[shown] || ' ', inner - 2);
+    if (rows > room) break;
+    room -= rows;
+    shown++;
+  }
+  return shown;
 }
 
 /** Rows around a picker's options: margin, border, title, the two `… more` lines, hint, footer. */

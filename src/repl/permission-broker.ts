@@ -4,8 +4,7 @@
  */
 import { createSessionGate, type ExplainingGate, type Policy, type SessionAnswer, type SessionGate } from '../tools/permissions/index.js';
 import type { PermissionRequest } from '../tools/types.js';
-import { promptDiffBudget } from './components/permission-prompt.js';
-import { diffLineCount } from './live-bound.js';
+import { promptDetail, promptDetailBudget } from './components/permission-prompt.js';
 import type { UiStore } from './state/ui-store.js';
 
 /** The terminal's size (absent: not a terminal REPL; the prompt's diff is only capped). */
@@ -20,16 +19,17 @@ export class PermissionBroker {
   ) {}
 
   /**
-   * A diff the prompt would have to cut to keep its question and answers on screen is written
-   * whole to the transcript first (the scrollback above the prompt), so every line can be read
-   * before answering.
+   * A diff or bash command the prompt would have to cut to keep its question and answers on
+   * screen is written whole to the transcript first (the scrollback above the prompt), so every
+   * line can be read before answering.
    */
-  private writeWholeDiff(request: PermissionRequest): boolean {
+  private writeWholeDetail(request: PermissionRequest): boolean {
     const size = this.size?.();
-    const diff = request.detail;
-    if (!size || !diff || request.tool === 'bash') return false;
-    if (diffLineCount(diff) <= promptDiffBudget({ request, selected: 0 }, size.rows, size.columns)) return false;
-    this.store.dispatch({ type: 'append', items: [{ kind: 'diff', title: `${request.tool}: ${request.summary}`, diff }] });
+    const lines = promptDetail({ request, selected: 0 });
+    if (!size || !lines || !request.detail) return false;
+    if (lines.length <= promptDetailBudget({ request, selected: 0 }, size.rows, size.columns)) return false;
+    const title = `${request.tool}: ${request.summary}`;
+    this.store.dispatch({ type: 'append', items: [request.tool === 'bash' ? { kind: 'block', title, lines } : { kind: 'diff', title, diff: request.detail }] });
     return true;
   }
 
@@ -44,7 +44,7 @@ export class PermissionBroker {
       if (request.detail && (request.tool === 'edit_file' || request.tool === 'write_file')) {
         this.store.dispatch({ type: 'tool-diff', diff: request.detail });
       }
-      this.store.dispatch({ type: 'permission-open', request, fullDiffAbove: this.writeWholeDiff(request) });
+      this.store.dispatch({ type: 'permission-open', request, fullDiffAbove: this.writeWholeDetail(request) });
     });
   }
 

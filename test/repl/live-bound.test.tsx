@@ -14,17 +14,7 @@ import { PermissionPrompt, PROMPT_DIFF_CUT, PROMPT_DIFF_NOTE } from '../../src/r
 import { Picker, PICKER_ROWS } from '../../src/repl/components/picker.js';
 import { INPUT_WINDOW_LINES, PromptInput } from '../../src/repl/components/prompt-input.js';
 import { editorReducer, emptyEditor } from '../../src/repl/input/editor.js';
-import {
-  clipLiveLines,
-  clipTail,
-  frameRows,
-  INPUT_FIXED_ROWS,
-  MIN_PROMPT_DIFF_LINES,
-  PICKER_FIXED_ROWS,
-  promptDiffLines,
-  windowLines,
-  wrapRows,
-} from '../../src/repl/live-bound.js';
+import { clipLiveLines, clipTail, frameRows, INPUT_FIXED_ROWS, PICKER_FIXED_ROWS, promptDetailLines, windowLines, wrapRows } from '../../src/repl/live-bound.js';
 import { classifyStreaming } from '../../src/repl/markdown/line-classifier.js';
 import type { LiveTurn, PermissionView } from '../../src/repl/state/ui-state.js';
 
@@ -35,10 +25,13 @@ const list = (n: number) => Array.from({ length: n }, (_, i) => `- item ${i} of 
 const live = (pending: string, lead = true): LiveTurn => ({ mode: 'chat', pending, md: {}, lead });
 
 describe('frameRows and wrapRows', () => {
-  it('leaves a margin under the terminal height (Ink clears at rows), with a floor', () => {
+  it('leaves a margin under the terminal height (Ink clears at rows), at least one row', () => {
     expect(frameRows(24)).toBe(22);
     expect(frameRows(40)).toBe(38);
-    expect(frameRows(3)).toBe(4);
+    // A frame as tall as a 3-row terminal would make Ink clear the scrollback on every frame.
+    expect(frameRows(4)).toBe(2);
+    expect(frameRows(3)).toBe(1);
+    expect(frameRows(1)).toBe(1);
   });
 
   it('counts rows as Ink wraps them (words moved, long words broken, wide characters two columns)', () => {
@@ -111,9 +104,74 @@ describe('LiveTurnView within its rows', () => {
     expect(frame.join('\n')).not.toContain('w0 ');
   });
 
+  it('in a narrow terminal the marker stays one row (cut, not wrapped): the view never takes more rows than given', () => {
+    const narrow = render(
+      <Box width={40}>
+        <LiveTurnView live={live(`${list(50)}\n`)} columns={40} maxRows={10} />
+      </Box>,
+    ).lastFrame()!;
+    expect(rowsOf(narrow)).toBeLessThanOrEqual(10);
+    expect(narrow.split('\n')[0]).toMatch(/^… 41 lines above/);
+    const words = Array.from({ length: 400 }, (_, i) => `w${i}`).join(' ');
+    const paragraph = render(
+      <Box width={40}>
+        <LiveTurnView live={live(words)} columns={40} maxRows={6} />
+      </Box>,
+    ).lastFrame()!;
+    expect(rowsOf(paragraph)).toBeLessThanOrEqual(6);
+    expect(paragraph).toMatch(/w399$/);
+  });
+
+  it('a horizontal rule is one row in a terminal narrower than it', () => {
+    const { lastFrame } = render(
+      <Box width={30}>
+        <LiveTurnView live={live('above\n\n---\n\nbelow\n')} columns={30} maxRows={20} />
+      </Box>,
+    );
+    expect(
+      lastFrame()!
+        .split('\n')
+        .filter((l) => l.includes('─')),
+    ).toHaveLength(1);
+  });
+
   it('shows nothing when no row is left', () => {
     const { lastFrame } = render(<LiveTurnView live={live(`${list(5)}\n`)} columns={100} maxRows={0} />);
     expect(lastFrame()).toBe('');
+  });
+});
+
+describe('permission prompt: a long bash command, wide diff lines', () => {
+  const command = Array.from({ length: 40 }, (_, i) => `echo "command line ${i}"`).join('\n');
+  const bash = (fullDiffAbove?: boolean): PermissionView => ({
+    request: { tool: 'bash', summary: 'run a 40-line script', detail: command, command } as unknown as PermissionView['request'],
+    selected: 0,
+    ...(fullDiffAbove ? { fullDiffAbove } : {}),
+  });
+
+  it('a 40-line command is cut so the question and all three answers stay on screen; option 2 names its first line', () => {
+    const frame = render(
+      <Box width={80}>
+        <PermissionPrompt view={bash(true)} rows={24} columns={80} />
+      </Box>,
+    ).lastFrame()!;
+    expect(rowsOf(frame)).toBeLessThanOrEqual(frameRows(24) - 2);
+    for (const text of ['Allow bash?', 'echo "command line 0"', '1. Yes', '3. No, tell the agent', '(the whole command is printed above)', 'enter confirm'])
+      expect(frame).toContain(text);
+    expect(frame).not.toContain('command line 39');
+    expect(frame).toMatch(/2\. Yes, and allow `echo "command line 0"…` for the rest of this session/);
+  });
+
+  it('diff lines wider than the box count as the rows they wrap to', () => {
+    const wide = ['--- a/wide.txt', '+++ b/wide.txt', '@@ -0,0 +1,4 @@', ...Array.from({ length: 4 }, (_, i) => `+${'word '.repeat(80)}line ${i}`)].join('\n');
+    const view: PermissionView = { request: { tool: 'write_file', summary: 'write wide.txt', detail: wide } as PermissionView['request'], selected: 0, fullDiffAbove: true };
+    const frame = render(
+      <Box width={80}>
+        <PermissionPrompt view={view} rows={24} columns={80} />
+      </Box>,
+    ).lastFrame()!;
+    expect(rowsOf(frame)).toBeLessThanOrEqual(frameRows(24) - 2);
+    for (const text of ['Allow write_file?', 'write wide.txt', '1. Yes', '3. No, tell the agent', PROMPT_DIFF_NOTE.slice(0, -1)]) expect(frame).toContain(text);
   });
 });
 
@@ -125,11 +183,18 @@ describe('permission prompt diff', () => {
     ...(fullDiffAbove ? { fullDiffAbove } : {}),
   });
 
-  it('its budget leaves the question, the answers and the footer on screen', () => {
-    const n = promptDiffLines({ rows: 24, columns: 80, summary: 'write long.txt', options: ['Yes', 'Yes, and allow it', 'No'], cap: 40 });
-    expect(n).toBe(frameRows(24) - 15);
-    expect(promptDiffLines({ rows: 100, columns: 80, summary: 's', options: ['Yes'], cap: 40 })).toBe(40);
-    expect(promptDiffLines({ rows: 10, columns: 80, summary: 's', options: ['Yes'], cap: 40 })).toBe(MIN_PROMPT_DIFF_LINES);
+  it('its budget, in rows, leaves the question, the answers and the footer on screen; none in a terminal too short', () => {
+    const lines = Array.from({ length: 60 }, (_, i) => `+content line ${i}`);
+    const options = ['Yes', 'Yes, and allow it', 'No'];
+    const n = promptDetailLines({ rows: 24, columns: 80, summary: 'write long.txt', options, lines, cap: 40 });
+    // 22 rows: 12 around the prompt (2 spare), summary 1, answers 3, hint 1.
+    expect(n).toBe(frameRows(24) - 12 - 5);
+    expect(promptDetailLines({ rows: 100, columns: 80, summary: 's', options: ['Yes'], lines, cap: 40 })).toBe(40);
+    expect(promptDetailLines({ rows: 10, columns: 80, summary: 's', options: ['Yes'], lines, cap: 40 })).toBe(0);
+    // A line wider than the box takes the rows it wraps to: 420 characters at 80 columns are 6.
+    const wide = Array.from({ length: 4 }, (_, i) => `+${'x'.repeat(60)} ${'y'.repeat(60)} `.repeat(3) + `line ${i}`);
+    expect(promptDetailLines({ rows: 24, columns: 80, summary: 'write wide.txt', options, lines: wide, cap: 40 })).toBe(0);
+    expect(promptDetailLines({ rows: 40, columns: 80, summary: 'write wide.txt', options, lines: wide, cap: 40 })).toBe(3);
   });
 
   it('in a 24-row terminal the prompt with a 63-line diff fits, and says where the rest is', () => {

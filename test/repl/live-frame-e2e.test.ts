@@ -146,6 +146,21 @@ describe('the live frame in a 24-row terminal', () => {
     expect(onceInOrder(all, [...BEFORE, ...questions, `Resumed session ${id}`, 'write it', '+content line 59', 'Written.'])).toBe(true);
   });
 
+  it('a bash command longer than the terminal: the question and the answers stay on screen, the whole command is in the scrollback', async () => {
+    const lines = Array.from({ length: 40 }, (_, i) => `echo "command line ${i}"`);
+    fake.setResponder((req) => (afterToolResult(req) ? { steps: [{ text: 'Ran it.' }] } : { steps: [{ toolCall: { name: 'bash', args: { command: lines.join('\n') } } }] }));
+    await startResumed(2, BEFORE);
+    t!.type('run it');
+    await t!.waitFor((s) => s.includes('Allow bash?') && s.includes('3. No'));
+    const screen = t!.screen();
+    for (const text of ['Allow bash?', '1. Yes', '2. Yes, and allow', 'enter confirm']) expect(screen).toContain(text);
+    expect(screen.replace(/\n$/, '').split('\n').length).toBeLessThanOrEqual(ROWS);
+    // Every line of the command is readable in the scrollback before answering.
+    await history((s) => inOrder(s, ['run it', ...lines]) && s.includes('Allow bash?'), 'the whole command');
+    t!.keys('3');
+    await history((s) => idle(s), 'the denial');
+  });
+
   it('a paragraph longer than the terminal, streamed without a line break, keeps the lines printed before keen and lands once', async () => {
     const words = Array.from({ length: 500 }, (_, i) => `w${i}`);
     const steps: FakeStep[] = [];

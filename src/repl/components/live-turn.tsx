@@ -42,7 +42,12 @@ export const LiveTurnView = memo(function LiveTurnView({ live, columns, maxRows 
   const view = <MarkdownView lines={clip.shown} lead={lead && !clipped} />;
   return (
     <Box flexDirection="column">
-      {clipped && <Text dimColor>{clippedAboveText(clip)}</Text>}
+      {clipped && (
+        // One row, however narrow the terminal: the clip counted it as one.
+        <Text dimColor wrap="truncate-end">
+          {clippedAboveText(clip)}
+        </Text>
+      )}
       {clip.cutTo === undefined ? (
         view
       ) : (

@@ -38,7 +38,12 @@ const LineView = memo(function LineView({ line }: { line: MarkdownLine }) {
         </Box>
       );
     case 'rule':
-      return <Text dimColor>{'─'.repeat(40)}</Text>;
+      // One row (as the live frame's bound counts it), cut in a terminal narrower than the rule.
+      return (
+        <Text dimColor wrap="truncate">
+          {'─'.repeat(40)}
+        </Text>
+      );
     case 'fence':
       return line.open && line.info ? <Text dimColor>{line.info}</Text> : null;
     case 'code':
