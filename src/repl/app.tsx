@@ -1,5 +1,5 @@
 import { Box, measureElement, Static, useInput, useStdout, type DOMElement } from 'ink';
-import { memo, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { BoundedFrame, useTerminalSize } from './components/bounded-frame.js';
 import { Footer } from './components/footer.js';
 import { LiveTurnView } from './components/live-turn.js';
@@ -29,6 +29,10 @@ export function App({ runtime, scrollback }: { runtime: ReplRuntime; scrollback?
   useInput(router.handle);
   const { write } = useStdout();
   useLayoutEffect(() => scrollback?.attach(write), [scrollback, write]);
+  const { rows, columns } = useTerminalSize();
+  // A prompt's detail that no longer fits a shrunk terminal is written whole above it.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: rows and columns are the trigger (the broker reads the size itself)
+  useEffect(() => runtime.broker.refit(), [runtime, rows, columns]);
   return (
     <Box flexDirection="column">
       <Transcript key={`${state.epoch}.${state.scrollback}`} items={state.items} skip={state.scrollback} />

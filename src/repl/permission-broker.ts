@@ -11,7 +11,7 @@ import type { UiStore } from './state/ui-store.js';
 export type TerminalSize = () => { rows: number; columns: number } | undefined;
 
 export class PermissionBroker {
-  private pending?: { resolve: (answer: SessionAnswer) => void };
+  private pending?: { resolve: (answer: SessionAnswer) => void; request: PermissionRequest; above: boolean };
 
   constructor(
     private readonly store: UiStore,
@@ -40,12 +40,24 @@ export class PermissionBroker {
   ask(request: PermissionRequest): Promise<SessionAnswer> {
     this.answer('deny');
     return new Promise<SessionAnswer>((resolve) => {
-      this.pending = { resolve };
       if (request.detail && (request.tool === 'edit_file' || request.tool === 'write_file')) {
         this.store.dispatch({ type: 'tool-diff', diff: request.detail });
       }
-      this.store.dispatch({ type: 'permission-open', request, fullDiffAbove: this.writeWholeDetail(request) });
+      const above = this.writeWholeDetail(request);
+      this.pending = { resolve, request, above };
+      this.store.dispatch({ type: 'permission-open', request, fullDiffAbove: above });
     });
+  }
+
+  /**
+   * The terminal changed size while a question is open: a detail that fit when it opened and
+   * would be cut now is written whole above the prompt too.
+   */
+  refit(): void {
+    const pending = this.pending;
+    if (!pending || pending.above || !this.writeWholeDetail(pending.request)) return;
+    pending.above = true;
+    this.store.dispatch({ type: 'permission-detail-above' });
   }
 
   /** Answer the open question (no-op when none is open). */

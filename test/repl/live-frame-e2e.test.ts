@@ -161,6 +161,23 @@ describe('the live frame in a 24-row terminal', () => {
     await history((s) => idle(s), 'the denial');
   });
 
+  it('a diff that fit when the prompt opened is written whole above it once the terminal shrinks', async () => {
+    const lines = Array.from({ length: 20 }, (_, i) => `note line ${i}`);
+    fake.setResponder((req) =>
+      afterToolResult(req) ? { steps: [{ text: 'Noted.' }] } : { steps: [{ toolCall: { name: 'write_file', args: { path: 'notes.txt', content: `${lines.join('\n')}\n` } } }] },
+    );
+    t = TmuxKeen.start({ cwd: ws.cwd, width: 80, height: 48, env: { KEEN_HOME: ws.home, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.url, NO_COLOR: undefined } });
+    await t.waitFor('Type a message');
+    t.type('note it');
+    await t.waitFor((s) => s.includes('Allow write_file?') && s.includes('+note line 19'));
+    t.resize(80, 16);
+    // The prompt now shows part of the diff; every line is in the scrollback above it.
+    await history((s) => inOrder(s, ['note it', ...lines.map((l) => `+${l}`)]) && s.includes('(the whole diff is printed above)'), 'the whole diff above the prompt');
+    expect(t.screen()).toContain('Allow write_file?');
+    t.keys('3');
+    await history((s) => idle(s), 'the denial');
+  });
+
   it('a paragraph longer than the terminal, streamed without a line break, keeps the lines printed before keen and lands once', async () => {
     const words = Array.from({ length: 500 }, (_, i) => `w${i}`);
     const steps: FakeStep[] = [];

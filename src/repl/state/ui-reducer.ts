@@ -168,6 +168,8 @@ export function uiReducer(s: UiState, a: UiAction): UiState {
       return { ...s, queue: s.queue.slice(1) };
     case 'permission-open':
       return { ...s, permission: { request: a.request, selected: 0, ...(a.fullDiffAbove ? { fullDiffAbove: true } : {}) } };
+    case 'permission-detail-above':
+      return s.permission ? { ...s, permission: { ...s.permission, fullDiffAbove: true } } : s;
     case 'permission-move':
       return s.permission ? { ...s, permission: { ...s.permission, selected: clamp(s.permission.selected + a.delta, 3) } } : s;
     case 'permission-close':

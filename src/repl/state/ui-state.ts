@@ -160,6 +160,8 @@ export type UiAction =
   | { type: 'queue-push'; text: string }
   | { type: 'queue-shift' }
   | { type: 'permission-open'; request: PermissionRequest; fullDiffAbove?: boolean }
+  /** The open prompt's whole detail was written above it (the terminal shrank). */
+  | { type: 'permission-detail-above' }
   | { type: 'permission-move'; delta: number }
   | { type: 'permission-close' }
   | { type: 'picker-open'; picker: Omit<PickerView, 'selected'> & { selected?: number } }
