@@ -7,7 +7,8 @@ import type { Message } from '../core/message.js';
 import { MAX_INDEXED_ARTIFACTS } from './policy.js';
 
 const ARGS_CHARS = 160;
-const HANDLE_RE = /^\[artifact#(\d+)\] (.*?) — output removed/;
+// \u2014 is the em dash of the handle (HANDLE_PREFIX): the bundle is kept ASCII (scripts/build.mjs).
+const HANDLE_RE = /^\[artifact#(\d+)\] (.*?) \u2014 output removed/;
 const INDEX_BLOCK_RE = /\n*<artifact_index>[\s\S]*?<\/artifact_index>\n*/g;
 const INDEX_LINE_RE = /^- artifact#(\d+)(?: (.*))?$/;
 const INLINE_RE = /artifact#(\d+)/g;

@@ -27,7 +27,7 @@ let loading: Promise<void> | undefined;
 
 /** Loads the highlighter (once). The REPL calls it after painting its first frame. */
 export function loadHighlighter(): Promise<void> {
-  loading ??= import('lowlight').then((m) => {
+  loading ??= import('./lowlight-common.js').then((m) => {
     lowlight = m.createLowlight(m.common);
   });
   return loading;
