@@ -49,6 +49,20 @@ module.exports = {
       to: { path: '^src/cli/' },
     },
     {
+      name: 'launcher-stands-alone',
+      severity: 'error',
+      comment: 'src/launch runs before the compile cache can help anything: it imports only itself and the version.',
+      from: { path: '^src/launch/' },
+      to: { path: '^src/', pathNot: ['^src/launch/', '^src/version\\.ts$'] },
+    },
+    {
+      name: 'nothing-imports-the-launcher',
+      severity: 'error',
+      comment: 'The launcher is an entry point of its own (dist/main.js); the CLI never imports it.',
+      from: { path: '^src/', pathNot: '^src/launch/' },
+      to: { path: '^src/launch/' },
+    },
+    {
       name: 'no-test-code-in-src',
       severity: 'error',
       from: { path: '^src/' },

@@ -1,19 +1,10 @@
 #!/usr/bin/env node
-// The executable: loads the bundled CLI (npm run build writes dist/).
-// Node >= 22.1 keeps V8's compiled code of dist/ between runs (the launch path's largest cost is
-// compiling the bundle); on Node 20 there is no such API and this does nothing.
-import module from 'node:module';
-
-try {
-  module.enableCompileCache?.();
-} catch {
-  // a cache directory that cannot be written only costs speed
-}
-import('../dist/main.js').catch((err) => {
-  if (err && err.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes('dist/main.js')) {
-    process.stderr.write('keen: the CLI is not built; run `npm run build` in the keen checkout\n');
-  } else {
-    process.stderr.write(`keen: ${err && err.message ? err.message : err}\n`);
-  }
-  process.exit(1);
-});
+// The executable: runs the bundled CLI that `npm run build` writes to dist/ (dist/main.js compiles
+// dist/app.cjs with V8's code cache from the last run; src/launch/launch.ts).
+import('../dist/main.js')
+  .then((launcher) => launcher.launch())
+  .catch((err) => {
+    const missing = err && (err.code === 'ERR_MODULE_NOT_FOUND' || err.code === 'ENOENT') && /dist[\\/](main\.js|app\.cjs)/.test(String(err.message));
+    process.stderr.write(missing ? 'keen: the CLI is not built; run `npm run build` in the keen checkout\n' : `keen: ${err && err.message ? err.message : err}\n`);
+    process.exit(1);
+  });

@@ -1,11 +1,15 @@
-// Bundles the CLI into dist/ so startup does not pay for hundreds of module files.
-// Heavy or binary-locating packages stay external and are imported lazily at run time.
+// Bundles the CLI into dist/: dist/app.cjs (the whole CLI, one script that dist/main.js compiles
+// with V8's code cache; src/launch/launch.ts) and dist/main.js (that launcher). A few packages stay
+// external and are imported from node_modules when first needed.
 import { build } from 'esbuild';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+mkdirSync(new URL('../dist', import.meta.url));
 
 // Every `string-width` import in the bundle (Ink, wrap-ansi, widest-line, cli-truncate, Keen's
 // own) goes to src/repl/fast-string-width.ts, which answers the common one-column characters
@@ -49,37 +53,120 @@ await build({
 });
 const { buildToolTable } = await import(new URL('../node_modules/.cache/keen-build/tool-table.mjs', import.meta.url).href);
 
-await build({
-  entryPoints: { main: 'src/cli/main.ts' },
-  outdir: 'dist',
+// Packages left out of the bundle: loaded from node_modules with import() when first needed.
+// genkit resolves plugins and protobuf files at run time, ripgrep locates its binary, and the MCP
+// SDK, turndown and React's devtools are rarely used.
+const EXTERNAL = ['genkit', '@genkit-ai/*', '@vscode/ripgrep', '@modelcontextprotocol/sdk', 'turndown', 'react-devtools-core'];
+
+// The bundle is one function expression that src/launch/launch.ts compiles with V8's code cache
+// (Node 20 has no compile cache, and V8 caches only classic scripts, not ES modules). Its
+// parameters, in the order launch.ts passes them:
+const BUNDLE_PARAMS = ['exports', 'require', 'module', '__filename', '__dirname', '__keen_import_meta_url', '__kimp'];
+// `import("x")` of an external becomes `__kimp("x")`: the launcher's own import() (a vm script
+// has none without an experimental flag). Same length, so the source map's columns stay right.
+const IMPORT_EXTERNAL = '__kimp';
+
+// yoga-layout (Ink's layout engine) awaits its wasm at its top level, which a CommonJS bundle
+// cannot: every `yoga-layout` import goes to a stand-in that loads it asynchronously
+// (scripts/yoga-layout-async.mjs; src/repl/yoga-ready.ts waits for it before Ink renders).
+const YOGA_ASYNC = fileURLToPath(new URL('./yoga-layout-async.mjs', import.meta.url));
+const yogaAsync = {
+  name: 'yoga-async',
+  setup(b) {
+    b.onResolve({ filter: /^yoga-layout$/ }, (args) => (args.importer === YOGA_ASYNC ? undefined : { path: YOGA_ASYNC }));
+  },
+};
+
+// Ink's reconciler awaits React's devtools and its package.json at its top level when DEV=true
+// (a debugging aid for Ink's own developers); the bundle leaves devtools out.
+const INK_DEVTOOLS = ["await import('./devtools.js');", 'await loadPackageJson()'];
+const inkWithoutDevtools = {
+  name: 'ink-without-devtools',
+  setup(b) {
+    b.onLoad({ filter: /ink[\\/]build[\\/]reconciler\.js$/ }, (args) => {
+      let source = readFileSync(args.path, 'utf8');
+      for (const needle of INK_DEVTOOLS) {
+        if (!source.includes(needle)) throw new Error('ink changed: update inkWithoutDevtools in scripts/build.mjs');
+        source = source.replace(needle, needle.startsWith('await import') ? 'void 0;' : '{ name: undefined, version: undefined }');
+      }
+      return { contents: source, loader: 'js' };
+    });
+  },
+};
+
+const app = await build({
+  entryPoints: ['src/cli/main.ts'],
+  outfile: 'dist/app.cjs',
   bundle: true,
-  splitting: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
-  // Prefer packages' ESM builds: named exports survive a dynamic import() (the AWS SDK's CJS
-  // build would arrive as a `default` object) and unused code can be dropped.
+  // Prefer packages' ESM builds: unused code can be dropped, and named exports survive import().
   mainFields: ['module', 'main'],
   target: 'node20',
   sourcemap: 'linked',
   minify: true,
   legalComments: 'none',
   jsx: 'automatic',
+  // launch.ts reads the bundle as latin1 (no UTF-8 decoding); checked below.
+  charset: 'ascii',
   define: {
     'process.env.NODE_ENV': '"production"',
+    'import.meta.url': '__keen_import_meta_url',
     KEEN_VERSION: JSON.stringify(pkg.version),
     KEEN_TOOL_TABLE: JSON.stringify(buildToolTable()),
   },
-  // Provider SDKs are bundled: each dynamic import() becomes its own lazily loaded chunk, which
-  // loads far faster than the SDK's hundreds of module files (issue: speed). genkit stays external
-  // (it resolves plugins and protobuf files at run time), and so does ripgrep (binary path).
-  external: ['genkit', '@genkit-ai/*', '@vscode/ripgrep', '@modelcontextprotocol/sdk', 'turndown', 'react-devtools-core'],
-  banner: {
-    js: "import { createRequire as __keenCreateRequire } from 'node:module'; const require = __keenCreateRequire(import.meta.url);",
-  },
+  external: EXTERNAL,
+  banner: { js: `(function (${BUNDLE_PARAMS.join(', ')}) {` },
+  footer: { js: '})' },
   // Free `Headers` / `FormData` in bundled code are Keen's (src/llm/net/fetch-globals.ts): Node's
   // live in undici, whose first load costs ~20 ms on the way to the first request.
   inject: ['src/llm/net/fetch-globals.ts'],
-  plugins: [fastStringWidth, yogaWithoutFetch],
+  plugins: [fastStringWidth, yogaWithoutFetch, yogaAsync, inkWithoutDevtools],
+  write: false,
+  metafile: true,
+  logLevel: 'warning',
+});
+
+const isExternal = (spec) =>
+  spec.startsWith('node:') || builtinModules.includes(spec) || EXTERNAL.some((e) => (e.endsWith('/*') ? spec.startsWith(e.slice(0, -1)) : spec === e || spec.startsWith(`${e}/`)));
+const expected = Object.values(app.metafile.outputs)
+  .flatMap((o) => o.imports)
+  .filter((i) => i.kind === 'dynamic-import' && i.external).length;
+let replaced = 0;
+let bundleText = '';
+for (const out of app.outputFiles) {
+  if (!out.path.endsWith('.cjs')) {
+    writeFileSync(out.path, out.contents);
+    continue;
+  }
+  bundleText = out.text.replace(/\bimport\("([^"]+)"\)/g, (call, spec) => {
+    if (!isExternal(spec)) throw new Error(`the bundle imports "${spec}" at run time but it is not external (scripts/build.mjs)`);
+    replaced++;
+    return `${IMPORT_EXTERNAL}("${spec}")`;
+  });
+  // A call with a computed specifier (a literal one was replaced above; `import('…')` in an error
+  // message is text).
+  const left = /\bimport\s*\((?!["'`])/.exec(bundleText);
+  if (left) throw new Error(`the bundle keeps an import() the launcher cannot run: …${bundleText.slice(left.index - 40, left.index + 40)}…`);
+  const wide = /[^\x00-\x7f]/.exec(bundleText);
+  if (wide) throw new Error(`the bundle is not ASCII (launch.ts reads it as latin1): …${bundleText.slice(wide.index - 40, wide.index + 10)}…`);
+  writeFileSync(out.path, bundleText);
+}
+if (replaced < expected) throw new Error(`replaced ${replaced} external import() calls, esbuild reported ${expected}`);
+
+// The launcher (dist/main.js, imported by bin/keen.js): tiny, and carries the bundle's build id,
+// which names its code cache.
+await build({
+  entryPoints: { main: 'src/launch/launch.ts' },
+  outdir: 'dist',
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  define: {
+    KEEN_VERSION: JSON.stringify(pkg.version),
+    KEEN_BUILD_ID: JSON.stringify(createHash('sha256').update(bundleText).digest('hex').slice(0, 16)),
+  },
   logLevel: 'warning',
 });
 

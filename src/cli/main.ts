@@ -2,11 +2,10 @@
  * Entry point. Imports nothing heavy at top level: `keen --version` must stay as fast as a bare
  * `node -e 0`, so commander, zod, Ink and every provider SDK load only when a command needs them.
  */
-import { VERSION } from '../version.js';
+import { isVersionRequest, VERSION } from '../version.js';
 
 async function main(argv: string[]): Promise<number> {
-  const args = argv.slice(2);
-  if (args.length === 1 && (args[0] === '--version' || args[0] === '-V' || args[0] === '-v')) {
+  if (isVersionRequest(argv.slice(2))) {
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }

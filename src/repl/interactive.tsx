@@ -18,6 +18,7 @@ import type { FirstFrame } from './first-frame.js';
 import { CLEAR_SCREEN, guardTerminal } from './terminal.js';
 import { refreshTheme } from './theme.js';
 import { loadHighlighter } from './markdown/highlight.js';
+import { yogaReady } from './yoga-ready.js';
 
 const RESIZE_DEBOUNCE_MS = 120;
 
@@ -28,6 +29,7 @@ export interface InteractiveIo {
 }
 
 export async function startInteractive(flags: ReplFlags, io: InteractiveIo = process, firstFrame?: FirstFrame): Promise<number> {
+  await yogaReady();
   refreshTheme(process.env);
   const cwd = process.cwd();
   const home = keenHome(process.env);

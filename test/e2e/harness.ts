@@ -43,11 +43,14 @@ export interface RunOptions {
   timeoutMs?: number;
 }
 
-/** Environment with every provider variable removed, so a test states exactly what it sets. */
+/**
+ * Environment with every provider variable removed, so a test states exactly what it sets. The
+ * compile cache directory of the test run stays (test/global-setup.ts).
+ */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (/^(ANTHROPIC|OPENAI|AWS|GEMINI|GOOGLE|KEEN|CODEX)_/.test(k)) continue;
+    if (/^(ANTHROPIC|OPENAI|AWS|GEMINI|GOOGLE|KEEN|CODEX)_/.test(k) && k !== 'KEEN_COMPILE_CACHE') continue;
     env[k] = v;
   }
   env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';

@@ -1,0 +1,82 @@
+/**
+ * The first code of every launch (built to dist/main.js, imported by bin/keen.js): compiles the
+ * bundled CLI (dist/app.cjs) with V8's code cache from the last run and runs it.
+ *
+ * dist/app.cjs is one CommonJS-style function expression (scripts/build.mjs): modules that a
+ * command never imports are wrapped and never evaluated, and with the cache V8 neither parses nor
+ * compiles what it ran before. Without a usable cache the bundle compiles as usual, and the code
+ * that run compiled is written to the cache when the process exits (compile-cache.ts).
+ *
+ * Imports nothing of Keen but the version: this file runs before any cache can help it.
+ */
+import fs from 'node:fs';
+import { createRequire, Module } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import vm from 'node:vm';
+import { isVersionRequest, VERSION } from '../version.js';
+import { cacheFileName, commandClass, compileCacheDir, readCacheFile, writeCacheFile } from './compile-cache.js';
+
+declare const KEEN_BUILD_ID: string | undefined;
+
+/** The parameters dist/app.cjs's function takes, in order (scripts/build.mjs writes them). */
+type BundleFunction = (
+  exports: unknown,
+  require: NodeJS.Require,
+  module: { exports: unknown },
+  filename: string,
+  dirname: string,
+  importMetaUrl: string,
+  importExternal: (specifier: string) => Promise<unknown>,
+) => void;
+
+/** Runs the CLI in dist/ for `argv` (process.argv). */
+export function launch(argv: readonly string[] = process.argv, env: NodeJS.ProcessEnv = process.env): void {
+  const args = argv.slice(2);
+  if (isVersionRequest(args)) {
+    process.stdout.write(`${VERSION}\n`);
+    return;
+  }
+  const file = fileURLToPath(new URL('./app.cjs', import.meta.url));
+  // The build checks the bundle is ASCII: latin1 is then the same text, read without decoding.
+  const source = fs.readFileSync(file, 'latin1');
+  const run = process.sourceMapsEnabled ? compileWithSourceMaps(file, source) : compileCached(file, source, args, env);
+  const module = { exports: {} };
+  run(module.exports, createRequire(file), module, file, path.dirname(file), pathToFileURL(file).href, (specifier) => import(specifier));
+}
+
+/** Compiles the bundle with the code cache of the last run of this kind of command. */
+function compileCached(file: string, source: string, args: readonly string[], env: NodeJS.ProcessEnv): BundleFunction {
+  const dir = compileCacheDir(env, os.homedir());
+  let cacheFile: string | undefined;
+  if (dir && typeof KEEN_BUILD_ID === 'string') {
+    const st = fs.statSync(file);
+    cacheFile = path.join(dir, cacheFileName({ buildId: KEEN_BUILD_ID, size: st.size, mtimeMs: st.mtimeMs }, commandClass(args)));
+  }
+  const cachedData = cacheFile ? readCacheFile(cacheFile) : undefined;
+  const script = new vm.Script(source, { filename: file, cachedData });
+  if (cacheFile && (!cachedData || script.cachedDataRejected)) {
+    const target = cacheFile;
+    // At exit the cache holds every function this run compiled, not only the top level.
+    process.once('exit', () => {
+      try {
+        writeCacheFile(target, script.createCachedData());
+      } catch {
+        // a cache is only speed
+      }
+    });
+  }
+  return script.runInThisContext() as BundleFunction;
+}
+
+/**
+ * `node --enable-source-maps`: Node maps stack traces only of code its module loader compiled, so
+ * the bundle goes through it (no code cache; a debugging run).
+ */
+function compileWithSourceMaps(file: string, source: string): BundleFunction {
+  const loaded = new Module(file) as Module & { _compile(code: string, filename: string): void };
+  loaded.filename = file;
+  loaded._compile(`module.exports = ${source}`, file);
+  return loaded.exports as BundleFunction;
+}
