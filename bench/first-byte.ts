@@ -1,7 +1,8 @@
 /**
  * Time to first byte of `keen run "…"` against the loopback Anthropic fake: from spawn to the
  * first byte on stdout (the first text delta), with the time the request reached the fake and the
- * time to exit alongside. Medians over N runs, each in a fresh KEEN_HOME (a new session).
+ * time to exit alongside. Medians over N runs, each in a fresh KEEN_HOME (a new session), sharing
+ * one compile cache as a user's runs do; every third run is repeated without one (a first run).
  *
  *   npm run build && npx tsx bench/first-byte.ts [runs]
  */
@@ -36,7 +37,10 @@ interface Sample {
   exit: number;
 }
 
-function once(i: number): Promise<Sample> {
+/** Warm runs share one compile cache (src/launch/compile-cache.ts); a cold run gets an empty one. */
+const warmCache = path.join(scratch, 'compile-cache');
+
+function once(i: number, compileCache = warmCache): Promise<Sample> {
   const home = path.join(scratch, `home-${i}`);
   requestAt = 0;
   return new Promise((resolve, reject) => {
@@ -46,7 +50,7 @@ function once(i: number): Promise<Sample> {
     let stderr = '';
     const child = spawn(process.execPath, [bin, 'run', 'say hello'], {
       cwd,
-      env: { ...env, KEEN_HOME: home, ANTHROPIC_API_KEY: 'sk-bench-fake', ANTHROPIC_BASE_URL: fake.url },
+      env: { ...env, KEEN_HOME: home, KEEN_COMPILE_CACHE: compileCache, ANTHROPIC_API_KEY: 'sk-bench-fake', ANTHROPIC_BASE_URL: fake.url },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout.on('data', (d) => {
@@ -77,16 +81,19 @@ function bareNode(): Promise<number> {
 }
 
 try {
-  await once(-1); // warm the file cache
+  await once(-1); // warm the file cache, and write the compile cache
   const samples: Sample[] = [];
+  const cold: Sample[] = [];
   const bare: number[] = [];
   for (let i = 0; i < runs; i++) {
     bare.push(await bareNode());
     samples.push(await once(i));
+    // Every third run also without a compile cache: a new install's first run of a command.
+    if (i % 3 === 0) cold.push(await once(runs + i, path.join(scratch, `cold-cache-${i}`)));
   }
   const bareMs = median(bare);
-  const col = (pick: (s: Sample) => number) => {
-    const xs = samples.map(pick);
+  const col = (pick: (s: Sample) => number, from = samples) => {
+    const xs = from.map(pick);
     return `${median(xs).toFixed(1).padStart(6)} ms  ${(median(xs) / bareMs).toFixed(2)}× bare node  (min ${Math.min(...xs).toFixed(1)}, max ${Math.max(...xs).toFixed(1)})`;
   };
   console.log(`keen run against the loopback Anthropic fake, ${runs} runs (median, node ${process.version}):`);
@@ -94,6 +101,9 @@ try {
   console.log(`  first byte on stdout       ${col((s) => s.firstByte)}`);
   console.log(`  process exit               ${col((s) => s.exit)}`);
   console.log(`  bare node -e 0             ${bareMs.toFixed(1).padStart(6)} ms`);
+  console.log(`first run of a new install (no compile cache yet), ${cold.length} runs:`);
+  console.log(`  request reaches the fake   ${col((s) => s.request, cold)}`);
+  console.log(`  process exit               ${col((s) => s.exit, cold)}  (writes the cache)`);
 } finally {
   await fake.close();
   fs.rmSync(scratch, { recursive: true, force: true });
