@@ -47,6 +47,8 @@ export function compileCacheDir(env: NodeJS.ProcessEnv, home: string): string | 
  * argv: a wrong one costs speed, never correctness.
  */
 export function commandClass(args: readonly string[]): string {
+  // A user's first `keen --help` must not become the REPL's cache (it is written only once).
+  if (args.includes('-h') || args.includes('--help')) return 'help';
   if (args.includes('-p') || args.includes('--print')) return 'run';
   const first = args.find((a) => !a.startsWith('-'));
   if (first === undefined || args.includes('--') || /\s/.test(first)) return 'repl';

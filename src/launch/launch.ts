@@ -58,8 +58,10 @@ function compileCached(file: string, source: string, args: readonly string[], en
   const script = new vm.Script(source, { filename: file, cachedData });
   if (cacheFile && (!cachedData || script.cachedDataRejected)) {
     const target = cacheFile;
-    // At exit the cache holds every function this run compiled, not only the top level.
-    process.once('exit', () => {
+    // At exit the cache holds every function this run compiled, not only the top level. A run
+    // that failed (a missing key, a bad flag) ran little of its command: the next one writes it.
+    process.once('exit', (code) => {
+      if (code !== 0) return;
       try {
         writeCacheFile(target, script.createCachedData());
       } catch {

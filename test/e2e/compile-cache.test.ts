@@ -73,6 +73,15 @@ describe('the compile cache of bin/keen.js', () => {
     expect(payload?.length).toBeGreaterThan(100_000);
   });
 
+  it('writes no cache for a run that failed: the next successful run writes the whole path', async () => {
+    const cache = path.join(ws.home, 'cc-failed');
+    const res = await rig.keen(ws, ['run', 'say hello'], { env: { KEEN_COMPILE_CACHE: cache, ANTHROPIC_API_KEY: undefined } });
+    expect(res.code).not.toBe(0);
+    expect(files(cache)).toEqual([]);
+    await runIn(cache, 'now with a key');
+    expect(files(cache)).toHaveLength(1);
+  });
+
   it('runs as usual when the cache cannot be written or is turned off', async () => {
     const blocked = path.join(ws.home, 'cc-blocked');
     fs.writeFileSync(blocked, 'a file where the cache directory would be');

@@ -43,6 +43,8 @@ describe('commandClass', () => {
     expect(commandClass(['--', 'word'])).toBe('repl');
     expect(commandClass(['sessions', '--all'])).toBe('sessions');
     expect(commandClass(['Über'])).toBe('other');
+    expect(commandClass(['--help'])).toBe('help');
+    expect(commandClass(['run', '-h'])).toBe('help');
   });
 });
 
