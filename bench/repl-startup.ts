@@ -9,7 +9,8 @@
  * painted frame is there, the bench types `x`, and the mark is the prompt showing `› x` (the
  * painted frame cannot echo a key; it waits in stdin until Ink reads it). The time until the
  * session is open (the footer shows `% context`) is reported too. Each keen run uses a fresh
- * KEEN_HOME and is killed after the measurement.
+ * KEEN_HOME and is killed after the measurement; all share a compile cache that one REPL, left with
+ * Ctrl+C twice, wrote first (src/launch/compile-cache.ts).
  *
  * `--resume-records N` also times `keen --resume <id>` of a synthetic session of N records (about
  * 1 KB each, compacting every 800 records as a session filling a 200k-token window does): the
@@ -78,6 +79,28 @@ function timeRun(command: string, env: NodeJS.ProcessEnv, marks: string[] = [], 
   });
 }
 
+/**
+ * One REPL left the way users leave it (Ctrl+C twice, exit 0), so the launcher writes the REPL's
+ * compile cache (src/launch/compile-cache.ts); the measured runs are killed and never write one.
+ */
+function warmCompileCache(command: string, env: NodeJS.ProcessEnv): Promise<void> {
+  return new Promise((done, fail) => {
+    const child = spawn('script', ['-q', '-f', '-e', '-c', `stty rows 40 cols 100; ${command}`, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let sent = false;
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (!sent && stripAnsi(out).includes(READY)) {
+        sent = true;
+        child.stdin.write('\x03');
+        setTimeout(() => child.stdin.write('\x03'), 50);
+      }
+    });
+    child.on('exit', (code) => (code === 0 ? done() : fail(new Error(`the warm-up REPL exited ${code}:\n${out.slice(-2000)}`))));
+    setTimeout(() => child.kill('SIGKILL'), 20_000).unref();
+  });
+}
+
 function stripAnsi(s: string): string {
   return s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
 }
@@ -86,14 +109,21 @@ async function main(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'keen-bench-startup-'));
   const base: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm-256color', COLUMNS: '100', LINES: '40' };
   for (const k of Object.keys(base)) if (/^(ANTHROPIC|OPENAI|AWS|GEMINI|GOOGLE|KEEN|CODEX)_/.test(k)) delete base[k];
+  base.KEEN_COMPILE_CACHE = join(root, 'compile-cache');
   const node = shellQuote(process.execPath);
   const bare: number[] = [];
   const keen: number[] = [];
   const ready: number[] = [];
   const typing: number[] = [];
   try {
-    // Warm the file cache once.
+    // Warm the file cache once, and the compile cache as a user's earlier REPL would have.
     await timeRun(`${node} -e 0`, base);
+    await warmCompileCache(`cd ${shellQuote(root)} && ${node} ${shellQuote(KEEN)}`, {
+      ...base,
+      KEEN_HOME: join(root, 'home-warm'),
+      ANTHROPIC_API_KEY: 'bench',
+      ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
+    });
     for (let i = 0; i < RUNS; i++) {
       bare.push((await timeRun(`${node} -e 0`, base))[0]);
       const home = join(root, `home-${i}`);

@@ -10,7 +10,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCacheFile, writeCacheFile } from '../../src/launch/compile-cache.js';
-import { type CliRig, startRig } from './cli-fixtures.js';
+import { TmuxKeen } from '../repl/tmux.js';
+import { type CliRig, FAKE_KEY, startRig } from './cli-fixtures.js';
 import { cleanEnv, makeWorkspace, type Workspace } from './harness.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -80,6 +81,20 @@ describe('the compile cache of bin/keen.js', () => {
     expect(files(cache)).toEqual([]);
     await runIn(cache, 'now with a key');
     expect(files(cache)).toHaveLength(1);
+  });
+
+  it('writes the REPL’s cache when the REPL is left with Ctrl+C twice', async () => {
+    const cache = path.join(ws.home, 'cc-repl');
+    const t = TmuxKeen.start({ cwd: ws.cwd, env: { KEEN_HOME: ws.home, KEEN_COMPILE_CACHE: cache, ANTHROPIC_API_KEY: FAKE_KEY, ANTHROPIC_BASE_URL: rig.fake.url } });
+    try {
+      await t.waitFor('% context');
+      t.keys('C-c');
+      t.keys('C-c');
+      await t.waitFor('[keen exited 0]');
+    } finally {
+      t.kill();
+    }
+    expect(files(cache)).toEqual([expect.stringMatching(/-repl-v\d+/)]);
   });
 
   it('runs as usual when the cache cannot be written or is turned off', async () => {
