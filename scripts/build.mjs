@@ -1,6 +1,8 @@
 // Bundles the CLI into dist/: dist/app.cjs (the whole CLI, one script that dist/main.js compiles
 // with V8's code cache; src/launch/launch.ts) and dist/main.js (that launcher). A few packages stay
 // external and are imported from node_modules when first needed.
+import { parse } from 'acorn';
+import * as walk from 'acorn-walk';
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -64,6 +66,7 @@ const EXTERNAL = ['genkit', '@genkit-ai/*', '@vscode/ripgrep', '@modelcontextpro
 const BUNDLE_PARAMS = ['exports', 'require', 'module', '__filename', '__dirname', '__keen_import_meta_url', '__kimp'];
 // `import("x")` of an external becomes `__kimp("x")`: the launcher's own import() (a vm script
 // has none without an experimental flag). Same length, so the source map's columns stay right.
+// `__kimp` is a parameter of the bundle's function, so no bundled code can mean anything else by it.
 const IMPORT_EXTERNAL = '__kimp';
 
 // yoga-layout (Ink's layout engine) awaits its wasm at its top level, which a CommonJS bundle
@@ -132,6 +135,30 @@ const isExternal = (spec) =>
 const expected = Object.values(app.metafile.outputs)
   .flatMap((o) => o.imports)
   .filter((i) => i.kind === 'dynamic-import' && i.external).length;
+/**
+ * Every `import(…)` expression of the bundle, found by parsing it (text in strings is not code):
+ * each must name an external package or a builtin literally, and becomes `__kimp(…)`.
+ */
+function rewriteImports(text) {
+  const calls = [];
+  walk.simple(parse(text, { ecmaVersion: 'latest', sourceType: 'script', allowReturnOutsideFunction: true }), {
+    ImportExpression(node) {
+      const spec = node.source.type === 'Literal' && typeof node.source.value === 'string' ? node.source.value : undefined;
+      const where = text.slice(node.start, Math.min(node.end, node.start + 80));
+      if (spec === undefined) throw new Error(`the bundle has an import() with a computed specifier, which the launcher cannot run: ${where}`);
+      if (!isExternal(spec)) throw new Error(`the bundle imports "${spec}" at run time but it is not external (scripts/build.mjs)`);
+      if (text.slice(node.start, node.start + 6) !== 'import') throw new Error(`unexpected import() shape: ${where}`);
+      calls.push(node.start);
+    },
+  });
+  let out = '';
+  let at = 0;
+  for (const start of calls.sort((a, b) => a - b)) {
+    out += text.slice(at, start) + IMPORT_EXTERNAL;
+    at = start + 6;
+  }
+  return { text: out + text.slice(at), replaced: calls.length };
+}
 let replaced = 0;
 let bundleText = '';
 for (const out of app.outputFiles) {
@@ -139,15 +166,7 @@ for (const out of app.outputFiles) {
     writeFileSync(out.path, out.contents);
     continue;
   }
-  bundleText = out.text.replace(/\bimport\("([^"]+)"\)/g, (call, spec) => {
-    if (!isExternal(spec)) throw new Error(`the bundle imports "${spec}" at run time but it is not external (scripts/build.mjs)`);
-    replaced++;
-    return `${IMPORT_EXTERNAL}("${spec}")`;
-  });
-  // A call with a computed specifier (a literal one was replaced above; `import('…')` in an error
-  // message is text).
-  const left = /\bimport\s*\((?!["'`])/.exec(bundleText);
-  if (left) throw new Error(`the bundle keeps an import() the launcher cannot run: …${bundleText.slice(left.index - 40, left.index + 40)}…`);
+  ({ text: bundleText, replaced } = rewriteImports(out.text));
   const wide = /[^\x00-\x7f]/.exec(bundleText);
   if (wide) throw new Error(`the bundle is not ASCII (launch.ts reads it as latin1): …${bundleText.slice(wide.index - 40, wide.index + 10)}…`);
   writeFileSync(out.path, bundleText);

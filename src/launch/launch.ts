@@ -16,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import vm from 'node:vm';
 import { isVersionRequest, VERSION } from '../version.js';
-import { cacheFileName, commandClass, compileCacheDir, readCacheFile, writeCacheFile } from './compile-cache.js';
+import { cacheFileName, commandClass, compileCacheDir, nodeOptionsOf, readCacheFile, writeCacheFile } from './compile-cache.js';
 
 declare const KEEN_BUILD_ID: string | undefined;
 
@@ -31,9 +31,9 @@ type BundleFunction = (
   importExternal: (specifier: string) => Promise<unknown>,
 ) => void;
 
-/** Runs the CLI in dist/ for `argv` (process.argv). */
-export function launch(argv: readonly string[] = process.argv, env: NodeJS.ProcessEnv = process.env): void {
-  const args = argv.slice(2);
+/** Runs the CLI in dist/ for this process's argv (the bundle reads `process.argv` itself). */
+export function launch(env: NodeJS.ProcessEnv = process.env): void {
+  const args = process.argv.slice(2);
   if (isVersionRequest(args)) {
     process.stdout.write(`${VERSION}\n`);
     return;
@@ -52,7 +52,8 @@ function compileCached(file: string, source: string, args: readonly string[], en
   let cacheFile: string | undefined;
   if (dir && typeof KEEN_BUILD_ID === 'string') {
     const st = fs.statSync(file);
-    cacheFile = path.join(dir, cacheFileName({ buildId: KEEN_BUILD_ID, size: st.size, mtimeMs: st.mtimeMs }, commandClass(args)));
+    const bundle = { buildId: KEEN_BUILD_ID, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs };
+    cacheFile = path.join(dir, cacheFileName(bundle, commandClass(args), nodeOptionsOf(env, process.execArgv)));
   }
   const cachedData = cacheFile ? readCacheFile(cacheFile) : undefined;
   const script = new vm.Script(source, { filename: file, cachedData });

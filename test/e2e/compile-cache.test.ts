@@ -43,7 +43,7 @@ describe('the compile cache of bin/keen.js', () => {
     await runIn(cache, 'first answer');
     const [name] = files(cache);
     expect(files(cache)).toHaveLength(1);
-    expect(name).toMatch(/-run-v\d+\.\d+\.\d+-[a-z0-9]+\.v8$/);
+    expect(name).toMatch(/-run-plain-v\d+\.\d+\.\d+-[a-z0-9]+\.v8$/);
     const file = path.join(cache, name);
     const written = fs.readFileSync(file);
     expect(readCacheFile(file)?.length).toBeGreaterThan(100_000);
@@ -94,7 +94,7 @@ describe('the compile cache of bin/keen.js', () => {
     } finally {
       t.kill();
     }
-    expect(files(cache)).toEqual([expect.stringMatching(/-repl-v\d+/)]);
+    expect(files(cache)).toEqual([expect.stringMatching(/-repl-plain-v\d+/)]);
   });
 
   it('runs as usual when the cache cannot be written or is turned off', async () => {
@@ -120,14 +120,22 @@ describe('the compile cache of bin/keen.js', () => {
         '--enable-source-maps',
         '--input-type=module',
         '-e',
-        `const { launch } = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'dist/main.js')).href)});
-         launch(['node', 'keen', 'help']);
+        `process.argv = [process.execPath, 'keen', 'help'];
+         const { launch } = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'dist/main.js')).href)});
+         launch();
          const { findSourceMap } = await import('node:module');
-         process.stderr.write('source map: ' + (findSourceMap(${JSON.stringify(path.join(ROOT, 'dist/app.cjs'))}) ? 'found' : 'none') + '\\n');`,
+         const { readFileSync } = await import('node:fs');
+         const app = ${JSON.stringify(path.join(ROOT, 'dist/app.cjs'))};
+         const map = findSourceMap(app);
+         const lines = readFileSync(app, 'latin1').split('\\n');
+         const line = lines.findIndex((l) => l.includes('a headless run needs --resume'));
+         const entry = map && line >= 0 ? map.findEntry(line, lines[line].indexOf('a headless run needs --resume')) : undefined;
+         process.stderr.write('maps to: ' + (entry ? entry.originalSource : 'nothing') + '\\n');`,
       ],
       { cwd: ws.cwd, env: cleanEnv({ KEEN_HOME: ws.home, KEEN_COMPILE_CACHE: cache }), encoding: 'utf8' },
     );
-    expect(probe.stderr).toContain('source map: found');
+    expect(probe.stdout).toContain('Usage: keen');
+    expect(probe.stderr).toMatch(/maps to: file:\/\/\S+\/src\/cli\/commands\.ts\n/);
   });
 
   it('answers --version without the bundle or its cache', async () => {

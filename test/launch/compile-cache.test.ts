@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cacheFileName, commandClass, compileCacheDir, readCacheFile, STALE_MS, writeCacheFile } from '../../src/launch/compile-cache.js';
+import { cacheFileName, commandClass, compileCacheDir, isOwnCacheFile, MAX_FILES, nodeOptionsOf, readCacheFile, STALE_MS, writeCacheFile } from '../../src/launch/compile-cache.js';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -26,8 +26,10 @@ describe('compileCacheDir', () => {
     expect(compileCacheDir({ XDG_CACHE_HOME: 'relative' }, '/home/u')).toBe(path.join('/home/u', '.cache', 'keen', 'compile'));
   });
 
-  it('KEEN_COMPILE_CACHE names the directory or turns the cache off; NODE_DISABLE_COMPILE_CACHE turns it off', () => {
+  it('KEEN_COMPILE_CACHE names the directory (absolute) or turns the cache off; NODE_DISABLE_COMPILE_CACHE turns it off', () => {
     expect(compileCacheDir({ KEEN_COMPILE_CACHE: '/c' }, '/home/u')).toBe(path.resolve('/c'));
+    // `on`, `1` or a relative path would create a directory in the project: the default instead.
+    for (const other of ['on', '1', 'true', 'cache']) expect(compileCacheDir({ KEEN_COMPILE_CACHE: other }, '/home/u')).toBe(path.join('/home/u', '.cache', 'keen', 'compile'));
     for (const off of ['0', 'off', 'OFF', 'false', 'no']) expect(compileCacheDir({ KEEN_COMPILE_CACHE: off }, '/home/u')).toBeUndefined();
     expect(compileCacheDir({ NODE_DISABLE_COMPILE_CACHE: '1' }, '/home/u')).toBeUndefined();
   });
@@ -49,19 +51,45 @@ describe('commandClass', () => {
 });
 
 describe('cacheFileName', () => {
-  const bundle = { buildId: 'abc123', size: 1000, mtimeMs: 1700000000000.5 };
-  it('changes with the build, the bundle file, the command, Node and the architecture', () => {
-    const base = cacheFileName(bundle, 'run', 'v20.20.2', 'x64');
+  const bundle = { buildId: 'abc123', size: 1000, mtimeMs: 1700000000000.5, ctimeMs: 1700000000100 };
+  it('changes with the build, the bundle file, the command, Node options, Node and the architecture', () => {
+    const base = cacheFileName(bundle, 'run', '', 'v20.20.2', 'x64');
     const variants = [
-      cacheFileName({ ...bundle, buildId: 'abc124' }, 'run', 'v20.20.2', 'x64'),
-      cacheFileName({ ...bundle, size: 1001 }, 'run', 'v20.20.2', 'x64'),
-      cacheFileName({ ...bundle, mtimeMs: 1700000000001 }, 'run', 'v20.20.2', 'x64'),
-      cacheFileName(bundle, 'repl', 'v20.20.2', 'x64'),
-      cacheFileName(bundle, 'run', 'v22.1.0', 'x64'),
-      cacheFileName(bundle, 'run', 'v20.20.2', 'arm64'),
+      cacheFileName({ ...bundle, buildId: 'abc124' }, 'run', '', 'v20.20.2', 'x64'),
+      cacheFileName({ ...bundle, size: 1001 }, 'run', '', 'v20.20.2', 'x64'),
+      cacheFileName({ ...bundle, mtimeMs: 1700000000001 }, 'run', '', 'v20.20.2', 'x64'),
+      // `touch -r` / `cp -p` restore the mtime of an edited bundle; its ctime still moves.
+      cacheFileName({ ...bundle, ctimeMs: 1700000000200 }, 'run', '', 'v20.20.2', 'x64'),
+      cacheFileName(bundle, 'repl', '', 'v20.20.2', 'x64'),
+      cacheFileName(bundle, 'run', '--max-old-space-size=4096', 'v20.20.2', 'x64'),
+      cacheFileName(bundle, 'run', '', 'v22.1.0', 'x64'),
+      cacheFileName(bundle, 'run', '', 'v20.20.2', 'arm64'),
     ];
     expect(new Set([base, ...variants]).size).toBe(variants.length + 1);
-    expect(base).toMatch(/^[A-Za-z0-9._-]+\.v8$/);
+    for (const name of [base, ...variants]) expect(name).toMatch(/^[A-Za-z0-9._-]+\.v8$/);
+  });
+
+  it('takes the Node options from the command line and NODE_OPTIONS', () => {
+    expect(nodeOptionsOf({}, [])).toBe('');
+    expect(nodeOptionsOf({ NODE_OPTIONS: '--max-old-space-size=4096' }, ['--enable-source-maps'])).toBe('--enable-source-maps --max-old-space-size=4096');
+  });
+});
+
+describe('isOwnCacheFile', () => {
+  const stat = (over: Partial<{ file: boolean; nlink: number; mode: number; uid: number }> = {}) =>
+    ({ isFile: () => over.file ?? true, nlink: over.nlink ?? 1, mode: over.mode ?? 0o100600, uid: over.uid ?? 1000 }) as unknown as fs.Stats;
+  it('accepts only a regular, singly linked file of this user that no one else can write', () => {
+    expect(isOwnCacheFile(stat(), 1000, 'linux')).toBe(true);
+    expect(isOwnCacheFile(stat({ uid: 65534 }), 1000, 'linux')).toBe(false);
+    expect(isOwnCacheFile(stat({ mode: 0o100620 }), 1000, 'linux')).toBe(false);
+    expect(isOwnCacheFile(stat({ mode: 0o100602 }), 1000, 'linux')).toBe(false);
+    expect(isOwnCacheFile(stat({ nlink: 2 }), 1000, 'linux')).toBe(false);
+    expect(isOwnCacheFile(stat({ file: false }), 1000, 'linux')).toBe(false);
+  });
+
+  it('on Windows (no owner, every writable file 0o666) checks the kind and the link count', () => {
+    expect(isOwnCacheFile(stat({ mode: 0o100666, uid: 0 }), undefined, 'win32')).toBe(true);
+    expect(isOwnCacheFile(stat({ mode: 0o100666, nlink: 2 }), undefined, 'win32')).toBe(false);
   });
 });
 
@@ -94,14 +122,43 @@ describe('reading and writing cache files', () => {
     expect(readCacheFile(path.join(path.dirname(file), 'missing.v8'))).toBeUndefined();
   });
 
-  it('does not read from or write to a directory others can write to', () => {
+  it('does not read a cache through a symlink, a second hard link or a file others can write', () => {
     const dir = tempDir();
     const file = path.join(dir, 'x.v8');
     writeCacheFile(file, Buffer.from('payload'));
-    fs.chmodSync(dir, 0o777);
+    const link = path.join(dir, 'link.v8');
+    fs.symlinkSync(file, link);
+    expect(readCacheFile(link)).toBeUndefined();
+    const hard = path.join(dir, 'hard.v8');
+    fs.linkSync(file, hard);
+    expect(readCacheFile(hard)).toBeUndefined();
     expect(readCacheFile(file)).toBeUndefined();
-    expect(writeCacheFile(path.join(dir, 'y.v8'), Buffer.from('payload'))).toBe(false);
-    expect(fs.existsSync(path.join(dir, 'y.v8'))).toBe(false);
+    fs.rmSync(hard);
+    expect(readCacheFile(file)).toEqual(Buffer.from('payload'));
+    fs.chmodSync(file, 0o622);
+    expect(readCacheFile(file)).toBeUndefined();
+  });
+
+  it('never writes through a file or symlink planted under the temporary name', () => {
+    const dir = tempDir();
+    const victim = path.join(dir, 'notes.txt');
+    fs.writeFileSync(victim, 'my notes');
+    const file = path.join(dir, 'x.v8');
+    fs.symlinkSync(victim, `${file}.${process.pid}.tmp`);
+    expect(writeCacheFile(file, Buffer.from('payload'))).toBe(false);
+    expect(fs.readFileSync(victim, 'utf8')).toBe('my notes');
+    expect(fs.lstatSync(`${file}.${process.pid}.tmp`).isSymbolicLink()).toBe(true);
+    expect(fs.existsSync(file)).toBe(false);
+  });
+
+  it('keeps a cache in use young, so pruning by age never removes it', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'x.v8');
+    writeCacheFile(file, Buffer.from('payload'));
+    const old = new Date(Date.now() - 3 * 24 * 60 * 60 * 1000);
+    fs.utimesSync(file, old, old);
+    expect(readCacheFile(file)).toEqual(Buffer.from('payload'));
+    expect(Date.now() - fs.statSync(file).mtimeMs).toBeLessThan(60_000);
   });
 
   it('returns false and leaves no temporary file when the write cannot complete', () => {
@@ -133,5 +190,22 @@ describe('reading and writing cache files', () => {
     age('notes.txt', STALE_MS * 2);
     expect(writeCacheFile(path.join(dir, 'new.v8'), Buffer.from('payload'), now)).toBe(true);
     expect(fs.readdirSync(dir).sort()).toEqual(['new.v8', 'notes.txt', 'recent-build.v8', 'writing.v8.456.tmp']);
+  });
+
+  it(`keeps at most ${MAX_FILES} cache files, the newest`, () => {
+    const dir = tempDir();
+    const now = Date.now();
+    for (let i = 0; i < MAX_FILES + 5; i++) {
+      const f = path.join(dir, `build-${String(i).padStart(2, '0')}.v8`);
+      fs.writeFileSync(f, '');
+      const t = new Date(now - (i + 1) * 60_000);
+      fs.utimesSync(f, t, t);
+    }
+    expect(writeCacheFile(path.join(dir, 'new.v8'), Buffer.from('payload'), now)).toBe(true);
+    const left = fs.readdirSync(dir).sort();
+    expect(left).toHaveLength(MAX_FILES);
+    expect(left).toContain('new.v8');
+    expect(left).toContain('build-00.v8');
+    expect(left).not.toContain(`build-${String(MAX_FILES - 1).padStart(2, '0')}.v8`);
   });
 });
