@@ -1,5 +1,5 @@
 /**
- * What loads before the REPL's prompt takes keys: run-repl.ts and, through its one dynamic
+ * What loads before the REPL's prompt takes keys: repl-entry.ts with run-repl.ts and, through one dynamic
  * import, interactive.tsx — each with everything it imports statically. The permission engine
  * (rules, glob matching), slash commands, turns and the session itself load with the session
  * (runtime-parts.ts, open-session.ts), never on that path: each of them delays the first key the
@@ -43,7 +43,7 @@ function staticClosure(meta: Metafile, entry: string): Set<string> {
 
 describe('the way to the prompt taking keys', () => {
   it('loads Ink and the prompt, and none of the permission engine, the commands, turns or the session', async () => {
-    const entries = ['src/repl/run-repl.ts', 'src/repl/interactive.tsx'];
+    const entries = ['src/cli/repl-entry.ts', 'src/repl/run-repl.ts', 'src/repl/interactive.tsx'];
     const loaded = new Set<string>();
     for (const entry of entries) for (const file of staticClosure(await metafile(entry), entry)) loaded.add(file);
 
