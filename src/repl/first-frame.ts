@@ -1,20 +1,30 @@
 /**
  * The first frame, painted before Ink loads. Ink, React and the layout engine take ~150 ms to
  * load and lay out; the user should not wait for them to see a prompt. This module (no
- * dependencies) writes the same banner, empty prompt and footer Ink will draw, and puts the
- * terminal in raw mode so keys typed meanwhile are neither echoed nor lost: they wait, unread, in
+ * dependencies but Ink's frame rate) writes the same banner, empty prompt and footer Ink will
+ * draw, and puts the terminal in raw mode so keys typed meanwhile are neither echoed nor lost: they wait, unread, in
  * stdin's buffer. When Ink is ready, `handOver` erases the painted rows; Ink draws the identical
  * frame in the same place and reads the waiting keys.
  */
+import { RENDER_MAX_FPS } from './render-options.js';
+
+/**
+ * How long after Ink read the waiting keys the frame showing them is surely written: Ink draws at
+ * most once per 1000 / RENDER_MAX_FPS ms (its first frame, just drawn, started that interval).
+ */
+export const KEYS_SHOWN_MS = Math.ceil(1000 / RENDER_MAX_FPS) + 1;
 
 export interface FirstFrame {
   /** Erase the painted frame (just before Ink draws). Idempotent. */
   handOver(): void;
   /**
    * After Ink mounted: once Ink listens to stdin, stop buffering and let it read what was typed.
+   * Resolves once what was typed at the painted frame is on screen: at once when nothing was,
+   * else KEYS_SHOWN_MS after Ink read it. Heavy work that can wait (the highlighter a resumed
+   * session loads) starts then, so it does not hold back the frame with the user's first keys.
    * Idempotent.
    */
-  release(): void;
+  release(): Promise<void>;
   /** The REPL could not start: erase the frame and give the terminal back. */
   abort(): void;
 }
@@ -66,11 +76,12 @@ export function paintFirstFrame(opts: FirstFrameOptions): FirstFrame {
   }
 
   let handed = false;
-  let released = false;
+  let released: Promise<void> | undefined;
   return {
     release() {
-      if (released) return;
-      released = true;
+      if (released) return released;
+      let shown!: () => void;
+      released = new Promise<void>((resolve) => (shown = resolve));
       // Ink attaches its listener in an effect; keep ours until then, or the stream stops reading.
       let tries = 0;
       const attempt = () => {
@@ -80,9 +91,13 @@ export function paintFirstFrame(opts: FirstFrameOptions): FirstFrame {
         }
         stdin.off('readable', wait);
         // Keys typed before Ink listened are buffered; nothing announces them again, so do it.
-        if (stdin.readableLength > 0) stdin.emit('readable');
+        if (stdin.readableLength > 0) {
+          stdin.emit('readable');
+          setTimeout(shown, KEYS_SHOWN_MS);
+        } else shown();
       };
       attempt();
+      return released;
     },
     abort() {
       this.handOver();

@@ -95,12 +95,12 @@ export async function startInteractive(flags: ReplFlags, io: InteractiveIo = pro
     maxFps: RENDER_MAX_FPS,
     kittyKeyboard: { mode: 'auto' },
   });
-  firstFrame?.release();
+  const keysShown = firstFrame?.release() ?? Promise.resolve();
   // The highlighter (lowlight, ~all common grammars: ~50 ms to compile) loads off the startup
-  // path: once the session is open and the prompt takes keys — or at once when a resumed
-  // transcript is about to be replayed with its code blocks.
+  // path: once the session is open and the prompt takes keys — or, when a resumed transcript is
+  // about to be replayed with its code blocks, as soon as keys typed at the painted frame show.
   const highlight = () => void loadHighlighter().catch(() => undefined);
-  if (flags.resume || flags.continue) highlight();
+  if (flags.resume || flags.continue) void keysShown.then(highlight);
   // A render error ends Ink (its error boundary unmounts); end the REPL with it.
   let crash: unknown;
   instance.waitUntilExit().catch((err: unknown) => {

@@ -1,8 +1,10 @@
 /**
  * Bridges the tool loop's permission questions to the screen: `ask` shows the prompt and resolves
  * with the user's answer. One question at a time (the session gate already serialises them).
+ * The gate that asks through it is repl-gate.ts, loaded with the session: this module (on the
+ * way to the first prompt) needs none of the permission engine.
  */
-import { createSessionGate, type ExplainingGate, type Policy, type SessionAnswer, type SessionGate } from '../tools/permissions/index.js';
+import type { SessionAnswer } from '../tools/permissions/index.js';
 import type { PermissionRequest } from '../tools/types.js';
 import { promptDetail, promptDetailBudget } from './components/permission-prompt.js';
 import type { UiStore } from './state/ui-store.js';
@@ -67,52 +69,5 @@ export class PermissionBroker {
     this.pending = undefined;
     this.store.dispatch({ type: 'permission-close' });
     pending.resolve(answer);
-  }
-}
-
-/**
- * The REPL's gate: the session's permission policy decides (modes, rules, `--yolo` as
- * bypassPermissions); earlier "for this session" answers pass, and what the policy asks about is
- * asked through the broker. The policy is built when the session opens, hence `configure`.
- */
-export class ReplGate implements ExplainingGate {
-  private inner?: SessionGate;
-
-  constructor(
-    private readonly broker: PermissionBroker,
-    private readonly yolo: boolean,
-  ) {}
-
-  private fromSession = false;
-
-  /** True once a session's policy was installed (`configure`). */
-  get configured(): boolean {
-    return this.fromSession;
-  }
-
-  configure(policy: Policy): void {
-    this.inner = createSessionGate((request) => this.broker.ask(request), policy);
-    this.fromSession = true;
-  }
-
-  private live(): SessionGate {
-    if (!this.inner) this.inner = createSessionGate((request) => this.broker.ask(request), { yolo: this.yolo });
-    return this.inner;
-  }
-
-  get additionalDirs(): readonly string[] {
-    return this.live().additionalDirs ?? [];
-  }
-
-  get policy(): Policy {
-    return this.live().policy;
-  }
-
-  async check(request: PermissionRequest) {
-    return this.live().check(request);
-  }
-
-  denialMessage(request: PermissionRequest): string {
-    return this.live().denialMessage!(request);
   }
 }

@@ -1,4 +1,6 @@
 import type { ReplFlags } from '../app-state/flags.js';
+import { keenHome } from '../config/paths.js';
+import { askTrustIfNeeded } from '../config/trust-prompt.js';
 import { KeenError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { paintFirstFrame } from './first-frame.js';
@@ -7,15 +9,15 @@ import { paintFirstFrame } from './first-frame.js';
  * `keen` in a terminal: the interactive REPL. This module stays tiny; Ink, React and the app load
  * through one dynamic import after the environment is set up, so nothing (the AWS SDK's Node
  * version warning included) can print before the screen is ours. The prompt is painted before
- * that import (see first-frame.ts), so the user sees it as soon as Node has started.
+ * that import (see first-frame.ts), so the user sees it as soon as Node has started. The trust
+ * question (two stats in the common case) loads with this module, not as imports of its own: each
+ * dynamic import costs a round of module loading before the frame.
  */
 export async function runRepl(flags: ReplFlags): Promise<number> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
     throw new KeenError('the interactive REPL needs a terminal; for pipes and scripts use `keen run "…"` (or `echo "…" | keen run`)');
   }
-  const { askTrustIfNeeded } = await import('../config/trust-prompt.js');
-  const { keenHome } = await import('../config/paths.js');
   await askTrustIfNeeded({ home: keenHome(process.env), cwd: process.cwd(), input: process.stdin, output: process.stdout, decided: !!(flags.trust || flags.yolo) });
   const firstFrame = paintFirstFrame({ stdin: process.stdin, stdout: process.stdout, version: VERSION, cwd: process.cwd(), noColor: !!process.env.NO_COLOR });
   let startInteractive: typeof import('./interactive.js').startInteractive;

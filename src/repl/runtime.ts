@@ -8,6 +8,9 @@
  *   (at most QUEUE_LIMIT) and runs in order when the running one ends, however it ended.
  * - The REPL writes no session records itself: SessionController persists turns, checkpoints and
  *   compactions; `openSession` records a model switch.
+ * - What runs only once a session is open (the permission gate, input dispatch, turns, replay:
+ *   runtime-parts.ts) loads with the first session, never before the prompt takes keys; nothing
+ *   uses it before `ready`.
  */
 import type { ControllerEvent } from '../app-state/session-controller.js';
 import { keptFlags } from '../app-state/flags.js';
@@ -16,20 +19,19 @@ import { errorText } from '../errors.js';
 import { promptTokens, type Usage } from '../llm/core/usage.js';
 import type { Policy, SessionAnswer } from '../tools/permissions/index.js';
 import type { CommandHost } from './command-host.js';
-import { projectSlashCommands } from './context-commands.js';
-import { dispatchInput } from './input-dispatch.js';
 import type { InputHistory } from './input/history-store.js';
-import { PermissionBroker, ReplGate } from './permission-broker.js';
+import { PermissionBroker } from './permission-broker.js';
+import type { ReplGate } from './repl-gate.js';
 import type { TranscriptScrollback } from './scrollback.js';
-import { showSession } from './session-view.js';
 import { setProjectCommands } from './slash-commands.js';
 import { QUEUE_LIMIT, type NewItem } from './state/ui-state.js';
 import type { UiStore } from './state/ui-store.js';
-import { runTurn, TEXT_BATCH_MS, type TurnHandle } from './turn-runner.js';
+import type { TurnHandle } from './turn-runner.js';
 import { addSpend, type SpendByModel } from './usage-report.js';
 import { describeRetryWait, onRetryWait } from '../llm/core/retry-fetch.js';
 
 export type SessionOpener = (opts: OpenSessionOptions) => Promise<LiveSession>;
+type RuntimeParts = typeof import('./runtime-parts.js');
 
 export interface RuntimeOptions {
   cwd: string;
@@ -58,7 +60,10 @@ export class ReplRuntime implements CommandHost {
   session?: LiveSession;
   readonly store: UiStore;
   readonly broker: PermissionBroker;
-  private gate: ReplGate;
+  /** Created with the first session (the permission engine loads with it). */
+  private gate?: ReplGate;
+  private parts?: RuntimeParts;
+  private partsLoad?: Promise<RuntimeParts>;
   private turn?: TurnHandle;
   private running = false;
   private exiting = false;
@@ -70,7 +75,6 @@ export class ReplRuntime implements CommandHost {
   constructor(readonly opts: RuntimeOptions) {
     this.store = opts.store;
     this.broker = new PermissionBroker(this.store, () => opts.scrollback?.size?.());
-    this.gate = new ReplGate(this.broker, !!opts.flags.yolo);
     onRetryWait((w) => this.notice(describeRetryWait(w), 'warning'));
   }
 
@@ -122,7 +126,8 @@ export class ReplRuntime implements CommandHost {
 
   private launch(text: string): void {
     this.running = true;
-    this.current = dispatchInput(this, text)
+    this.current = this.requireParts()
+      .dispatchInput(this, text)
       .catch((err) => this.store.dispatch({ type: 'append', items: [{ kind: 'error', title: 'Error', message: errorText(err) }] }))
       .finally(() => {
         this.running = false;
@@ -161,6 +166,7 @@ export class ReplRuntime implements CommandHost {
     const handle: TurnHandle = { mode, abort: new AbortController() };
     this.turn = handle;
     try {
+      const { runTurn, TEXT_BATCH_MS } = this.requireParts();
       await runTurn(
         this.store,
         handle,
@@ -251,7 +257,7 @@ export class ReplRuntime implements CommandHost {
 
   /** The live permission policy (its mode and session rules change from the REPL). */
   get permissionPolicy(): Policy {
-    return this.gate.policy;
+    return this.requireGate().policy;
   }
 
   /** Show `mode` in the footer. */
@@ -273,14 +279,15 @@ export class ReplRuntime implements CommandHost {
 
   // ---- sessions ------------------------------------------------------------------------------
 
-  private async openWith(flags: SessionFlags, gate: ReplGate = this.gate): Promise<LiveSession> {
-    const open = this.opts.open ?? (await import('../app-state/open-session.js')).openSession;
+  private async openWith(flags: SessionFlags, gate?: ReplGate): Promise<LiveSession> {
+    const [open, parts] = await Promise.all([this.opts.open ?? import('../app-state/open-session.js').then((m) => m.openSession), this.loadParts()]);
+    this.gate ??= new parts.ReplGate(this.broker, !!this.opts.flags.yolo);
     return open({
       cwd: this.cwd,
       env: this.opts.env,
       flags,
       interactive: true,
-      permissions: gate,
+      permissions: gate ?? this.gate,
       onSubagentProgress: (id, child) => this.store.dispatch({ type: 'tool-progress', id, child: { agent: child.agent, turns: child.turns, tool: child.tool } }),
       onWarning: (line) => this.notice(line, 'warning'),
     });
@@ -289,9 +296,10 @@ export class ReplRuntime implements CommandHost {
   /** Make `session` current; `reset` replaces the transcript with its replay, `append` adds it. */
   private install(session: LiveSession, how: 'reset' | 'append' | 'keep'): void {
     this.session = session;
+    const gate = this.requireGate();
     // A model switch keeps "allow for this session" answers; a new or resumed session starts fresh.
-    if (!this.gate.configured) this.gate.configure(session.policy);
-    showSession(this.opts, session, how, { contextTokens: this.estimateContext(), permissionMode: this.gate.policy.mode });
+    if (!gate.configured) gate.configure(session.policy);
+    this.requireParts().showSession(this.opts, session, how, { contextTokens: this.estimateContext(), permissionMode: gate.policy.mode });
     this.refreshProjectCommands();
   }
 
@@ -299,7 +307,7 @@ export class ReplRuntime implements CommandHost {
   private refreshProjectCommands(): void {
     if (!this.session) return;
     try {
-      setProjectCommands(projectSlashCommands(this));
+      setProjectCommands(this.requireParts().projectSlashCommands(this));
     } catch {
       // a directory vanished mid-read: keep the previous list
     }
@@ -316,7 +324,7 @@ export class ReplRuntime implements CommandHost {
       this.foldSpend(old);
       await old.close();
       // A new or resumed session gets a fresh gate (no earlier "allow for this session" answers).
-      const gate = how === 'reset' ? new ReplGate(this.broker, !!this.opts.flags.yolo) : this.gate;
+      const gate = how === 'reset' ? new (this.requireParts().ReplGate)(this.broker, !!this.opts.flags.yolo) : this.requireGate();
       let next: LiveSession;
       try {
         next = await this.openWith(flags, gate);
@@ -342,6 +350,25 @@ export class ReplRuntime implements CommandHost {
   requireSession(): LiveSession {
     if (!this.session) throw new Error('no session is open');
     return this.session;
+  }
+
+  /** runtime-parts.ts, loading (once) with the first session. */
+  private loadParts(): Promise<RuntimeParts> {
+    this.partsLoad ??= import('./runtime-parts.js').then(
+      ({ dispatchInput, projectSlashCommands, ReplGate, runTurn, showSession, TEXT_BATCH_MS }) =>
+        (this.parts = { dispatchInput, projectSlashCommands, ReplGate, runTurn, showSession, TEXT_BATCH_MS }),
+    );
+    return this.partsLoad;
+  }
+
+  private requireParts(): RuntimeParts {
+    if (!this.parts) throw new Error('no session is open');
+    return this.parts;
+  }
+
+  private requireGate(): ReplGate {
+    if (!this.gate) throw new Error('no session is open');
+    return this.gate;
   }
 
   /** Spend so far, per model, compaction included. */

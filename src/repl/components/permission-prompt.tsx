@@ -1,6 +1,7 @@
 import { Box, Text } from 'ink';
 import { memo } from 'react';
-import { ruleFor } from '../../tools/permissions/index.js';
+// Not the permissions index: the engine behind it (rules, glob matching) loads with the session.
+import { ruleFor } from '../../tools/permissions/session-rule.js';
 import { PROMPT_HINT, promptDetailLines } from '../live-bound.js';
 import type { PermissionView } from '../state/ui-state.js';
 import { color } from '../theme.js';

@@ -2,30 +2,15 @@ import type { PermissionGate, PermissionRequest, ToolContext, ToolOutcome } from
 import { askRulesMatching, decide, type Decision, type Policy } from './decide.js';
 import type { PermissionMode } from './modes.js';
 import { buildPolicy, type PolicyInput } from './policy.js';
-import { protectedSegment } from './protected-paths.js';
-import { accessOf, isInside, posixRel } from './request.js';
-import { bashCommandOf, parseRule } from './rules.js';
+import { bashCommandOf } from './request.js';
+import { parseRule } from './rules.js';
+import { ruleFor } from './session-rule.js';
 
 /** A gate that can word its own refusal, and says which policy it applies. */
 export interface ExplainingGate extends PermissionGate {
   denialMessage?(request: PermissionRequest): string;
   /** The live policy (the REPL changes its mode and rules). */
   readonly policy?: Policy;
-}
-
-/**
- * The rule a "for this session" answer remembers: the exact command for bash; the path for a file
- * outside the workspace or a protected one (so the answer covers that file only); else the tool.
- */
-export function ruleFor(request: PermissionRequest): string {
-  if (request.tool === 'bash') return `bash(${bashCommandOf(request)})`;
-  if (request.tool === 'web_fetch' && request.domain) return `web_fetch(domain:${request.domain})`;
-  const p = request.paths?.length === 1 ? request.paths[0] : undefined;
-  const root = request.cwd;
-  if (!p || !root || accessOf(request) === 'exec') return request.tool;
-  if (!isInside(root, p)) return `${request.tool}(${p.split('\\').join('/')})`;
-  if (accessOf(request) === 'write' && protectedSegment(p, [root])) return `${request.tool}(${posixRel(root, p)})`;
-  return request.tool;
 }
 
 function example(request: PermissionRequest): string {

@@ -27,3 +27,8 @@ export function isInside(root: string, p: string): boolean {
 export function posixRel(root: string, abs: string): string {
   return path.relative(root, abs).split(path.sep).join('/');
 }
+
+/** The command a bash request is about: `command`, else `detail` (the older convention). */
+export function bashCommandOf(request: PermissionRequest): string {
+  return (request.command ?? request.detail ?? '').trim();
+}

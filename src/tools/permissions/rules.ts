@@ -2,7 +2,7 @@ import path from 'node:path';
 import { KeenError } from '../../errors.js';
 import { compileGlob } from '../glob-match.js';
 import type { PermissionRequest } from '../types.js';
-import { accessOf, FILE_READ_TOOLS, FILE_WRITE_TOOLS, isInside, posixRel } from './request.js';
+import { accessOf, bashCommandOf, FILE_READ_TOOLS, FILE_WRITE_TOOLS, isInside, posixRel } from './request.js';
 
 /**
  * Permission rules: one syntax for every tool, used by `permissions.allow` / `ask` / `deny`, by
@@ -85,11 +85,6 @@ function toolMatches(ruleTool: string, tool: string): boolean {
   if (ruleTool.includes('*')) return compileGlob(ruleTool)(tool);
   // `mcp__server` covers every `mcp__server__tool`.
   return /^mcp__[^_]+(?:_[^_]+)*$/.test(ruleTool) && !ruleTool.slice(5).includes('__') && tool.startsWith(`${ruleTool}__`);
-}
-
-/** The command a bash request is about: `command`, else `detail` (the older convention). */
-export function bashCommandOf(request: PermissionRequest): string {
-  return (request.command ?? request.detail ?? '').trim();
 }
 
 function commandMatches(rule: Extract<Rule, { tool: 'bash' }>, command: string): boolean {
