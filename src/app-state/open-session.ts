@@ -13,8 +13,8 @@ import { createChatClient } from '../llm/loop.js';
 import { installProxyFromEnv } from '../llm/net/http-fetch.js';
 import { createAdapter } from '../llm/providers/registry.js';
 import { modeHolder, type ModeHolder } from '../context/agent-mode.js';
-import { loadProjectContext, type ProjectContext } from '../context/project-context.js';
-import { expandSlash, type SlashExpansion } from '../context/slash-expansion.js';
+import { projectContextSource, type ProjectContext } from '../context/project-context.js';
+import { expandSlash, looksLikeSlash, type SlashExpansion } from '../context/slash-expansion.js';
 import { GitStatusCache } from '../context/git-status.js';
 import { buildSystemPrompt } from '../context/system-prompt.js';
 import { redactText, secretValues } from '../session/redact.js';
@@ -109,7 +109,10 @@ export interface LiveSession {
   warnings: string[];
   /** The agent mode: read for every turn's system prompt and every tool call. */
   mode: ModeHolder;
-  /** Instructions, memory, skills, commands and agents, read fresh from disk. */
+  /**
+   * Instructions, memory, skills, commands and agents, read fresh from disk (the session open's
+   * read serves the first call when it comes at once: CONTEXT_FRESH_MS).
+   */
   loadContext(): ProjectContext;
   /** `/<command> args` or `/<skill> args` as the text to send; `none` for anything else. */
   expandSlash(input: string): SlashExpansion;
@@ -234,12 +237,13 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     });
     const client = createChatClient(adapter, loopEnv(budget));
 
-    // Project context: read once now (its warnings shown once), then fresh for every turn.
+    // Project context: read once now (its warnings shown once), then fresh for every turn (the
+    // first turn of a run uses this read when it follows at once: projectContextSource).
     const mode = modeHolder(opts.flags.mode);
-    const at = { cwd: opts.cwd, home, env: opts.env };
-    let context = loadProjectContext(at);
+    const contextSource = projectContextSource({ cwd: opts.cwd, home, env: opts.env });
+    let context = contextSource.current();
     warnings.push(...context.warnings);
-    const loadContext = () => (context = loadProjectContext(at));
+    const loadContext = () => (context = contextSource.load());
     const wrap = (tools: Tool[]) => planModeRegistry(withCheckpoints(createToolRegistry(tools), checkpoints), () => mode.get() === 'plan', mutatingCalls(tools));
     const baseTools: Tool[] = [...defaultTools(bashOptions), createRememberTool(() => context.memoryPaths), createSkillTool(() => context.skills)];
     let controller: SessionController | undefined;
@@ -329,7 +333,8 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       warnings,
       mode,
       loadContext,
-      expandSlash: (input) => expandSlash(input, loadContext()),
+      // Only `/name …` can expand: anything else is sent as typed without reading the folders.
+      expandSlash: (input) => (looksLikeSlash(input) ? expandSlash(input, loadContext()) : { kind: 'none' }),
       mcp: liveMcp,
       close: async () => {
         git.close();
