@@ -8,7 +8,7 @@ import { CORRUPT_FILE, LOCK_FILE, TRANSCRIPT_FILE, assertSessionId, newSessionId
 import { currentModel } from './projection.js';
 import { loadTranscript, type LoadedTranscript } from './reader.js';
 import { loadTranscriptTail, recordsBefore, type ShowBudget, type TailTranscript } from './tail-reader.js';
-import { TRANSCRIPT_FORMAT, recordSchema, type NewRecord, type SessionRecord } from './records.js';
+import { TRANSCRIPT_FORMAT, parseRecord, type NewRecord, type SessionRecord } from './records.js';
 import { redactedJsonLine, redactText, secretValues } from './redact.js';
 
 /**
@@ -278,7 +278,7 @@ export class SessionStore {
     const marker = batch && input.length > 1 ? { first_seq: first, count: input.length } : undefined;
     const records = input.map((r, i) => envelope(this.stamp(r), first + i, ts, marker));
     for (const r of records) {
-      const checked = recordSchema.safeParse(r);
+      const checked = parseRecord(r);
       if (!checked.success) {
         const issue = checked.error.issues[0];
         throw new KeenError(`session ${this.id}: refusing to write an invalid ${r.kind} record (${issue?.path.join('.') || 'record'}: ${issue?.message ?? 'invalid'})`);
