@@ -134,8 +134,9 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
   const config = applyEnvOverrides(loaded.config, opts.env);
   setMaxRetryWait(config.maxRetryWait === undefined ? undefined : config.maxRetryWait * 1000);
   const warnings: string[] = loaded.notice ? [loaded.notice] : [];
-  const policy = permissionPolicy(home, opts, projectTrusted);
-  const bashOptions = bashToolOptions(config, home, opts, projectTrusted);
+  // Each config file was read and validated once, by loadConfig; the wiring takes it from there.
+  const policy = permissionPolicy(home, opts, projectTrusted, loaded.files);
+  const bashOptions = bashToolOptions(config, home, projectTrusted, loaded.files);
   const sandboxMissing = bashOptions.sandbox?.mode !== 'off' ? findSandbox(process.platform, opts.env).missing : undefined;
   if (sandboxMissing) warnings.push(`no sandbox for bash: ${sandboxMissing}; commands run without one (see docs/permissions.md)`);
   let resumeId = opts.flags.session;
@@ -212,7 +213,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     } else if (!opts.inspect && stored && (stored.provider !== resolved.provider || stored.model !== resolved.name)) {
       await store.append({ kind: 'model_changed', provider: resolved.provider, model: resolved.name });
     }
-    mcp = opts.inspect ? undefined : await startMcp(opts, home, config, warnings, projectTrusted, loaded.declaresMcpServers);
+    mcp = opts.inspect ? undefined : await startMcp(opts, home, config, warnings, projectTrusted, loaded.declaresMcpServers, loaded.files);
     // File checkpoints for undo: a turn starts when its user message is on disk.
     const checkpoints = new FileCheckpoints(checkpointsDir(store.dir));
     const liveStoreForTurns = store;
