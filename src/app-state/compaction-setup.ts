@@ -11,7 +11,6 @@ import { ContextMeter } from '../llm/core/token-estimator.js';
 import { createChatClient } from '../llm/loop.js';
 import { createAdapter } from '../llm/providers/registry.js';
 import { ArtifactStore } from '../session/artifacts.js';
-import { secretValues } from '../session/redact.js';
 import type { Tool } from '../tools/registry.js';
 import { createRecallTool } from '../tools/recall.js';
 import type { PermissionGate, ToolRegistry } from '../tools/types.js';
@@ -57,13 +56,9 @@ export async function resolveSummariser(
  * The session's artifact store: the `recall` tool that reads it, and `wrap`, which stores every
  * tool output of a registry once as an artifact (the handle pruning replaces it with).
  */
-export async function sessionArtifacts(
-  sessionDir: string,
-  env: NodeJS.ProcessEnv,
-  secrets: readonly string[],
-): Promise<{ recall: Tool; wrap: (inner: ToolRegistry) => ToolRegistry }> {
-  // The same secrets the transcript redacts: environment values that look secret plus config keys.
-  const artifacts = await ArtifactStore.open(sessionDir, secretValues(env, secrets));
+export async function sessionArtifacts(sessionDir: string, redacted: readonly string[]): Promise<{ recall: Tool; wrap: (inner: ToolRegistry) => ToolRegistry }> {
+  // `redacted`: the same values the transcript redacts (`secretValues`: environment values that look secret plus config keys).
+  const artifacts = await ArtifactStore.open(sessionDir, redacted);
   return { recall: createRecallTool((n) => artifacts.get(n)), wrap: (inner) => artifactRegistry(inner, artifacts) };
 }
 

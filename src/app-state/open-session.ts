@@ -197,18 +197,19 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     if (budget.warning) warnings.push(budget.warning);
     const permissions = opts.permissions ?? createHeadlessGate(policy);
     const secrets = [...configSecrets(config, opts.env), ...(resolved.settings.apiKey ? [resolved.settings.apiKey] : [])];
+    // What the session redacts (the environment's secret-looking values and these), found once.
+    const sessionSecrets = secretValues(opts.env, secrets);
     // Before a new session exists: a bad compaction.model must not leave an empty session behind.
     const summariser = await resolveSummariser(config, resolved, opts.env, home, opts.cwd, permissions);
     if (!store) {
       const id = newSessionId();
       if (!opts.inspect) assertWritableBelow(home, sessionDir(home, opts.cwd, id));
-      const redactWith = secretValues(opts.env, secrets);
       store = new DeferredSessionStore(
         id,
         sessionDir(home, opts.cwd, id),
         transcriptPath(home, opts.cwd, id),
         (sid) => SessionStore.create(home, { id: sid, cwd: opts.cwd, provider: resolved.provider, model: resolved.name, keenVersion: VERSION, env: opts.env, secrets }),
-        (text) => redactText(text, redactWith),
+        (text) => redactText(text, sessionSecrets),
       );
     } else if (!opts.inspect && stored && (stored.provider !== resolved.provider || stored.model !== resolved.name)) {
       await store.append({ kind: 'model_changed', provider: resolved.provider, model: resolved.name });
@@ -227,7 +228,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       redactText: (text: string) => liveStoreForTurns.redactText(text),
     };
     const compaction = compactionWiring(compactionSettings(config), budget, summariser);
-    const artifacts = await sessionArtifacts(store.dir, opts.env, secrets);
+    const artifacts = await sessionArtifacts(store.dir, sessionSecrets);
     const loopEnv = (b: ContextBudget) => ({
       cwd: opts.cwd,
       permissions,
@@ -250,7 +251,6 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     let controller: SessionController | undefined;
     const parentModel: ChildModel = { client, name: resolved.name, wireId: resolved.wireId, maxOutputTokens: resolved.info.maxOutputTokens, thinkingBudget: config.thinkingBudget };
     const childModels = new Map<string, Promise<ChildModel>>();
-    const sessionSecrets = secretValues(opts.env, secrets);
     const runner = createSubagentRunner({
       agents: () => context.agents,
       tools: () => baseTools,

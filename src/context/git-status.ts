@@ -1,6 +1,7 @@
 import { type ChildProcessByStdio, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { monotonicMs } from './clock.js';
 import type { Readable } from 'node:stream';
 
 /**
@@ -182,7 +183,7 @@ export class GitStatusCache {
   ) {}
 
   private now(): number {
-    return this.opts.now ? this.opts.now() : performance.now();
+    return this.opts.now ? this.opts.now() : monotonicMs();
   }
 
   /** Start a run unless one is in flight. */

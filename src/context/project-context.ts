@@ -1,3 +1,4 @@
+import { monotonicMs } from './clock.js';
 import { commandDirs, discoverCommands, type CustomCommand } from './custom-commands.js';
 import { findInstructions, type InstructionFile } from './instructions.js';
 import { memoryPaths, readMemory, type MemoryFile, type MemoryPaths } from './memory.js';
@@ -60,7 +61,7 @@ export interface ProjectContextSource {
 }
 
 /** Reads the context now (its warnings are the caller's to show once) and serves later reads. */
-export function projectContextSource(at: ContextLocation, now: () => number = () => performance.now()): ProjectContextSource {
+export function projectContextSource(at: ContextLocation, now: () => number = monotonicMs): ProjectContextSource {
   let context = loadProjectContext(at);
   let unused: number | undefined = now();
   return {
