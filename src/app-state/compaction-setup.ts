@@ -56,9 +56,14 @@ export async function resolveSummariser(
  * The session's artifact store: the `recall` tool that reads it, and `wrap`, which stores every
  * tool output of a registry once as an artifact (the handle pruning replaces it with).
  */
-export async function sessionArtifacts(sessionDir: string, redacted: readonly string[]): Promise<{ recall: Tool; wrap: (inner: ToolRegistry) => ToolRegistry }> {
+export async function sessionArtifacts(
+  sessionDir: string,
+  redacted: readonly string[],
+  opts: { fresh?: boolean } = {},
+): Promise<{ recall: Tool; wrap: (inner: ToolRegistry) => ToolRegistry }> {
   // `redacted`: the same values the transcript redacts (`secretValues`: environment values that look secret plus config keys).
-  const artifacts = await ArtifactStore.open(sessionDir, redacted);
+  // `fresh`: a new session, whose folder does not exist yet (ArtifactStore.open).
+  const artifacts = await ArtifactStore.open(sessionDir, redacted, opts);
   return { recall: createRecallTool((n) => artifacts.get(n)), wrap: (inner) => artifactRegistry(inner, artifacts) };
 }
 

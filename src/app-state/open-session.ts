@@ -228,7 +228,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       redactText: (text: string) => liveStoreForTurns.redactText(text),
     };
     const compaction = compactionWiring(compactionSettings(config), budget, summariser);
-    const artifacts = await sessionArtifacts(store.dir, sessionSecrets);
+    const artifacts = await sessionArtifacts(store.dir, sessionSecrets, { fresh: !store.persisted });
     const loopEnv = (b: ContextBudget) => ({
       cwd: opts.cwd,
       permissions,
