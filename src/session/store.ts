@@ -160,19 +160,23 @@ export class SessionStore {
     let fh: FileHandle | undefined;
     try {
       fh = await open(join(dir, TRANSCRIPT_FILE), 'ax', 0o600);
-      await syncDir(dir);
-      await syncDir(parent);
       const store = new SessionStore(id, dir, fh, lock, opts, 0, 0);
       store.model = { provider: opts.provider, model: opts.model };
-      await store.append({
-        kind: 'session_started',
-        format: TRANSCRIPT_FORMAT,
-        session_id: id,
-        cwd: opts.cwd,
-        provider: opts.provider,
-        model: opts.model,
-        keen_version: opts.keenVersion,
-      });
+      // The new directory entries and the first record are made durable together; the session is
+      // returned (and anything written to it acknowledged) only once all three syncs are done.
+      await Promise.all([
+        syncDir(dir),
+        syncDir(parent),
+        store.append({
+          kind: 'session_started',
+          format: TRANSCRIPT_FORMAT,
+          session_id: id,
+          cwd: opts.cwd,
+          provider: opts.provider,
+          model: opts.model,
+          keen_version: opts.keenVersion,
+        }),
+      ]);
       return store;
     } catch (err) {
       await fh?.close().catch(() => undefined);
