@@ -1,7 +1,8 @@
 /**
  * `keen run` with stdin redirected from a file or from /dev/null (scripts, CI): these are read in
  * one call instead of as a stream (src/cli/stdin.ts), and must behave as a pipe with the same
- * bytes does.
+ * bytes does. And stdout, which is built at the first write: a reader that went away (a closed
+ * terminal, `| head -c0`) must not turn the answer into a crash.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -87,5 +88,31 @@ describe('keen run: stdin from a file or a device', () => {
     expect(r.code).not.toBe(0);
     expect(errorLines(r.stderr)).toHaveLength(1);
     expect(r.stderr).toMatch(/no message/);
+  });
+});
+
+describe('keen run: a stdout nobody reads any more', () => {
+  it('the answer is still saved and the run ends without a stack trace', async () => {
+    const ws = workspace();
+    rig.fake.enqueue({ steps: [{ text: 'x'.repeat(256 * 1024) }] });
+    const child = spawn(process.execPath, [KEEN_BIN, 'run', 'write a lot'], {
+      cwd: ws.cwd,
+      env: cleanEnv({ KEEN_HOME: ws.home, ANTHROPIC_API_KEY: FAKE_KEY, ANTHROPIC_BASE_URL: rig.fake.url }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.destroy(); // the read end closes before anything is printed: every write fails with EPIPE
+    let stderr = '';
+    child.stderr?.on('data', (d) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect(stderr).not.toContain('EPIPE');
+    expect(code).toBe(0);
+    const transcripts = fs
+      .readdirSync(path.join(ws.home, 'sessions'), { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('transcript_events.jsonl'));
+    expect(transcripts).toHaveLength(1);
+    const text = fs.readFileSync(path.join(ws.home, 'sessions', transcripts[0]), 'utf8');
+    expect(text).toContain('"kind":"assistant_turn"');
   });
 });
