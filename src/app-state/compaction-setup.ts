@@ -11,7 +11,6 @@ import { ContextMeter } from '../llm/core/token-estimator.js';
 import { createChatClient } from '../llm/loop.js';
 import { createAdapter } from '../llm/providers/registry.js';
 import { ArtifactStore } from '../session/artifacts.js';
-import { secretValues } from '../session/redact.js';
 import type { Tool } from '../tools/registry.js';
 import { createRecallTool } from '../tools/recall.js';
 import type { PermissionGate, ToolRegistry } from '../tools/types.js';
@@ -59,11 +58,12 @@ export async function resolveSummariser(
  */
 export async function sessionArtifacts(
   sessionDir: string,
-  env: NodeJS.ProcessEnv,
-  secrets: readonly string[],
+  redacted: readonly string[],
+  opts: { fresh?: boolean } = {},
 ): Promise<{ recall: Tool; wrap: (inner: ToolRegistry) => ToolRegistry }> {
-  // The same secrets the transcript redacts: environment values that look secret plus config keys.
-  const artifacts = await ArtifactStore.open(sessionDir, secretValues(env, secrets));
+  // `redacted`: the same values the transcript redacts (`secretValues`: environment values that look secret plus config keys).
+  // `fresh`: a new session, whose folder does not exist yet (ArtifactStore.open).
+  const artifacts = await ArtifactStore.open(sessionDir, redacted, opts);
   return { recall: createRecallTool((n) => artifacts.get(n)), wrap: (inner) => artifactRegistry(inner, artifacts) };
 }
 

@@ -13,8 +13,8 @@ import { createChatClient } from '../llm/loop.js';
 import { installProxyFromEnv } from '../llm/net/http-fetch.js';
 import { createAdapter } from '../llm/providers/registry.js';
 import { modeHolder, type ModeHolder } from '../context/agent-mode.js';
-import { loadProjectContext, type ProjectContext } from '../context/project-context.js';
-import { expandSlash, type SlashExpansion } from '../context/slash-expansion.js';
+import { projectContextSource, type ProjectContext } from '../context/project-context.js';
+import { expandSlash, looksLikeSlash, type SlashExpansion } from '../context/slash-expansion.js';
 import { GitStatusCache } from '../context/git-status.js';
 import { buildSystemPrompt } from '../context/system-prompt.js';
 import { redactText, secretValues } from '../session/redact.js';
@@ -109,7 +109,10 @@ export interface LiveSession {
   warnings: string[];
   /** The agent mode: read for every turn's system prompt and every tool call. */
   mode: ModeHolder;
-  /** Instructions, memory, skills, commands and agents, read fresh from disk. */
+  /**
+   * Instructions, memory, skills, commands and agents, read fresh from disk (the session open's
+   * read serves the first call when it comes at once: CONTEXT_FRESH_MS).
+   */
   loadContext(): ProjectContext;
   /** `/<command> args` or `/<skill> args` as the text to send; `none` for anything else. */
   expandSlash(input: string): SlashExpansion;
@@ -131,8 +134,9 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
   const config = applyEnvOverrides(loaded.config, opts.env);
   setMaxRetryWait(config.maxRetryWait === undefined ? undefined : config.maxRetryWait * 1000);
   const warnings: string[] = loaded.notice ? [loaded.notice] : [];
-  const policy = permissionPolicy(home, opts, projectTrusted);
-  const bashOptions = bashToolOptions(config, home, opts, projectTrusted);
+  // Each config file was read and validated once, by loadConfig; the wiring takes it from there.
+  const policy = permissionPolicy(home, opts, projectTrusted, loaded.files);
+  const bashOptions = bashToolOptions(config, home, projectTrusted, loaded.files);
   const sandboxMissing = bashOptions.sandbox?.mode !== 'off' ? findSandbox(process.platform, opts.env).missing : undefined;
   if (sandboxMissing) warnings.push(`no sandbox for bash: ${sandboxMissing}; commands run without one (see docs/permissions.md)`);
   let resumeId = opts.flags.session;
@@ -193,23 +197,24 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     if (budget.warning) warnings.push(budget.warning);
     const permissions = opts.permissions ?? createHeadlessGate(policy);
     const secrets = [...configSecrets(config, opts.env), ...(resolved.settings.apiKey ? [resolved.settings.apiKey] : [])];
+    // What the session redacts (the environment's secret-looking values and these), found once.
+    const sessionSecrets = secretValues(opts.env, secrets);
     // Before a new session exists: a bad compaction.model must not leave an empty session behind.
     const summariser = await resolveSummariser(config, resolved, opts.env, home, opts.cwd, permissions);
     if (!store) {
       const id = newSessionId();
       if (!opts.inspect) assertWritableBelow(home, sessionDir(home, opts.cwd, id));
-      const redactWith = secretValues(opts.env, secrets);
       store = new DeferredSessionStore(
         id,
         sessionDir(home, opts.cwd, id),
         transcriptPath(home, opts.cwd, id),
         (sid) => SessionStore.create(home, { id: sid, cwd: opts.cwd, provider: resolved.provider, model: resolved.name, keenVersion: VERSION, env: opts.env, secrets }),
-        (text) => redactText(text, redactWith),
+        (text) => redactText(text, sessionSecrets),
       );
     } else if (!opts.inspect && stored && (stored.provider !== resolved.provider || stored.model !== resolved.name)) {
       await store.append({ kind: 'model_changed', provider: resolved.provider, model: resolved.name });
     }
-    mcp = opts.inspect ? undefined : await startMcp(opts, home, config, warnings, projectTrusted, loaded.declaresMcpServers);
+    mcp = opts.inspect ? undefined : await startMcp(opts, home, config, warnings, projectTrusted, loaded.declaresMcpServers, loaded.files);
     // File checkpoints for undo: a turn starts when its user message is on disk.
     const checkpoints = new FileCheckpoints(checkpointsDir(store.dir));
     const liveStoreForTurns = store;
@@ -223,7 +228,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       redactText: (text: string) => liveStoreForTurns.redactText(text),
     };
     const compaction = compactionWiring(compactionSettings(config), budget, summariser);
-    const artifacts = await sessionArtifacts(store.dir, opts.env, secrets);
+    const artifacts = await sessionArtifacts(store.dir, sessionSecrets, { fresh: !store.persisted });
     const loopEnv = (b: ContextBudget) => ({
       cwd: opts.cwd,
       permissions,
@@ -234,18 +239,18 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     });
     const client = createChatClient(adapter, loopEnv(budget));
 
-    // Project context: read once now (its warnings shown once), then fresh for every turn.
+    // Project context: read once now (its warnings shown once), then fresh for every turn (the
+    // first turn of a run uses this read when it follows at once: projectContextSource).
     const mode = modeHolder(opts.flags.mode);
-    const at = { cwd: opts.cwd, home, env: opts.env };
-    let context = loadProjectContext(at);
+    const contextSource = projectContextSource({ cwd: opts.cwd, home, env: opts.env });
+    let context = contextSource.current();
     warnings.push(...context.warnings);
-    const loadContext = () => (context = loadProjectContext(at));
+    const loadContext = () => (context = contextSource.load());
     const wrap = (tools: Tool[]) => planModeRegistry(withCheckpoints(createToolRegistry(tools), checkpoints), () => mode.get() === 'plan', mutatingCalls(tools));
     const baseTools: Tool[] = [...defaultTools(bashOptions), createRememberTool(() => context.memoryPaths), createSkillTool(() => context.skills)];
     let controller: SessionController | undefined;
     const parentModel: ChildModel = { client, name: resolved.name, wireId: resolved.wireId, maxOutputTokens: resolved.info.maxOutputTokens, thinkingBudget: config.thinkingBudget };
     const childModels = new Map<string, Promise<ChildModel>>();
-    const sessionSecrets = secretValues(opts.env, secrets);
     const runner = createSubagentRunner({
       agents: () => context.agents,
       tools: () => baseTools,
@@ -329,7 +334,8 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       warnings,
       mode,
       loadContext,
-      expandSlash: (input) => expandSlash(input, loadContext()),
+      // Only `/name …` can expand: anything else is sent as typed without reading the folders.
+      expandSlash: (input) => (looksLikeSlash(input) ? expandSlash(input, loadContext()) : { kind: 'none' }),
       mcp: liveMcp,
       close: async () => {
         git.close();

@@ -6,8 +6,8 @@
 import fs from 'node:fs';
 import { codexCliAuthPath, keenAuthPath } from '../auth/codex-credentials.js';
 import { KeenError } from '../errors.js';
-import { readConfigFile } from '../config/load.js';
-import { keenHome, projectConfigPath, projectMcpJsonPath, userConfigPath } from '../config/paths.js';
+import type { ConfigFiles } from '../config/load.js';
+import { keenHome, projectMcpJsonPath } from '../config/paths.js';
 import { resolveModel } from '../config/resolve.js';
 import type { KeenConfig } from '../config/schema.js';
 import { computeBudget, DEFAULT_COMPACTION_POLICY, type ContextBudget } from '../llm/core/context-budget.js';
@@ -52,6 +52,7 @@ export async function startMcp(
   warnings: string[],
   projectTrusted: boolean,
   declared: boolean,
+  files: ConfigFiles,
 ): Promise<McpManager | undefined> {
   // Nothing declares a server (config files, `.mcp.json`, `--mcp-config`): the MCP code stays unloaded.
   if (!declared && !opts.flags.mcpConfig?.length && !fs.existsSync(projectMcpJsonPath(opts.cwd))) return undefined;
@@ -67,6 +68,7 @@ export async function startMcp(
     cwd: opts.cwd,
     env: opts.env,
     flagFiles: opts.flags.mcpConfig,
+    configFiles: files,
     projectTrusted,
     settings: config.mcp,
     warn: (line) => (opening ? warnings.push(line) : late(line)),
@@ -76,13 +78,14 @@ export async function startMcp(
 }
 
 /**
- * The run's permission policy from the user's and the project's config (read apart, since only the
+ * The run's permission policy from the user's and the project's config (kept apart, since only the
  * user's own rules may unlock protected paths and project allows need trust) and the flags. Trust
  * is workspace trust (src/config/trust.ts): `--trust`, a folder trusted earlier, or `--yolo`.
+ * `files` are the config files as `loadConfig` read them (the project's unfiltered).
  */
-export function permissionPolicy(home: string, opts: WiringOptions, projectTrusted: boolean): Policy {
-  const user = readConfigFile(userConfigPath(home)).permissions;
-  const project = readConfigFile(projectConfigPath(opts.cwd)).permissions;
+export function permissionPolicy(home: string, opts: WiringOptions, projectTrusted: boolean, files: ConfigFiles): Policy {
+  const user = files.user.permissions;
+  const project = files.project.permissions;
   return buildPolicy({
     mode: opts.flags.permissionMode,
     yolo: opts.flags.yolo,
@@ -101,9 +104,9 @@ export function permissionPolicy(home: string, opts: WiringOptions, projectTrust
  * The bash tool's sandbox and environment rules: from the user's config, and from the project's
  * only when it is trusted (a repository must not turn the sandbox off or pass secrets through).
  */
-export function bashToolOptions(config: KeenConfig, home: string, opts: WiringOptions, trusted: boolean): BashToolOptions {
-  const user = readConfigFile(userConfigPath(home));
-  const project = trusted ? readConfigFile(projectConfigPath(opts.cwd)) : {};
+export function bashToolOptions(config: KeenConfig, home: string, trusted: boolean, files: ConfigFiles): BashToolOptions {
+  const user = files.user;
+  const project = trusted ? files.project : {};
   const sandbox = { ...DEFAULT_SANDBOX, ...stripUndefined(user.sandbox ?? {}), ...stripUndefined(project.sandbox ?? {}) };
   const names = [...Object.values(config.models ?? {}), ...Object.values(config.providers ?? {})].flatMap((e) => (e?.apiKeyEnv ? [e.apiKeyEnv] : []));
   return {

@@ -19,10 +19,24 @@ export function outputFormatOf(flags: RunFlags): OutputFormat {
   return flags.outputFormat ?? flags.format ?? (flags.inputFormat === 'stream-json' ? 'stream-json' : 'text');
 }
 
+/**
+ * stdout, with a listener that ignores a closed one (after SIGHUP the terminal is gone, and a
+ * write to it must not turn into a crash) attached at the first write: building the stream object
+ * (~0.6 ms for a pipe) waits until there is something to print, after the request has left.
+ */
+let stdoutGuarded = false;
+function stdout(): NodeJS.WriteStream {
+  if (!stdoutGuarded) {
+    stdoutGuarded = true;
+    process.stdout.on('error', () => undefined);
+  }
+  return process.stdout;
+}
+
 /** One JSON line on stdout, with the session's credentials redacted once a session is open. */
 const writeJson = (value: unknown, session?: LiveSession) => {
   const line = JSON.stringify(value);
-  process.stdout.write(`${session ? session.store.redactText(line) : line}\n`);
+  stdout().write(`${session ? session.store.redactText(line) : line}\n`);
 };
 
 /**
@@ -51,11 +65,9 @@ export async function runHeadless(words: string[], flags: RunFlags): Promise<num
     throw err;
   }
   // A retry wait is announced on stderr; after SIGHUP the terminal is gone, and a write to it
-  // must not turn into a crash.
+  // must not turn into a crash (stdout gets the same guard at its first write: stdout()).
   const stopWaitNotices = onRetryWait((w) => process.stderr.write(`keen: ${describeRetryWait(w)}\n`));
-  const ignoreClosed = () => undefined;
-  process.stdout.on('error', ignoreClosed);
-  process.stderr.on('error', ignoreClosed);
+  process.stderr.on('error', () => undefined);
   try {
     if (format === 'stream-json') writeJson(initEvent(session), session);
     if (input !== undefined) return await oneTurn(session, await headlessPrompt(session, input), format);
@@ -110,13 +122,13 @@ function textPrinter(): { observe: TurnObserver; finish(): void } {
   const observe: TurnObserver = (ev) => {
     if (ev.type === 'text_delta') {
       printed += ev.text;
-      process.stdout.write(ev.text);
+      stdout().write(ev.text);
     } else if (ev.type === 'message' && ev.message.role === 'assistant' && printed && !printed.endsWith('\n')) {
       printed += '\n';
-      process.stdout.write('\n');
+      stdout().write('\n');
     }
   };
-  return { observe, finish: () => void (printed && !printed.endsWith('\n') && process.stdout.write('\n')) };
+  return { observe, finish: () => void (printed && !printed.endsWith('\n') && stdout().write('\n')) };
 }
 
 function streamPrinter(session: LiveSession): TurnObserver {

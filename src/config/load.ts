@@ -23,6 +23,19 @@ export interface LoadedConfig {
    * code is not loaded at all.
    */
   declaresMcpServers: boolean;
+  /**
+   * Each file's validated contents as read (`{}` for a missing file), so the session open reads
+   * and validates each once: the permission policy, the bash options and the MCP sources take
+   * theirs from here. The project's is NOT filtered: every reader applies `projectTrusted` itself.
+   */
+  files: ConfigFiles;
+}
+
+/** The two config files' contents (see LoadedConfig.files). */
+export interface ConfigFiles {
+  user: KeenConfig;
+  /** Unfiltered: repository content, authority only in a trusted folder. */
+  project: KeenConfig;
 }
 
 export interface LoadConfigOptions {
@@ -49,6 +62,7 @@ export function loadConfig(home: string, cwd: string, options: LoadConfigOptions
     needsTrust: filtered.untrusted,
     notice: projectFilterNotice(projectFile, filtered, userConfigPath(home)),
     declaresMcpServers: user.mcpServers !== undefined || project.mcpServers !== undefined,
+    files: { user, project },
   };
 }
 

@@ -1,4 +1,7 @@
 import { type ChildProcessByStdio, execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { monotonicMs } from './clock.js';
 import type { Readable } from 'node:stream';
 
 /**
@@ -61,11 +64,30 @@ export function formatGitStatus(run: GitStatusRun, timeoutMs = GIT_STATUS_TIMEOU
   return shown.join('\n');
 }
 
+/**
+ * Whether git could find a repository from `cwd`: a `.git` (folder, or a worktree's file) in it
+ * or a folder above, or `GIT_DIR` / `GIT_WORK_TREE` naming one. When not, `git status` can only
+ * fail ("not a git repository"), and starting it would cost the request ~3 ms of spawn for
+ * nothing. The walk may find more than git would (across file systems, past a ceiling): then git
+ * runs and decides, as before.
+ */
+export function mayBeInRepository(cwd: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.GIT_DIR || env.GIT_WORK_TREE) return true;
+  for (let dir = path.resolve(cwd); ; ) {
+    if (fs.existsSync(path.join(dir, '.git'))) return true;
+    const parent = path.dirname(dir);
+    if (parent === dir) return false;
+    dir = parent;
+  }
+}
+
 /** Run git status in a child process, capped; resolves when it ended or was stopped. Never rejects. */
 export function readGitStatus(cwd: string, opts: GitStatusOptions = {}): { done: Promise<GitStatusRun>; stop: () => void } {
   const timeoutMs = opts.timeoutMs ?? GIT_STATUS_TIMEOUT_MS;
   const maxBytes = opts.maxBytes ?? GIT_STATUS_MAX_BYTES;
   const { file, args } = opts.command ?? { file: 'git', args: ARGS };
+  // Outside any repository git has nothing to say: the same result as its failing run, at once.
+  if (!opts.command && !mayBeInRepository(cwd)) return { done: Promise.resolve({}), stop: () => undefined };
   let stop = () => {};
   const done = new Promise<GitStatusRun>((resolve) => {
     let child: ChildProcessByStdio<null, Readable, null>;
@@ -161,7 +183,7 @@ export class GitStatusCache {
   ) {}
 
   private now(): number {
-    return this.opts.now ? this.opts.now() : performance.now();
+    return this.opts.now ? this.opts.now() : monotonicMs();
   }
 
   /** Start a run unless one is in flight. */

@@ -1,3 +1,4 @@
+import { monotonicMs } from './clock.js';
 import { commandDirs, discoverCommands, type CustomCommand } from './custom-commands.js';
 import { findInstructions, type InstructionFile } from './instructions.js';
 import { memoryPaths, readMemory, type MemoryFile, type MemoryPaths } from './memory.js';
@@ -41,5 +42,35 @@ export function loadProjectContext(at: ContextLocation): ProjectContext {
     commands: commands.commands,
     agents: agents.agents,
     warnings: [...skills.warnings, ...commands.warnings, ...agents.warnings],
+  };
+}
+
+/**
+ * A read of the project context that no turn has used yet, and that is younger than this, is the
+ * next turn's (the first turn of `keen run` uses the one its session open made); every later read
+ * goes to disk, as files may have changed since.
+ */
+export const CONTEXT_FRESH_MS = 1000;
+
+/** A session's project context: read when it opens, fresh for every turn after. */
+export interface ProjectContextSource {
+  /** The newest read (what the tools of the turn in progress see). */
+  current(): ProjectContext;
+  /** A fresh read — or the session open's, when no one has asked yet and it is under CONTEXT_FRESH_MS old. */
+  load(): ProjectContext;
+}
+
+/** Reads the context now (its warnings are the caller's to show once) and serves later reads. */
+export function projectContextSource(at: ContextLocation, now: () => number = monotonicMs): ProjectContextSource {
+  let context = loadProjectContext(at);
+  let unused: number | undefined = now();
+  return {
+    current: () => context,
+    load: () => {
+      const fresh = unused !== undefined && now() - unused < CONTEXT_FRESH_MS;
+      unused = undefined;
+      if (!fresh) context = loadProjectContext(at);
+      return context;
+    },
   };
 }

@@ -30,3 +30,8 @@ export function expandSlash(input: string, ctx: Pick<ProjectContext, 'commands' 
   }
   return { kind: 'none' };
 }
+
+/** Whether `input` has the shape of `/<name> args` (only such input can expand; nothing is read to tell). */
+export function looksLikeSlash(input: string): boolean {
+  return SLASH.test(input.trim());
+}

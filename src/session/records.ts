@@ -136,72 +136,83 @@ export type NewRecord = WithoutEnvelope<SessionRecord>;
 
 // ---- zod schemas (the edge) -------------------------------------------------------------------
 
-const toolCallSchema = z.object({ id: z.string(), name: z.string(), args: z.string() });
+/**
+ * The schemas are built on first use, one record kind at a time, not when the module loads:
+ * building all of them cost a new session ~3 ms before its first request, and its first writes
+ * (`session_started`, `user_message`, after the model has answered) need only their own two.
+ * A value whose kind is known is checked by that kind's schema — exactly what the discriminated
+ * union does with it; anything else goes to the union (built then) for its own message.
+ */
+const once = <T>(build: () => T): (() => T) => {
+  let value: T | undefined;
+  return () => (value ??= build());
+};
 
-const reasoningSchema = z.object({
-  provider: z.string(),
-  text: z.string(),
-  signature: z.string().optional(),
-  encrypted_content: z.string().optional(),
-  id: z.string().optional(),
-  redacted: z.boolean().optional(),
-});
-
-const metaSchema = z.record(z.string(), z.unknown());
-
-const partSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('text'), text: z.string(), meta: metaSchema.optional() }),
+const userMessageSchema = once(() =>
   z.object({
-    type: z.literal('reasoning'),
+    role: z.literal('user'),
+    content: z.string(),
+    summary_level: z.union([z.literal(1), z.literal(2)]).optional(),
+  }),
+);
+
+const messageSchema = once(() => {
+  const toolCallSchema = z.object({ id: z.string(), name: z.string(), args: z.string() });
+  const reasoningSchema = z.object({
+    provider: z.string(),
     text: z.string(),
     signature: z.string().optional(),
     encrypted_content: z.string().optional(),
+    id: z.string().optional(),
     redacted: z.boolean().optional(),
-    meta: metaSchema.optional(),
-  }),
-  z.object({ type: z.literal('tool_call'), id: z.string(), name: z.string(), args: z.string(), meta: metaSchema.optional() }),
-]);
-
-const userMessageSchema = z.object({
-  role: z.literal('user'),
-  content: z.string(),
-  summary_level: z.union([z.literal(1), z.literal(2)]).optional(),
+  });
+  const metaSchema = z.record(z.string(), z.unknown());
+  const partSchema = z.discriminatedUnion('type', [
+    z.object({ type: z.literal('text'), text: z.string(), meta: metaSchema.optional() }),
+    z.object({
+      type: z.literal('reasoning'),
+      text: z.string(),
+      signature: z.string().optional(),
+      encrypted_content: z.string().optional(),
+      redacted: z.boolean().optional(),
+      meta: metaSchema.optional(),
+    }),
+    z.object({ type: z.literal('tool_call'), id: z.string(), name: z.string(), args: z.string(), meta: metaSchema.optional() }),
+  ]);
+  return z.discriminatedUnion('role', [
+    z.object({ role: z.literal('system'), content: z.string() }),
+    userMessageSchema(),
+    z.object({
+      role: z.literal('assistant'),
+      content: z.string(),
+      tool_calls: z.array(toolCallSchema).optional(),
+      reasoning: z.array(reasoningSchema).optional(),
+      parts: z.array(partSchema).optional(),
+      provider: z.string().optional(),
+    }),
+    z.object({
+      role: z.literal('tool'),
+      tool_call_id: z.string(),
+      name: z.string(),
+      content: z.string(),
+      is_error: z.boolean().optional(),
+      artifact_ref: z.number().int().positive().optional(),
+      images: z.array(z.object({ media_type: z.string(), data: z.string() })).optional(),
+    }),
+  ]);
 });
 
-export const messageSchema = z.discriminatedUnion('role', [
-  z.object({ role: z.literal('system'), content: z.string() }),
-  userMessageSchema,
-  z.object({
-    role: z.literal('assistant'),
-    content: z.string(),
-    tool_calls: z.array(toolCallSchema).optional(),
-    reasoning: z.array(reasoningSchema).optional(),
-    parts: z.array(partSchema).optional(),
-    provider: z.string().optional(),
-  }),
-  z.object({
-    role: z.literal('tool'),
-    tool_call_id: z.string(),
-    name: z.string(),
-    content: z.string(),
-    is_error: z.boolean().optional(),
-    artifact_ref: z.number().int().positive().optional(),
-    images: z.array(z.object({ media_type: z.string(), data: z.string() })).optional(),
-  }),
-]);
+const count = () => z.number().int().nonnegative();
 
-const count = z.number().int().nonnegative();
-const usageSchema = z.object({ input: count, output: count, cache_read: count, cache_write: count });
-
-const envelope = {
+const envelope = once(() => ({
   seq: z.number().int().positive(),
   ts: z.iso.datetime({ offset: true }),
   batch: z.object({ first_seq: z.number().int().positive(), count: z.number().int().min(2) }).optional(),
-};
+}));
 
-export const recordSchema = z.discriminatedUnion('kind', [
+const sessionStartedSchema = once(() =>
   z.object({
-    ...envelope,
+    ...envelope(),
     kind: z.literal('session_started'),
     format: z.number().int().positive(),
     session_id: z.string(),
@@ -210,9 +221,13 @@ export const recordSchema = z.discriminatedUnion('kind', [
     model: z.string(),
     keen_version: z.string(),
   }),
-  z.object({ ...envelope, kind: z.literal('user_message'), message: userMessageSchema }),
+);
+
+const userMessageRecordSchema = once(() => z.object({ ...envelope(), kind: z.literal('user_message'), message: userMessageSchema() }));
+
+const assistantTurnSchema = once(() =>
   z.object({
-    ...envelope,
+    ...envelope(),
     kind: z.literal('assistant_turn'),
     text: z.string(),
     tools: z.array(
@@ -221,39 +236,82 @@ export const recordSchema = z.discriminatedUnion('kind', [
         name: z.string(),
         summary: z.string(),
         is_error: z.boolean(),
-        offset: count,
+        offset: count(),
       }),
     ),
-    usage: usageSchema,
-    messages: z.array(messageSchema),
+    usage: z.object({ input: count(), output: count(), cache_read: count(), cache_write: count() }),
+    messages: z.array(messageSchema()),
     checkpoint: z.boolean().optional(),
   }),
+);
+
+const compactionAppliedSchema = once(() =>
   z.object({
-    ...envelope,
+    ...envelope(),
     kind: z.literal('compaction_applied'),
     mode: z.enum(['manual', 'auto']),
     status: z.string(),
-    messages: z.array(messageSchema),
+    messages: z.array(messageSchema()),
     provider: z.string().optional(),
     model: z.string().optional(),
   }),
-  z.object({ ...envelope, kind: z.literal('model_changed'), provider: z.string(), model: z.string() }),
+);
+
+const modelChangedSchema = once(() => z.object({ ...envelope(), kind: z.literal('model_changed'), provider: z.string(), model: z.string() }));
+
+const undoSchema = once(() =>
   z.object({
-    ...envelope,
+    ...envelope(),
     kind: z.literal('undo'),
     turn_seqs: z.array(z.number().int().positive()),
     files: z.array(z.string()),
     conversation_to_seq: z.number().int().positive().optional(),
   }),
+);
+
+const pruneAppliedSchema = once(() =>
   z.object({
-    ...envelope,
+    ...envelope(),
     kind: z.literal('prune_applied'),
-    pruned: z.array(z.object({ index: count, tool_call_id: z.string(), artifact: z.number().int().positive(), content: z.string() })),
+    pruned: z.array(z.object({ index: count(), tool_call_id: z.string(), artifact: z.number().int().positive(), content: z.string() })),
   }),
-]);
+);
+
+const recordSchema = once(() =>
+  z.discriminatedUnion('kind', [
+    sessionStartedSchema(),
+    userMessageRecordSchema(),
+    assistantTurnSchema(),
+    compactionAppliedSchema(),
+    modelChangedSchema(),
+    undoSchema(),
+    pruneAppliedSchema(),
+  ]),
+);
+
+const SCHEMA_OF_KIND: Record<RecordKind, () => z.ZodType> = {
+  session_started: sessionStartedSchema,
+  user_message: userMessageRecordSchema,
+  assistant_turn: assistantTurnSchema,
+  compaction_applied: compactionAppliedSchema,
+  model_changed: modelChangedSchema,
+  undo: undoSchema,
+  prune_applied: pruneAppliedSchema,
+};
+
+type RecordParse = ReturnType<ReturnType<typeof recordSchema>['safeParse']>;
+
+/** zod's verdict on one value as a record (the readers' and the store's check). */
+export function parseRecord(value: unknown): RecordParse {
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const kind = (value as { kind?: unknown }).kind;
+    if (typeof kind === 'string' && Object.hasOwn(SCHEMA_OF_KIND, kind)) return SCHEMA_OF_KIND[kind as RecordKind]().safeParse(value) as RecordParse;
+  }
+  return recordSchema().safeParse(value);
+}
 
 // Compile-time proof that the schema and the hand-written types agree in both directions.
-type Parsed = z.infer<typeof recordSchema>;
+type Parsed = z.infer<ReturnType<typeof recordSchema>>;
 const parsedIsRecord = (r: Parsed): SessionRecord => r;
 const recordIsParsed = (r: SessionRecord): Parsed => r;
 void parsedIsRecord;
@@ -266,7 +324,7 @@ const KINDS = new Set<string>(['session_started', 'user_message', 'assistant_tur
  * keys) or a short reason naming the first offending field. Never throws.
  */
 export function validateRecord(value: unknown): { ok: true; record: SessionRecord } | { ok: false; reason: string } {
-  const result = recordSchema.safeParse(value);
+  const result = parseRecord(value);
   if (result.success) return { ok: true, record: result.data };
   const kind = (value as { kind?: unknown } | null)?.kind;
   if (typeof kind === 'string' && !KINDS.has(kind)) return { ok: false, reason: `unknown kind ${JSON.stringify(kind)}` };

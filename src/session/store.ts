@@ -8,7 +8,7 @@ import { CORRUPT_FILE, LOCK_FILE, TRANSCRIPT_FILE, assertSessionId, newSessionId
 import { currentModel } from './projection.js';
 import { loadTranscript, type LoadedTranscript } from './reader.js';
 import { loadTranscriptTail, recordsBefore, type ShowBudget, type TailTranscript } from './tail-reader.js';
-import { TRANSCRIPT_FORMAT, recordSchema, type NewRecord, type SessionRecord } from './records.js';
+import { TRANSCRIPT_FORMAT, parseRecord, type NewRecord, type SessionRecord } from './records.js';
 import { redactedJsonLine, redactText, secretValues } from './redact.js';
 
 /**
@@ -160,19 +160,23 @@ export class SessionStore {
     let fh: FileHandle | undefined;
     try {
       fh = await open(join(dir, TRANSCRIPT_FILE), 'ax', 0o600);
-      await syncDir(dir);
-      await syncDir(parent);
       const store = new SessionStore(id, dir, fh, lock, opts, 0, 0);
       store.model = { provider: opts.provider, model: opts.model };
-      await store.append({
-        kind: 'session_started',
-        format: TRANSCRIPT_FORMAT,
-        session_id: id,
-        cwd: opts.cwd,
-        provider: opts.provider,
-        model: opts.model,
-        keen_version: opts.keenVersion,
-      });
+      // The new directory entries and the first record are made durable together; the session is
+      // returned (and anything written to it acknowledged) only once all three syncs are done.
+      await Promise.all([
+        syncDir(dir),
+        syncDir(parent),
+        store.append({
+          kind: 'session_started',
+          format: TRANSCRIPT_FORMAT,
+          session_id: id,
+          cwd: opts.cwd,
+          provider: opts.provider,
+          model: opts.model,
+          keen_version: opts.keenVersion,
+        }),
+      ]);
       return store;
     } catch (err) {
       await fh?.close().catch(() => undefined);
@@ -278,7 +282,7 @@ export class SessionStore {
     const marker = batch && input.length > 1 ? { first_seq: first, count: input.length } : undefined;
     const records = input.map((r, i) => envelope(this.stamp(r), first + i, ts, marker));
     for (const r of records) {
-      const checked = recordSchema.safeParse(r);
+      const checked = parseRecord(r);
       if (!checked.success) {
         const issue = checked.error.issues[0];
         throw new KeenError(`session ${this.id}: refusing to write an invalid ${r.kind} record (${issue?.path.join('.') || 'record'}: ${issue?.message ?? 'invalid'})`);

@@ -111,6 +111,12 @@ describe('config validation messages: one line naming the file and the field', (
     expect(failure('{"compaction": {"treshold": 0.5}}')).toMatch(/unknown field compaction\.treshold$/);
   });
 
+  it('an MCP server entry (built lazily, on first use) names its field like any other', () => {
+    expect(failure('{"mcpServers": {"web": {"type": "http"}}}')).toMatch(/: field mcpServers\.web\.url: a "http" server needs a url$/);
+    expect(failure('{"mcpServers": {"ev": {"command": "node", "bogus": 1}}}')).toMatch(/: unknown field mcpServers\.ev\.bogus$/);
+    expect(failure('{"mcpServers": {"two words": {"command": "node"}}}')).toMatch(/: field mcpServers\.two words: server names use letters/);
+  });
+
   it('a wrong type', () => {
     const message = failure('{"maxTurns": "ten"}');
     expect(message).toMatch(/field maxTurns: /);

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { GIT_STATUS_MAX_LINES, GitStatusCache, formatGitStatus, readGitStatus } from '../../src/context/git-status.js';
+import { GIT_STATUS_MAX_LINES, GitStatusCache, formatGitStatus, mayBeInRepository, readGitStatus } from '../../src/context/git-status.js';
 import { buildSystemPrompt } from '../../src/context/system-prompt.js';
 
 const dirs: string[] = [];
@@ -135,6 +135,52 @@ describe('git status in the system prompt', () => {
     })();
     if (!inRepo) expect(buildSystemPrompt({ cwd: dir, gitStatus: () => git.text() })).not.toContain('Git status');
     git.close();
+  });
+
+  it('git is started only where it can find a repository: a folder below one, or GIT_DIR; never outside any', async () => {
+    // A git on PATH that notes each start, then runs the real one.
+    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-git-bin-'));
+    dirs.push(bin);
+    const marker = path.join(bin, 'starts.log');
+    fs.writeFileSync(path.join(bin, 'git'), `#!/bin/sh\necho "$PWD" >> '${marker}'\nexec '${realGit}' "$@"\n`, { mode: 0o755 });
+    const starts = () => (fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8').trim().split('\n').length : 0);
+    const saved = { PATH: process.env.PATH, GIT_DIR: process.env.GIT_DIR, GIT_WORK_TREE: process.env.GIT_WORK_TREE };
+    const status = async (cwd: string) => {
+      const git = new GitStatusCache(cwd);
+      git.refresh();
+      await git.beforeTurn();
+      git.close();
+      return git.text();
+    };
+    const below = path.join(repo(1), 'src', 'deep');
+    fs.mkdirSync(below, { recursive: true });
+    const elsewhere = repo(2);
+    try {
+      process.env.PATH = `${bin}${path.delimiter}${saved.PATH}`;
+      delete process.env.GIT_DIR;
+      delete process.env.GIT_WORK_TREE;
+
+      expect(await status(below)).toContain('## No commits yet on main');
+      expect(starts()).toBe(1);
+
+      const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-nogit-'));
+      dirs.push(outside);
+      if (!mayBeInRepository(outside)) {
+        expect(await status(outside)).toBeUndefined();
+        expect(starts()).toBe(1);
+      }
+
+      process.env.GIT_DIR = path.join(elsewhere, '.git');
+      process.env.GIT_WORK_TREE = elsewhere;
+      expect(await status(outside)).toContain('?? file-001.txt');
+      expect(starts()).toBe(2);
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
   });
 
   it('the asynchronous run keeps the safe options: a repository cannot run its fsmonitor or pager', async () => {

@@ -38,6 +38,21 @@ describe('artifact store', () => {
   });
 });
 
+describe('artifact store of a new session (fresh: the folder is not listed)', () => {
+  it('numbers from 1 and creates the folder with the first output; a file already there is never overwritten', async () => {
+    const session = path.join(temp(), 'new-session');
+    const fresh = await ArtifactStore.open(session, [], { fresh: true });
+    expect(fs.existsSync(session)).toBe(false);
+    expect(await fresh.put('first')).toBe(1);
+    expect(fs.readFileSync(path.join(session, 'artifacts', '1.txt'), 'utf8')).toBe('first');
+
+    // Even opened as fresh by mistake, a folder that holds outputs keeps them: the next number is taken.
+    const again = await ArtifactStore.open(session, [], { fresh: true });
+    expect(await again.put('second')).toBe(2);
+    expect(fs.readFileSync(path.join(session, 'artifacts', '1.txt'), 'utf8')).toBe('first');
+  });
+});
+
 describe('artifact registry and recall', () => {
   it('stamps every tool output with its artifact, recall reads it back whole or by lines, and is not stored again', async () => {
     const cwd = temp();

@@ -6,6 +6,7 @@ import { projectDir, sessionsRoot } from '../../src/session/paths.js';
 import { loadTranscript } from '../../src/session/reader.js';
 import type { NewRecord } from '../../src/session/records.js';
 import { SessionStore } from '../../src/session/store.js';
+import { FailingIo } from './failing-io.js';
 import { CWD, compaction, createStore, tempHome, turn, user } from './helpers.js';
 
 let home: string;
@@ -197,5 +198,18 @@ describe('a failed start', () => {
     const err = await createStore(home, { provider: undefined as unknown as string }).catch((e: unknown) => e);
     expect((err as Error).message).toMatch(/refusing to write an invalid session_started record \(provider/);
     expect(await readdir(projectDir(home, CWD))).toEqual([]);
+  });
+
+  it('a disk that fails the first record (its write or its fdatasync, run beside the folder syncs) leaves no session and no lock', async () => {
+    for (const op of ['write', 'datasync'] as const) {
+      const io = new FailingIo();
+      io.arm(1, 'ENOSPC', op);
+      const err = await createStore(home, { io }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(KeenError);
+      expect((err as Error).message).toMatch(/^session \S+: could not write the transcript \(ENOSPC: no space left on device/);
+      expect((err as Error).message).not.toContain('\n');
+      expect(io.failures).toBe(1);
+      expect(await readdir(projectDir(home, CWD))).toEqual([]);
+    }
   });
 });

@@ -3,6 +3,7 @@
  * and the manager that runs them. Loaded with `import()` so sessions without servers never load
  * the MCP SDK; the manager (and the SDK, image-size) loads only when a server is configured.
  */
+import type { ConfigFiles } from '../../config/load.js';
 import type { McpSettings } from './config-schema.js';
 import { loadServerSources } from './load-sources.js';
 import type { McpManager } from './manager.js';
@@ -14,6 +15,8 @@ export interface OpenMcpOptions {
   env: NodeJS.ProcessEnv;
   /** `--mcp-config` files, relative to `cwd`. */
   flagFiles?: readonly string[];
+  /** The config files as the session already read them (see loadServerSources); read again when absent. */
+  configFiles?: ConfigFiles;
   /**
    * Whether servers from the project's `.mcp.json` and `.keen/config.json` may start. The
    * workspace-trust decision belongs to the caller.
@@ -29,7 +32,7 @@ export interface OpenMcpOptions {
  * warning line. Throws a KeenError for an unreadable or invalid `.mcp.json` or `--mcp-config` file.
  */
 export async function openMcp(opts: OpenMcpOptions): Promise<McpManager | undefined> {
-  const sources = loadServerSources(opts.home, opts.cwd, opts.flagFiles);
+  const sources = loadServerSources(opts.home, opts.cwd, opts.flagFiles, opts.configFiles);
   const resolved = resolveServers(sources, { projectTrusted: opts.projectTrusted, env: opts.env, cwd: opts.cwd });
   if (resolved.skipped.length) {
     opts.warn(`MCP servers of this project skipped (the project is not trusted): ${resolved.skipped.join(', ')}; trust the folder (--trust; the REPL asks once) to use them`);

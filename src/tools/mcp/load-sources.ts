@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod';
-import { readConfigFile } from '../../config/load.js';
+import { readConfigFile, type ConfigFiles } from '../../config/load.js';
 import { projectConfigPath, projectMcpJsonPath, userConfigPath } from '../../config/paths.js';
 import { KeenError } from '../../errors.js';
 import { mcpServersSchema } from './config-schema.js';
@@ -49,15 +49,19 @@ function fieldName(parts: readonly PropertyKey[]): string {
 /**
  * Every place servers come from, in the order `resolveServers` applies them: the user's config,
  * the project's `.mcp.json`, the project's `.keen/config.json`, then each `--mcp-config` file.
+ * `configFiles`: the two config files as the session's `loadConfig` already read and validated
+ * them (not read again); without it they are read here.
  */
-export function loadServerSources(home: string, cwd: string, flagFiles: readonly string[] = []): ServerSource[] {
+export function loadServerSources(home: string, cwd: string, flagFiles: readonly string[] = [], configFiles?: ConfigFiles): ServerSource[] {
   const userFile = userConfigPath(home);
   const projectFile = projectConfigPath(cwd);
   const dotMcp = projectMcpJsonPath(cwd);
+  const user = configFiles ? configFiles.user : readConfigFile(userFile);
+  const project = () => (configFiles ? configFiles.project : readConfigFile(projectFile));
   return [
-    { origin: 'user', file: userFile, servers: readConfigFile(userFile).mcpServers },
+    { origin: 'user', file: userFile, servers: user.mcpServers },
     { origin: 'project', file: dotMcp, servers: readMcpFile(dotMcp, true) },
-    { origin: 'project', file: projectFile, servers: readConfigFile(projectFile).mcpServers },
+    { origin: 'project', file: projectFile, servers: project().mcpServers },
     ...flagFiles.map((f) => {
       const file = path.resolve(cwd, f);
       return { origin: 'flag' as const, file, servers: readMcpFile(file, false) };

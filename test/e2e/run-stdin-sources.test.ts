@@ -1,0 +1,118 @@
+/**
+ * `keen run` with stdin redirected from a file or from /dev/null (scripts, CI): these are read in
+ * one call instead of as a stream (src/cli/stdin.ts), and must behave as a pipe with the same
+ * bytes does. And stdout, which is built at the first write: a reader that went away (a closed
+ * terminal, `| head -c0`) must not turn the answer into a crash.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { errorLines, FAKE_KEY, useCliRig, userTexts } from './cli-fixtures.js';
+import { cleanEnv, KEEN_BIN, type RunResult, type Workspace } from './harness.js';
+
+const { rig, workspace } = useCliRig();
+
+/** `keen ARGS` with stdin opened from `stdinPath` (not a pipe). */
+function keenWithStdinFrom(ws: Workspace, args: string[], stdinPath: string): Promise<RunResult> {
+  const fd = fs.openSync(stdinPath, 'r');
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [KEEN_BIN, ...args], {
+      cwd: ws.cwd,
+      env: cleanEnv({ KEEN_HOME: ws.home, ANTHROPIC_API_KEY: FAKE_KEY, ANTHROPIC_BASE_URL: rig.fake.url }),
+      stdio: [fd, 'pipe', 'pipe'],
+    });
+    fs.closeSync(fd);
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (d) => (stdout += d));
+    child.stderr?.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('keen run: stdin from a file or a device', () => {
+  it('reads a redirected file whole (UTF-8 across the whole text) and adds it after the words', async () => {
+    const ws = workspace();
+    const input = path.join(ws.home, 'prompt.txt');
+    const body = `${'résumé ✓ '.repeat(20_000)}\nthe end\n`;
+    fs.writeFileSync(input, body);
+    const from = rig.fake.requests.length;
+    rig.fake.enqueue({ steps: [{ text: 'Read the file.' }] });
+
+    const r = await keenWithStdinFrom(ws, ['run', 'summarise this:'], input);
+
+    expect(errorLines(r.stderr)).toEqual([]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('Read the file.\n');
+    const sent = userTexts(rig.since(from)[0]).join('');
+    expect(sent.startsWith('summarise this:')).toBe(true);
+    expect(sent).toContain(body.trim());
+  });
+
+  it('with stdin from /dev/null sends the words alone', async () => {
+    const ws = workspace();
+    const from = rig.fake.requests.length;
+    rig.fake.enqueue({ steps: [{ text: 'Hello.' }] });
+
+    const r = await keenWithStdinFrom(ws, ['run', 'say hello'], '/dev/null');
+
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('Hello.\n');
+    expect(userTexts(rig.since(from)[0])).toEqual(['say hello']);
+  });
+
+  it('with stdin from /dev/null and no words: the one-line "no message" error, nothing sent, no session', async () => {
+    const ws = workspace();
+    const from = rig.fake.requests.length;
+
+    const r = await keenWithStdinFrom(ws, ['run'], '/dev/null');
+
+    expect(r.code).not.toBe(0);
+    expect(errorLines(r.stderr)).toHaveLength(1);
+    expect(r.stderr).toMatch(/no message/);
+    expect(rig.since(from)).toHaveLength(0);
+    expect(fs.existsSync(path.join(ws.home, 'sessions'))).toBe(false);
+  });
+
+  it('with stdin from an empty file and no words: the same error', async () => {
+    const ws = workspace();
+    const empty = path.join(ws.home, 'empty.txt');
+    fs.writeFileSync(empty, '');
+    const r = await keenWithStdinFrom(ws, ['run'], empty);
+    expect(r.code).not.toBe(0);
+    expect(errorLines(r.stderr)).toHaveLength(1);
+    expect(r.stderr).toMatch(/no message/);
+  });
+});
+
+describe('keen run: a stdout nobody reads any more', () => {
+  it('the answer is still saved and the run ends without a stack trace', async () => {
+    const ws = workspace();
+    rig.fake.enqueue({ steps: [{ text: 'x'.repeat(256 * 1024) }] });
+    const child = spawn(process.execPath, [KEEN_BIN, 'run', 'write a lot'], {
+      cwd: ws.cwd,
+      env: cleanEnv({ KEEN_HOME: ws.home, ANTHROPIC_API_KEY: FAKE_KEY, ANTHROPIC_BASE_URL: rig.fake.url }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.destroy(); // the read end closes before anything is printed: every write fails with EPIPE
+    let stderr = '';
+    child.stderr?.on('data', (d) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect(stderr).not.toContain('EPIPE');
+    expect(code).toBe(0);
+    const transcripts = fs
+      .readdirSync(path.join(ws.home, 'sessions'), { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('transcript_events.jsonl'));
+    expect(transcripts).toHaveLength(1);
+    const text = fs.readFileSync(path.join(ws.home, 'sessions', transcripts[0]), 'utf8');
+    expect(text).toContain('"kind":"assistant_turn"');
+  });
+});
