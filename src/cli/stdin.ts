@@ -25,9 +25,14 @@ export async function readStdin(): Promise<string | undefined> {
  * socket or a descriptor that cannot be examined. A failing read throws, as the stream would.
  */
 function readWholeFile(): Buffer | undefined {
-  let st: fs.Stats;
+  let st: fs.BigIntStats;
   try {
-    st = fs.fstatSync(0);
+    // `bigint`: a plain fstat of a pipe or socket leaves its type in the buffer Node's realpath
+    // reads back for path parts it has cached (nodejs/node#51142), and every later module
+    // resolution stops following symlinks — behind pnpm's symlinked node_modules, genkit then
+    // loaded a second copy of dotprompt ("Dotprompt is not a constructor"). BigInt stats use
+    // another buffer.
+    st = fs.fstatSync(0, { bigint: true });
   } catch {
     return undefined;
   }

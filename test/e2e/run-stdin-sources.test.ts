@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { startGeminiFake } from '../fakes/gemini-fake.js';
 import { errorLines, FAKE_KEY, useCliRig, userTexts } from './cli-fixtures.js';
 import { cleanEnv, KEEN_BIN, type RunResult, type Workspace } from './harness.js';
 
@@ -114,5 +115,39 @@ describe('keen run: a stdout nobody reads any more', () => {
     expect(transcripts).toHaveLength(1);
     const text = fs.readFileSync(path.join(ws.home, 'sessions', transcripts[0]), 'utf8');
     expect(text).toContain('"kind":"assistant_turn"');
+  });
+});
+
+describe('keen run: stdin a pipe, installed behind a symlinked node_modules (as pnpm lays it out)', () => {
+  it('a provider loaded from node_modules at run time (genkit) still resolves its dependencies through the symlinks', async () => {
+    const ws = workspace();
+    const root = path.resolve(import.meta.dirname, '../..');
+    const install = path.join(ws.home, 'install');
+    for (const dir of ['bin', 'dist']) fs.cpSync(path.join(root, dir), path.join(install, dir), { recursive: true });
+    fs.copyFileSync(path.join(root, 'package.json'), path.join(install, 'package.json'));
+    fs.symlinkSync(path.join(root, 'node_modules'), path.join(install, 'node_modules'));
+    const gemini = await startGeminiFake();
+    try {
+      gemini.enqueue({ steps: [{ text: 'Gemini answered.' }] });
+      const r = await new Promise<RunResult>((resolve, reject) => {
+        const child = spawn(process.execPath, [path.join(install, 'bin', 'keen.js'), 'run', '--provider', 'genkit', 'say hello'], {
+          cwd: ws.cwd,
+          env: cleanEnv({ KEEN_HOME: ws.home, GEMINI_API_KEY: 'test-gemini-key', GOOGLE_GEMINI_BASE_URL: gemini.url }),
+          stdio: ['pipe', 'pipe', 'pipe'],
+        });
+        child.stdin?.end();
+        let stdout = '';
+        let stderr = '';
+        child.stdout?.on('data', (d) => (stdout += d));
+        child.stderr?.on('data', (d) => (stderr += d));
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code, stdout, stderr }));
+      });
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe('Gemini answered.\n');
+    } finally {
+      await gemini.close();
+    }
   });
 });
