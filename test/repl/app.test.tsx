@@ -121,6 +121,17 @@ describe('input', () => {
     expect(lastUserText(h.fake.requests[0])).toBe('first pasted line\nsecond pasted line\ntyped');
   });
 
+  it('keys that arrive in one read (typed while starting, a slow link) act one by one: Backspace deletes, each Enter sends', async () => {
+    h = await startHarness({ responder: (req) => ({ steps: [{ text: `got ${lastUserText(req)}` }] }) });
+    h.write('fix teh\x7f\x7fhe bug\rsecondx\x08\r');
+    await h.waitFor('got second');
+    expect(h.fake.requests.map(lastUserText)).toEqual(['fix the bug', 'second']);
+    // Ctrl+U in the same read clears what came before it.
+    h.write('junk\x15kept\r');
+    await h.waitFor('got kept');
+    expect(lastUserText(h.fake.requests[2])).toBe('kept');
+  });
+
   it('attaches an @file mention to the message', async () => {
     h = await startHarness({ files: { 'notes.md': 'API notes: use v2\n' }, responder: () => ({ steps: [{ text: 'read it' }] }) });
     h.send('summarise @notes.md please');

@@ -28,8 +28,17 @@ export function createKeyRouter(rt: ReplRuntime): KeyRouter {
     rt.submit(text);
   };
 
-  /** A chunk of several characters without bracketed paste: typed fast, or pasted. */
+  /**
+   * A chunk of several characters without bracketed paste: typed fast, or pasted. One that holds
+   * control bytes (Backspace, Ctrl+C, Ctrl+U…) is typing no paste carries — keys typed while the
+   * REPL starts arrive as one read, and so do keys over a slow connection — so its keys act one by
+   * one, each Enter sending. Escape sequences (arrows) are left to Ink's own parsing.
+   */
   const chunk = (input: string) => {
+    if (CONTROL_KEY.test(input) && !input.includes('\x1b')) {
+      for (const [text, key] of typedKeys(input)) router.handle(text, key);
+      return;
+    }
     const crs = input.match(/\r\n?|\n/g)?.length ?? 0;
     if (crs === 1 && /(\r\n?|\n)$/.test(input)) {
       // "text⏎" in one read is typing (or a one-line paste): insert, then send.
@@ -110,7 +119,7 @@ export function createKeyRouter(rt: ReplRuntime): KeyRouter {
     edit({ type: 'insert', text: input });
   }
 
-  return {
+  const router: KeyRouter = {
     handle(input, key) {
       if (rt.exited) return;
       if (pasting) {
@@ -137,4 +146,59 @@ export function createKeyRouter(rt: ReplRuntime): KeyRouter {
       editorKey(input, key);
     },
   };
+  return router;
+}
+
+/** A control byte Ink would have read as a key of its own (Tab, Enter and line feed excluded). */
+const CONTROL_KEY = /[\x00-\x08\x0b\x0c\x0e-\x1a\x7f]/;
+
+const NO_KEY: Key = {
+  upArrow: false,
+  downArrow: false,
+  leftArrow: false,
+  rightArrow: false,
+  pageDown: false,
+  pageUp: false,
+  home: false,
+  end: false,
+  return: false,
+  escape: false,
+  ctrl: false,
+  shift: false,
+  tab: false,
+  backspace: false,
+  delete: false,
+  meta: false,
+  super: false,
+  hyper: false,
+  capsLock: false,
+  numLock: false,
+};
+
+/** The key presses in a chunk of typing, as Ink reports single ones: text runs, Enter, Backspace, Ctrl+letter. */
+export function typedKeys(input: string): [string, Key][] {
+  const keys: [string, Key][] = [];
+  let text = '';
+  const flush = () => {
+    if (text) keys.push([text, NO_KEY]);
+    text = '';
+  };
+  for (const ch of input) {
+    const code = ch.charCodeAt(0);
+    if (ch === '\r') {
+      flush();
+      keys.push(['', { ...NO_KEY, return: true }]);
+    } else if (ch === '\x7f' || ch === '\b') {
+      flush();
+      keys.push(['', { ...NO_KEY, backspace: ch === '\b', delete: ch === '\x7f' }]);
+    } else if (ch === '\t' || ch === '\n') {
+      flush();
+      keys.push([ch === '\n' ? '\n' : '', ch === '\t' ? { ...NO_KEY, tab: true } : NO_KEY]);
+    } else if (code >= 1 && code <= 26) {
+      flush();
+      keys.push([String.fromCharCode(code + 96), { ...NO_KEY, ctrl: true }]);
+    } else if (code >= 0x20) text += ch;
+  }
+  flush();
+  return keys;
 }
