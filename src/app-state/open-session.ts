@@ -75,6 +75,11 @@ export interface OpenSessionOptions {
    * nothing is written (not even a model change).
    */
   inspect?: boolean;
+  /**
+   * The first turn's input was read before the open (a one-shot `keen run`): that turn may use
+   * the open's project-context read (CONTEXT_FRESH_MS). Anyone else's first turn reads afresh.
+   */
+  firstInputKnown?: boolean;
 }
 
 /** A running session: AppState + store + controller, ready for turns. */
@@ -111,7 +116,8 @@ export interface LiveSession {
   mode: ModeHolder;
   /**
    * Instructions, memory, skills, commands and agents, read fresh from disk (the session open's
-   * read serves the first call when it comes at once: CONTEXT_FRESH_MS).
+   * read serves the first call when it comes at once and the input was known before the open:
+   * `firstInputKnown`, CONTEXT_FRESH_MS).
    */
   loadContext(): ProjectContext;
   /** `/<command> args` or `/<skill> args` as the text to send; `none` for anything else. */
@@ -242,7 +248,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     // Project context: read once now (its warnings shown once), then fresh for every turn (the
     // first turn of a run uses this read when it follows at once: projectContextSource).
     const mode = modeHolder(opts.flags.mode);
-    const contextSource = projectContextSource({ cwd: opts.cwd, home, env: opts.env });
+    const contextSource = projectContextSource({ cwd: opts.cwd, home, env: opts.env }, { reuseFirst: opts.firstInputKnown });
     let context = contextSource.current();
     warnings.push(...context.warnings);
     const loadContext = () => (context = contextSource.load());

@@ -8,9 +8,9 @@ import { findSession } from '../session/list.js';
  * of "no session"; the session's notices (a damaged transcript repaired, a policy turned off)
  * go to stderr, one line each, because nobody else shows them in headless mode.
  */
-export async function openCliSession(flags: SessionFlags, opts: { inspect?: boolean } = {}): Promise<LiveSession> {
+export async function openCliSession(flags: SessionFlags, opts: { inspect?: boolean; firstInputKnown?: boolean } = {}): Promise<LiveSession> {
   if (flags.session) await findSession(keenHome(process.env), process.cwd(), flags.session);
-  const session = await openSession({ cwd: process.cwd(), env: process.env, flags, interactive: false, inspect: opts.inspect });
+  const session = await openSession({ cwd: process.cwd(), env: process.env, flags, interactive: false, inspect: opts.inspect, firstInputKnown: opts.firstInputKnown });
   for (const warning of session.warnings) process.stderr.write(`keen: warning: ${warning.replace(/\s+/g, ' ').trim()}\n`);
   return session;
 }

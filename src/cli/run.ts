@@ -59,7 +59,8 @@ export async function runHeadless(words: string[], flags: RunFlags): Promise<num
       input = joinPrompt(words, await readStdin());
       if (!input) throw new KeenError('no message: pass one as an argument or on stdin (keen -p "fix the failing test")', 2);
     }
-    session = await openCliSession(flags);
+    // A one-shot run's message is known now: its turn may use the open's project-context read.
+    session = await openCliSession(flags, { firstInputKnown: input !== undefined });
   } catch (err) {
     if (format !== 'text') writeJson(startupResult(errorText(err), Date.now() - started));
     throw err;

@@ -60,10 +60,15 @@ export interface ProjectContextSource {
   load(): ProjectContext;
 }
 
-/** Reads the context now (its warnings are the caller's to show once) and serves later reads. */
-export function projectContextSource(at: ContextLocation, now: () => number = monotonicMs): ProjectContextSource {
+/**
+ * Reads the context now (its warnings are the caller's to show once) and serves later reads.
+ * `reuseFirst`: the first turn's input was known before this read (a one-shot `keen run`), so
+ * that turn may use it; a REPL or a stream-json driver may change files between the open and its
+ * first message, and gets a fresh read.
+ */
+export function projectContextSource(at: ContextLocation, { reuseFirst = false, now = monotonicMs }: { reuseFirst?: boolean; now?: () => number } = {}): ProjectContextSource {
   let context = loadProjectContext(at);
-  let unused: number | undefined = now();
+  let unused: number | undefined = reuseFirst ? now() : undefined;
   return {
     current: () => context,
     load: () => {

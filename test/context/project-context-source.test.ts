@@ -24,10 +24,10 @@ function project(instructions: string): { cwd: string; home: string } {
 const instructionText = (ctx: ReturnType<ReturnType<typeof projectContextSource>['load']>) => ctx.instructions.map((f) => f.content).join('\n');
 
 describe('projectContextSource', () => {
-  it('the first turn that follows the open at once uses its read; every later turn reads the folders again', () => {
+  it("a one-shot run (input known before the open) uses the open's read for its first turn; every later turn reads the folders again", () => {
     const at = { ...project('version one'), env: {} };
     let clock = 0;
-    const source = projectContextSource(at, () => clock);
+    const source = projectContextSource(at, { reuseFirst: true, now: () => clock });
     expect(instructionText(source.current())).toContain('version one');
 
     fs.writeFileSync(path.join(at.cwd, 'AGENTS.md'), 'version two');
@@ -39,12 +39,19 @@ describe('projectContextSource', () => {
     expect(instructionText(source.current())).toContain('version two');
   });
 
-  it('a first turn that comes later than the bound (a REPL where the user typed) reads fresh', () => {
+  it('a first turn that comes later than the bound reads fresh', () => {
     const at = { ...project('before'), env: {} };
     let clock = 0;
-    const source = projectContextSource(at, () => clock);
+    const source = projectContextSource(at, { reuseFirst: true, now: () => clock });
     fs.writeFileSync(path.join(at.cwd, 'AGENTS.md'), 'after');
     clock = CONTEXT_FRESH_MS;
+    expect(instructionText(source.load())).toContain('after');
+  });
+
+  it('a session whose first input comes after the open (REPL, stream-json) reads fresh even at once', () => {
+    const at = { ...project('before'), env: {} };
+    const source = projectContextSource(at, { now: () => 0 });
+    fs.writeFileSync(path.join(at.cwd, 'AGENTS.md'), 'after');
     expect(instructionText(source.load())).toContain('after');
   });
 });

@@ -93,6 +93,33 @@ describe('--output-format stream-json', () => {
   });
 });
 
+describe('stream-json input and the project context', () => {
+  it('a driver that writes AGENTS.md after the init event gets it in its first turn (no stale read from the open)', async () => {
+    const ws = workspace({ 'AGENTS.md': 'Rule from before the open.\n' });
+    const from = rig.fake.requests.length;
+    rig.fake.enqueue({ steps: [{ text: 'ok' }] });
+    const child = spawn(process.execPath, [KEEN_BIN, '--input-format', 'stream-json', '--output-format', 'stream-json'], {
+      cwd: ws.cwd,
+      env: cleanEnv({ KEEN_HOME: ws.home, ANTHROPIC_API_KEY: 'sk-ant-e2e-stream', ANTHROPIC_BASE_URL: rig.fake.url }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    await new Promise<void>((resolve) =>
+      child.stdout.on('data', (d) => {
+        out += d;
+        if (out.includes('"type":"system"')) resolve();
+      }),
+    );
+    fs.writeFileSync(path.join(ws.cwd, 'AGENTS.md'), 'Rule written after the init event.\n');
+    child.stdin.end(`${JSON.stringify({ type: 'user', message: { role: 'user', content: 'go' } })}\n`);
+    expect(await closed).toBe(0);
+    const system = JSON.stringify(rig.since(from)[0].body.system);
+    expect(system).toContain('Rule written after the init event.');
+    expect(system).not.toContain('Rule from before the open.');
+  });
+});
+
 describe('limits and prompts', () => {
   it('--max-turns 1 stops after one request: exit 1, subtype error_max_turns; KEEN_MAX_TURNS does the same', async () => {
     const ws = workspace({ 'a.txt': 'a\n' });
