@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import tty from 'node:tty';
+import { errorText, KeenError } from '../errors.js';
 
 /**
  * Reads all of stdin when it is not a terminal; undefined for a TTY or an empty pipe.
@@ -12,12 +13,17 @@ import tty from 'node:tty';
  */
 export async function readStdin(): Promise<string | undefined> {
   if (tty.isatty(0)) return undefined;
-  const whole = readWholeFile();
-  if (whole !== undefined) return whole.length ? whole.toString('utf8') : undefined;
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  return text.length ? text : undefined;
+  try {
+    const whole = readWholeFile();
+    if (whole !== undefined) return whole.length ? whole.toString('utf8') : undefined;
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    return text.length ? text : undefined;
+  } catch (err) {
+    // Too large for one string (~512 MB), over 2 GiB for one read, or not readable (`0>/dev/null`).
+    throw new KeenError(`could not read stdin: ${errorText(err)}`, 2);
+  }
 }
 
 /**

@@ -81,6 +81,29 @@ describe('keen run: stdin from a file or a device', () => {
     expect(fs.existsSync(path.join(ws.home, 'sessions'))).toBe(false);
   });
 
+  it('with stdin that cannot be read (opened for writing only): one line naming stdin, no session', async () => {
+    const ws = workspace();
+    const out = path.join(ws.home, 'write-only.txt');
+    fs.writeFileSync(out, '');
+    const fd = fs.openSync(out, 'w');
+    const r = await new Promise<RunResult>((resolve) => {
+      const child = spawn(process.execPath, [KEEN_BIN, 'run', 'say hello'], {
+        cwd: ws.cwd,
+        env: cleanEnv({ KEEN_HOME: ws.home, ANTHROPIC_API_KEY: FAKE_KEY, ANTHROPIC_BASE_URL: rig.fake.url }),
+        stdio: [fd, 'pipe', 'pipe'],
+      });
+      fs.closeSync(fd);
+      let stdout = '';
+      let stderr = '';
+      child.stdout?.on('data', (d) => (stdout += d));
+      child.stderr?.on('data', (d) => (stderr += d));
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+    expect(r.code).toBe(2);
+    expect(errorLines(r.stderr)).toEqual([expect.stringMatching(/^keen: could not read stdin: .*EBADF/)]);
+    expect(fs.existsSync(path.join(ws.home, 'sessions'))).toBe(false);
+  });
+
   it('with stdin from an empty file and no words: the same error', async () => {
     const ws = workspace();
     const empty = path.join(ws.home, 'empty.txt');
