@@ -14,16 +14,16 @@ import { cleanEnv, KEEN_BIN, type RunResult, type Workspace } from './harness.js
 
 const { rig, workspace } = useCliRig();
 
-/** `keen ARGS` with stdin opened from `stdinPath` (not a pipe). */
-function keenWithStdinFrom(ws: Workspace, args: string[], stdinPath: string): Promise<RunResult> {
-  const fd = fs.openSync(stdinPath, 'r');
+/** `bin` ARGS with `stdin` (a descriptor, or an empty pipe) and `env` (the fake's by default). */
+function spawnKeen(args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; stdin: number | 'empty-pipe'; bin?: string }): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [KEEN_BIN, ...args], {
-      cwd: ws.cwd,
-      env: cleanEnv({ KEEN_HOME: ws.home, ANTHROPIC_API_KEY: FAKE_KEY, ANTHROPIC_BASE_URL: rig.fake.url }),
-      stdio: [fd, 'pipe', 'pipe'],
+    const child = spawn(process.execPath, [opts.bin ?? KEEN_BIN, ...args], {
+      cwd: opts.cwd,
+      env: opts.env,
+      stdio: [opts.stdin === 'empty-pipe' ? 'pipe' : opts.stdin, 'pipe', 'pipe'],
     });
-    fs.closeSync(fd);
+    if (opts.stdin === 'empty-pipe') child.stdin?.end();
+    else fs.closeSync(opts.stdin);
     let stdout = '';
     let stderr = '';
     child.stdout?.on('data', (d) => (stdout += d));
@@ -35,6 +35,13 @@ function keenWithStdinFrom(ws: Workspace, args: string[], stdinPath: string): Pr
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+const fakeEnv = (ws: Workspace) => cleanEnv({ KEEN_HOME: ws.home, ANTHROPIC_API_KEY: FAKE_KEY, ANTHROPIC_BASE_URL: rig.fake.url });
+
+/** `keen ARGS` with stdin opened from `stdinPath` (not a pipe); `flags` 'w' opens it write-only. */
+function keenWithStdinFrom(ws: Workspace, args: string[], stdinPath: string, flags: 'r' | 'w' = 'r'): Promise<RunResult> {
+  return spawnKeen(args, { cwd: ws.cwd, env: fakeEnv(ws), stdin: fs.openSync(stdinPath, flags) });
 }
 
 describe('keen run: stdin from a file or a device', () => {
@@ -85,20 +92,7 @@ describe('keen run: stdin from a file or a device', () => {
     const ws = workspace();
     const out = path.join(ws.home, 'write-only.txt');
     fs.writeFileSync(out, '');
-    const fd = fs.openSync(out, 'w');
-    const r = await new Promise<RunResult>((resolve) => {
-      const child = spawn(process.execPath, [KEEN_BIN, 'run', 'say hello'], {
-        cwd: ws.cwd,
-        env: cleanEnv({ KEEN_HOME: ws.home, ANTHROPIC_API_KEY: FAKE_KEY, ANTHROPIC_BASE_URL: rig.fake.url }),
-        stdio: [fd, 'pipe', 'pipe'],
-      });
-      fs.closeSync(fd);
-      let stdout = '';
-      let stderr = '';
-      child.stdout?.on('data', (d) => (stdout += d));
-      child.stderr?.on('data', (d) => (stderr += d));
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    const r = await keenWithStdinFrom(ws, ['run', 'say hello'], out, 'w');
     expect(r.code).toBe(2);
     expect(errorLines(r.stderr)).toEqual([expect.stringMatching(/^keen: could not read stdin: .*EBADF/)]);
     expect(fs.existsSync(path.join(ws.home, 'sessions'))).toBe(false);
@@ -152,19 +146,11 @@ describe('keen run: stdin a pipe, installed behind a symlinked node_modules (as 
     const gemini = await startGeminiFake();
     try {
       gemini.enqueue({ steps: [{ text: 'Gemini answered.' }] });
-      const r = await new Promise<RunResult>((resolve, reject) => {
-        const child = spawn(process.execPath, [path.join(install, 'bin', 'keen.js'), 'run', '--provider', 'genkit', 'say hello'], {
-          cwd: ws.cwd,
-          env: cleanEnv({ KEEN_HOME: ws.home, GEMINI_API_KEY: 'test-gemini-key', GOOGLE_GEMINI_BASE_URL: gemini.url }),
-          stdio: ['pipe', 'pipe', 'pipe'],
-        });
-        child.stdin?.end();
-        let stdout = '';
-        let stderr = '';
-        child.stdout?.on('data', (d) => (stdout += d));
-        child.stderr?.on('data', (d) => (stderr += d));
-        child.on('error', reject);
-        child.on('close', (code) => resolve({ code, stdout, stderr }));
+      const r = await spawnKeen(['run', '--provider', 'genkit', 'say hello'], {
+        bin: path.join(install, 'bin', 'keen.js'),
+        cwd: ws.cwd,
+        env: cleanEnv({ KEEN_HOME: ws.home, GEMINI_API_KEY: 'test-gemini-key', GOOGLE_GEMINI_BASE_URL: gemini.url }),
+        stdin: 'empty-pipe',
       });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
