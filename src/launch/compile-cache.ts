@@ -1,12 +1,13 @@
 /**
- * V8's compiled code of the bundle (dist/app.cjs), kept between runs: compiling ~1.6 MB of
+ * V8's compiled code of the bundle (dist/app.cjs), kept between runs: compiling ~1.8 MB of
  * JavaScript is the largest cost of every launch, and Node 20 has no compile cache of its own
  * (`module.enableCompileCache` is Node ≥ 22.1, and it does not cover `vm` scripts anyway).
  *
  * Invariants:
  * - A cache file is only ever used for the exact bundle it was made from: its name carries the
- *   build id (a hash of the bundle, fixed at build time), the bundle's size and mtime, the Node
- *   version and the architecture. V8 itself also refuses data from another V8 or other flags.
+ *   build id (a hash of the bundle, fixed at build time), the bundle's size, mtime and ctime,
+ *   the Node options, the Node version and the architecture. V8 itself also refuses data from
+ *   another V8 or other flags.
  * - V8 does not checksum code caches in release builds (a flipped bit would run as code), so each
  *   file starts with a CRC-32 of its payload; a file that does not match is ignored and replaced.
  * - Files are written whole or not at all (a new temporary file renamed into place), 0600 in a

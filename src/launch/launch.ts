@@ -61,7 +61,7 @@ function compileCached(file: string, source: string, args: readonly string[], en
     const target = cacheFile;
     // At exit the cache holds every function this run compiled, not only the top level. A run
     // that failed (a missing key, a bad flag: 1–127) ran little of its command, so the next one
-    // writes it; one ended by a signal (128+: a closed terminal, Ctrl+C) ran its course.
+    // writes it; one ended by a signal (128+: Ctrl+C, SIGTERM) ran its course.
     process.once('exit', (code) => {
       if (code > 0 && code < 128) return;
       try {
