@@ -63,6 +63,7 @@ export async function startInteractive(flags: ReplFlags, io: InteractiveIo = pro
 
   const guard = guardTerminal({
     stdout: io.stdout,
+    stdin: io.stdin,
     onCrash: (err) => {
       teardown();
       io.stderr.write(`keen: ${errorText(err)}\n`);

@@ -21,6 +21,8 @@ export interface TmuxOptions {
   height?: number;
   /** Lines printed in the pane before keen starts (earlier scrollback keen must not wipe). */
   before?: string[];
+  /** A file for keen's stderr instead of the pane. */
+  stderrTo?: string;
 }
 
 export class TmuxKeen {
@@ -32,7 +34,7 @@ export class TmuxKeen {
     const socket = `keen-test-${process.pid}-${Date.now()}-${counter++}`;
     const t = new TmuxKeen(socket);
     const before = (opts.before ?? []).map((line) => `printf '%s\\n' ${quote(line)}; `).join('');
-    const command = `${before}cd ${quote(opts.cwd)} && ${quote(process.execPath)} ${quote(KEEN_BIN)} ${(opts.args ?? []).map(quote).join(' ')}; echo "[keen exited $?]"; sleep 600`;
+    const command = `${before}cd ${quote(opts.cwd)} && ${quote(process.execPath)} ${quote(KEEN_BIN)} ${(opts.args ?? []).map(quote).join(' ')}${opts.stderrTo ? ` 2>${quote(opts.stderrTo)}` : ''}; echo "[keen exited $?]"; sleep 600`;
     execFileSync('tmux', ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-s', 'main', '-x', String(opts.width ?? 100), '-y', String(opts.height ?? 40), command], {
       env: cleanEnv({ TERM: 'xterm-256color', ...opts.env }),
       stdio: 'ignore',
