@@ -6,41 +6,18 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startAnthropicFake } from '../fakes/anthropic-fake.js';
-import type { ScriptedServer } from '../fakes/scripted-server.js';
-import { makeWorkspace, type Workspace } from '../e2e/harness.js';
-import { TmuxKeen } from './tmux.js';
+import { describe, expect, it } from 'vitest';
+import { useTmuxRig } from './tmux.js';
 
 const PROBE = path.resolve(import.meta.dirname, '../fixtures/exit-code-probe.cjs');
 
-let ws: Workspace | undefined;
-let fake: ScriptedServer | undefined;
-let t: TmuxKeen | undefined;
-afterEach(async () => {
-  t?.kill();
-  await fake?.close();
-  ws?.cleanup();
-  t = fake = ws = undefined;
-});
+const rig = useTmuxRig();
 
 describe('the REPL when its terminal closes', () => {
   it('exits 129 without a crash report or an abort', async () => {
-    ws = makeWorkspace();
-    fake = await startAnthropicFake();
-    const exitFile = path.join(ws.home, 'exit-code');
-    const stderrFile = path.join(ws.home, 'stderr');
-    t = TmuxKeen.start({
-      cwd: ws.cwd,
-      stderrTo: stderrFile,
-      env: {
-        KEEN_HOME: ws.home,
-        ANTHROPIC_API_KEY: 'sk-ant-test-hangup',
-        ANTHROPIC_BASE_URL: fake.url,
-        NODE_OPTIONS: `--require ${PROBE}`,
-        KEEN_TEST_EXIT_OUT: exitFile,
-      },
-    });
+    const exitFile = path.join(rig.ws.home, 'exit-code');
+    const stderrFile = path.join(rig.ws.home, 'stderr');
+    const t = rig.start({ stderrTo: stderrFile, env: { NODE_OPTIONS: `--require ${PROBE}`, KEEN_TEST_EXIT_OUT: exitFile } });
     await t.waitFor('% context');
     t.kill();
     const deadline = Date.now() + 10_000;

@@ -4,14 +4,11 @@
  * record of `<Static>` output on every frame: lines printed before keen started and a resumed
  * session's plain-scrollback replay were wiped. Needs `npm run build`.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeWorkspace, type Workspace } from '../e2e/harness.js';
-import { startAnthropicFake } from '../fakes/anthropic-fake.js';
+import { describe, expect, it } from 'vitest';
 import type { FakeStep } from '../fakes/script.js';
-import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { afterToolResult } from './fake-requests.js';
 import { question, writeLongSession } from './long-session.js';
-import { TmuxKeen } from './tmux.js';
+import { type TmuxKeen, useTmuxRig } from './tmux.js';
 
 const ROWS = 24;
 /** A replay long enough to be written as plain scrollback at 24 rows. */
@@ -30,21 +27,7 @@ function listAnswer(round: number): FakeStep[] {
   return steps;
 }
 
-let fake: ScriptedServer;
-let ws: Workspace;
-let t: TmuxKeen | undefined;
-
-beforeEach(async () => {
-  fake = await startAnthropicFake();
-  ws = makeWorkspace();
-});
-
-afterEach(async () => {
-  t?.kill();
-  t = undefined;
-  await fake.close();
-  ws.cleanup();
-});
+const rig = useTmuxRig();
 
 /** Each of `parts` exactly once, in this order. */
 function onceInOrder(text: string, parts: string[]): boolean {
@@ -67,14 +50,8 @@ function inOrder(text: string, parts: string[]): boolean {
   return true;
 }
 
-async function history(test: (all: string) => boolean, what: string, timeoutMs = 20_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const all = t!.capture(false, HISTORY);
-    if (test(all)) return all;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; scrollback (${all.split('\n').length} lines):\n${all.slice(-4000)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+function history(test: (all: string) => boolean, what: string, timeoutMs = 20_000): Promise<string> {
+  return rig.t!.waitForScrollback(test, { lines: HISTORY, what, timeoutMs });
 }
 
 const idle = (s: string) => s.includes('Type a message') && !/Thinking|Running/.test(s.split('\n').slice(-8).join('\n'));
@@ -85,36 +62,34 @@ let questions: string[] = [];
  * replay (8 turns) is plain scrollback written by keen (its background fill clears the terminal's
  * scrollback once, by design); a short one (2 turns) goes through `<Static>`.
  */
-async function startResumed(turns: number, before: string[]): Promise<string> {
+async function startResumed(turns: number, before: string[]): Promise<{ id: string; t: TmuxKeen }> {
   questions = Array.from({ length: turns }, (_, i) => question(i));
-  const id = await writeLongSession({ home: ws.home, cwd: ws.cwd, turns });
-  t = TmuxKeen.start({
-    cwd: ws.cwd,
+  const id = await writeLongSession({ home: rig.ws.home, cwd: rig.ws.cwd, turns });
+  const t = rig.start({
     args: ['--resume', id],
     width: 80,
     height: ROWS,
     before,
-    env: { KEEN_HOME: ws.home, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.url, NO_COLOR: undefined },
   });
   await history((s) => onceInOrder(s, [...before, ...questions, `Resumed session ${id}`]) && idle(s), 'the replay');
-  return id;
+  return { id, t };
 }
 
 describe('the live frame in a 24-row terminal', () => {
   it('a list longer than the terminal streams without wiping the scrollback, and lands in it once, in order', async () => {
     let round = 0;
-    fake.setResponder(() => ({ steps: listAnswer(round++) }));
-    const id = await startResumed(TURNS, []);
+    rig.fake.setResponder(() => ({ steps: listAnswer(round++) }));
+    const { id, t } = await startResumed(TURNS, []);
 
-    t!.type('list them');
+    t.type('list them');
     const parts = [...questions, `Resumed session ${id}`, 'list them', 'Here is list 0:', ...Array.from({ length: ITEMS }, (_, i) => item(i)), 'That was the whole list.'];
     const all = await history((s) => s.includes('That was the whole list.') && idle(s), 'the answer');
     expect(onceInOrder(all, parts), all.slice(-3000)).toBe(true);
 
     // A shorter terminal (same width: nothing is redrawn): the bound follows the new height.
-    t!.resize(80, 14);
-    await t!.waitFor((s) => idle(s) && s.includes('That was the whole list.'));
-    t!.type('once more');
+    t.resize(80, 14);
+    await t.waitFor((s) => idle(s) && s.includes('That was the whole list.'));
+    t.type('once more');
     const more = ['once more', 'Here is list 1:', ...Array.from({ length: ITEMS }, (_, i) => item(i, 1)), 'That was the whole list (round 1).'];
     const again = await history((s) => s.includes('That was the whole list (round 1).') && idle(s), 'the second answer');
     expect(onceInOrder(again, [...parts, ...more]), again.slice(-3000)).toBe(true);
@@ -122,13 +97,13 @@ describe('the live frame in a 24-row terminal', () => {
 
   it('a permission prompt with a diff longer than the terminal keeps its question and answers on screen; the whole diff is in the scrollback', async () => {
     const lines = Array.from({ length: 60 }, (_, i) => `content line ${i}`);
-    fake.setResponder((req) =>
+    rig.fake.setResponder((req) =>
       afterToolResult(req) ? { steps: [{ text: 'Written.' }] } : { steps: [{ toolCall: { name: 'write_file', args: { path: 'long.txt', content: `${lines.join('\n')}\n` } } }] },
     );
-    const id = await startResumed(2, BEFORE);
-    t!.type('write it');
-    const prompt = await t!.waitFor((s) => s.includes('Allow write_file?') && s.includes('3. No'));
-    const screen = t!.screen();
+    const { id, t } = await startResumed(2, BEFORE);
+    t.type('write it');
+    const prompt = await t.waitFor((s) => s.includes('Allow write_file?') && s.includes('3. No'));
+    const screen = t.screen();
     expect(screen).toContain('Allow write_file?');
     expect(screen).toContain('1. Yes');
     expect(screen).toContain('enter confirm');
@@ -141,32 +116,32 @@ describe('the live frame in a 24-row terminal', () => {
     );
     expect(asking).toContain('Allow write_file?');
 
-    t!.keys('1');
+    t.keys('1');
     const all = await history((s) => s.includes('Written.') && idle(s), 'the answer');
     expect(onceInOrder(all, [...BEFORE, ...questions, `Resumed session ${id}`, 'write it', '+content line 59', 'Written.'])).toBe(true);
   });
 
   it('a bash command longer than the terminal: the question and the answers stay on screen, the whole command is in the scrollback', async () => {
     const lines = Array.from({ length: 40 }, (_, i) => `echo "command line ${i}"`);
-    fake.setResponder((req) => (afterToolResult(req) ? { steps: [{ text: 'Ran it.' }] } : { steps: [{ toolCall: { name: 'bash', args: { command: lines.join('\n') } } }] }));
-    await startResumed(2, BEFORE);
-    t!.type('run it');
-    await t!.waitFor((s) => s.includes('Allow bash?') && s.includes('3. No'));
-    const screen = t!.screen();
+    rig.fake.setResponder((req) => (afterToolResult(req) ? { steps: [{ text: 'Ran it.' }] } : { steps: [{ toolCall: { name: 'bash', args: { command: lines.join('\n') } } }] }));
+    const { t } = await startResumed(2, BEFORE);
+    t.type('run it');
+    await t.waitFor((s) => s.includes('Allow bash?') && s.includes('3. No'));
+    const screen = t.screen();
     for (const text of ['Allow bash?', '1. Yes', '2. Yes, and allow', 'enter confirm']) expect(screen).toContain(text);
     expect(screen.replace(/\n$/, '').split('\n').length).toBeLessThanOrEqual(ROWS);
     // Every line of the command is readable in the scrollback before answering.
     await history((s) => inOrder(s, ['run it', ...lines]) && s.includes('Allow bash?'), 'the whole command');
-    t!.keys('3');
+    t.keys('3');
     await history((s) => idle(s), 'the denial');
   });
 
   it('a diff that fit when the prompt opened is written whole above it once the terminal shrinks', async () => {
     const lines = Array.from({ length: 20 }, (_, i) => `note line ${i}`);
-    fake.setResponder((req) =>
+    rig.fake.setResponder((req) =>
       afterToolResult(req) ? { steps: [{ text: 'Noted.' }] } : { steps: [{ toolCall: { name: 'write_file', args: { path: 'notes.txt', content: `${lines.join('\n')}\n` } } }] },
     );
-    t = TmuxKeen.start({ cwd: ws.cwd, width: 80, height: 48, env: { KEEN_HOME: ws.home, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.url, NO_COLOR: undefined } });
+    const t = rig.start({ width: 80, height: 48 });
     await t.waitFor('Type a message');
     t.type('note it');
     await t.waitFor((s) => s.includes('Allow write_file?') && s.includes('+note line 19'));
@@ -183,13 +158,11 @@ describe('the live frame in a 24-row terminal', () => {
     const steps: FakeStep[] = [];
     for (let i = 0; i < words.length; i += 50) steps.push({ text: `${words.slice(i, i + 50).join(' ')} ` }, { delayMs: 15 });
     steps.push({ text: 'END-OF-PARAGRAPH.' });
-    fake.setResponder(() => ({ steps }));
-    t = TmuxKeen.start({
-      cwd: ws.cwd,
+    rig.fake.setResponder(() => ({ steps }));
+    const t = rig.start({
       width: 80,
       height: ROWS,
       before: BEFORE,
-      env: { KEEN_HOME: ws.home, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.url, NO_COLOR: undefined },
     });
     await t.waitFor((s) => idle(s) && s.includes('% context'));
     t.type('talk at length');
@@ -206,13 +179,11 @@ describe('the live frame in a 24-row terminal', () => {
 
   it('while a list taller than the terminal grows, the screen shows its tail under the marker; Ctrl+C commits all of it', async () => {
     // The stream stays open after the list (the fake waits a minute) until Ctrl+C ends the turn.
-    fake.setResponder(() => ({ steps: [...listAnswer(0).slice(0, -1), { delayMs: 60_000 }] }));
-    t = TmuxKeen.start({
-      cwd: ws.cwd,
+    rig.fake.setResponder(() => ({ steps: [...listAnswer(0).slice(0, -1), { delayMs: 60_000 }] }));
+    const t = rig.start({
       width: 80,
       height: ROWS,
       before: BEFORE,
-      env: { KEEN_HOME: ws.home, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.url, NO_COLOR: undefined },
     });
     await t.waitFor((s) => idle(s) && s.includes('% context'));
     t.type('list them');

@@ -5,7 +5,10 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { cleanEnv, KEEN_BIN } from '../e2e/harness.js';
+import { afterEach, beforeEach } from 'vitest';
+import { cleanEnv, KEEN_BIN, makeWorkspace, type Workspace } from '../e2e/harness.js';
+import { startAnthropicFake } from '../fakes/anthropic-fake.js';
+import type { ScriptedServer } from '../fakes/scripted-server.js';
 
 let counter = 0;
 
@@ -86,6 +89,20 @@ export class TmuxKeen {
     }
   }
 
+  /** Polls the screen plus the last `lines` of scrollback until `test` holds; the error names `what`. */
+  async waitForScrollback(
+    test: (all: string) => boolean,
+    { lines, what = 'the scrollback', timeoutMs = 20_000 }: { lines: number; what?: string; timeoutMs?: number },
+  ): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const all = this.capture(false, lines);
+      if (test(all)) return all;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; scrollback (${all.split('\n').length} lines) ends:\n${all.slice(-4000)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
   kill(): void {
     try {
       this.tmux('kill-server');
@@ -93,4 +110,51 @@ export class TmuxKeen {
       // already gone
     }
   }
+}
+
+export interface TmuxRig {
+  /** This test's loopback Anthropic fake. */
+  readonly fake: ScriptedServer;
+  /** This test's project folder and KEEN_HOME. */
+  readonly ws: Workspace;
+  /** The keen started by `start` in this test. */
+  readonly t: TmuxKeen | undefined;
+  /** keen in tmux in the workspace, against the fake (key, URL, KEEN_HOME, colours on); `env` adds to that. */
+  start(opts?: Omit<TmuxOptions, 'cwd' | 'env'> & { env?: Record<string, string | undefined> }): TmuxKeen;
+}
+
+/** A fresh fake and workspace for every test of the file, and its tmux keen; all gone after each test. */
+export function useTmuxRig(): TmuxRig {
+  let fake: ScriptedServer | undefined;
+  let ws: Workspace | undefined;
+  let t: TmuxKeen | undefined;
+  beforeEach(async () => {
+    fake = await startAnthropicFake();
+    ws = makeWorkspace();
+  });
+  afterEach(async () => {
+    t?.kill();
+    t = undefined;
+    await fake?.close();
+    ws?.cleanup();
+  });
+  return {
+    get fake() {
+      return fake!;
+    },
+    get ws() {
+      return ws!;
+    },
+    get t() {
+      return t;
+    },
+    start(opts = {}) {
+      t = TmuxKeen.start({
+        ...opts,
+        cwd: ws!.cwd,
+        env: { KEEN_HOME: ws!.home, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake!.url, NO_COLOR: undefined, ...opts.env },
+      });
+      return t;
+    },
+  };
 }
