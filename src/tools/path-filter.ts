@@ -120,7 +120,8 @@ export async function resultFilter(ctx: Pick<ToolContext, 'cwd' | 'permissions'>
     async dropsEntry(abs) {
       return judge(abs, await real(abs));
     },
-    rgExcludes: (rgCwd) => denyExcludes(policy, tool, roots, rgCwd),
+    // Workspace rules say nothing about a search elsewhere (an approved absolute path).
+    rgExcludes: (rgCwd) => (roots.some((r) => isInside(r, rootReal)) ? denyExcludes(policy, tool, roots, rgCwd) : []),
     get dropped() {
       return left.size;
     },
