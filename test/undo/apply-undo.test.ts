@@ -1,8 +1,7 @@
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { symlink } from 'node:fs/promises';
 import { applyRestores } from '../../src/undo/apply-undo.js';
 import { placeRestore } from '../../src/undo/confine.js';
 import { FileCheckpoints, listManifests } from '../../src/undo/file-checkpoints.js';
