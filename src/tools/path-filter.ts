@@ -71,7 +71,9 @@ export function hiddenByRules(p: string, scope: FilterScope): boolean {
 /**
  * `--glob` excludes for ripgrep running in `rgCwd`, from the deny path rules it can express
  * exactly: a name glob (`.env`, `*.pem`: any depth), a workspace glob when rg runs at that root,
- * an absolute glob below `rgCwd`. Only ever excludes; the result filter still runs after.
+ * an absolute glob below `rgCwd`. Only ever excludes; the result filter still runs after. A name
+ * glob also prunes a folder of that name (ripgrep globs match folders too), a little more than
+ * the rule itself covers.
  */
 export function denyExcludes(policy: Policy, tool: string, roots: readonly string[], rgCwd: string): string[] {
   const out: string[] = [];
