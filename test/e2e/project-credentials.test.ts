@@ -13,7 +13,7 @@ import { everything, writeUserConfig } from './mcp-fixtures.js';
 
 const { rig, workspace } = useCliRig();
 
-/** Prints the key's length (not the key: output redaction would hide it) and whether the fake is reachable. */
+/** Prints the key's length (never the key itself) and whether the fake is reachable from the command. */
 function probe(): string {
   const port = new URL(rig.fake.url).port;
   return `echo "key=\${#ANTHROPIC_API_KEY}"; (exec 3<>/dev/tcp/127.0.0.1/${port}) 2>/dev/null && echo net=on || echo net=off`;
@@ -59,7 +59,7 @@ describe('a project cannot pass Keen credentials on', () => {
     expect(proj.PLAIN).toBe('hi there');
     for (const name of ['X', 'GH', 'ANTHROPIC_API_KEY', 'GITHUB_TOKEN', 'MY_SERVICE_TOKEN']) expect(proj[name], name).toBeUndefined();
     expect(proj.WHO).toBe('there');
-    // The user's own server gets what it names (the value is redacted on its way to the model).
+    // The user's own server gets what it names.
     expect(mine.X).toBeDefined();
     expect(mine.GITHUB_TOKEN).toBeUndefined();
     expect(errorLines(r.stderr)).toEqual([
