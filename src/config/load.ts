@@ -4,6 +4,7 @@ import { KeenError } from '../errors.js';
 import { parseRule } from '../tools/permissions/rules.js';
 import { projectConfigPath, userConfigPath } from './paths.js';
 import { filterProjectConfig, projectFilterNotice } from './project-filter.js';
+import { stripNeverFromProject } from './project-limits.js';
 import { configSchema, type KeenConfig } from './schema.js';
 
 /** The merged config and what the project was (not) allowed to set. */
@@ -26,7 +27,8 @@ export interface LoadedConfig {
   /**
    * Each file's validated contents as read (`{}` for a missing file), so the session open reads
    * and validates each once: the permission policy, the bash options and the MCP sources take
-   * theirs from here. The project's is NOT filtered: every reader applies `projectTrusted` itself.
+   * theirs from here. The project's is NOT filtered by trust (every reader applies
+   * `projectTrusted` itself), only stripped of what a project may never set (`stripNeverFromProject`).
    */
   files: ConfigFiles;
 }
@@ -34,7 +36,7 @@ export interface LoadedConfig {
 /** The two config files' contents (see LoadedConfig.files). */
 export interface ConfigFiles {
   user: KeenConfig;
-  /** Unfiltered: repository content, authority only in a trusted folder. */
+  /** Repository content, authority only in a trusted folder; never credentials or an open sandbox. */
   project: KeenConfig;
 }
 
@@ -46,21 +48,23 @@ export interface LoadConfigOptions {
 /**
  * Loads `$KEEN_HOME/config.json` then `.keen/config.json` (the project wins). A missing file is
  * fine; unreadable JSON or a field that fails validation is a KeenError naming file and field.
- * The project file never sets `baseURL`/`apiKeyEnv`, and its trust-gated keys (permissions, …)
+ * The project file never sets `baseURL`/`apiKeyEnv`, credential `bash.envPassthrough` entries or
+ * a looser sandbox (`stripNeverFromProject`), and its trust-gated keys (permissions, …)
  * count only when `projectTrusted` is true.
  */
 export function loadConfig(home: string, cwd: string, options: LoadConfigOptions = {}): LoadedConfig {
   const projectTrusted = options.projectTrusted === true;
   const user = readConfigFile(userConfigPath(home));
   const projectFile = projectConfigPath(cwd);
-  const project = readConfigFile(projectFile);
+  const stripped = stripNeverFromProject(readConfigFile(projectFile), user);
+  const project = stripped.config;
   const filtered = filterProjectConfig(project, projectTrusted);
   return {
     config: mergeConfig(user, filtered.config),
     projectTrusted,
-    ignored: [...filtered.untrusted, ...filtered.credentials],
+    ignored: [...filtered.untrusted, ...filtered.credentials, ...stripped.dropped],
     needsTrust: filtered.untrusted,
-    notice: projectFilterNotice(projectFile, filtered, userConfigPath(home)),
+    notice: projectFilterNotice(projectFile, { ...filtered, never: stripped.dropped }, userConfigPath(home)),
     declaresMcpServers: user.mcpServers !== undefined || project.mcpServers !== undefined,
     files: { user, project },
   };

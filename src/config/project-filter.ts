@@ -91,13 +91,16 @@ function describeKey(key: string, _value: unknown): string {
  * The one line Keen prints about what it ignored in the project config, or undefined when nothing
  * was ignored. Names the file, the keys and how to trust the folder.
  */
-export function projectFilterNotice(file: string, result: Pick<ProjectFilterResult, 'untrusted' | 'credentials'>, userFile: string): string | undefined {
+export function projectFilterNotice(file: string, result: Pick<ProjectFilterResult, 'untrusted' | 'credentials'> & { never?: string[] }, userFile: string): string | undefined {
   const parts: string[] = [];
   if (result.untrusted.length > 0) {
     parts.push(`ignored ${result.untrusted.join(', ')} because this folder is not trusted (trust it with \`keen --trust\` or \`keen run --trust …\`; the REPL asks once)`);
   }
   if (result.credentials.length > 0) {
     parts.push(`ignored ${result.credentials.join(', ')}: base URLs and key variables are read only from ${userFile} and the environment`);
+  }
+  if (result.never?.length) {
+    parts.push(`ignored ${result.never.join(', ')}: a project cannot pass Keen's credentials to commands or open the sandbox (set them in ${userFile})`);
   }
   if (parts.length === 0) return undefined;
   return `project config ${file}: ${parts.join('; ')}`;

@@ -1,3 +1,5 @@
+import { isCredentialName, KEEN_CREDENTIAL_VARS } from '../credential-names.js';
+
 /**
  * The environment of commands the model runs. Keen's credentials never reach them: a model that
  * runs `env` would otherwise send a key back to the provider. Removed, unless `bash.envPassthrough`
@@ -5,19 +7,7 @@
  * keys and session tokens, and every variable whose name looks secret (`*_KEY`, `*_TOKEN`,
  * `*_SECRET`, `*PASSWORD*`, `*CREDENTIAL*`, case-insensitive).
  */
-export const WITHHELD_FROM_COMMANDS = [
-  'ANTHROPIC_API_KEY',
-  'ANTHROPIC_AUTH_TOKEN',
-  'OPENAI_API_KEY',
-  'GEMINI_API_KEY',
-  'GOOGLE_API_KEY',
-  'AWS_ACCESS_KEY_ID',
-  'AWS_SECRET_ACCESS_KEY',
-  'AWS_SESSION_TOKEN',
-  'AWS_BEARER_TOKEN_BEDROCK',
-];
-
-const SECRET_NAME = /(_KEY|_TOKEN|_SECRET)$|^(KEY|TOKEN|SECRET)$|PASSWORD|PASSWD|CREDENTIAL/i;
+export const WITHHELD_FROM_COMMANDS = KEEN_CREDENTIAL_VARS;
 
 export interface CommandEnvOptions {
   /** Names kept even though they look secret (`bash.envPassthrough`). */
@@ -29,7 +19,7 @@ export interface CommandEnvOptions {
 /** True when `name` is withheld from commands under `options`. */
 export function isWithheld(name: string, options: CommandEnvOptions = {}): boolean {
   if (options.passthrough?.includes(name)) return false;
-  return WITHHELD_FROM_COMMANDS.includes(name) || (options.withhold?.includes(name) ?? false) || SECRET_NAME.test(name);
+  return isCredentialName(name, options.withhold);
 }
 
 export function commandEnv(env: NodeJS.ProcessEnv, options: CommandEnvOptions = {}): NodeJS.ProcessEnv {

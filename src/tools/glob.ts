@@ -3,6 +3,7 @@ import path from 'node:path';
 import * as z from 'zod';
 import { displayPath, fsErrorText, realPath, resolveReadPath, workspaceRoots } from './fs-guard.js';
 import { createGlobMatcher, nameFilterOf } from './glob-match.js';
+import { droppedNote, resultFilter } from './path-filter.js';
 import { defineTool, ToolError } from './registry.js';
 import { RG_COMMON, ripgrepErrorLine, runRipgrep } from './ripgrep.js';
 import type { PermissionRequest, ToolContext } from './types.js';
@@ -52,23 +53,26 @@ export const globTool = defineTool({
     if (pattern.startsWith(`${dir.abs}/`)) pattern = pattern.slice(dir.abs.length + 1);
     const matches = createGlobMatcher(pattern);
     const found: string[] = [];
-    const run = await runRipgrep([...RG_COMMON, '--files', ...nameFilterArgs(pattern), '.'], {
+    const filter = await resultFilter(ctx, 'glob', dir.abs);
+    const run = await runRipgrep([...RG_COMMON, ...filter.rgExcludes(dir.abs), '--files', ...nameFilterArgs(pattern), '.'], {
       cwd: dir.abs,
       signal: ctx.signal,
       onLine: (line) => {
         const rel = line.startsWith('./') ? line.slice(2) : line;
-        if (rel !== '' && matches(rel)) found.push(rel);
+        if (rel !== '' && matches(rel) && !filter.drops(path.join(dir.abs, rel))) found.push(rel);
       },
     });
     if (run.code === 2 && found.length === 0 && run.stderr !== '') {
       throw new ToolError(`glob failed: ${ripgrepErrorLine(run.stderr)}`);
     }
-    if (found.length === 0) return `No files match ${pattern} in ${dir.shown === '.' ? 'the workspace' : dir.shown}.`;
+    const note = droppedNote(filter.dropped, 'file');
+    if (found.length === 0) return [`No files match ${pattern} in ${dir.shown === '.' ? 'the workspace' : dir.shown}.`, ...(note ? [note] : [])].join('\n');
     found.sort();
     const shown = found.slice(0, GLOB_MAX_RESULTS).map((rel) => displayPath(ctx.cwd, path.join(dir.abs, rel)));
     if (found.length > GLOB_MAX_RESULTS) {
       shown.push(`[Showing ${GLOB_MAX_RESULTS} of ${found.length} files; ${found.length - GLOB_MAX_RESULTS} more not shown. Narrow the pattern or path.]`);
     }
+    if (note) shown.push(note);
     return shown.join('\n');
   },
 });

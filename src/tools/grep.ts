@@ -5,6 +5,7 @@ import { displayPath, fsErrorText, realPath, resolveReadPath, workspaceRoots } f
 import { createGlobMatcher } from './glob-match.js';
 import { nameFilterArgs } from './glob.js';
 import { clipLine } from './output-cap.js';
+import { droppedNote, resultFilter } from './path-filter.js';
 import { defineTool, ToolError } from './registry.js';
 import { RG_COMMON, ripgrepErrorLine, runRipgrep } from './ripgrep.js';
 
@@ -44,8 +45,9 @@ export const grepTool = defineTool({
     const target = shown === '.' ? '.' : abs;
     const keep = args.glob && info.isDirectory() ? createGlobMatcher(args.glob) : () => true;
     const relToSearch = (p: string) => path.relative(searchDir, path.resolve(ctx.cwd, p)).split(path.sep).join('/');
+    const filter = await resultFilter(ctx, 'grep', abs);
 
-    const flags = [...RG_COMMON, '--max-columns', String(MAX_COLUMNS), '--max-columns-preview'];
+    const flags = [...RG_COMMON, ...filter.rgExcludes(ctx.cwd), '--max-columns', String(MAX_COLUMNS), '--max-columns-preview'];
     if (args.case_insensitive) flags.push('--ignore-case');
     if (args.files_only) flags.push('--files-with-matches');
     else flags.push('--line-number', '--no-heading', '--with-filename', '--null');
@@ -79,7 +81,9 @@ export const grepTool = defineTool({
         const nul = line.indexOf('\0');
         const file = nul === -1 ? line : line.slice(0, nul);
         if (!keep(relToSearch(file))) return;
-        const name = displayPath(ctx.cwd, path.resolve(ctx.cwd, file));
+        const found = path.resolve(ctx.cwd, file);
+        if (filter.drops(found)) return;
+        const name = displayPath(ctx.cwd, found);
         if (nul === -1) return emit(name);
         const rest = line.slice(nul + 1);
         emit(`${name}${/^\d+:/.test(rest) ? ':' : '-'}${rest}`);
@@ -87,11 +91,13 @@ export const grepTool = defineTool({
     });
     if (run.code === 2 && total === 0) throw new ToolError(`grep failed: ${ripgrepErrorLine(run.stderr)}`);
     while (out[out.length - 1] === '--') out.pop();
-    if (total === 0) return `No matches for ${args.pattern} in ${shown === '.' ? 'the workspace' : shown}.`;
+    const note = droppedNote(filter.dropped, 'file');
+    if (total === 0) return [`No matches for ${args.pattern} in ${shown === '.' ? 'the workspace' : shown}.`, ...(note ? [note] : [])].join('\n');
     if (full) {
       const unit = args.files_only ? 'files' : 'lines';
       out.push(`[Showing ${out.filter((l) => l !== '--').length} of ${total} ${unit}. Narrow the search with path, glob or a more specific pattern.]`);
     }
+    if (note) out.push(note);
     return out.join('\n');
   },
 });

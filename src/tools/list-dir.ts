@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { fsErrorText } from './fs-guard.js';
 import { isIgnored, loadIgnoreRules } from './gitignore.js';
 import { describeDirRead, resolveDir } from './glob.js';
+import { droppedNote, resultFilter } from './path-filter.js';
 import { defineTool, ToolError } from './registry.js';
 
 export const LIST_MAX_ENTRIES = 500;
@@ -28,6 +29,7 @@ export const listDirTool = defineTool({
       throw new ToolError(fsErrorText(err, dir.shown));
     });
     const rules = await loadIgnoreRules(ctx.cwd, dir.abs);
+    const filter = await resultFilter(ctx, 'list_dir', dir.abs);
     const dirs: string[] = [];
     const files: string[] = [];
     let hidden = 0;
@@ -40,6 +42,7 @@ export const listDirTool = defineTool({
         hidden++;
         continue;
       }
+      if (await filter.dropsEntry(abs)) continue;
       (isDir ? dirs : files).push(isDir ? `${entry.name}/` : entry.name);
     }
     const byName = (a: string, b: string) => a.localeCompare(b, 'en');
@@ -50,7 +53,9 @@ export const listDirTool = defineTool({
       notes.push(`[Showing ${LIST_MAX_ENTRIES} of ${all.length} entries; use glob to narrow down.]`);
     }
     if (hidden > 0) notes.push(`[${hidden} ${hidden === 1 ? 'entry' : 'entries'} hidden by .gitignore or .git]`);
-    if (all.length === 0) lines.push(hidden > 0 ? `(${dir.shown} has no visible entries)` : `(${dir.shown} is empty)`);
+    const note = droppedNote(filter.dropped, 'entry');
+    if (note) notes.push(note);
+    if (all.length === 0) lines.push(hidden > 0 || note ? `(${dir.shown} has no visible entries)` : `(${dir.shown} is empty)`);
     return [...lines, ...notes].join('\n');
   },
 });

@@ -31,7 +31,7 @@ async function executeBash(inner: ToolRegistry, checkpoints: FileCheckpoints, ca
     try {
       if (!checkpoints.has(change.path)) {
         if (change.before && !change.before.content) continue; // too big to have kept: not undoable
-        await checkpoints.keep(change.path, change.before ? { data: change.before.content!, mode: change.before.mode } : null);
+        await checkpoints.keep(change.path, change.before ? { data: change.before.content!, mode: change.before.mode } : null, [ctx.cwd]);
       }
       await checkpoints.after(change.path);
     } catch {
@@ -62,7 +62,7 @@ export function withCheckpoints(inner: ToolRegistry, checkpoints: FileCheckpoint
             );
       if (real) {
         try {
-          await checkpoints.before(real);
+          await checkpoints.before(real, workspaceRoots(ctx));
         } catch (err) {
           const content = `Refusing to change ${p}: its previous content could not be kept for undo (${errorText(err)}).`;
           return { role: 'tool', tool_call_id: call.id, name: call.name, content, is_error: true };

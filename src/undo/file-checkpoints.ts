@@ -46,12 +46,16 @@ export class FileCheckpoints {
     this.manifest = undefined;
   }
 
-  /** Keep `real`'s current state unless this turn already kept it. Durable before it resolves. */
-  before(real: string): Promise<void> {
+  /**
+   * Keep `real`'s current state unless this turn already kept it. Durable before it resolves.
+   * `roots`: the call's workspace roots, recorded so an undo writes only inside them.
+   */
+  before(real: string, roots: readonly string[] = []): Promise<void> {
     return this.serial(async () => {
       if (this.turn === undefined) return;
       const m = await this.current();
       if (m.files.some((f) => f.path === real)) return;
+      addRoots(m, roots);
       const dir = this.turnDir(m.turn_seq);
       await mkdir(dir, { recursive: true, mode: 0o700 });
       let before: Manifest['files'][number]['before'] = null;
@@ -80,11 +84,12 @@ export class FileCheckpoints {
    * Keep a state of `real` seen earlier (a bash command already changed it): its bytes and mode,
    * or null when it did not exist. No-op when this turn kept it already.
    */
-  keep(real: string, before: { data: Buffer; mode: number } | null): Promise<void> {
+  keep(real: string, before: { data: Buffer; mode: number } | null, roots: readonly string[] = []): Promise<void> {
     return this.serial(async () => {
       if (this.turn === undefined) return;
       const m = await this.current();
       if (m.files.some((f) => f.path === real)) return;
+      addRoots(m, roots);
       const dir = this.turnDir(m.turn_seq);
       await mkdir(dir, { recursive: true, mode: 0o700 });
       let entry: Manifest['files'][number]['before'] = null;
@@ -129,6 +134,11 @@ export class FileCheckpoints {
     this.queue = run.catch(() => undefined);
     return run;
   }
+}
+
+function addRoots(m: Manifest, roots: readonly string[]): void {
+  const missing = roots.filter((r) => !(m.roots ?? []).includes(r));
+  if (missing.length) m.roots = [...(m.roots ?? []), ...missing];
 }
 
 /** One turn's manifest, or undefined when it has none (or it cannot be read). */

@@ -15,6 +15,8 @@ export const fileEntrySchema = z.object({
 export const manifestSchema = z.object({
   turn_seq: z.number().int().positive(),
   files: z.array(fileEntrySchema),
+  /** The workspace roots of the turn (cwd, `--add-dir` folders): an undo writes only inside them. */
+  roots: z.array(z.string()).optional(),
   /** Set when the turn's changes were undone (the transcript holds the matching `undo` record). */
   undone: z.boolean().optional(),
 });

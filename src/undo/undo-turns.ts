@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { KeenError } from '../errors.js';
 import type { NewRecord } from '../session/records.js';
 import { applyRestores } from './apply-undo.js';
+import { isLink, placeRestore, realRoots } from './confine.js';
 import { fileHash, listManifests, markUndone } from './file-checkpoints.js';
 import type { Manifest } from './manifest.js';
 import { planUndo } from './undo-plan.js';
@@ -28,6 +29,8 @@ export interface UndoRequest {
   conversation?: boolean;
   /** Overwrite files changed outside Keen since. */
   force?: boolean;
+  /** More workspace roots (besides `cwd` and those the checkpoints recorded) an undo may write in. */
+  roots?: readonly string[];
 }
 
 export interface UndoOutcome {
@@ -45,20 +48,51 @@ function shown(cwd: string, p: string): string {
   return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : p;
 }
 
+/** The state at `target` without following a symlink there: a link hashes as its target text. */
+async function leafHash(target: string): Promise<string | null> {
+  if (await isLink(target)) return `symlink:${await readlink(target)}`;
+  return fileHash(target);
+}
+
 /**
- * Undo file changes: plan, refuse with one line (changing nothing) when a file was changed
- * outside Keen since, else restore every file of the chosen turns atomically, mark them undone and
- * append an `undo` record. Throws KeenError for nothing to undo or a conflict.
+ * Where each file of `chosen` lands now (parents resolved); throws a KeenError naming every file
+ * that would land outside the workspace roots, before anything is written (`--force` or not).
+ */
+async function placeAll(req: UndoRequest, chosen: readonly Manifest[]): Promise<Map<string, string>> {
+  const roots = await realRoots([req.cwd, ...(req.roots ?? []), ...chosen.flatMap((m) => m.roots ?? [])]);
+  const places = new Map<string, string>();
+  const outside: string[] = [];
+  for (const m of chosen) {
+    for (const f of m.files) {
+      if (places.has(f.path)) continue;
+      const placed = await placeRestore(f.path, roots);
+      if ('outside' in placed) outside.push(`${shown(req.cwd, f.path)} (now ${placed.outside})`);
+      places.set(f.path, 'target' in placed ? placed.target : placed.outside);
+    }
+  }
+  if (outside.length > 0) {
+    throw new KeenError(`refusing to undo: ${outside.join(', ')} would be written outside the workspace through a symlink; nothing was changed`);
+  }
+  return places;
+}
+
+/**
+ * Undo file changes: plan, refuse with one line (changing nothing) when a file would land outside
+ * the workspace now (a folder on its way became a symlink; `force` does not override this) or was
+ * changed outside Keen since, else restore every file of the chosen turns atomically — each at
+ * its real place, a symlink at the file itself replaced, never followed — mark them undone and
+ * append an `undo` record. Throws KeenError for nothing to undo, a path outside, or a conflict.
  */
 export async function undoTurns(req: UndoRequest): Promise<UndoOutcome> {
   const all = await undoableTurns(req.dir);
   const chosen = req.fromSeq !== undefined ? all.filter((m) => m.turn_seq >= req.fromSeq!) : all.slice(-(req.turns ?? 1));
   if (chosen.length === 0 && !req.conversation) throw new KeenError('nothing to undo: no earlier turn of this session changed files');
+  const places = await placeAll(req, chosen);
   const current = new Map<string, string | null>();
   const before = new Map<string, string | null>();
   for (const m of chosen) {
     for (const f of m.files) {
-      if (!current.has(f.path)) current.set(f.path, await fileHash(f.path));
+      if (!current.has(f.path)) current.set(f.path, await leafHash(places.get(f.path)!));
       if (!before.has(f.path)) {
         before.set(
           f.path,
@@ -78,7 +112,10 @@ export async function undoTurns(req: UndoRequest): Promise<UndoOutcome> {
       `refusing to undo: ${names} changed outside Keen since Keen wrote ${plan.conflicts.length === 1 ? 'it' : 'them'}; nothing was changed (use --force to overwrite)`,
     );
   }
-  await applyRestores(req.dir, plan.restores);
+  await applyRestores(
+    req.dir,
+    plan.restores.map((r) => ({ ...r, path: places.get(r.path)! })),
+  );
   await markUndone(req.dir, chosen);
   const record: NewRecord = { kind: 'undo', turn_seqs: plan.turns, files: plan.restores.map((r) => r.path) };
   if (req.conversation && req.fromSeq !== undefined) record.conversation_to_seq = req.fromSeq;

@@ -1,8 +1,9 @@
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyRestores } from '../../src/undo/apply-undo.js';
+import { placeRestore } from '../../src/undo/confine.js';
 import { FileCheckpoints, listManifests } from '../../src/undo/file-checkpoints.js';
 import { planUndo } from '../../src/undo/undo-plan.js';
 
@@ -59,5 +60,25 @@ describe('undo planning and restoring', () => {
     });
     expect(planUndo([m(2, 'h1')], new Map([['/w/a', 'h0']]), new Map([['/w/a', 'h0']])).restores).toEqual([]);
     expect(planUndo([m(2, 'h1')], new Map([['/w/a', 'other']]), new Map([['/w/a', 'h0']])).conflicts).toEqual(['/w/a']);
+  });
+
+  it('places a restore at its real parent, inside one of the roots or not at all', async () => {
+    const ws = await temp();
+    const out = await temp();
+    const extra = await temp();
+    await mkdir(path.join(ws, 'real'));
+    await symlink(path.join(ws, 'real'), path.join(ws, 'inner'));
+    await symlink(out, path.join(ws, 'away'));
+    expect(await placeRestore(path.join(ws, 'inner', 'a.txt'), [ws])).toEqual({ path: path.join(ws, 'inner', 'a.txt'), target: path.join(ws, 'real', 'a.txt') });
+    expect(await placeRestore(path.join(ws, 'gone', 'deep', 'b.txt'), [ws])).toEqual({
+      path: path.join(ws, 'gone', 'deep', 'b.txt'),
+      target: path.join(ws, 'gone', 'deep', 'b.txt'),
+    });
+    expect(await placeRestore(path.join(ws, 'away', 'c.txt'), [ws])).toEqual({ path: path.join(ws, 'away', 'c.txt'), outside: path.join(out, 'c.txt') });
+    expect(await placeRestore(path.join(extra, 'd.txt'), [ws])).toMatchObject({ outside: path.join(extra, 'd.txt') });
+    expect(await placeRestore(path.join(extra, 'd.txt'), [ws, extra])).toMatchObject({ target: path.join(extra, 'd.txt') });
+    // The leaf itself is not followed: a link named like the file is where the restore goes.
+    await symlink(path.join(out, 'e.txt'), path.join(ws, 'e.txt'));
+    expect(await placeRestore(path.join(ws, 'e.txt'), [ws])).toMatchObject({ target: path.join(ws, 'e.txt') });
   });
 });

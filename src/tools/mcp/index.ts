@@ -3,7 +3,10 @@
  * and the manager that runs them. Loaded with `import()` so sessions without servers never load
  * the MCP SDK; the manager (and the SDK, image-size) loads only when a server is configured.
  */
-import type { ConfigFiles } from '../../config/load.js';
+import { readConfigFile, type ConfigFiles } from '../../config/load.js';
+import { userConfigPath } from '../../config/paths.js';
+import { credentialNamesOf } from '../../config/project-limits.js';
+import { isCredentialName } from '../../credential-names.js';
 import type { McpSettings } from './config-schema.js';
 import { loadServerSources } from './load-sources.js';
 import type { McpManager } from './manager.js';
@@ -33,13 +36,25 @@ export interface OpenMcpOptions {
  */
 export async function openMcp(opts: OpenMcpOptions): Promise<McpManager | undefined> {
   const sources = loadServerSources(opts.home, opts.cwd, opts.flagFiles, opts.configFiles);
-  const resolved = resolveServers(sources, { projectTrusted: opts.projectTrusted, env: opts.env, cwd: opts.cwd });
+  const credentialNames = credentialNamesOf(opts.configFiles?.user ?? readConfigFile(userConfigPath(opts.home)));
+  const resolved = resolveServers(sources, { projectTrusted: opts.projectTrusted, env: opts.env, cwd: opts.cwd, credentialNames });
   if (resolved.skipped.length) {
     opts.warn(`MCP servers of this project skipped (the project is not trusted): ${resolved.skipped.join(', ')}; trust the folder (--trust; the REPL asks once) to use them`);
   }
+  for (const r of resolved.refused) {
+    const vars = r.variables.map((v) => `\${${v}}`).join(', ');
+    opts.warn(`MCP server ${r.name} (${r.file}) starts without ${vars}: only servers in your own config get credentials`);
+  }
   if (resolved.servers.length === 0 && resolved.broken.length === 0) return undefined;
   const { McpManager } = await import('./manager.js');
-  const manager = new McpManager({ servers: resolved.servers, broken: resolved.broken, settings: opts.settings, env: opts.env, warn: opts.warn });
+  // Servers inherit the environment without any credential; a user's server names the ones it needs in its `env`.
+  const env = inheritedEnv(opts.env, credentialNames);
+  const manager = new McpManager({ servers: resolved.servers, broken: resolved.broken, settings: opts.settings, env, warn: opts.warn });
   manager.start();
   return manager;
+}
+
+/** `env` without the variables that hold credentials (`isCredentialName`). */
+export function inheritedEnv(env: NodeJS.ProcessEnv, credentialNames: readonly string[]): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !isCredentialName(name, credentialNames)));
 }

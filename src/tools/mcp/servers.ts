@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isCredentialName } from '../../credential-names.js';
 import type { McpServerEntry } from './config-schema.js';
 import { expandVars } from './expand.js';
 
@@ -32,6 +33,16 @@ export interface ResolvedServers {
   skipped: string[];
   /** Servers turned off with `disabled: true`. */
   disabled: string[];
+  /** Credential variables a server outside the user's own config named and did not get. */
+  refused: { name: string; file: string; variables: string[] }[];
+}
+
+export interface ResolveOptions {
+  projectTrusted: boolean;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** The user's `apiKeyEnv` variables: credentials besides Keen's own and secret-looking names. */
+  credentialNames?: readonly string[];
 }
 
 /**
@@ -39,10 +50,13 @@ export interface ResolvedServers {
  * `.mcp.json`, project `.keen/config.json`, `--mcp-config` files): a later entry of the same name
  * replaces an earlier one, and `disabled: true` from any trusted source turns the name off.
  * Project sources count only when `projectTrusted`; otherwise their servers are listed in
- * `skipped`. Pure: the environment and the session directory are inputs.
+ * `skipped`. Only servers of the user's own config (or a `--mcp-config` file the user named) may
+ * expand a credential variable (`isCredentialName`); a project's server starts without it: an
+ * `env` entry or header using one is left out, a use in `args` or `url` expands to nothing, and
+ * `refused` names it. Pure: the environment and the session directory are inputs.
  */
-export function resolveServers(sources: readonly ServerSource[], options: { projectTrusted: boolean; env: NodeJS.ProcessEnv; cwd: string }): ResolvedServers {
-  const chosen = new Map<string, { entry: McpServerEntry; file: string }>();
+export function resolveServers(sources: readonly ServerSource[], options: ResolveOptions): ResolvedServers {
+  const chosen = new Map<string, { entry: McpServerEntry; file: string; origin: ServerOrigin }>();
   const off = new Set<string>();
   const skipped = new Set<string>();
   for (const source of sources) {
@@ -52,32 +66,51 @@ export function resolveServers(sources: readonly ServerSource[], options: { proj
         continue;
       }
       if (entry.disabled) off.add(name);
-      if (entry.command !== undefined || entry.url !== undefined) chosen.set(name, { entry, file: source.file });
+      if (entry.command !== undefined || entry.url !== undefined) chosen.set(name, { entry, file: source.file, origin: source.origin });
     }
   }
-  const out: ResolvedServers = { servers: [], broken: [], skipped: [], disabled: [] };
+  const out: ResolvedServers = { servers: [], broken: [], skipped: [], disabled: [], refused: [] };
   for (const name of skipped) if (!chosen.has(name) && !off.has(name)) out.skipped.push(name);
-  for (const [name, { entry, file }] of chosen) {
+  for (const [name, { entry, file, origin }] of chosen) {
     if (off.has(name)) {
       out.disabled.push(name);
       continue;
     }
-    const spec = toSpec(name, entry, file, options);
+    const refused = new Set<string>();
+    const refuse = origin === 'project' ? (v: string) => isCredentialName(v, options.credentialNames) : () => false;
+    const spec = toSpec(name, entry, file, options, refuse, refused);
+    if (refused.size > 0) out.refused.push({ name, file, variables: [...refused] });
     if ('error' in spec) out.broken.push(spec.error);
     else out.servers.push(spec);
   }
   return out;
 }
 
-function toSpec(name: string, entry: McpServerEntry, file: string, options: { env: NodeJS.ProcessEnv; cwd: string }): ServerSpec | { error: BrokenServer } {
+function toSpec(
+  name: string,
+  entry: McpServerEntry,
+  file: string,
+  options: { env: NodeJS.ProcessEnv; cwd: string },
+  refuse: (variable: string) => boolean,
+  refused: Set<string>,
+): ServerSpec | { error: BrokenServer } {
   const transport = entry.type ?? 'stdio';
   const missing = new Set<string>();
-  const expand = (text: string) => {
-    const r = expandVars(text, options.env);
+  const expandOne = (text: string) => {
+    const r = expandVars(text, options.env, refuse);
     for (const m of r.missing) missing.add(m);
-    return r.value;
+    for (const m of r.refused) refused.add(m);
+    return r;
   };
-  const expandMap = (map: Record<string, string> | undefined) => Object.fromEntries(Object.entries(map ?? {}).map(([k, v]) => [k, expand(v)]));
+  const expand = (text: string) => expandOne(text).value;
+  // An entry that would carry a refused credential is left out whole, not sent half-empty.
+  const expandMap = (map: Record<string, string> | undefined) =>
+    Object.fromEntries(
+      Object.entries(map ?? {}).flatMap(([k, v]) => {
+        const r = expandOne(v);
+        return r.refused.length > 0 ? [] : [[k, r.value]];
+      }),
+    );
   const fail = (error: string) => ({ error: { name, transport, error } });
 
   if (transport === 'stdio') {

@@ -1,16 +1,16 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { sdkFetch } from '../../llm/net/http-fetch.js';
-import { WITHHELD_FROM_COMMANDS } from '../bash.js';
+import { isCredentialName } from '../../credential-names.js';
 import type { ServerSpec } from './servers.js';
 import { ProcessGroupStdioTransport } from './stdio-transport.js';
 
 /**
- * The environment of a stdio server: the user's, without Keen's own provider keys (a server has
- * no business with them, and a tool result could carry them to the model), plus the entry's `env`.
+ * The environment of a stdio server: the user's, without any credential (`isCredentialName`: a
+ * server has no business with Keen's keys, and a tool result could carry them to the model), plus
+ * the entry's `env`, which is where a server of the user's own config names what it needs.
  */
 export function serverEnv(base: NodeJS.ProcessEnv, extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...base };
-  for (const name of WITHHELD_FROM_COMMANDS) delete env[name];
+  const env = Object.fromEntries(Object.entries(base).filter(([name]) => !isCredentialName(name)));
   return { ...env, ...extra };
 }
 

@@ -54,8 +54,25 @@ describe('resolveServers', () => {
   });
 
   it('expandVars reports missing names and keeps other text', () => {
-    expect(expandVars('a ${X} b ${Y:-y} $Z', { X: '1' })).toEqual({ value: 'a 1 b y $Z', missing: [] });
-    expect(expandVars('${X}${W}', {})).toEqual({ value: '', missing: ['X', 'W'] });
+    expect(expandVars('a ${X} b ${Y:-y} $Z', { X: '1' })).toEqual({ value: 'a 1 b y $Z', missing: [], refused: [] });
+    expect(expandVars('${X}${W}', {})).toEqual({ value: '', missing: ['X', 'W'], refused: [] });
+    expect(expandVars('k=${K:-d}', { K: 'v' }, (n) => n === 'K')).toEqual({ value: 'k=', missing: [], refused: ['K'] });
+  });
+
+  it("a project's server expands no credential variable; the user's own and a --mcp-config file's do", () => {
+    const entry = { command: 'srv', args: ['--key=${OPENAI_API_KEY}', '${MINE}'], env: { A: '${GITHUB_TOKEN}', B: '${WHO}', C: '${MY_LLM}' } };
+    const env = { OPENAI_API_KEY: 'sk-x', GITHUB_TOKEN: 'ghp', WHO: 'me', MINE: 'm', MY_LLM: 'llm' };
+    const sources: ServerSource[] = [
+      { origin: 'project', file: '/w/.mcp.json', servers: { p: entry } },
+      { origin: 'user', file: '/h/config.json', servers: { u: entry } },
+      { origin: 'flag', file: '/tmp/f.json', servers: { f: entry } },
+    ];
+    const r = resolveServers(sources, { ...opts(true, env), credentialNames: ['MY_LLM'] });
+    const byName = Object.fromEntries(r.servers.map((s) => [s.name, s]));
+    expect(byName.p).toMatchObject({ args: ['--key=', 'm'], env: { B: 'me' } });
+    expect(byName.u).toMatchObject({ args: ['--key=sk-x', 'm'], env: { A: 'ghp', B: 'me', C: 'llm' } });
+    expect(byName.f).toMatchObject({ env: { A: 'ghp', B: 'me', C: 'llm' } });
+    expect(r.refused).toEqual([{ name: 'p', file: '/w/.mcp.json', variables: ['OPENAI_API_KEY', 'GITHUB_TOKEN', 'MY_LLM'] }]);
   });
 });
 

@@ -1,0 +1,49 @@
+import { lstat, realpath } from 'node:fs/promises';
+import path from 'node:path';
+
+/** Where an undo writes or removes a file, or why it must not. */
+export type Placement = { path: string; target: string } | { path: string; outside: string };
+
+/** True when `p` is `root` or below it (both absolute, normalised). */
+function inside(root: string, p: string): boolean {
+  const rel = path.relative(root, p);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/** The real path of `dir`: its nearest existing ancestor resolved, the missing rest appended. */
+async function realDir(dir: string): Promise<string> {
+  const rest: string[] = [];
+  let existing = dir;
+  for (;;) {
+    try {
+      return path.join(await realpath(existing), ...rest);
+    } catch {
+      const parent = path.dirname(existing);
+      if (parent === existing) return dir;
+      rest.unshift(path.basename(existing));
+      existing = parent;
+    }
+  }
+}
+
+/**
+ * Where an undo of `p` (a path a checkpoint recorded) lands now: every parent resolved to its
+ * real path, the leaf itself not followed (a symlink there is replaced or removed, never written
+ * through). `outside` when that place is outside every real root: a directory on the way was
+ * swapped for a symlink leading out since Keen recorded the file.
+ */
+export async function placeRestore(p: string, realRoots: readonly string[]): Promise<Placement> {
+  const target = path.join(await realDir(path.dirname(p)), path.basename(p));
+  if (!realRoots.some((root) => inside(root, target) && root !== target)) return { path: p, outside: target };
+  return { path: p, target };
+}
+
+/** The real paths of `roots` (a missing one as given). */
+export async function realRoots(roots: readonly string[]): Promise<string[]> {
+  return [...new Set(await Promise.all(roots.map((r) => realpath(r).catch(() => r))))];
+}
+
+/** Whether the leaf at `target` is a symlink (an undo replaces it, never follows it). */
+export async function isLink(target: string): Promise<boolean> {
+  return (await lstat(target).catch(() => null))?.isSymbolicLink() ?? false;
+}

@@ -1,0 +1,40 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { denyExcludes, hiddenByRules } from '../../src/tools/path-filter.js';
+import { buildPolicy, createHeadlessGate } from '../../src/tools/permissions/index.js';
+import { call, workspace } from './helpers.js';
+
+describe('search results and the path rules', () => {
+  it('an ask rule hides what the call did not ask about; a credential folder in the workspace is left out', async () => {
+    const dir = await workspace({ 'secrets/k.txt': 'needle-ask\n', '.ssh/id_ed25519': 'needle-key\n', '.ssh/config': 'needle-config\n', 'a.txt': 'needle\n' });
+    const gate = createHeadlessGate({ cwd: dir, home: dir, user: { ask: ['read_file(secrets/**)'], allow: ['read_file(~/.ssh/config)'] } });
+    const msg = await call(dir, 'grep', { pattern: 'needle' }, { permissions: gate });
+    const lines = msg.content.split('\n');
+    expect(lines.slice(0, -1).sort()).toEqual(['.ssh/config:1:needle-config', 'a.txt:1:needle']);
+    expect(lines.at(-1)).toBe('[2 files left out by the permission rules (deny and ask rules, credential folders)]');
+  });
+
+  it('a result counts by its lexical and its real path', () => {
+    const policy = buildPolicy({ cwd: '/w', home: '/h', user: { deny: ['read_file(.env)', 'grep(logs/**)'], ask: ['read_file(private/**)'] } });
+    const scope = { policy, tool: 'grep', roots: ['/w'], searchRoot: '/w' };
+    expect(hiddenByRules('/w/sub/.env', scope)).toBe(true);
+    expect(hiddenByRules('/w/logs/x', scope)).toBe(true);
+    expect(hiddenByRules('/w/logs/x', { ...scope, tool: 'glob' })).toBe(false);
+    expect(hiddenByRules('/w/private/x', scope)).toBe(true);
+    // The call asked about private/ itself (and was approved): its results are what was approved.
+    expect(hiddenByRules('/w/private/x', { ...scope, searchRoot: '/w/private' })).toBe(false);
+    expect(hiddenByRules('/w/src/a.ts', scope)).toBe(false);
+    expect(hiddenByRules('/h/.aws/credentials', { ...scope, roots: ['/h'], searchRoot: '/h' })).toBe(true);
+    expect(hiddenByRules('/h/.aws/credentials', { ...scope, roots: ['/h'], searchRoot: '/h/.aws' })).toBe(false);
+  });
+
+  it('ripgrep is told to skip denied files it can name exactly', () => {
+    const policy = buildPolicy({
+      cwd: '/w',
+      home: '/h',
+      user: { deny: ['read_file(.env)', 'read_file(secrets/**)', 'read_file(/w/sub/k/**)', 'read_file(/etc/**)', 'edit_file(x/**)'] },
+    });
+    expect(denyExcludes(policy, 'grep', ['/w'], '/w')).toEqual(['--glob', '!.env', '--glob', '!/secrets/**', '--glob', '!/sub/k/**']);
+    expect(denyExcludes(policy, 'glob', ['/w'], path.join('/w', 'sub'))).toEqual(['--glob', '!.env', '--glob', '!/k/**']);
+  });
+});
