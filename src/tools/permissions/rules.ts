@@ -111,6 +111,20 @@ export function prefixRuleWarning(entry: string): string | undefined {
   );
 }
 
+/**
+ * Config load: writes `prefixRuleWarning`'s line for `entry` to stderr once, naming the file
+ * and the field, if it has one.
+ */
+export function warnAboutRule(file: string, field: string, entry: string): void {
+  const warning = prefixRuleWarning(entry);
+  const line = `keen: ${file}: ${field}: ${warning}\n`;
+  if (!warning || warned.has(line)) return;
+  warned.add(line);
+  process.stderr.write(line);
+}
+/** Lines already written: a run may read a config file more than once. */
+const warned = new Set<string>();
+
 /** A rule over bash commands (`bash(…)`), as opposed to the bare tool name. */
 type BashRule = Extract<Rule, { tool: 'bash'; kind: 'exact' | 'prefix' }>;
 const isBashRule = (rule: Rule): rule is BashRule => rule.kind === 'exact' || rule.kind === 'prefix';

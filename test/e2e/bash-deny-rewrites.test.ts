@@ -1,0 +1,60 @@
+/**
+ * A deny rule on bash holds against rewrites of the command it names (issue 24): the real
+ * bundle, `--yolo`, deny `bash(touch:*)` in the user's config, and a model that tries the
+ * rewrites that used to slip past the text match.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { errorLines, toolResults, useCliRig } from './cli-fixtures.js';
+
+const { rig, workspace } = useCliRig();
+
+/** Each rewrite of `touch xN`; none may create its file. */
+const REWRITES = [
+  '(touch x1)',
+  '{ touch x2; }',
+  'FOO=1 touch x3',
+  '\\touch x4',
+  'command touch x5',
+  'env touch x6',
+  '/usr/bin/touch x7',
+  'bash -c "touch x8"',
+  'if true; then touch x9; fi',
+  "t''ouch x10",
+  'echo x11 | xargs touch',
+  '! touch x12',
+  'time touch x13',
+  'exec touch x14',
+  'nice touch x15',
+  'touch${IFS}x16',
+  'for i in 1; do touch x17; done',
+  'eval touch x18',
+  'echo $(touch x19)',
+  'X=touch; $X x20',
+];
+
+describe('keen run --yolo with deny bash(touch:*)', () => {
+  it('refuses every rewrite of touch, and runs other commands', async () => {
+    const ws = workspace();
+    fs.writeFileSync(path.join(ws.home, 'config.json'), JSON.stringify({ permissions: { deny: ['bash(touch:*)'] } }));
+    const calls = [...REWRITES, 'echo control > control.txt'].map((command) => ({ toolCall: { name: 'bash', args: { command } } }));
+    const second = rig.fake.requests.length + 1;
+    rig.fake.enqueue({ steps: calls }, { steps: [{ text: 'done' }] });
+    const r = await rig.keen(ws, ['run', '--yolo', 'go']);
+    expect(r.code).toBe(0);
+    expect(errorLines(r.stderr)).toEqual([]);
+    const results = toolResults(rig.fake.requests[second]);
+    expect(results).toHaveLength(REWRITES.length + 1);
+    const made = fs.readdirSync(ws.cwd).filter((f) => /^x\d+$/.test(f));
+    expect(made).toEqual([]);
+    REWRITES.forEach((command, i) => {
+      expect({ command, text: results[i].text }).toEqual({
+        command,
+        text: 'Permission denied: bash is blocked by the rule "bash(touch:*)" (user config permissions.deny). Do not retry it.',
+      });
+    });
+    expect(results[REWRITES.length].isError).toBe(false);
+    expect(fs.readFileSync(path.join(ws.cwd, 'control.txt'), 'utf8')).toBe('control\n');
+  });
+});
