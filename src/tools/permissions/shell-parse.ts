@@ -48,7 +48,14 @@ let syntax: Syntax | undefined;
 function parser(): Syntax {
   if (syntax) return syntax;
   const hadRequire = 'require' in globalThis;
-  const loaded = createRequire(import.meta.url)('mvdan-sh') as { syntax: Syntax };
+  let loaded: { syntax: Syntax };
+  try {
+    const require = createRequire(import.meta.url);
+    loaded = require('mvdan-sh');
+  } catch (err) {
+    // Without the parser no line can be judged: deny rules deny, allow rules do not allow.
+    throw new ShellSyntaxError(`the bash parser (mvdan-sh) cannot be loaded: ${(err as Error).message.split('\n')[0]}`);
+  }
   // Its GopherJS runtime sets a global `require`; ES modules should not see one.
   if (!hadRequire) delete (globalThis as { require?: unknown }).require;
   syntax = loaded.syntax;
