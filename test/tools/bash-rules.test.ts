@@ -187,6 +187,8 @@ describe('allow rules allow exactly what they name, every command of the line', 
     '$G status',
     'git() { rm -rf ~; }; git status',
     'for f in *; do (( f )); done; git status',
+    'for f in *; do for ((i=f; i<1; i++)); do git status; done; done',
+    'for f in *; do git log ${!f}; done',
     'echo $((x)) | git status',
     'git status &&',
     '',
@@ -217,7 +219,10 @@ describe('prefix rules and their warning', () => {
   it('rule words are quoted like shell words; an unclosed quote is a malformed rule', () => {
     expect(verdict('grep -r "a b" src', { user: { allow: ['bash(grep -r "a b" src)'] } })).toBe('allow');
     expect(verdict("grep -r 'a b' src", { user: { allow: ['bash(grep -r "a b" src)'] } })).toBe('allow');
-    expect(() => buildPolicy({ user: { allow: ['bash(echo "a)'] } })).toThrow('invalid permission rule "bash(echo "a)": unclosed double quote');
+    expect(() => buildPolicy({ user: { allow: ['bash(echo "a:*)'] } })).toThrow('invalid permission rule "bash(echo "a:*)": unclosed double quote');
+    // An exact rule is also the line's text (what "for this session" remembers).
+    const heredoc = "cat <<EOF\nit's\nEOF";
+    expect(verdict(heredoc, { user: { allow: [`bash(${heredoc})`] } })).toBe('allow');
   });
 });
 

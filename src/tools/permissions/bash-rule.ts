@@ -19,9 +19,10 @@ export interface BashPattern {
 /**
  * Split a rule's command into words the way the shell would for a plain command line: blanks
  * separate words, '…' and "…" quote, a backslash escapes one character. A `*`, `$` or `;` in a
- * rule is just a character. Throws a KeenError on an unclosed quote.
+ * rule is just a character. Throws a KeenError on an unclosed quote, unless `lenient` (an exact
+ * rule, which also matches the whole line as text: a remembered here-document may hold a `'`).
  */
-export function ruleWords(spec: string, entry: string): string[] {
+export function ruleWords(spec: string, entry: string, lenient = false): string[] {
   const words: string[] = [];
   let word: string | undefined;
   for (let i = 0; i < spec.length; i++) {
@@ -36,6 +37,7 @@ export function ruleWords(spec: string, entry: string): string[] {
       word += spec[++i];
     } else if (c === "'" || c === '"') {
       const end = spec.indexOf(c, i + 1);
+      if (end < 0 && lenient) return [...words, `${word}${spec.slice(i)}`];
       if (end < 0) throw new KeenError(`invalid permission rule "${entry}": unclosed ${c === "'" ? 'single' : 'double'} quote`);
       const quoted = spec.slice(i + 1, end);
       word += c === '"' ? quoted.replace(/\\([$`"\\])/g, '$1') : quoted;

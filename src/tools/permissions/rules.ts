@@ -88,7 +88,8 @@ function toolMatches(ruleTool: string, tool: string): boolean {
 
 function parseBashRule(text: string, spec: string, entry: string): Rule {
   const boundary = /(?::|\s)\*$/.exec(spec);
-  if (!boundary && !spec.endsWith('*')) return { text, tool: 'bash', kind: 'exact', command: spec, pattern: { words: ruleWords(spec, entry), prefix: false, partialLast: false } };
+  if (!boundary && !spec.endsWith('*'))
+    return { text, tool: 'bash', kind: 'exact', command: spec, pattern: { words: ruleWords(spec, entry, true), prefix: false, partialLast: false } };
   const prefix = spec.slice(0, boundary ? -boundary[0].length : -1);
   const words = ruleWords(prefix, entry);
   const partialLast = !boundary && !/\s$/.test(prefix) && words.length > 0;

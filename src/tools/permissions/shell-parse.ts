@@ -28,8 +28,8 @@ export interface ParsedScript {
   commands: WrittenCommand[];
   /**
    * Something an allow rule cannot vouch for: a redirection that writes a file (not /dev/null),
-   * arithmetic (`$((…))`, `((…))`, `let`, `[[ … ]]`, array subscripts: bash evaluates variables'
-   * contents there, command substitutions included).
+   * arithmetic (`$((…))`, `((…))`, `for ((…))`, `let`, `[[ … ]]`, array subscripts, `${!x}`:
+   * bash evaluates variables' contents there, command substitutions included).
    */
   unprovable: string[];
 }
@@ -95,11 +95,14 @@ export function parseScript(source: string): ParsedScript {
       case 'ArithmCmd':
       case 'ArithmExp':
       case 'LetClause':
+      case 'CStyleLoop':
+      case 'BinaryArithm':
+      case 'UnaryArithm':
       case 'TestClause':
         unprovable.push('arithmetic or a [[ test ]]');
         break;
       case 'ParamExp':
-        if (node.Index || node.Slice) unprovable.push('an array subscript or a substring offset');
+        if (node.Index || node.Slice || node.Excl) unprovable.push('an array subscript, a substring offset or an indirect expansion');
         break;
       case 'Assign':
         if (node.Index || node.Array) unprovable.push('an array assignment');
