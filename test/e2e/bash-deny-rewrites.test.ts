@@ -57,4 +57,17 @@ describe('keen run --yolo with deny bash(touch:*)', () => {
     expect(results[REWRITES.length].isError).toBe(false);
     expect(fs.readFileSync(path.join(ws.cwd, 'control.txt'), 'utf8')).toBe('control\n');
   });
+
+  it('an allow rule allows a line only when every command in it is one it names', async () => {
+    const ws = workspace();
+    const lines = ['echo one | xargs touch y1', 'echo two; touch y2', 'echo $(touch y3)', 'echo allowed-ran', 'echo a | echo b'];
+    const second = rig.fake.requests.length + 1;
+    rig.fake.enqueue({ steps: lines.map((command) => ({ toolCall: { name: 'bash', args: { command } } })) }, { steps: [{ text: 'done' }] });
+    const r = await rig.keen(ws, ['run', '--allowed-tools', 'bash(echo:*)', 'go']);
+    expect(r.code).toBe(0);
+    const results = toolResults(rig.fake.requests[second]);
+    expect(results.map((t) => t.isError)).toEqual([true, true, true, false, false]);
+    expect(results[3].text).toContain('allowed-ran');
+    expect(fs.readdirSync(ws.cwd).filter((f) => /^y\d$/.test(f))).toEqual([]);
+  });
 });
