@@ -139,6 +139,13 @@ describe('deny rules do not deny what provably runs something else', () => {
     expect(verdict('/usr/bin/git push', denyPush)).toBe('deny');
     expect(verdict('git $SUB origin', denyPush)).toBe('deny');
     expect(verdict('echo push | xargs git', denyPush)).toBe('deny');
+    expect(verdict('git -C repo --no-pager push', denyPush)).toBe('deny');
+    expect(verdict('git -c color.ui=never --git-dir=.git push', denyPush)).toBe('deny');
+    expect(verdict('git -c alias.p=push p', denyPush)).toBe('deny');
+    expect(verdict("git -c core.pager='touch x' log", denyTouch)).toBe('deny');
+    expect(verdict("GIT_PAGER='touch x' git log", denyTouch)).toBe('deny');
+    expect(verdict('git -C repo log', denyTouch)).toBe('allow');
+    expect(verdict('command -v touch', denyTouch)).toBe('allow');
     expect(verdict('git pull', denyPush)).toBe('allow');
     expect(verdict('git pushx', denyPush)).toBe('allow');
     expect(verdict('git status $X', denyPush)).toBe('allow');

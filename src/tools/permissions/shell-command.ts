@@ -34,11 +34,44 @@ export type ShellAnalysis =
 const UNKNOWN: RunningCommand = { words: [null], open: true };
 /** Shells whose `-c` string is parsed; without `-c` they run a file or their input: unknown. */
 const SHELLS = new Set(['bash', 'sh', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'rbash']);
-/** Variables that make bash or the loader run code of their choosing. */
-const CODE_VARIABLES = new Set(['BASH_ENV', 'ENV', 'PS4', 'PROMPT_COMMAND', 'SHELLOPTS', 'BASHOPTS', 'LD_PRELOAD', 'LD_LIBRARY_PATH', 'LD_AUDIT']);
+/** Variables that make bash, the loader, git or a pager/editor user run a command of their choosing. */
+const CODE_VARIABLES = new Set([
+  'BASH_ENV',
+  'ENV',
+  'PS4',
+  'PROMPT_COMMAND',
+  'SHELLOPTS',
+  'BASHOPTS',
+  'LD_PRELOAD',
+  'LD_LIBRARY_PATH',
+  'LD_AUDIT',
+  'PAGER',
+  'MANPAGER',
+  'EDITOR',
+  'VISUAL',
+  'SSH_ASKPASS',
+  'GIT_SSH',
+  'GIT_SSH_COMMAND',
+  'GIT_PAGER',
+  'GIT_EDITOR',
+  'GIT_SEQUENCE_EDITOR',
+  'GIT_EXTERNAL_DIFF',
+  'GIT_ASKPASS',
+  'GIT_EXEC_PATH',
+  'GIT_TEMPLATE_DIR',
+  'GIT_CONFIG_PARAMETERS',
+  'GIT_CONFIG_COUNT',
+  'GIT_CONFIG_GLOBAL',
+  'GIT_CONFIG_SYSTEM',
+]);
+/** git global options that take a value (the next word, or after `=`). */
+const GIT_VALUED = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--config-env', '--exec-path', '--super-prefix', '--attr-source', '--list-cmds']);
+/** `git -c` keys whose value is a command git may run (aliases, pagers, editors, helpers, drivers). */
+const GIT_CODE_KEY =
+  /^(alias\.|pager\.|filter\.|include|credential|gpg\.|diff\.|difftool\.|merge\.|mergetool\.|sequence\.|uploadpack\.|man\.|web\.|browser\.|sendemail\.|remote\..*\.(uploadpack|receivepack|vcs)$|core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy|alternaterefscommand)$|init\.templatedir$)/i;
 const MAX_DEPTH = 4;
 
-const codeVariable = (name: string) => CODE_VARIABLES.has(name) || name.startsWith('BASH_FUNC_');
+const codeVariable = (name: string) => CODE_VARIABLES.has(name) || name.startsWith('BASH_FUNC_') || name.startsWith('GIT_CONFIG_KEY_');
 const basename = (w: string) => w.slice(w.lastIndexOf('/') + 1);
 
 function runsOfScript(source: string, depth: number): RunningCommand[] {
@@ -68,6 +101,7 @@ const staticWords = (args: readonly ShellWord[]): string[] | undefined => (args.
 
 /** What `name` runs besides itself, from its arguments. */
 function inner(name: string, args: readonly ShellWord[], open: boolean, depth: number): RunningCommand[] {
+  if (name === 'command' && commandOnlyLooksUp(args)) return [];
   const wrapped = unwrap(name, args);
   if (wrapped === 'unknown') return [UNKNOWN];
   if (wrapped) {
@@ -85,7 +119,38 @@ function inner(name: string, args: readonly ShellWord[], open: boolean, depth: n
   if (name === 'hash') return args.some((a) => a === null || /^-\w*p/.test(a)) ? [UNKNOWN] : [];
   if (name === 'enable') return args.some((a) => a === null || /^-\w*f/.test(a)) ? [UNKNOWN] : [];
   if (name === 'find') return findRuns(args, open, depth);
+  if (name === 'git') return gitRuns(args, open);
   return [];
+}
+
+/** `command -v NAME` / `-V`: prints what NAME is, runs nothing. */
+function commandOnlyLooksUp(args: readonly ShellWord[]): boolean {
+  for (const a of args) {
+    if (a === null || !a.startsWith('-') || a === '--') return false;
+    if (/[vV]/.test(a)) return true;
+  }
+  return false;
+}
+
+/**
+ * `git` with its global options left out (`git -C dir push` is `git push`), so a rule naming a
+ * subcommand sees it. A `-c` that sets a command git may run, `--config-env` or `--exec-path`
+ * makes what runs unknown.
+ */
+function gitRuns(args: readonly ShellWord[], open: boolean): RunningCommand[] {
+  let i = 0;
+  while (i < args.length) {
+    const a = args[i];
+    if (a === null) return [UNKNOWN];
+    if (!a.startsWith('-') || a === '--') break;
+    const [option, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
+    const attached = /^-[Cc]./.test(a) ? a.slice(2) : undefined;
+    const key = option === '-c' || /^-c./.test(a) ? (attached ?? args[i + 1]) : undefined;
+    if (key === null || (key !== undefined && GIT_CODE_KEY.test(key.split('=')[0]))) return [UNKNOWN];
+    if (option === '--config-env' || option === '--exec-path') return [UNKNOWN];
+    i += GIT_VALUED.has(option) && inline === undefined && attached === undefined ? 2 : 1;
+  }
+  return i === 0 ? [] : [{ words: ['git', ...args.slice(i)], open }];
 }
 
 /** `bash -c STRING`: STRING parsed in turn (options before it skipped). */
