@@ -89,6 +89,7 @@ describe('what cannot be told before it runs: deny denies, ask asks, allow does 
     '"$X" x',
     '$(echo touch) x',
     'tou?h x',
+    'tou[c]h x',
     '{touch,x}',
     "$'touch' x",
     '~/bin/$X',
@@ -129,6 +130,8 @@ describe('deny rules do not deny what provably runs something else', () => {
     'for f in *.ts; do wc -l "$f"; done',
     'echo "$HOME"',
     'ls $DIR',
+    '[ -f x ] && echo y',
+    'test -d src || mkdir src',
   ])('%s runs', (command) => {
     expect(verdict(command, denyTouch)).toBe('allow');
   });

@@ -153,8 +153,8 @@ function writesFile(sh: Syntax, node: any, bytes: Buffer): boolean {
   return target === null || !NUL_DEVICES.has(target);
 }
 
-/** Glob characters: an unquoted word holding one may expand to file names. */
-const EXPANDING = /[*?[\]]/;
+/** Glob patterns (`*`, `?`, `[…]`): an unquoted word holding one may expand to file names. */
+const EXPANDING = /[*?]|\[.*\]/s;
 
 /**
  * The value of `word` with quotes and backslashes removed, or null when bash expands it at run
