@@ -106,7 +106,12 @@ function inner(name: string, args: readonly ShellWord[], open: boolean, depth: n
   if (wrapped === 'unknown') return [UNKNOWN];
   if (wrapped) {
     if (wrapped.assignNames.some(codeVariable)) return [UNKNOWN];
-    return runsOf(wrapped.command, open || wrapped.open, depth);
+    const command = wrapped.command;
+    // `flock FILE -c STRING` and `watch CMD…` (joined, run by `sh -c` unless -x) run a string.
+    if (name === 'flock' && (command[0] === '-c' || command[0] === '--command')) return command[1] == null ? [UNKNOWN] : runsOfScript(command[1], depth + 1);
+    const joined = name === 'watch' ? staticWords(command) : undefined;
+    if (name === 'watch' && !joined) return [UNKNOWN];
+    return [...runsOf(command, open || wrapped.open, depth), ...(joined ? runsOfScript(joined.join(' '), depth + 1) : [])];
   }
   if (name === 'eval') {
     const words = staticWords(args);

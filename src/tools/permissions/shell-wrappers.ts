@@ -83,6 +83,20 @@ export const WRAPPERS: Record<string, WrapperSpec> = {
   setsid: { flags: 'cfw', long: ['ctty', 'fork', 'wait'] },
   chroot: { long: ['skip-chdir'], longValued: ['userspec', 'groups'], operands: 1, none: 'shell' },
   busybox: {},
+  taskset: { flags: 'ac', long: ['all-tasks', 'cpu-list'], unknown: ['p', 'pid'], operands: 1 },
+  flock: {
+    flags: 'sxeunoF',
+    valued: 'Ew',
+    long: ['shared', 'exclusive', 'unlock', 'nonblock', 'nb', 'close', 'no-fork', 'verbose'],
+    longValued: ['timeout', 'conflict-exit-code'],
+    operands: 1,
+  },
+  watch: {
+    flags: 'bcCdegprtwx',
+    valued: 'nq',
+    long: ['beep', 'color', 'no-color', 'differences', 'errexit', 'chgexit', 'precise', 'no-rerun', 'no-title', 'no-wrap', 'exec'],
+    longValued: ['interval', 'equexit'],
+  },
 };
 
 /** What a wrapper runs: the command's words (null: unknown), or `unknown`. */
