@@ -2,7 +2,7 @@ import type { PermissionRequest } from '../types.js';
 import type { PermissionMode } from './modes.js';
 import { protectedSegment } from './protected-paths.js';
 import { accessOf, bashCommandOf, isInside } from './request.js';
-import { bashRulesCovering, namesExplicitly, ruleMatches, type Rule } from './rules.js';
+import { bashRulesCovering, matchesOnlyInDoubt, namesExplicitly, ruleMatches, type Rule } from './rules.js';
 
 /** Where a rule came from: only `user`, `cli` and `session` rules can unlock protected paths. */
 export type RuleSource = 'user' | 'project' | 'cli' | 'session';
@@ -34,8 +34,8 @@ export interface Policy {
 }
 
 export type Reason =
-  | { kind: 'deny-rule'; rule: string; source: RuleSource }
-  | { kind: 'ask-rule'; rule: string }
+  | { kind: 'deny-rule'; rule: string; source: RuleSource; unknown?: boolean }
+  | { kind: 'ask-rule'; rule: string; unknown?: boolean }
   | { kind: 'allow-rule'; rule: string }
   | { kind: 'plan' }
   | { kind: 'outside-write'; path: string }
@@ -67,6 +67,9 @@ export function askRulesMatching(request: PermissionRequest, policy: Policy): Ru
 function answeredFor(entry: RuleEntry, request: PermissionRequest, policy: Policy, roots: string[]): boolean {
   return (policy.answered ?? []).some((a) => a.ask === entry.rule.text && ruleMatches(a.allow, request, roots, 'every'));
 }
+
+/** `{ unknown: true }` when a bash rule matched only because what the line runs is unknown. */
+const doubt = (rule: Rule, request: PermissionRequest) => (matchesOnlyInDoubt(rule, request) ? { unknown: true } : {});
 
 /**
  * The allow rule (or, for a bash line of several commands, the rules) that allow `request`:
@@ -106,7 +109,7 @@ export function decide(request: PermissionRequest, policy: Policy): Decision {
   const paths = request.paths ?? [];
 
   const denied = policy.deny.find((e) => ruleMatches(e.rule, request, roots, 'some'));
-  if (denied) return { verdict: 'deny', reason: { kind: 'deny-rule', rule: denied.rule.text, source: denied.source } };
+  if (denied) return { verdict: 'deny', reason: { kind: 'deny-rule', rule: denied.rule.text, source: denied.source, ...doubt(denied.rule, request) } };
 
   const inside = (p: string) => roots.some((root) => isInside(root, p));
   if (access === 'write' && roots.length > 0) {
@@ -125,7 +128,7 @@ export function decide(request: PermissionRequest, policy: Policy): Decision {
   }
 
   const asked = askRulesMatching(request, policy).find((e) => !answeredFor(e, request, policy, roots));
-  if (asked) return { verdict: 'ask', reason: { kind: 'ask-rule', rule: asked.rule.text } };
+  if (asked) return { verdict: 'ask', reason: { kind: 'ask-rule', rule: asked.rule.text, ...doubt(asked.rule, request) } };
 
   const allowed = allowingRule(request, policy, roots);
   if (allowed) return { verdict: 'allow', reason: { kind: 'allow-rule', rule: allowed } };

@@ -139,6 +139,19 @@ function bashMayMatch(rule: BashRule, command: string): boolean {
 }
 
 /**
+ * True when `rule` (a deny or ask rule) matches `request` only because what the line runs cannot
+ * be told before it runs (an expansion, `eval`, `source`, a line that does not parse): no
+ * command in it provably is one the rule names.
+ */
+export function matchesOnlyInDoubt(rule: Rule, request: PermissionRequest): boolean {
+  if (!isBashRule(rule) || request.tool !== 'bash') return false;
+  const command = bashCommandOf(request);
+  if (rule.kind === 'exact' && command === rule.command) return false;
+  const analysis = analyzeCommand(command);
+  return !analysis.ok || !analysis.runs.some((run) => matchRunning(rule.pattern, run) === 'yes');
+}
+
+/**
  * The allow rules that together cover `command`, or undefined: a rule naming the whole line
  * exactly, else every simple command of the line, as written, matched by one of `rules` — and
  * nothing in it that a rule cannot vouch for (a redirection to a file, arithmetic; see
