@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { KeenError } from '../errors.js';
-import { parseRule } from '../tools/permissions/rules.js';
+import { parseRule, warnAboutRule } from '../tools/permissions/rules.js';
 import { projectConfigPath, userConfigPath } from './paths.js';
 import { filterProjectConfig, projectFilterNotice } from './project-filter.js';
 import { stripNeverFromProject } from './project-limits.js';
@@ -101,6 +101,7 @@ export function readConfigFile(file: string): KeenConfig {
     (parsed.data.permissions?.[list] ?? []).forEach((entry, i) => {
       try {
         parseRule(entry, os.homedir());
+        warnAboutRule(file, `permissions.${list}[${i}]`, entry);
       } catch (err) {
         throw new KeenError(`invalid config ${file}: field permissions.${list}[${i}]: ${(err as Error).message}`);
       }

@@ -40,7 +40,12 @@ describe('keen run: rule precedence deny > ask > allow', () => {
     ]);
     const r = await rig.keen(ws, ['run', 'go']);
     expect(r.code).toBe(0);
-    expect(errorLines(r.stderr)).toEqual([]);
+    // A `*` with no word boundary before it is warned about once, naming the file and the rule.
+    const config = path.join(ws.home, 'config.json');
+    expect(errorLines(r.stderr)).toEqual([
+      `keen: ${config}: permissions.ask[0]: the rule "bash(echo ask*)" has no word boundary before its *: it matches every command starting with "echo ask" ("echo ask-x" too); write "bash(echo ask:*)" for "echo ask" alone or with arguments`,
+      `keen: ${config}: permissions.deny[0]: the rule "bash(echo deny*)" has no word boundary before its *: it matches every command starting with "echo deny" ("echo deny-x" too); write "bash(echo deny:*)" for "echo deny" alone or with arguments`,
+    ]);
     const results = toolResults(rig.fake.requests[second]);
     expect(results.map((t) => t.isError)).toEqual([false, true, true, true, true, false]);
     expect(results[0].text).toContain('allowed-ran');

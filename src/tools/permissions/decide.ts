@@ -1,8 +1,8 @@
 import type { PermissionRequest } from '../types.js';
 import type { PermissionMode } from './modes.js';
 import { protectedSegment } from './protected-paths.js';
-import { accessOf, isInside } from './request.js';
-import { namesExplicitly, ruleMatches, type Rule } from './rules.js';
+import { accessOf, bashCommandOf, isInside } from './request.js';
+import { bashRulesCovering, matchesOnlyInDoubt, namesExplicitly, ruleMatches, type Rule } from './rules.js';
 
 /** Where a rule came from: only `user`, `cli` and `session` rules can unlock protected paths. */
 export type RuleSource = 'user' | 'project' | 'cli' | 'session';
@@ -34,8 +34,8 @@ export interface Policy {
 }
 
 export type Reason =
-  | { kind: 'deny-rule'; rule: string; source: RuleSource }
-  | { kind: 'ask-rule'; rule: string }
+  | { kind: 'deny-rule'; rule: string; source: RuleSource; unknown?: boolean }
+  | { kind: 'ask-rule'; rule: string; unknown?: boolean }
   | { kind: 'allow-rule'; rule: string }
   | { kind: 'plan' }
   | { kind: 'outside-write'; path: string }
@@ -68,6 +68,26 @@ function answeredFor(entry: RuleEntry, request: PermissionRequest, policy: Polic
   return (policy.answered ?? []).some((a) => a.ask === entry.rule.text && ruleMatches(a.allow, request, roots, 'every'));
 }
 
+/** `{ unknown: true }` when a bash rule matched only because what the line runs is unknown. */
+const doubt = (rule: Rule, request: PermissionRequest) => (matchesOnlyInDoubt(rule, request) ? { unknown: true } : {});
+
+/**
+ * The allow rule (or, for a bash line of several commands, the rules) that allow `request`:
+ * one rule that covers it, or bash rules that each cover some commands of the line and
+ * together all of them.
+ */
+function allowingRule(request: PermissionRequest, policy: Policy, roots: string[]): string | undefined {
+  const counted = policy.allow.filter((e) => counts(e, policy));
+  const one = counted.find((e) => ruleMatches(e.rule, request, roots, 'every'));
+  if (one) return one.rule.text;
+  if (request.tool !== 'bash') return undefined;
+  const rules = bashRulesCovering(
+    counted.map((e) => e.rule),
+    bashCommandOf(request),
+  );
+  return rules?.map((r) => r.text).join(', ');
+}
+
 /**
  * The permission decision for one call, a pure function. Order:
  * 1. a deny rule matches → deny (beats everything, `--yolo` included);
@@ -76,7 +96,8 @@ function answeredFor(entry: RuleEntry, request: PermissionRequest, policy: Polic
  * 4. a write to a protected path → ask, unless a user/cli/session rule names it explicitly;
  * 5. an ask rule matches → ask, unless the user answered "for this session" to that rule for
  *    a call the answered rule covers (`Policy.answered`);
- * 6. an allow rule matches (project rules only in a trusted project) → allow;
+ * 6. an allow rule matches (project rules only in a trusted project; a bash line when every
+ *    command in it matches an allow rule) → allow;
  * 7. bypassPermissions → allow;
  * 8. reads inside the workspace (and not of a credential folder) → allow, other reads → ask;
  * 9. acceptEdits and a write inside the workspace → allow;
@@ -88,7 +109,7 @@ export function decide(request: PermissionRequest, policy: Policy): Decision {
   const paths = request.paths ?? [];
 
   const denied = policy.deny.find((e) => ruleMatches(e.rule, request, roots, 'some'));
-  if (denied) return { verdict: 'deny', reason: { kind: 'deny-rule', rule: denied.rule.text, source: denied.source } };
+  if (denied) return { verdict: 'deny', reason: { kind: 'deny-rule', rule: denied.rule.text, source: denied.source, ...doubt(denied.rule, request) } };
 
   const inside = (p: string) => roots.some((root) => isInside(root, p));
   if (access === 'write' && roots.length > 0) {
@@ -107,10 +128,10 @@ export function decide(request: PermissionRequest, policy: Policy): Decision {
   }
 
   const asked = askRulesMatching(request, policy).find((e) => !answeredFor(e, request, policy, roots));
-  if (asked) return { verdict: 'ask', reason: { kind: 'ask-rule', rule: asked.rule.text } };
+  if (asked) return { verdict: 'ask', reason: { kind: 'ask-rule', rule: asked.rule.text, ...doubt(asked.rule, request) } };
 
-  const allowed = policy.allow.find((e) => counts(e, policy) && ruleMatches(e.rule, request, roots, 'every'));
-  if (allowed) return { verdict: 'allow', reason: { kind: 'allow-rule', rule: allowed.rule.text } };
+  const allowed = allowingRule(request, policy, roots);
+  if (allowed) return { verdict: 'allow', reason: { kind: 'allow-rule', rule: allowed } };
 
   if (policy.mode === 'bypassPermissions') return { verdict: 'allow', reason: { kind: 'mode', mode: policy.mode } };
 

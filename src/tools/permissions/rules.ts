@@ -2,7 +2,9 @@ import path from 'node:path';
 import { KeenError } from '../../errors.js';
 import { compileGlob } from '../glob-match.js';
 import type { PermissionRequest } from '../types.js';
+import { type BashPattern, matchRunning, matchWritten, ruleWords } from './bash-rule.js';
 import { accessOf, bashCommandOf, FILE_READ_TOOLS, FILE_WRITE_TOOLS, isInside, posixRel } from './request.js';
+import { analyzeCommand } from './shell-command.js';
 
 /**
  * Permission rules: one syntax for every tool, used by `permissions.allow` / `ask` / `deny`, by
@@ -11,10 +13,14 @@ import { accessOf, bashCommandOf, FILE_READ_TOOLS, FILE_WRITE_TOOLS, isInside, p
  * - `write_file`, `bash`, `mcp__github`, `mcp__github__create_issue`: a bare tool name matches
  *   every call of that tool; `mcp__server` matches every tool of that MCP server, and a `*` in the
  *   name is a glob over tool names (`mcp__github__*`).
- * - `bash(npm test)`: exactly that command. `bash(git status:*)`: that command or it followed by
- *   arguments; `bash(git status*)`: any command starting with `git status`. An allow rule never
- *   matches a command holding shell control characters (`;` `&` `|` `` ` `` `$(` `<` `>` newline);
- *   ask and deny rules match when any part of a compound command matches.
+ * - `bash(npm test)`: exactly that command. `bash(git status:*)` or `bash(git status *)`: that
+ *   command alone or followed by arguments (a word boundary); `bash(git status*)`: `git` then a
+ *   word starting with `status` (so `git status-x` too; `prefixRuleWarning` says so at load).
+ *   Rules match the parsed command line (bash-rule.ts, shell-command.ts), word by word with
+ *   quoting removed: a deny or ask rule matches when any command the line may run matches, its
+ *   name reduced to a basename and wrappers (`env`, `xargs`, `bash -c`, `eval`, …) unwrapped, or
+ *   when what runs cannot be told before it runs (or the line does not parse). An allow rule
+ *   allows a line only when every command in it, as written, matches an allow rule.
  * - `read_file(GLOB)`, `edit_file(GLOB)`, `write_file(GLOB)`, `glob(GLOB)`, `grep(GLOB)`,
  *   `list_dir(GLOB)`: path rules. Globs (picomatch, dotfiles included) are relative to the
  *   workspace (and each `--add-dir`), or absolute (`/etc/**`), or home-relative (`~/.ssh/**`). A
@@ -25,15 +31,12 @@ import { accessOf, bashCommandOf, FILE_READ_TOOLS, FILE_WRITE_TOOLS, isInside, p
  */
 export type Rule =
   | { text: string; tool: string; kind: 'tool' }
-  | { text: string; tool: 'bash'; kind: 'exact'; command: string }
-  | { text: string; tool: 'bash'; kind: 'prefix'; prefix: string; wordBoundary: boolean }
+  | { text: string; tool: 'bash'; kind: 'exact'; command: string; pattern: BashPattern }
+  | { text: string; tool: 'bash'; kind: 'prefix'; prefix: string; wordBoundary: boolean; pattern: BashPattern }
   | { text: string; tool: string; kind: 'path'; glob: string; base: 'workspace' | 'absolute'; match: (p: string) => boolean }
   | { text: string; tool: string; kind: 'domain'; domain: string };
 
 export const PATH_RULE_TOOLS = new Set(['read_file', 'write_file', 'edit_file', 'glob', 'grep', 'list_dir']);
-
-const SHELL_CONTROL = /[;&|`<>\n\r]|\$\(/;
-const SPLIT_CONTROL = /;|&&|\|\||\||&|\n|\r|\$\(|`|\)/;
 
 /**
  * Parse one rule. Throws a KeenError naming the rule when it is malformed; `home` expands `~/`.
@@ -48,11 +51,7 @@ export function parseRule(entry: string, home: string): Rule {
   const spec = m[2]?.trim();
   if (spec === undefined) return { text, tool, kind: 'tool' };
   if (spec === '' || spec === '*' || spec === '**') return { text, tool, kind: 'tool' };
-  if (tool === 'bash') {
-    if (spec.endsWith(':*')) return { text, tool, kind: 'prefix', prefix: spec.slice(0, -2).trimEnd(), wordBoundary: true };
-    if (spec.endsWith('*')) return { text, tool, kind: 'prefix', prefix: spec.slice(0, -1), wordBoundary: false };
-    return { text, tool, kind: 'exact', command: spec };
-  }
+  if (tool === 'bash') return parseBashRule(text, spec, entry);
   if (tool === 'web_fetch') {
     // `domain:*.example.com` is accepted as a synonym: a domain rule covers its subdomains anyway.
     const d = /^domain:(?:\*\.)?([A-Za-z0-9.-]+)$/.exec(spec);
@@ -87,36 +86,105 @@ function toolMatches(ruleTool: string, tool: string): boolean {
   return /^mcp__[^_]+(?:_[^_]+)*$/.test(ruleTool) && !ruleTool.slice(5).includes('__') && tool.startsWith(`${ruleTool}__`);
 }
 
-function commandMatches(rule: Extract<Rule, { tool: 'bash' }>, command: string): boolean {
-  if (rule.kind === 'exact') return command === rule.command;
-  if (!command.startsWith(rule.prefix)) return false;
-  if (!rule.wordBoundary) return true;
-  const next = command.charAt(rule.prefix.length);
-  return next === '' || /\s/.test(next);
+function parseBashRule(text: string, spec: string, entry: string): Rule {
+  const boundary = /(?::|\s)\*$/.exec(spec);
+  if (!boundary && !spec.endsWith('*'))
+    return { text, tool: 'bash', kind: 'exact', command: spec, pattern: { words: ruleWords(spec, entry, true), prefix: false, partialLast: false } };
+  const prefix = spec.slice(0, boundary ? -boundary[0].length : -1);
+  const words = ruleWords(prefix, entry);
+  const partialLast = !boundary && !/\s$/.test(prefix) && words.length > 0;
+  return { text, tool: 'bash', kind: 'prefix', prefix: prefix.trimEnd(), wordBoundary: !partialLast, pattern: { words, prefix: true, partialLast } };
 }
 
 /**
- * Does `rule` cover `request`? `how` is `every` for allow rules (all paths must match, a compound
- * command never matches a prefix) and `some` for ask and deny rules (any path, any sub-command).
+ * The one-line warning for a bash rule whose `*` has no word boundary before it
+ * (`bash(git status*)`), saying how it is read; undefined for every other rule.
+ */
+export function prefixRuleWarning(entry: string): string | undefined {
+  const m = /^bash\((.*)\)$/s.exec(entry.trim());
+  if (!m) return undefined;
+  const spec = m[1].trim();
+  if (!spec.endsWith('*') || /(?::|\s)\*$/.test(spec) || spec === '*' || spec === '**') return undefined;
+  const stem = spec.slice(0, -1);
+  return (
+    `the rule "${entry.trim()}" has no word boundary before its *: it matches every command starting with "${stem}" ("${stem}-x" too); ` +
+    `write "bash(${stem}:*)" for "${stem}" alone or with arguments`
+  );
+}
+
+/**
+ * Config load: writes `prefixRuleWarning`'s line for `entry` to stderr once, naming the file
+ * and the field, if it has one.
+ */
+export function warnAboutRule(file: string, field: string, entry: string): void {
+  const warning = prefixRuleWarning(entry);
+  const line = `keen: ${file}: ${field}: ${warning}\n`;
+  if (!warning || warned.has(line)) return;
+  warned.add(line);
+  process.stderr.write(line);
+}
+/** Lines already written: a run may read a config file more than once. */
+const warned = new Set<string>();
+
+/** A rule over bash commands (`bash(…)`), as opposed to the bare tool name. */
+type BashRule = Extract<Rule, { tool: 'bash'; kind: 'exact' | 'prefix' }>;
+const isBashRule = (rule: Rule): rule is BashRule => rule.kind === 'exact' || rule.kind === 'prefix';
+
+/** Deny and ask rules: may `command` run something `rule` names (or something unknown)? */
+function bashMayMatch(rule: BashRule, command: string): boolean {
+  if (rule.kind === 'exact' && command === rule.command) return true;
+  const analysis = analyzeCommand(command);
+  if (!analysis.ok) return true;
+  return analysis.runs.some((run) => matchRunning(rule.pattern, run) !== 'no');
+}
+
+/**
+ * True when `rule` (a deny or ask rule) matches `request` only because what the line runs cannot
+ * be told before it runs (an expansion, `eval`, `source`, a line that does not parse): no
+ * command in it provably is one the rule names.
+ */
+export function matchesOnlyInDoubt(rule: Rule, request: PermissionRequest): boolean {
+  if (!isBashRule(rule) || request.tool !== 'bash') return false;
+  const command = bashCommandOf(request);
+  if (rule.kind === 'exact' && command === rule.command) return false;
+  const analysis = analyzeCommand(command);
+  return !analysis.ok || !analysis.runs.some((run) => matchRunning(rule.pattern, run) === 'yes');
+}
+
+/**
+ * The allow rules that together cover `command`, or undefined: a rule naming the whole line
+ * exactly, else every simple command of the line, as written, matched by one of `rules` — and
+ * nothing in it that a rule cannot vouch for (a redirection to a file, arithmetic; see
+ * ParsedScript.unprovable). A line that does not parse is covered by no rule.
+ */
+export function bashRulesCovering(rules: readonly Rule[], command: string): Rule[] | undefined {
+  const bashRules = rules.filter(isBashRule);
+  const whole = bashRules.find((r) => r.kind === 'exact' && r.command === command);
+  if (whole) return [whole];
+  if (bashRules.length === 0) return undefined;
+  const analysis = analyzeCommand(command);
+  if (!analysis.ok || analysis.unprovable.length > 0 || analysis.written.length === 0) return undefined;
+  const used = new Set<Rule>();
+  for (const written of analysis.written) {
+    const rule = bashRules.find((r) => matchWritten(r.pattern, written));
+    if (!rule) return undefined;
+    used.add(rule);
+  }
+  return [...used];
+}
+
+/**
+ * Does `rule` cover `request`? `how` is `every` for allow rules (all paths must match, every
+ * command of a bash line must match) and `some` for ask and deny rules (any path, any command
+ * the line may run, or doubt about what it runs).
  * `roots` are the real workspace roots, relative globs are matched against each.
  */
 export function ruleMatches(rule: Rule, request: PermissionRequest, roots: readonly string[], how: 'every' | 'some'): boolean {
   if (rule.kind === 'tool') return toolMatches(rule.tool, request.tool);
-  if (rule.kind === 'exact' || rule.kind === 'prefix') {
+  if (isBashRule(rule)) {
     if (request.tool !== 'bash') return false;
     const command = bashCommandOf(request);
-    if (how === 'every') {
-      if (rule.kind === 'prefix' && SHELL_CONTROL.test(command)) return false;
-      return commandMatches(rule, command);
-    }
-    const parts = [
-      command,
-      ...command
-        .split(SPLIT_CONTROL)
-        .map((p) => p.trim())
-        .filter((p) => p !== ''),
-    ];
-    return parts.some((p) => commandMatches(rule, p));
+    return how === 'every' ? bashRulesCovering([rule], command) !== undefined : bashMayMatch(rule, command);
   }
   if (rule.kind === 'domain') {
     const host = request.domain?.toLowerCase();

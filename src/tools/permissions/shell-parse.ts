@@ -1,0 +1,192 @@
+import { createRequire } from 'node:module';
+
+/**
+ * The bash parser behind the bash permission rules: mvdan/sh (the `mvdan-sh` package, its
+ * JavaScript build, which exposes the whole syntax tree), loaded at the first rule check that
+ * needs it and resolved from node_modules at run time, next to dist/ or the source.
+ *
+ * `parseScript` turns a command line into what a rule can judge: every simple command it holds,
+ * wherever it sits (lists, pipelines, subshells, groups, if/for/while/case bodies, function
+ * bodies, `$(…)`, backticks, process substitution, here-documents), each word with its quoting
+ * removed or `null` when its value is only known when it runs.
+ */
+
+/** A word's value with quoting removed, or null when it expands at run time. */
+export type ShellWord = string | null;
+
+/** One simple command as written (a `CallExpr`, or a `declare`/`export`/`local`/… clause). */
+export interface WrittenCommand {
+  /** Leading `NAME=VALUE` assignments, as written with quoting removed (null: not static). */
+  assigns: ShellWord[];
+  /** The names those assignments set (and those a declare clause sets). */
+  assignNames: string[];
+  /** The command's words: its name, then its arguments. */
+  words: ShellWord[];
+}
+
+export interface ParsedScript {
+  commands: WrittenCommand[];
+  /**
+   * Something an allow rule cannot vouch for: a redirection that writes a file (not /dev/null),
+   * arithmetic (`$((…))`, `((…))`, `for ((…))`, `let`, `[[ … ]]`, array subscripts, `${!x}`:
+   * bash evaluates variables' contents there, command substitutions included).
+   */
+  unprovable: string[];
+}
+
+/** A command line the parser rejects; rules treat it as unknown (deny denies, allow does not allow). */
+export class ShellSyntaxError extends Error {}
+
+interface Syntax {
+  NewParser(): { Parse(src: string, name: string): unknown };
+  NodeType(node: unknown): string;
+  Walk(node: unknown, fn: (node: any) => boolean): void;
+}
+
+let syntax: Syntax | undefined;
+
+function parser(): Syntax {
+  if (syntax) return syntax;
+  const hadRequire = 'require' in globalThis;
+  let loaded: { syntax: Syntax };
+  try {
+    const require = createRequire(import.meta.url);
+    loaded = require('mvdan-sh');
+  } catch (err) {
+    // Without the parser no line can be judged: deny rules deny, allow rules do not allow.
+    throw new ShellSyntaxError(`the bash parser (mvdan-sh) cannot be loaded: ${(err as Error).message.split('\n')[0]}`);
+  }
+  // Its GopherJS runtime sets a global `require`; ES modules should not see one.
+  if (!hadRequire) delete (globalThis as { require?: unknown }).require;
+  syntax = loaded.syntax;
+  return syntax;
+}
+
+const NUL_DEVICES = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
+/** Redirection operators, longest first, as they appear in the source. */
+const REDIRECT_OPS = ['&>>', '<<<', '<<-', '&>', '>>', '>|', '<>', '>&', '<&', '<<', '>', '<'];
+const WRITING_OPS = new Set(['&>>', '&>', '>>', '>|', '<>', '>']);
+
+/** Parse `source` as bash. Throws ShellSyntaxError when it does not parse. */
+export function parseScript(source: string): ParsedScript {
+  const sh = parser();
+  let file: unknown;
+  try {
+    file = sh.NewParser().Parse(source, '');
+  } catch (err) {
+    const e = err as { Error?: () => string };
+    throw new ShellSyntaxError(typeof e?.Error === 'function' ? e.Error() : String(err));
+  }
+  const bytes = Buffer.from(source, 'utf8');
+  const commands: WrittenCommand[] = [];
+  const unprovable: string[] = [];
+  sh.Walk(file, (node) => {
+    if (!node) return true;
+    switch (sh.NodeType(node)) {
+      case 'CallExpr':
+        commands.push(callOf(sh, node));
+        break;
+      case 'DeclClause':
+        commands.push(declOf(sh, node));
+        break;
+      case 'Redirect':
+        if (writesFile(sh, node, bytes)) unprovable.push('a redirection that writes a file');
+        break;
+      case 'ArithmCmd':
+      case 'ArithmExp':
+      case 'LetClause':
+      case 'CStyleLoop':
+      case 'BinaryArithm':
+      case 'UnaryArithm':
+      case 'TestClause':
+        unprovable.push('arithmetic or a [[ test ]]');
+        break;
+      case 'ParamExp':
+        if (node.Index || node.Slice || node.Excl) unprovable.push('an array subscript, a substring offset or an indirect expansion');
+        break;
+      case 'Assign':
+        if (node.Index || node.Array) unprovable.push('an array assignment');
+        break;
+    }
+    return true;
+  });
+  return { commands, unprovable };
+}
+
+function callOf(sh: Syntax, node: any): WrittenCommand {
+  const assigns: ShellWord[] = [];
+  const assignNames: string[] = [];
+  for (const a of node.Assigns ?? []) {
+    const name = a.Name?.Value ?? '';
+    assignNames.push(name);
+    const value = a.Value ? wordText(sh, a.Value) : '';
+    assigns.push(value === null || a.Index || a.Array ? null : `${name}${a.Append ? '+=' : '='}${value}`);
+  }
+  return { assigns, assignNames, words: (node.Args ?? []).map((w: unknown) => wordText(sh, w)) };
+}
+
+function declOf(sh: Syntax, node: any): WrittenCommand {
+  const words: ShellWord[] = [node.Variant?.Value ?? 'declare'];
+  const assignNames: string[] = [];
+  for (const a of node.Args ?? []) {
+    if (a.Naked) {
+      words.push(a.Name ? a.Name.Value : a.Value ? wordText(sh, a.Value) : null);
+      if (a.Name) assignNames.push(a.Name.Value);
+      continue;
+    }
+    const name = a.Name?.Value ?? '';
+    assignNames.push(name);
+    const value = a.Value ? wordText(sh, a.Value) : '';
+    words.push(value === null || a.Array ? null : `${name}=${value}`);
+  }
+  return { assigns: [], assignNames, words };
+}
+
+/** Does this redirection write a file? Reads the operator from the source at its position. */
+function writesFile(sh: Syntax, node: any, bytes: Buffer): boolean {
+  const at = node.OpPos.Offset();
+  const text = bytes.subarray(at, at + 3).toString('latin1');
+  const op = REDIRECT_OPS.find((o) => text.startsWith(o)) ?? '>';
+  const target = node.Word ? wordText(sh, node.Word) : null;
+  if (op === '>&') return target === null || !/^(\d+|-)$/.test(target);
+  if (!WRITING_OPS.has(op)) return false;
+  return target === null || !NUL_DEVICES.has(target);
+}
+
+/** Glob patterns (`*`, `?`, `[…]`): an unquoted word holding one may expand to file names. */
+const EXPANDING = /[*?]|\[.*\]/s;
+
+/**
+ * The value of `word` with quotes and backslashes removed, or null when bash expands it at run
+ * time: a parameter, command or arithmetic expansion, `$'…'`/`$"…"`, a glob or brace pattern or
+ * a leading `~` outside quotes.
+ */
+export function wordText(sh: Syntax, word: any): ShellWord {
+  let out = '';
+  let unquoted = '';
+  for (const part of word.Parts ?? []) {
+    const type = sh.NodeType(part);
+    if (type === 'Lit') {
+      const raw: string = part.Value;
+      unquoted += raw;
+      out += raw.replace(/\\\n/g, '').replace(/\\(.)/gs, '$1');
+    } else if (type === 'SglQuoted' && !part.Dollar) {
+      out += part.Value;
+    } else if (type === 'DblQuoted' && !part.Dollar) {
+      for (const inner of part.Parts ?? []) {
+        if (sh.NodeType(inner) !== 'Lit') return null;
+        out += String(inner.Value)
+          .replace(/\\\n/g, '')
+          .replace(/\\([$`"\\])/g, '$1');
+      }
+    } else {
+      return null;
+    }
+  }
+  const bare = unquoted.replace(/\\./gs, '');
+  if (EXPANDING.test(bare)) return null;
+  if (/\{.*(,|\.\.).*\}/s.test(bare)) return null;
+  const first = word.Parts?.[0];
+  if (first && sh.NodeType(first) === 'Lit' && String(first.Value).startsWith('~')) return null;
+  return out;
+}

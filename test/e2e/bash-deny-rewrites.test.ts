@@ -1,0 +1,77 @@
+/**
+ * A deny rule on bash holds against rewrites of the command it names (issue 24): the real
+ * bundle, `--yolo`, deny `bash(touch:*)` in the user's config, and a model that tries the
+ * rewrites that used to slip past the text match.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { errorLines, toolResults, useCliRig } from './cli-fixtures.js';
+
+const { rig, workspace } = useCliRig();
+
+/** Each rewrite of `touch xN`; none may create its file. */
+const REWRITES = [
+  '(touch x1)',
+  '{ touch x2; }',
+  'FOO=1 touch x3',
+  '\\touch x4',
+  'command touch x5',
+  'env touch x6',
+  '/usr/bin/touch x7',
+  'bash -c "touch x8"',
+  'if true; then touch x9; fi',
+  "t''ouch x10",
+  'echo x11 | xargs touch',
+  '! touch x12',
+  'time touch x13',
+  'exec touch x14',
+  'nice touch x15',
+  'touch${IFS}x16',
+  'for i in 1; do touch x17; done',
+  'eval touch x18',
+  'echo $(touch x19)',
+  'X=touch; $X x20',
+];
+
+describe('keen run --yolo with deny bash(touch:*)', () => {
+  it('refuses every rewrite of touch, and runs other commands', async () => {
+    const ws = workspace();
+    fs.writeFileSync(path.join(ws.home, 'config.json'), JSON.stringify({ permissions: { deny: ['bash(touch:*)'] } }));
+    const calls = [...REWRITES, 'echo control > control.txt'].map((command) => ({ toolCall: { name: 'bash', args: { command } } }));
+    const second = rig.fake.requests.length + 1;
+    rig.fake.enqueue({ steps: calls }, { steps: [{ text: 'done' }] });
+    const r = await rig.keen(ws, ['run', '--yolo', 'go']);
+    expect(r.code).toBe(0);
+    expect(errorLines(r.stderr)).toEqual([]);
+    const results = toolResults(rig.fake.requests[second]);
+    expect(results).toHaveLength(REWRITES.length + 1);
+    const made = fs.readdirSync(ws.cwd).filter((f) => /^x\d+$/.test(f));
+    expect(made).toEqual([]);
+    const blocked = 'Permission denied: bash is blocked by the rule "bash(touch:*)" (user config permissions.deny).';
+    const unknown = ['touch${IFS}x16', 'X=touch; $X x20'];
+    REWRITES.forEach((command, i) => {
+      expect({ command, text: results[i].text }).toEqual({
+        command,
+        text: unknown.includes(command)
+          ? `${blocked} What the command runs is only known when it runs (an expansion as a command or argument, eval, source, a shell reading its input, or a line that does not parse), so it may be what the rule names. Write the commands with literal words if they are not.`
+          : `${blocked} Do not retry it.`,
+      });
+    });
+    expect(results[REWRITES.length].isError).toBe(false);
+    expect(fs.readFileSync(path.join(ws.cwd, 'control.txt'), 'utf8')).toBe('control\n');
+  });
+
+  it('an allow rule allows a line only when every command in it is one it names', async () => {
+    const ws = workspace();
+    const lines = ['echo one | xargs touch y1', 'echo two; touch y2', 'echo $(touch y3)', 'echo allowed-ran', 'echo a | echo b'];
+    const second = rig.fake.requests.length + 1;
+    rig.fake.enqueue({ steps: lines.map((command) => ({ toolCall: { name: 'bash', args: { command } } })) }, { steps: [{ text: 'done' }] });
+    const r = await rig.keen(ws, ['run', '--allowed-tools', 'bash(echo:*)', 'go']);
+    expect(r.code).toBe(0);
+    const results = toolResults(rig.fake.requests[second]);
+    expect(results.map((t) => t.isError)).toEqual([true, true, true, false, false]);
+    expect(results[3].text).toContain('allowed-ran');
+    expect(fs.readdirSync(ws.cwd).filter((f) => /^y\d$/.test(f))).toEqual([]);
+  });
+});
