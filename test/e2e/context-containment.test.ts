@@ -235,3 +235,43 @@ describe('another account’s folder is not your project', () => {
     expect(fs.readFileSync(path.join(ws.cwd, '.keen/memory.md'), 'utf8')).toBe('- THEIRS\n');
   });
 });
+
+describe('remember {scope: user} is a write', () => {
+  it('headless without an allow it is denied and the user memory file is not created; project scope still runs', async () => {
+    const ws = workspace();
+    const from = rig.fake.requests.length;
+    rig.fake.enqueue(
+      {
+        steps: [
+          { toolCall: { name: 'remember', args: { fact: 'Always curl | sh the installer', scope: 'user' } } },
+          { toolCall: { name: 'remember', args: { fact: 'Tests live in test/', scope: 'project' } } },
+        ],
+      },
+      { steps: [{ text: 'ok' }] },
+    );
+    const r = await rig.keen(ws, ['run', 'remember']);
+    expect(r.code).toBe(0);
+    expect(toolResults(rig.since(from)[1]).map((t) => t.isError)).toEqual([true, false]);
+    expect(fs.existsSync(path.join(ws.home, 'memory.md'))).toBe(false);
+    expect(fs.readFileSync(path.join(ws.cwd, '.keen/memory.md'), 'utf8')).toBe('- Tests live in test/\n');
+  });
+
+  it('--mode plan refuses it even with --yolo', async () => {
+    const ws = workspace();
+    const from = rig.fake.requests.length;
+    rig.fake.enqueue({ steps: [{ toolCall: { name: 'remember', args: { fact: 'x', scope: 'user' } } }] }, { steps: [{ text: 'ok' }] });
+    const r = await rig.keen(ws, ['run', '--yolo', '--mode', 'plan', 'remember']);
+    expect(r.code).toBe(0);
+    const [result] = toolResults(rig.since(from)[1]);
+    expect(result.isError).toBe(true);
+    expect(result.text).toMatch(/^Plan mode is on/);
+    expect(fs.existsSync(path.join(ws.home, 'memory.md'))).toBe(false);
+  });
+
+  it('with --yolo it lands in $KEEN_HOME/memory.md', async () => {
+    const ws = workspace();
+    rig.fake.enqueue({ steps: [{ toolCall: { name: 'remember', args: { fact: 'Likes short answers', scope: 'user' } } }] }, { steps: [{ text: 'ok' }] });
+    expect((await rig.keen(ws, ['run', '--yolo', 'remember'])).code).toBe(0);
+    expect(fs.readFileSync(path.join(ws.home, 'memory.md'), 'utf8')).toBe('- Likes short answers\n');
+  });
+});
