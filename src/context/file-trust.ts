@@ -17,9 +17,11 @@ export function currentAccount(): Account | undefined {
  * account (root counts as an owner too), or writable by other accounts — every account
  * (other-writable, e.g. a 1777 /tmp), or a group other than the account's own primary group (a
  * user-private group under umask 002 is the account itself). The same idea as git's "dubious
- * ownership", applied to every context file and folder. A pure function of the stat.
+ * ownership", applied to every context file and folder. A pure function of the stat and the
+ * account (this process's when absent; null: a platform without uids).
  */
-export function ownershipProblem(st: Pick<fs.Stats, 'uid' | 'gid' | 'mode'>, me: Account | undefined = currentAccount()): string | undefined {
+export function ownershipProblem(st: Pick<fs.Stats, 'uid' | 'gid' | 'mode'>, account?: Account | null): string | undefined {
+  const me = account === undefined ? currentAccount() : account;
   if (!me) return undefined;
   if (st.uid !== me.uid && st.uid !== 0) return `owned by another user (uid ${st.uid})`;
   if (st.mode & 0o002) return 'writable by every user';
