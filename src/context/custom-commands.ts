@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { lookupDirs, markdownFiles, type LookupDir } from './definition-dirs.js';
+import type { WalkFrom } from './repo-root.js';
 import { parseFrontMatter, stringField } from './front-matter.js';
 import { readCapped } from './read-capped.js';
 import { oneLine } from './skills.js';
@@ -19,7 +20,7 @@ export interface CustomCommand {
 const NAME = /^[A-Za-z][\w-]*$/;
 
 /** Command folders, nearest first: project `.keen/commands`, `.claude/commands`, then `$KEEN_HOME/commands`. */
-export function commandDirs(cwd: string, home: string): LookupDir[] {
+export function commandDirs(cwd: WalkFrom, home: string): LookupDir[] {
   return lookupDirs(cwd, { project: ['.keen/commands', '.claude/commands'], user: [{ dir: path.join(home, 'commands'), config: home }] });
 }
 

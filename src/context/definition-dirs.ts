@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { dirProblem, realPath } from './file-trust.js';
-import { walkProject } from './repo-root.js';
+import { asWalk, type WalkFrom } from './repo-root.js';
 
 /** Where one kind of definition (skills, commands, agents) is looked up, nearest first. */
 export interface LookupRoots {
@@ -36,9 +36,9 @@ export function userHome(env: NodeJS.ProcessEnv): string {
  * folders (bounded by their config folder). The first definition of a name wins. A folder that
  * does not resolve is left out.
  */
-export function lookupDirs(cwd: string, roots: LookupRoots): LookupDir[] {
+export function lookupDirs(cwd: WalkFrom, roots: LookupRoots): LookupDir[] {
   const out: LookupDir[] = [];
-  const walk = walkProject(cwd);
+  const walk = asWalk(cwd);
   const root = realPath(walk.root);
   const dirs = walk.repo ? walk.dirs : walk.dirs.slice(0, 1);
   if (root) for (const dir of dirs) for (const rel of roots.project) out.push({ dir: path.join(dir, rel), within: root });

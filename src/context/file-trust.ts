@@ -7,9 +7,12 @@ export interface Account {
   gid: number;
 }
 
-/** This process's account; undefined where the platform has no uids (Windows: no owner check). */
+let account: Account | null | undefined;
+
+/** This process's account (asked once); undefined where the platform has no uids (Windows: no owner check). */
 export function currentAccount(): Account | undefined {
-  return typeof process.getuid === 'function' && typeof process.getgid === 'function' ? { uid: process.getuid(), gid: process.getgid() } : undefined;
+  account ??= typeof process.getuid === 'function' && typeof process.getgid === 'function' ? { uid: process.getuid(), gid: process.getgid() } : null;
+  return account ?? undefined;
 }
 
 /**
@@ -20,8 +23,8 @@ export function currentAccount(): Account | undefined {
  * ownership", applied to every context file and folder. A pure function of the stat and the
  * account (this process's when absent; null: a platform without uids).
  */
-export function ownershipProblem(st: Pick<fs.Stats, 'uid' | 'gid' | 'mode'>, account?: Account | null): string | undefined {
-  const me = account === undefined ? currentAccount() : account;
+export function ownershipProblem(st: Pick<fs.Stats, 'uid' | 'gid' | 'mode'>, who?: Account | null): string | undefined {
+  const me = who === undefined ? currentAccount() : who;
   if (!me) return undefined;
   if (st.uid !== me.uid && st.uid !== 0) return `owned by another user (uid ${st.uid})`;
   if (st.mode & 0o002) return 'writable by every user';
@@ -31,12 +34,14 @@ export function ownershipProblem(st: Pick<fs.Stats, 'uid' | 'gid' | 'mode'>, acc
 
 /** Why folder `dir` is not trusted (see {@link ownershipProblem}); undefined when it is. A missing folder is "missing". */
 export function dirProblem(dir: string): string | undefined {
-  let st: fs.Stats;
+  let st: fs.Stats | undefined;
   try {
-    st = fs.statSync(dir);
+    // No throw for the common case, a folder that does not exist.
+    st = fs.statSync(dir, { throwIfNoEntry: false });
   } catch {
-    return 'missing';
+    st = undefined;
   }
+  if (!st) return 'missing';
   if (!st.isDirectory()) return 'not a folder';
   return ownershipProblem(st);
 }
@@ -50,7 +55,7 @@ export function isWithin(root: string, p: string): boolean {
 /** `p`'s real path, or undefined when it does not resolve. */
 export function realPath(p: string): string | undefined {
   try {
-    return fs.realpathSync(p);
+    return fs.realpathSync.native(p);
   } catch {
     return undefined;
   }

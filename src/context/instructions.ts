@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { realPath } from './file-trust.js';
 import { readCapped, type CappedFile } from './read-capped.js';
-import { walkProject } from './repo-root.js';
+import { asWalk, type WalkFrom } from './repo-root.js';
 
 /** Files read as project instructions, in this order within each directory. */
 export const INSTRUCTION_FILES = ['AGENTS.md', 'KEEN.md', 'CLAUDE.md'] as const;
@@ -25,7 +25,7 @@ export function globalInstructionsPath(home: string): string {
  * of its place (the project; KEEN_HOME for the global one) or is another account's is skipped
  * with a line in `warnings`.
  */
-export function findInstructions(cwd: string, home: string, warnings?: string[]): InstructionFile[] {
+export function findInstructions(cwd: WalkFrom, home: string, warnings?: string[]): InstructionFile[] {
   const project = findProjectInstructions(cwd, warnings);
   const within = realPath(home);
   const global = within ? readCapped(globalInstructionsPath(home), INSTRUCTION_FILE_CAP, { within, warnings, what: 'instructions' }) : undefined;
@@ -40,8 +40,8 @@ export function findInstructions(cwd: string, home: string, warnings?: string[])
  * Outermost first, so the closest file is read last and wins ties. A file's real path must be
  * inside the repository root — or, above `cwd` outside a repository, inside its own folder.
  */
-export function findProjectInstructions(cwd: string, warnings?: string[]): InstructionFile[] {
-  const walk = walkProject(cwd);
+export function findProjectInstructions(cwd: WalkFrom, warnings?: string[]): InstructionFile[] {
+  const walk = asWalk(cwd);
   const root = realPath(walk.root);
   const found: InstructionFile[] = [];
   for (const dir of walk.dirs) {

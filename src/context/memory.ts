@@ -3,7 +3,7 @@ import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { dirProblem, isWithin, openedRealPath, ownershipProblem, realPath } from './file-trust.js';
 import { readCapped, type CappedFile } from './read-capped.js';
-import { repoRoot } from './repo-root.js';
+import { asWalk, type WalkFrom } from './repo-root.js';
 
 /** Cap per memory file in the system prompt. */
 export const MEMORY_FILE_CAP = 8 * 1024;
@@ -23,8 +23,8 @@ export interface MemoryFile extends CappedFile {
   scope: MemoryScope;
 }
 
-export function memoryPaths(cwd: string, home: string): MemoryPaths {
-  return { user: path.join(home, 'memory.md'), project: path.join(repoRoot(cwd), '.keen', 'memory.md') };
+export function memoryPaths(cwd: WalkFrom, home: string): MemoryPaths {
+  return { user: path.join(home, 'memory.md'), project: path.join(asWalk(cwd).root, '.keen', 'memory.md') };
 }
 
 /** The folder a scope's memory file must stay inside: the repository root, or KEEN_HOME. */

@@ -34,14 +34,15 @@ export interface ContextLocation {
  * model. Never throws for a bad file (it becomes a warning).
  */
 export function loadProjectContext(at: ContextLocation): ProjectContext {
-  const paths = memoryPaths(at.cwd, at.home);
-  const skills = discoverSkills(skillDirs(at.cwd, at.home, at.env));
-  const commands = discoverCommands(commandDirs(at.cwd, at.home));
-  const agents = discoverAgents(agentDirs(at.cwd, at.home));
-  const warnings: string[] = [];
+  // One walk up from the cwd serves every kind of file.
   const walk = walkProject(at.cwd);
+  const paths = memoryPaths(walk, at.home);
+  const skills = discoverSkills(skillDirs(walk, at.home, at.env));
+  const commands = discoverCommands(commandDirs(walk, at.home));
+  const agents = discoverAgents(agentDirs(walk, at.home));
+  const warnings: string[] = [];
   if (walk.cwdProblem) warnings.push(`not reading project files in ${walk.root}: the folder is ${walk.cwdProblem}`);
-  const instructions = findInstructions(at.cwd, at.home, warnings);
+  const instructions = findInstructions(walk, at.home, warnings);
   const memory = readMemory(paths, warnings);
   return {
     instructions,

@@ -49,7 +49,8 @@ export function readCapped(file: string, cap: number, scope: ReadScope = {}): Ca
       skip(scope, file, problem);
       return undefined;
     }
-    const buf = readUpTo(fd, cap + 1);
+    // Up to the size the descriptor had (one read for a small file), and never past the cap.
+    const buf = readUpTo(fd, Math.min(cap + 1, st.size));
     const truncated = buf.length > cap;
     let content = buf.subarray(0, cap).toString('utf8');
     if (truncated) content = content.replace(/\uFFFD$/, '');
@@ -73,7 +74,7 @@ function skip(scope: ReadScope, file: string, why: string): void {
 }
 
 function readUpTo(fd: number, max: number): Buffer {
-  const buf = Buffer.alloc(max);
+  const buf = Buffer.allocUnsafe(max);
   let got = 0;
   while (got < max) {
     const n = fs.readSync(fd, buf, got, max - got, null);

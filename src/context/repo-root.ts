@@ -43,6 +43,13 @@ function ownGit(p: string): boolean {
   }
 }
 
+/** A walk already made (one per context read), or the cwd to walk from. */
+export type WalkFrom = string | ProjectWalk;
+
+export function asWalk(from: WalkFrom): ProjectWalk {
+  return typeof from === 'string' ? walkProject(from) : from;
+}
+
 /**
  * The repository root: the nearest directory at or above `cwd` holding `.git` (a folder, or the
  * file a worktree or submodule has), found without passing a folder of another account.

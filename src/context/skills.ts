@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { asLookupDir, lookupDirs, searchable, userHome, type LookupDir } from './definition-dirs.js';
+import type { WalkFrom } from './repo-root.js';
 import { parseFrontMatter, stringField } from './front-matter.js';
 import { readCapped } from './read-capped.js';
 
@@ -33,7 +34,7 @@ export interface LoadedSkill extends Skill {
 const NAME = /^[A-Za-z0-9][\w.-]*$/;
 
 /** Skill folders, nearest first: project `.agents/skills`, `.keen/skills`, `.claude/skills`, then the user's. */
-export function skillDirs(cwd: string, home: string, env: NodeJS.ProcessEnv): LookupDir[] {
+export function skillDirs(cwd: WalkFrom, home: string, env: NodeJS.ProcessEnv): LookupDir[] {
   return lookupDirs(cwd, {
     project: ['.agents/skills', '.keen/skills', '.claude/skills'],
     user: [

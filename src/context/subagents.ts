@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { lookupDirs, markdownFiles, type LookupDir } from './definition-dirs.js';
+import type { WalkFrom } from './repo-root.js';
 import { parseFrontMatter, stringField } from './front-matter.js';
 import { readCapped } from './read-capped.js';
 import { oneLine } from './skills.js';
@@ -22,7 +23,7 @@ export interface AgentDefinition {
 
 const NAME = /^[A-Za-z0-9][\w.-]*$/;
 
-export function agentDirs(cwd: string, home: string): LookupDir[] {
+export function agentDirs(cwd: WalkFrom, home: string): LookupDir[] {
   return lookupDirs(cwd, { project: ['.keen/agents', '.claude/agents'], user: [{ dir: path.join(home, 'agents'), config: home }] });
 }
 

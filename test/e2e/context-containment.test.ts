@@ -268,10 +268,16 @@ describe('remember {scope: user} is a write', () => {
     expect(fs.existsSync(path.join(ws.home, 'memory.md'))).toBe(false);
   });
 
-  it('with --yolo it lands in $KEEN_HOME/memory.md', async () => {
+  it('with --yolo, or a remember allow rule, it lands in $KEEN_HOME/memory.md', async () => {
     const ws = workspace();
-    rig.fake.enqueue({ steps: [{ toolCall: { name: 'remember', args: { fact: 'Likes short answers', scope: 'user' } } }] }, { steps: [{ text: 'ok' }] });
+    rig.fake.enqueue(
+      { steps: [{ toolCall: { name: 'remember', args: { fact: 'Likes short answers', scope: 'user' } } }] },
+      { steps: [{ text: 'ok' }] },
+      { steps: [{ toolCall: { name: 'remember', args: { fact: 'Uses pnpm', scope: 'user' } } }] },
+      { steps: [{ text: 'ok' }] },
+    );
     expect((await rig.keen(ws, ['run', '--yolo', 'remember'])).code).toBe(0);
-    expect(fs.readFileSync(path.join(ws.home, 'memory.md'), 'utf8')).toBe('- Likes short answers\n');
+    expect((await rig.keen(ws, ['run', '--allowed-tools', 'remember', 'remember'])).code).toBe(0);
+    expect(fs.readFileSync(path.join(ws.home, 'memory.md'), 'utf8')).toBe('- Likes short answers\n- Uses pnpm\n');
   });
 });
