@@ -35,7 +35,10 @@ const { O_RDONLY, O_NONBLOCK = 0, O_NOFOLLOW = 0 } = fs.constants;
 export function readCapped(file: string, cap: number, scope: ReadScope = {}): CappedFile | undefined {
   let fd: number;
   try {
-    // O_NONBLOCK: a FIFO planted as AGENTS.md must not hang the open.
+    // Only a regular file is opened (a device behind a symlink is never opened); what the name
+    // points to may change before the open, so everything that matters is checked on the fd.
+    if (!fs.statSync(file, { throwIfNoEntry: false })?.isFile()) return undefined;
+    // O_NONBLOCK: a FIFO swapped in after the stat must not hang the open.
     fd = fs.openSync(file, O_RDONLY | O_NONBLOCK | (scope.within ? 0 : O_NOFOLLOW));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ELOOP') skip(scope, file, 'it is a symlink');
