@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { lookupDirs, markdownFiles } from './definition-dirs.js';
+import { lookupDirs, markdownFiles, type LookupDir } from './definition-dirs.js';
+import type { WalkFrom } from './repo-root.js';
 import { parseFrontMatter, stringField } from './front-matter.js';
 import { readCapped } from './read-capped.js';
 import { oneLine } from './skills.js';
@@ -19,22 +20,23 @@ export interface CustomCommand {
 const NAME = /^[A-Za-z][\w-]*$/;
 
 /** Command folders, nearest first: project `.keen/commands`, `.claude/commands`, then `$KEEN_HOME/commands`. */
-export function commandDirs(cwd: string, home: string): string[] {
-  return lookupDirs(cwd, { project: ['.keen/commands', '.claude/commands'], user: [path.join(home, 'commands')] });
+export function commandDirs(cwd: WalkFrom, home: string): LookupDir[] {
+  return lookupDirs(cwd, { project: ['.keen/commands', '.claude/commands'], user: [{ dir: path.join(home, 'commands'), config: home }] });
 }
 
 /**
  * Every `<name>.md` of `dirs`, first name wins. Front matter is optional (only `description` is
- * used); a file whose front matter does not parse is skipped with one warning naming it.
+ * used); a file whose front matter does not parse, that leads out of its folder's bound or is
+ * another account's is skipped with one warning naming it.
  */
-export function discoverCommands(dirs: readonly string[]): { commands: CustomCommand[]; warnings: string[] } {
+export function discoverCommands(dirs: readonly (string | LookupDir)[]): { commands: CustomCommand[]; warnings: string[] } {
   const commands: CustomCommand[] = [];
   const warnings: string[] = [];
   const seen = new Set<string>();
-  for (const { entry, file } of markdownFiles(dirs)) {
+  for (const { entry, file, within } of markdownFiles(dirs, warnings)) {
     const name = entry.slice(0, -3);
     if (!NAME.test(name) || seen.has(name.toLowerCase())) continue;
-    const text = readCapped(file, COMMAND_FILE_CAP);
+    const text = readCapped(file, COMMAND_FILE_CAP, { within, warnings, what: 'command' });
     if (!text) continue;
     try {
       const { data, body } = parseFrontMatter(text.content);

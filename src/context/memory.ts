@@ -1,7 +1,9 @@
-import fs from 'node:fs/promises';
+import fsSync from 'node:fs';
+import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { dirProblem, isWithin, openedRealPath, ownershipProblem, realPath } from './file-trust.js';
 import { readCapped, type CappedFile } from './read-capped.js';
-import { repoRoot } from './repo-root.js';
+import { asWalk, type WalkFrom } from './repo-root.js';
 
 /** Cap per memory file in the system prompt. */
 export const MEMORY_FILE_CAP = 8 * 1024;
@@ -21,18 +23,53 @@ export interface MemoryFile extends CappedFile {
   scope: MemoryScope;
 }
 
-export function memoryPaths(cwd: string, home: string): MemoryPaths {
-  return { user: path.join(home, 'memory.md'), project: path.join(repoRoot(cwd), '.keen', 'memory.md') };
+export function memoryPaths(cwd: WalkFrom, home: string): MemoryPaths {
+  return { user: path.join(home, 'memory.md'), project: path.join(asWalk(cwd).root, '.keen', 'memory.md') };
 }
 
-/** The memory files that exist, user first, each capped at {@link MEMORY_FILE_CAP}. */
-export function readMemory(paths: MemoryPaths): MemoryFile[] {
+/** The folder a scope's memory file must stay inside: the repository root, or KEEN_HOME. */
+export function memoryRoot(paths: MemoryPaths, scope: MemoryScope): string {
+  return scope === 'project' ? path.dirname(path.dirname(paths.project)) : path.dirname(paths.user);
+}
+
+/**
+ * The memory files that exist, user first, each capped at {@link MEMORY_FILE_CAP}. A file that
+ * leads out of its root ({@link memoryRoot}), or whose file or folders are another account's, is
+ * skipped with a line in `warnings`.
+ */
+export function readMemory(paths: MemoryPaths, warnings?: string[]): MemoryFile[] {
   const out: MemoryFile[] = [];
   for (const scope of ['user', 'project'] as const) {
-    const file = readCapped(paths[scope], MEMORY_FILE_CAP);
+    const file = readMemoryFile(paths, scope, MEMORY_FILE_CAP, warnings);
     if (file && file.content.trim()) out.push({ ...file, scope });
   }
   return out;
+}
+
+/** One scope's memory file, read as {@link readMemory} does (for `/memory`, with its own cap). */
+export function readMemoryFile(paths: MemoryPaths, scope: MemoryScope, cap: number, warnings?: string[]): CappedFile | undefined {
+  const file = paths[scope];
+  if (!fsSync.existsSync(file)) return undefined;
+  const root = memoryRoot(paths, scope);
+  // An untrusted project root is reported once by the project walk (`loadProjectContext`).
+  if (scope === 'project' && dirProblem(root)) return undefined;
+  const problem = folderProblem(root, path.dirname(file));
+  const within = realPath(root);
+  if (problem || !within) {
+    const line = `skipped memory ${file}: its folder is ${problem ?? 'missing'}`;
+    if (warnings && !warnings.includes(line)) warnings.push(line);
+    return undefined;
+  }
+  return readCapped(file, cap, { within, warnings, what: 'memory' });
+}
+
+/** Why `root` or `dir` (below it, or equal) is not this account's folder, naming it. */
+function folderProblem(root: string, dir: string): string | undefined {
+  for (const d of dir === root ? [root] : [root, dir]) {
+    const problem = dirProblem(d);
+    if (problem) return `${d}: ${problem}`;
+  }
+  return undefined;
 }
 
 /**
@@ -52,39 +89,47 @@ export function memoryBullet(fact: string): string {
 /**
  * Appends one bullet to the scope's memory file, creating the file (and `.keen/`) on first
  * write. An existing file that does not end in a newline gets one first. Returns the path.
+ * Refused (an Error naming the file) when the file or its folder is a symlink leading out of the
+ * scope's root, or is another account's (a fake repository root in a shared /tmp): the checks are
+ * made on the opened descriptor.
  */
 export async function appendMemory(paths: MemoryPaths, scope: MemoryScope, fact: string): Promise<string> {
   const bullet = memoryBullet(fact);
   const file = paths[scope];
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  if (scope === 'project') await assertInsideProject(file);
-  let prefix = '';
+  const root = memoryRoot(paths, scope);
+  // A missing KEEN_HOME is made; a folder of another account gets nothing, not even `.keen/`.
+  if (dirProblem(root) === 'missing') await fs.mkdir(root, { recursive: true, mode: 0o700 });
+  const rootProblem = dirProblem(root);
+  if (rootProblem) throw new Error(`refusing to write ${scope} memory in ${root}: it is ${rootProblem}`);
+  await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  const folder = folderProblem(root, path.dirname(file));
+  if (folder) throw new Error(`refusing to write ${scope} memory in ${folder}`);
+  const within = realPath(root);
+  const dir = realPath(path.dirname(file));
+  if (!within || !dir || !isWithin(within, dir)) throw new Error(`refusing to write ${scope} memory through a symlink (${path.dirname(file)} leads outside ${root})`);
+  let handle: FileHandle;
   try {
-    const current = await fs.readFile(file, 'utf8');
-    if (current && !current.endsWith('\n')) prefix = '\n';
-  } catch {
-    // first write
+    handle = await fs.open(file, fsSync.constants.O_RDWR | fsSync.constants.O_APPEND | fsSync.constants.O_CREAT | (fsSync.constants.O_NOFOLLOW ?? 0), 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new Error(`refusing to write ${scope} memory through a symlink (${file})`);
+    throw err;
   }
-  await fs.appendFile(file, prefix + bullet, { mode: 0o600 });
+  try {
+    const st = await handle.stat();
+    const real = openedRealPath(handle.fd, file, st);
+    if (!real || !within || !isWithin(within, real)) throw new Error(`refusing to write ${scope} memory through a symlink (${file} leads outside ${root})`);
+    if (!st.isFile()) throw new Error(`refusing to write ${scope} memory: ${file} is not a regular file`);
+    const owner = ownershipProblem(st);
+    if (owner) throw new Error(`refusing to write ${scope} memory: ${file} is ${owner}`);
+    let prefix = '';
+    if (st.size > 0) {
+      const last = Buffer.alloc(1);
+      await handle.read(last, 0, 1, st.size - 1);
+      if (last[0] !== 0x0a) prefix = '\n';
+    }
+    await handle.appendFile(prefix + bullet);
+  } finally {
+    await handle.close();
+  }
   return file;
-}
-
-/**
- * The project memory file is repository content: a `.keen` folder or `memory.md` that is a
- * symlink leading out of the repository (to `~/.bashrc`, say) must not turn a remembered fact into
- * a write elsewhere. The real path of the file's folder must stay inside the real repository root,
- * and the file itself must not be a symlink.
- */
-async function assertInsideProject(file: string): Promise<void> {
-  const root = await fs.realpath(path.dirname(path.dirname(file)));
-  const dir = await fs.realpath(path.dirname(file));
-  const rel = path.relative(root, dir);
-  const outside = rel.startsWith('..') || path.isAbsolute(rel);
-  let link = false;
-  try {
-    link = (await fs.lstat(file)).isSymbolicLink();
-  } catch {
-    // not created yet
-  }
-  if (outside || link) throw new Error(`refusing to write project memory through a symlink (${file})`);
 }

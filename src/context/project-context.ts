@@ -2,6 +2,7 @@ import { monotonicMs } from './clock.js';
 import { commandDirs, discoverCommands, type CustomCommand } from './custom-commands.js';
 import { findInstructions, type InstructionFile } from './instructions.js';
 import { memoryPaths, readMemory, type MemoryFile, type MemoryPaths } from './memory.js';
+import { walkProject } from './repo-root.js';
 import { discoverSkills, skillDirs, type Skill } from './skills.js';
 import { agentDirs, discoverAgents, type AgentDefinition } from './subagents.js';
 
@@ -13,7 +14,10 @@ export interface ProjectContext {
   skills: Skill[];
   commands: CustomCommand[];
   agents: AgentDefinition[];
-  /** One line each: files skipped because their front matter is malformed. */
+  /**
+   * One line each: files skipped because their front matter is malformed, because they lead out
+   * of their place (a symlink out of the project) or because they are another account's.
+   */
   warnings: string[];
 }
 
@@ -30,18 +34,24 @@ export interface ContextLocation {
  * model. Never throws for a bad file (it becomes a warning).
  */
 export function loadProjectContext(at: ContextLocation): ProjectContext {
-  const paths = memoryPaths(at.cwd, at.home);
-  const skills = discoverSkills(skillDirs(at.cwd, at.home, at.env));
-  const commands = discoverCommands(commandDirs(at.cwd, at.home));
-  const agents = discoverAgents(agentDirs(at.cwd, at.home));
+  // One walk up from the cwd serves every kind of file.
+  const walk = walkProject(at.cwd);
+  const paths = memoryPaths(walk, at.home);
+  const skills = discoverSkills(skillDirs(walk, at.home, at.env));
+  const commands = discoverCommands(commandDirs(walk, at.home));
+  const agents = discoverAgents(agentDirs(walk, at.home));
+  const warnings: string[] = [];
+  if (walk.cwdProblem) warnings.push(`not reading project files in ${walk.root}: the folder is ${walk.cwdProblem}`);
+  const instructions = findInstructions(walk, at.home, warnings);
+  const memory = readMemory(paths, warnings);
   return {
-    instructions: findInstructions(at.cwd, at.home),
-    memory: readMemory(paths),
+    instructions,
+    memory,
     memoryPaths: paths,
     skills: skills.skills,
     commands: commands.commands,
     agents: agents.agents,
-    warnings: [...skills.warnings, ...commands.warnings, ...agents.warnings],
+    warnings: [...new Set([...warnings, ...skills.warnings, ...commands.warnings, ...agents.warnings])],
   };
 }
 

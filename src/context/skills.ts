@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { lookupDirs, userHome } from './definition-dirs.js';
+import { asLookupDir, lookupDirs, searchable, userHome, type LookupDir } from './definition-dirs.js';
+import type { WalkFrom } from './repo-root.js';
 import { parseFrontMatter, stringField } from './front-matter.js';
 import { readCapped } from './read-capped.js';
 
@@ -19,6 +20,8 @@ export interface Skill {
   /** The folder holding SKILL.md. */
   dir: string;
   file: string;
+  /** The real folder SKILL.md's real path must stay inside (the project root, the config folder). */
+  within?: string;
 }
 
 export interface LoadedSkill extends Skill {
@@ -31,26 +34,34 @@ export interface LoadedSkill extends Skill {
 const NAME = /^[A-Za-z0-9][\w.-]*$/;
 
 /** Skill folders, nearest first: project `.agents/skills`, `.keen/skills`, `.claude/skills`, then the user's. */
-export function skillDirs(cwd: string, home: string, env: NodeJS.ProcessEnv): string[] {
+export function skillDirs(cwd: WalkFrom, home: string, env: NodeJS.ProcessEnv): LookupDir[] {
   return lookupDirs(cwd, {
     project: ['.agents/skills', '.keen/skills', '.claude/skills'],
-    user: [path.join(home, 'skills'), path.join(userHome(env), '.agents', 'skills')],
+    user: [
+      { dir: path.join(home, 'skills'), config: home },
+      { dir: path.join(userHome(env), '.agents', 'skills'), config: path.join(userHome(env), '.agents') },
+    ],
   });
 }
 
 /**
  * Every skill found in `dirs` (each a folder of skill folders), first name wins. A SKILL.md whose
- * front matter does not parse, or lacks `name`/`description`, is skipped with one warning line
- * naming the file; the others still load.
+ * front matter does not parse, or lacks `name`/`description`, that leads out of its folder's
+ * bound or is another account's (file or folder) is skipped with one warning line naming the
+ * file; the others still load.
  */
-export function discoverSkills(dirs: readonly string[]): { skills: Skill[]; warnings: string[] } {
+export function discoverSkills(dirs: readonly (string | LookupDir)[]): { skills: Skill[]; warnings: string[] } {
   const skills: Skill[] = [];
   const warnings: string[] = [];
   const seen = new Set<string>();
-  for (const root of dirs) {
+  for (const d of dirs) {
+    const at = asLookupDir(d);
+    if (!at || !searchable(at.dir, warnings)) continue;
+    const { dir: root, within } = at;
     for (const entry of listDirs(root)) {
+      if (!searchable(path.join(root, entry), warnings)) continue;
       const file = path.join(root, entry, 'SKILL.md');
-      const text = readCapped(file, SKILL_FILE_CAP);
+      const text = readCapped(file, SKILL_FILE_CAP, { within, warnings, what: 'skill' });
       if (text === undefined) continue;
       let parsed: ReturnType<typeof parseFrontMatter>;
       try {
@@ -71,7 +82,7 @@ export function discoverSkills(dirs: readonly string[]): { skills: Skill[]; warn
       }
       if (seen.has(name) || skills.length >= SKILLS_MAX) continue;
       seen.add(name);
-      skills.push({ name, description: oneLine(description, SKILL_DESCRIPTION_MAX), dir: path.dirname(file), file });
+      skills.push({ name, description: oneLine(description, SKILL_DESCRIPTION_MAX), dir: path.dirname(file), file, within });
     }
   }
   return { skills, warnings };
@@ -79,7 +90,8 @@ export function discoverSkills(dirs: readonly string[]): { skills: Skill[]; warn
 
 /** The full skill: body (front matter stripped, capped) and the folder's other files. */
 export function loadSkill(skill: Skill): LoadedSkill {
-  const text = readCapped(skill.file, SKILL_FILE_CAP);
+  const within = skill.within ?? asLookupDir(skill.dir)?.within;
+  const text = within ? readCapped(skill.file, SKILL_FILE_CAP, { within }) : undefined;
   if (!text) throw new Error(`skill ${skill.name}: ${skill.file} can no longer be read`);
   const { body } = parseFrontMatter(text.content);
   return { ...skill, body: body.trim(), truncated: text.truncated, files: listFiles(skill.dir, SKILL_FILES_MAX).filter((f) => f !== 'SKILL.md') };

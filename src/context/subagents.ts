@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { lookupDirs, markdownFiles } from './definition-dirs.js';
+import { lookupDirs, markdownFiles, type LookupDir } from './definition-dirs.js';
+import type { WalkFrom } from './repo-root.js';
 import { parseFrontMatter, stringField } from './front-matter.js';
 import { readCapped } from './read-capped.js';
 import { oneLine } from './skills.js';
@@ -22,21 +23,22 @@ export interface AgentDefinition {
 
 const NAME = /^[A-Za-z0-9][\w.-]*$/;
 
-export function agentDirs(cwd: string, home: string): string[] {
-  return lookupDirs(cwd, { project: ['.keen/agents', '.claude/agents'], user: [path.join(home, 'agents')] });
+export function agentDirs(cwd: WalkFrom, home: string): LookupDir[] {
+  return lookupDirs(cwd, { project: ['.keen/agents', '.claude/agents'], user: [{ dir: path.join(home, 'agents'), config: home }] });
 }
 
 /**
  * Every agent definition of `dirs`, first name wins. `tools` may be a YAML list or a
  * comma-separated string (Claude Code writes both); `model: inherit` means the parent's. A file
- * that does not parse or lacks `description` is skipped with one warning naming it.
+ * that does not parse or lacks `description`, that leads out of its folder's bound or is another
+ * account's is skipped with one warning naming it.
  */
-export function discoverAgents(dirs: readonly string[]): { agents: AgentDefinition[]; warnings: string[] } {
+export function discoverAgents(dirs: readonly (string | LookupDir)[]): { agents: AgentDefinition[]; warnings: string[] } {
   const agents: AgentDefinition[] = [];
   const warnings: string[] = [];
   const seen = new Set<string>();
-  for (const { entry, file } of markdownFiles(dirs)) {
-    const text = readCapped(file, AGENT_FILE_CAP);
+  for (const { entry, file, within } of markdownFiles(dirs, warnings)) {
+    const text = readCapped(file, AGENT_FILE_CAP, { within, warnings, what: 'agent' });
     if (!text) continue;
     let parsed: ReturnType<typeof parseFrontMatter>;
     try {

@@ -8,8 +8,12 @@ const schema = z.object({
 });
 
 /**
- * `remember`: appends one bullet to a memory file. Not a mutating tool: it writes only Keen's
- * own memory files (never a path the model names), so it does not ask, and plan mode allows it.
+ * `remember`: appends one bullet to a memory file (never a path the model names). A mutating
+ * tool, so plan mode refuses it. `scope: "user"` writes `$KEEN_HOME/memory.md`, which every later
+ * session of every project reads: a write outside the workspace that asks like write_file
+ * (headless: denied unless allowed). `scope: "project"` writes the repository's own
+ * `.keen/memory.md` and runs without asking (described as a read of the project; the file's
+ * place and owner are checked when it is opened, see `appendMemory`).
  */
 export function createRememberTool(paths: () => MemoryPaths): Tool {
   return defineTool({
@@ -17,7 +21,11 @@ export function createRememberTool(paths: () => MemoryPaths): Tool {
     description:
       'Save a lasting fact or user preference to memory; it appears in the system prompt of every later session. Use it when the user asks you to remember something or states a durable preference. One line per fact.',
     schema,
-    mutating: false,
+    mutating: true,
+    describe: (args) =>
+      args.scope === 'user'
+        ? { tool: 'remember', summary: `remember in user memory (every project): ${oneLine(args.fact)}`, access: 'write' }
+        : { tool: 'remember', summary: `remember in project memory: ${oneLine(args.fact)}`, access: 'read' },
     async run(args) {
       try {
         const file = await appendMemory(paths(), args.scope, args.fact);
@@ -27,4 +35,9 @@ export function createRememberTool(paths: () => MemoryPaths): Tool {
       }
     },
   });
+}
+
+function oneLine(fact: string): string {
+  const flat = fact.replace(/\s+/g, ' ').trim();
+  return flat.length > 120 ? `${flat.slice(0, 119)}…` : flat;
 }

@@ -104,17 +104,21 @@ describe('keen run: instructions, memory and skills in the system prompt', () =>
 });
 
 describe('keen run: memory', () => {
-  it('a remember call lands in the project file without asking (no --yolo) and in the next session’s system prompt', async () => {
+  it('a project remember lands in the project file without asking (no --yolo), a user one with --yolo, both in the next session’s system prompt', async () => {
     const ws = workspace({ '.git/HEAD': 'ref: refs/heads/main\n', 'sub/x.txt': 'x' });
     const from = rig.fake.requests.length;
     rig.fake.enqueue(
       { steps: [{ toolCall: { name: 'remember', args: { fact: 'The API lives in services/api', scope: 'project' } } }] },
+      { steps: [{ text: 'Noted.' }] },
+      // The user scope is a write outside the project: it asks (headless: denied without --yolo).
       { steps: [{ toolCall: { name: 'remember', args: { fact: 'Likes short answers', scope: 'user' } } }] },
       { steps: [{ text: 'Noted.' }] },
     );
     const r = await rig.keen({ ...ws, cwd: path.join(ws.cwd, 'sub') }, ['run', 'remember where the API is']);
     expect(r.code).toBe(0);
-    expect(toolResults(rig.since(from)[2]).map((t) => t.isError)).toEqual([false, false]);
+    expect((await rig.keen({ ...ws, cwd: path.join(ws.cwd, 'sub') }, ['run', '--yolo', 'remember that I like short answers'])).code).toBe(0);
+    expect(toolResults(rig.since(from)[1]).map((t) => t.isError)).toEqual([false]);
+    expect(toolResults(rig.since(from)[3]).map((t) => t.isError)).toEqual([false]);
     // The repository root (the folder holding .git), not the cwd.
     expect(fs.readFileSync(path.join(ws.cwd, '.keen/memory.md'), 'utf8')).toBe('- The API lives in services/api\n');
     expect(fs.readFileSync(path.join(ws.home, 'memory.md'), 'utf8')).toBe('- Likes short answers\n');
