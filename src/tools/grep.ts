@@ -5,7 +5,9 @@ import { displayPath, fsErrorText, realPath, resolveReadPath, workspaceRoots } f
 import { createGlobMatcher } from './glob-match.js';
 import { nameFilterArgs } from './glob.js';
 import { clipLine } from './output-cap.js';
+import { credentialFilter } from './permissions/credential-guard.js';
 import { defineTool, ToolError } from './registry.js';
+import { userHome } from './sandbox/index.js';
 import { RG_COMMON, ripgrepErrorLine, runRipgrep } from './ripgrep.js';
 
 export const GREP_MAX_LINES = 250;
@@ -43,6 +45,8 @@ export const grepTool = defineTool({
     const searchDir = info.isDirectory() ? abs : path.dirname(abs);
     const target = shown === '.' ? '.' : abs;
     const keep = args.glob && info.isDirectory() ? createGlobMatcher(args.glob) : () => true;
+    // Files in credential stores are left out of a search of a folder holding them (docs/permissions.md).
+    const inStore = credentialFilter(userHome(process.env));
     const relToSearch = (p: string) => path.relative(searchDir, path.resolve(ctx.cwd, p)).split(path.sep).join('/');
 
     const flags = [...RG_COMMON, '--max-columns', String(MAX_COLUMNS), '--max-columns-preview'];
@@ -78,7 +82,7 @@ export const grepTool = defineTool({
         }
         const nul = line.indexOf('\0');
         const file = nul === -1 ? line : line.slice(0, nul);
-        if (!keep(relToSearch(file))) return;
+        if (!keep(relToSearch(file)) || inStore(path.resolve(ctx.cwd, file))) return;
         const name = displayPath(ctx.cwd, path.resolve(ctx.cwd, file));
         if (nul === -1) return emit(name);
         const rest = line.slice(nul + 1);
