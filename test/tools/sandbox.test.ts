@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDefaultRegistry } from '../../src/tools/index.js';
@@ -21,9 +22,9 @@ let server: net.Server;
 let port: number;
 
 beforeAll(async () => {
-  // Outside the workspace and outside the temp dir (which stays writable).
-  outside = await mkdtemp('/var/tmp/keen-sandbox-outside-');
-  fakeHome = await mkdtemp('/var/tmp/keen-sandbox-home-');
+  // Outside the workspace and outside /tmp and /var/tmp (the sandbox's own, private and empty).
+  outside = await mkdtemp(path.join(os.homedir(), '.keen-sandbox-outside-'));
+  fakeHome = await mkdtemp(path.join(os.homedir(), '.keen-sandbox-home-'));
   await mkdir(path.join(fakeHome, '.ssh'));
   await writeFile(path.join(fakeHome, '.ssh/id_x'), 'PRIVATE-KEY-MATERIAL\n');
   savedHome = process.env.HOME;
@@ -54,7 +55,7 @@ describe('bash in bubblewrap', () => {
     expect(blocked.is_error).toBe(true);
     expect(blocked.content).toContain('Read-only file system');
     expect(blocked.content.split('\n').at(-1)).toBe(
-      '[sandbox: commands may write only inside the workspace and the temp dir; add a directory with --add-dir, or set sandbox.mode to "off" in your config.]',
+      '[sandbox: commands may write only inside the workspace and the temp dir, not its protected paths (.git/config, .git/hooks, .keen, .vscode, …); add a directory with --add-dir, or set sandbox.mode to "off" in your config.]',
     );
     await expect(readFile(path.join(outside, 'x.txt'))).rejects.toThrow();
   });
@@ -122,10 +123,25 @@ describe('sandbox profiles', () => {
     readOnly: false,
   };
 
-  it('bubblewrap: root read-only, workspace and tmp writable, hidden paths masked, net and pids unshared', () => {
-    const args = bwrapArgs(plan, 'ls');
+  it('bubblewrap: root read-only, private tmp and run, workspace writable, protected paths read-only, hidden paths masked, net and pids unshared', () => {
+    const args = bwrapArgs(
+      {
+        ...plan,
+        privateDirs: ['/tmp', '/var/tmp', '/run'],
+        exposed: ['/run/systemd/resolve'],
+        protected: [
+          { path: '/ws/.git/config', dir: false, exists: true },
+          { path: '/ws/.vscode', dir: true, exists: false },
+          { path: '/ws/.mcp.json', dir: false, exists: false },
+        ],
+        emptyFile: '/e/empty',
+      },
+      'ls',
+    );
     expect(args.join(' ')).toBe(
-      '--ro-bind / / --dev /dev --proc /proc --bind /tmp /tmp --bind /ws /ws --tmpfs /h/.ssh --ro-bind /dev/null /h/.netrc ' +
+      '--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --tmpfs /var/tmp --tmpfs /run --ro-bind-try /run/systemd/resolve /run/systemd/resolve --bind /ws /ws ' +
+        '--ro-bind /ws/.git/config /ws/.git/config --tmpfs /ws/.vscode --remount-ro /ws/.vscode --ro-bind /e/empty /ws/.mcp.json ' +
+        '--tmpfs /h/.ssh --ro-bind /dev/null /h/.netrc ' +
         '--unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup-try --die-with-parent --unshare-net --chdir /ws -- bash -c ls',
     );
     expect(bwrapArgs({ ...plan, network: true }, 'ls')).not.toContain('--unshare-net');
