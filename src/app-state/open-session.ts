@@ -27,7 +27,7 @@ import type { SessionRecord } from '../session/records.js';
 import type { ToolDefinition } from '../llm/core/provider.js';
 import { newSessionId, sessionDir, transcriptPath } from '../session/paths.js';
 import { SessionStore } from '../session/store.js';
-import { createRememberTool, createSkillTool, createTaskTool, defaultTools, mutatingCalls, planModeRegistry } from '../tools/index.js';
+import { createRememberTool, createSkillTool, createTaskTool, defaultTools, mutatingCalls, planModeRegistry, readOnlyToolSet } from '../tools/index.js';
 import type { McpManager } from '../tools/mcp/manager.js';
 import { createToolRegistry, type Tool } from '../tools/registry.js';
 import { findSandbox } from '../tools/sandbox/index.js';
@@ -252,7 +252,9 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     let context = contextSource.current();
     warnings.push(...context.warnings);
     const loadContext = () => (context = contextSource.load());
-    const wrap = (tools: Tool[]) => planModeRegistry(withCheckpoints(createToolRegistry(tools), checkpoints), () => mode.get() === 'plan', mutatingCalls(tools));
+    // A subagent's registry: plan mode when the session is in it, or when its tools are read-only.
+    const wrap = (tools: Tool[], readOnly = readOnlyToolSet(tools)) =>
+      planModeRegistry(withCheckpoints(createToolRegistry(tools), checkpoints), () => readOnly || mode.get() === 'plan', mutatingCalls(tools));
     const baseTools: Tool[] = [...defaultTools(bashOptions), createRememberTool(() => context.memoryPaths), createSkillTool(() => context.skills)];
     let controller: SessionController | undefined;
     const parentModel: ChildModel = { client, name: resolved.name, wireId: resolved.wireId, maxOutputTokens: resolved.info.maxOutputTokens, thinkingBudget: config.thinkingBudget };
