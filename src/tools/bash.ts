@@ -176,6 +176,8 @@ export interface BashToolOptions {
   env?: CommandEnvOptions;
   /** KEEN_HOME, hidden from commands (default: from the environment). */
   keenHome?: string;
+  /** Told once per process, when bash first runs without the sandbox it wanted. */
+  onNotice?: (line: string) => void;
 }
 
 /** The bash tool with `options` (config `sandbox` and `bash.envPassthrough`). */
@@ -206,6 +208,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
       const kh = options.keenHome ?? keenHome(process.env);
       const launch = await launchFor(args.command, sandbox, workspaceRoots(ctx), ctx.cwd, { home, keenHome: kh, env: process.env, planMode: ctx.planMode });
       if (launch.refused) throw new ToolError(launch.refused);
+      if (launch.warning) options.onNotice?.(launch.warning);
       const env = commandEnv(process.env, options.env);
       const result = await runBash(args.command, {
         cwd: ctx.cwd,

@@ -20,8 +20,10 @@ export interface Launch {
   file: string;
   args: string[];
   sandboxed: boolean;
-  /** Set once per process when a sandbox was wanted but none could be used. */
+  /** Set once per process when a sandbox was wanted but none could be used: a line for the result, */
   notice?: string;
+  /** and one for the user (stderr, the REPL's notices). */
+  warning?: string;
   /** Why the command may not run at all (plan mode without a sandbox). */
   refused?: string;
   /** Run when the command has ended: removes the mount points made for absent protected paths. */
@@ -127,7 +129,11 @@ export async function launchFor(
       return { ...plain, refused: `Plan mode runs bash only in a read-only sandbox, and there is none here (${problem}); read files with read_file, grep and glob instead.` };
     if (noticeGiven) return plain;
     noticeGiven = true;
-    return { ...plain, notice: `[no sandbox: ${problem}; commands run without one (as with sandbox.mode "off"). See docs/permissions.md.]` };
+    return {
+      ...plain,
+      notice: `[no sandbox: ${problem}; commands run without one (as with sandbox.mode "off"). See docs/permissions.md.]`,
+      warning: `no sandbox for bash: ${problem}; commands run without one (see docs/permissions.md)`,
+    };
   }
   const plan = planFor(settings, roots, cwd, opts);
   const created = plan.created ?? [];
