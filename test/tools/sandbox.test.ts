@@ -80,6 +80,27 @@ describe('bash in bubblewrap', () => {
     expect(msg.content).toContain('No such file or directory');
   });
 
+  it('sandbox.hostSockets lets a kind through: the agent socket and SSH_AUTH_SOCK reach the command', async () => {
+    const dir = await workspace();
+    const sock = path.join(outside, 'agent.sock');
+    const agent = execFileSync('bash', ['-c', `exec ssh-agent -a ${sock} -s`], { encoding: 'utf8' });
+    const pid = Number(/SSH_AGENT_PID=(\d+)/.exec(agent)?.[1]);
+    const saved = process.env.SSH_AUTH_SOCK;
+    process.env.SSH_AUTH_SOCK = sock;
+    try {
+      const probe = 'echo "sock=[$SSH_AUTH_SOCK]"; ssh-add -l; true';
+      const closed = await run(dir, probe);
+      expect(closed.content).toContain('sock=[]');
+      const open = await run(dir, probe, createDefaultRegistry({ sandbox: { mode: 'workspace-write', network: false, hostSockets: ['ssh-agent'] } }));
+      expect(open.content).toContain(`sock=[${sock}]`);
+      expect(open.content).toContain('The agent has no identities.');
+    } finally {
+      if (saved === undefined) delete process.env.SSH_AUTH_SOCK;
+      else process.env.SSH_AUTH_SOCK = saved;
+      process.kill(pid, 'SIGTERM');
+    }
+  });
+
   it('has no network unless sandbox.network is true', async () => {
     const dir = await workspace();
     const probe = `exec 3<>/dev/tcp/127.0.0.1/${port} && head -1 <&3`;
@@ -155,5 +176,7 @@ describe('sandbox profiles', () => {
     expect(profile).toContain('(deny file-read* file-write* (literal "/h/.netrc"))');
     expect(profile).toContain('(deny network*)');
     expect(seatbeltProfile({ ...plan, network: true })).not.toContain('(deny network*)');
+    const guarded = seatbeltProfile({ ...plan, protected: [{ path: '/ws/.vscode', dir: true, exists: false }] });
+    expect(guarded).toContain('(deny file-write* (subpath "/ws/.vscode"))');
   });
 });

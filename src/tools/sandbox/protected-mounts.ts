@@ -42,6 +42,15 @@ function real(p: string): string | undefined {
   }
 }
 
+function writableDir(p: string): boolean {
+  try {
+    fs.accessSync(p, fs.constants.W_OK);
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** The git dir of `root`: `.git` itself, or the folder a `.git` file's `gitdir:` line names. */
 function gitDirOf(root: string): string | undefined {
   const dotGit = path.join(root, '.git');
@@ -94,9 +103,12 @@ export function protectedMounts(roots: readonly string[]): ProtectedPlan {
     }
     if (k) return void mounts.set(p, { path: p, dir: k === 'dir', exists: true });
     if (optional) return;
-    // Absent: the mount point and every missing parent are created by bubblewrap.
+    // Absent: the mount point and every missing parent are created by bubblewrap. Where the
+    // nearest existing folder is not writable, the command cannot create it either.
     const missing: string[] = [];
-    for (let q = p; !kind(q) && inRoots(q); q = path.dirname(q)) missing.push(q);
+    let q = p;
+    for (; !kind(q) && inRoots(q); q = path.dirname(q)) missing.push(q);
+    if (!writableDir(q)) return;
     created.push(...missing);
     mounts.set(p, { path: p, dir, exists: false });
   };
