@@ -225,7 +225,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
         const note = blockedNote(
           output,
           ctx.planMode ? { ...sandbox, network: false } : sandbox,
-          hiddenPaths(home, kh, ctx.cwd, process.env, sandbox).map((h) => h.path),
+          hiddenPaths(home, kh, process.env, sandbox).map((h) => h.path),
           ctx.planMode,
         );
         if (note) lines.push(note);

@@ -101,6 +101,13 @@ describe('bash in bubblewrap', () => {
     }
   });
 
+  it('a workspace inside a hidden folder (KEEN_HOME) still works: that folder is not hidden', async () => {
+    const keenHome = await workspace({ 'project/a.txt': 'inside\n' });
+    const registry = createDefaultRegistry({ sandbox: { mode: 'workspace-write', network: false }, keenHome });
+    const msg = await run(path.join(keenHome, 'project'), 'cat a.txt && touch b.txt', registry);
+    expect(msg.content).toBe('inside\n[exit code 0]');
+  });
+
   it('has no network unless sandbox.network is true', async () => {
     const dir = await workspace();
     const probe = `exec 3<>/dev/tcp/127.0.0.1/${port} && head -1 <&3`;

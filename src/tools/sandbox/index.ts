@@ -47,7 +47,6 @@ const under = (root: string, p: string) => p === root || p.startsWith(root.endsW
 export function hiddenPaths(
   home: string,
   keenHome: string | undefined,
-  _cwd?: string,
   env: NodeJS.ProcessEnv = process.env,
   settings?: Pick<SandboxSettings, 'hostSockets'>,
 ): { path: string; dir: boolean }[] {
@@ -81,7 +80,8 @@ export function planFor(settings: SandboxSettings, roots: readonly string[], cwd
   const priv = privateDirs();
   const exposed = exposedHostPaths(env, settings.hostSockets).filter((p) => fs.existsSync(p));
   const visible = (p: string) => !priv.some((d) => under(d, p)) || writable.some((w) => under(w, p)) || exposed.some((e) => under(e, p));
-  const hidden = hiddenPaths(opts.home, opts.keenHome, cwd, env, settings).filter((h) => visible(h.path));
+  // A store holding the workspace itself cannot be hidden without hiding the workspace.
+  const hidden = hiddenPaths(opts.home, opts.keenHome, env, settings).filter((h) => visible(h.path) && !writable.some((w) => under(h.path, w)));
   const prot = readOnly ? undefined : protectedMounts(writable);
   return {
     cwd: real(cwd) ?? cwd,
