@@ -8,7 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDefaultRegistry } from '../../src/tools/index.js';
+import { createDefaultRegistry, defaultTools, mutatingCalls, planModeRegistry } from '../../src/tools/index.js';
 import { bwrapArgs, seatbeltProfile } from '../../src/tools/sandbox/index.js';
 import { call, workspace } from './helpers.js';
 
@@ -94,6 +94,10 @@ describe('bash in bubblewrap', () => {
       const open = await run(dir, probe, createDefaultRegistry({ sandbox: { mode: 'workspace-write', network: false, hostSockets: ['ssh-agent'] } }));
       expect(open.content).toContain(`sock=[${sock}]`);
       expect(open.content).toContain('The agent has no identities.');
+      // Plan mode lets no host socket through, whatever the settings say.
+      const settings = { sandbox: { mode: 'workspace-write' as const, network: false, hostSockets: ['ssh-agent' as const] } };
+      const planning = planModeRegistry(createDefaultRegistry(settings), () => true, mutatingCalls(defaultTools(settings)));
+      expect((await run(dir, probe, planning)).content).toContain('sock=[]');
     } finally {
       if (saved === undefined) delete process.env.SSH_AUTH_SOCK;
       else process.env.SSH_AUTH_SOCK = saved;

@@ -103,6 +103,11 @@ export function sandboxEnv(env: NodeJS.ProcessEnv, settings: SandboxSettings): N
   return { ...withoutHostSockets(env, settings.hostSockets), TMPDIR: '/tmp' };
 }
 
+/** What plan mode runs bash with: read-only, no network, no host socket, whatever the config says. */
+export function planModeSettings(configured: SandboxSettings): SandboxSettings {
+  return { ...configured, mode: 'read-only', network: false, hostSockets: [] };
+}
+
 let noticeGiven = false;
 
 /**
@@ -119,7 +124,7 @@ export async function launchFor(
   cwd: string,
   opts: { home: string; keenHome?: string; env: NodeJS.ProcessEnv; platform?: NodeJS.Platform; planMode?: boolean },
 ): Promise<Launch> {
-  const settings: SandboxSettings = opts.planMode ? { ...configured, mode: 'read-only', network: false } : configured;
+  const settings = opts.planMode ? planModeSettings(configured) : configured;
   const plain: Launch = { file: 'bash', args: ['-c', command], sandboxed: false };
   if (settings.mode === 'off') return plain;
   const avail: SandboxAvailability = findSandbox(opts.platform ?? process.platform, opts.env);
