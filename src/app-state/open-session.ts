@@ -27,10 +27,9 @@ import type { SessionRecord } from '../session/records.js';
 import type { ToolDefinition } from '../llm/core/provider.js';
 import { newSessionId, sessionDir, transcriptPath } from '../session/paths.js';
 import { SessionStore } from '../session/store.js';
-import { createRememberTool, createSkillTool, createTaskTool, defaultTools, mutatingCalls, planModeRegistry } from '../tools/index.js';
+import { createRememberTool, createSkillTool, createTaskTool, defaultTools, mutatingCalls, planModeRegistry, readOnlyToolSet } from '../tools/index.js';
 import type { McpManager } from '../tools/mcp/manager.js';
 import { createToolRegistry, type Tool } from '../tools/registry.js';
-import { findSandbox } from '../tools/sandbox/index.js';
 import { createHeadlessGate, type Policy } from '../tools/permissions/index.js';
 import type { PermissionGate } from '../tools/types.js';
 import { checkpointsDir } from '../undo/undo-turns.js';
@@ -142,9 +141,9 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
   const warnings: string[] = loaded.notice ? [loaded.notice] : [];
   // Each config file was read and validated once, by loadConfig; the wiring takes it from there.
   const policy = permissionPolicy(home, opts, projectTrusted, loaded.files);
-  const bashOptions = bashToolOptions(config, home, projectTrusted, loaded.files);
-  const sandboxMissing = bashOptions.sandbox?.mode !== 'off' ? findSandbox(process.platform, opts.env).missing : undefined;
-  if (sandboxMissing) warnings.push(`no sandbox for bash: ${sandboxMissing}; commands run without one (see docs/permissions.md)`);
+  // "No sandbox" is said once, when bash first runs (a run without bash says nothing).
+  const lateWarning = opts.onWarning ?? ((line: string) => (opts.interactive ? undefined : process.stderr.write(`keen: warning: ${line}\n`)));
+  const bashOptions = { ...bashToolOptions(config, home, projectTrusted, loaded.files), onNotice: lateWarning };
   let resumeId = opts.flags.session;
   if (!resumeId && opts.flags.continue) {
     const latest = await latestSession(home, opts.cwd);
@@ -252,7 +251,9 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     let context = contextSource.current();
     warnings.push(...context.warnings);
     const loadContext = () => (context = contextSource.load());
-    const wrap = (tools: Tool[]) => planModeRegistry(withCheckpoints(createToolRegistry(tools), checkpoints), () => mode.get() === 'plan', mutatingCalls(tools));
+    // A subagent's registry: plan mode when the session is in it, or when its tools are read-only.
+    const wrap = (tools: Tool[], readOnly = readOnlyToolSet(tools)) =>
+      planModeRegistry(withCheckpoints(createToolRegistry(tools), checkpoints), () => readOnly || mode.get() === 'plan', mutatingCalls(tools));
     const baseTools: Tool[] = [...defaultTools(bashOptions), createRememberTool(() => context.memoryPaths), createSkillTool(() => context.skills)];
     let controller: SessionController | undefined;
     const parentModel: ChildModel = { client, name: resolved.name, wireId: resolved.wireId, maxOutputTokens: resolved.info.maxOutputTokens, thinkingBudget: config.thinkingBudget };

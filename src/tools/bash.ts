@@ -7,7 +7,7 @@ import { commandEnv, type CommandEnvOptions } from './command-env.js';
 import { workspaceRoots } from './fs-guard.js';
 import { HeadTailBuffer } from './output-cap.js';
 import { CANCELLED, defineTool, ToolError, type Tool } from './registry.js';
-import { blockedNote, DEFAULT_SANDBOX, hiddenPaths, launchFor, userHome, type SandboxSettings } from './sandbox/index.js';
+import { blockedNote, DEFAULT_SANDBOX, hiddenPaths, launchFor, planModeSettings, sandboxEnv, userHome, type SandboxSettings } from './sandbox/index.js';
 
 export const BASH_DEFAULT_TIMEOUT_SECONDS = 120;
 export const BASH_MAX_TIMEOUT_SECONDS = 600;
@@ -176,6 +176,8 @@ export interface BashToolOptions {
   env?: CommandEnvOptions;
   /** KEEN_HOME, hidden from commands (default: from the environment). */
   keenHome?: string;
+  /** Told once per process, when bash first runs without the sandbox it wanted. */
+  onNotice?: (line: string) => void;
 }
 
 /** The bash tool with `options` (config `sandbox` and `bash.envPassthrough`). */
@@ -204,14 +206,18 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
       const timeoutSeconds = args.timeout_seconds ?? BASH_DEFAULT_TIMEOUT_SECONDS;
       const home = userHome(process.env);
       const kh = options.keenHome ?? keenHome(process.env);
-      const launch = await launchFor(args.command, sandbox, workspaceRoots(ctx), ctx.cwd, { home, keenHome: kh, env: process.env });
+      const effective = ctx.planMode ? planModeSettings(sandbox) : sandbox;
+      const launch = await launchFor(args.command, sandbox, workspaceRoots(ctx), ctx.cwd, { home, keenHome: kh, env: process.env, planMode: ctx.planMode });
+      if (launch.refused) throw new ToolError(launch.refused);
+      if (launch.warning) options.onNotice?.(launch.warning);
+      const env = commandEnv(process.env, options.env);
       const result = await runBash(args.command, {
         cwd: ctx.cwd,
         timeoutMs: timeoutSeconds * 1000,
         signal: ctx.signal,
         launch,
-        env: commandEnv(process.env, options.env),
-      });
+        env: launch.sandboxed ? sandboxEnv(env, effective) : env,
+      }).finally(() => launch.cleanup?.());
       if (result.ending === 'cancelled') return { content: CANCELLED, is_error: true };
       const output = result.output.replace(/\s+$/, '');
       const lines = [output === '' ? '(no output)' : output, statusLine(result, timeoutSeconds)];
@@ -219,8 +225,9 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
       if (launch.sandboxed && failed) {
         const note = blockedNote(
           output,
-          sandbox,
-          hiddenPaths(home, kh, ctx.cwd).map((h) => h.path),
+          effective,
+          hiddenPaths(home, kh, process.env, effective).map((h) => h.path),
+          ctx.planMode,
         );
         if (note) lines.push(note);
       }

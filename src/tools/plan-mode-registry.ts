@@ -1,44 +1,51 @@
 import type { ToolCall, ToolMessage } from '../llm/core/message.js';
 import { planModeRefusal } from '../context/agent-mode.js';
-import { isReadOnlyCommand } from './read-only-command.js';
 import type { Tool } from './registry.js';
 import type { ToolRegistry } from './types.js';
 
 /**
  * Plan mode as a registry wrapper: while `planning()` is true, every call for which `mutates`
  * holds is refused with a tool error saying plan mode is on — before any permission gate is
- * asked, so `--yolo` and allow rules do not lift it. Definitions are unchanged (the model still
- * sees every tool; the prompt cache stays warm across /mode).
+ * asked, so `--yolo` and allow rules do not lift it — and the calls that do go on carry
+ * `planMode` in their context, so bash runs in a read-only sandbox without network (or, where
+ * there is none, is refused: src/tools/sandbox/index.ts). Definitions are unchanged (the model
+ * still sees every tool; the prompt cache stays warm across /mode).
  */
 export function planModeRegistry(inner: ToolRegistry, planning: () => boolean, mutates: (call: ToolCall) => boolean): ToolRegistry {
   return {
     definitions: () => inner.definitions(),
     concurrent: (name) => inner.concurrent?.(name) ?? false,
     async execute(call, ctx): Promise<ToolMessage> {
-      if (planning() && mutates(call)) {
+      if (!planning()) return inner.execute(call, ctx);
+      if (mutates(call)) {
         return { role: 'tool', tool_call_id: call.id, name: call.name, content: planModeRefusal(call.name), is_error: true };
       }
-      return inner.execute(call, ctx);
+      return inner.execute(call, { ...ctx, planMode: true });
     },
   };
 }
 
 /**
- * The plan-mode predicate for `tools`: a mutating tool mutates, except a bash call whose command
- * is read-only. Unknown tools and unparsable arguments are left to the inner registry (it
- * reports them as errors and runs nothing).
+ * The plan-mode predicate for `tools`: a mutating tool mutates, except bash, whose commands plan
+ * mode confines to a read-only sandbox instead of guessing from the command text. Unknown tools
+ * are left to the inner registry (it reports them as errors and runs nothing).
  */
 export function mutatingCalls(tools: readonly Tool[]): (call: ToolCall) => boolean {
   const byName = new Map(tools.map((t) => [t.name, t]));
   return (call) => {
     const tool = byName.get(call.name);
     if (!tool?.mutating) return false;
-    if (tool.name !== 'bash') return true;
-    try {
-      const args = JSON.parse(call.args || '{}') as { command?: unknown };
-      return !(typeof args.command === 'string' && isReadOnlyCommand(args.command));
-    } catch {
-      return true;
-    }
+    return tool.name !== 'bash';
   };
+}
+
+/** Tools that change files: a subagent whose tool list has none of them is a read-only one. */
+const FILE_WRITERS = ['write_file', 'edit_file'];
+
+/**
+ * Whether a subagent's tool set is read-only (no file-writing tool): its registry then runs in
+ * plan mode whatever the parent's mode, so its bash cannot write either.
+ */
+export function readOnlyToolSet(tools: readonly Tool[]): boolean {
+  return !tools.some((t) => FILE_WRITERS.includes(t.name));
 }

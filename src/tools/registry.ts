@@ -4,6 +4,7 @@ import type { ToolDefinition } from '../llm/core/provider.js';
 import { errorText } from '../errors.js';
 import { rememberToolDefinitionTokens } from '../llm/core/token-estimator.js';
 import { builtInDefinition } from './definition-table.js';
+import { guardCredentials } from './permissions/credential-guard.js';
 import { authorize } from './permissions/gates.js';
 import type { PermissionRequest, ToolContext, ToolOutcome, ToolRegistry } from './types.js';
 
@@ -145,7 +146,7 @@ async function executeCall(byName: Map<string, Tool>, call: ToolCall, ctx: ToolC
       // Every described call is judged (reads outside the workspace ask); a read-only tool
       // without `describe` runs freely.
       if (tool.mutating || tool.describe) {
-        const denied = await authorize(tool, parsed.args, ctx);
+        const denied = await authorize(tool, parsed.args, { ...ctx, permissions: guardCredentials(ctx.permissions) });
         if (denied) return denied;
         if (ctx.signal.aborted) return { content: CANCELLED, is_error: true };
       }

@@ -36,6 +36,8 @@ export interface ToolContext {
   permissions: PermissionGate;
   /** The id of the call being run (set by the registry; a subagent names its transcript after it). */
   callId?: string;
+  /** Plan mode is on (set by the plan-mode registry): bash runs in a read-only sandbox, or not at all. */
+  planMode?: boolean;
 }
 
 /** A tool's outcome. `is_error` results go back to the model as tool errors; the loop goes on. */

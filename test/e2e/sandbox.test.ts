@@ -51,7 +51,7 @@ describe('keen run: secrets stay home', () => {
 
   it("an untrusted project's bash.envPassthrough and sandbox.mode are ignored", async () => {
     const ws = workspace({ '.keen/config.json': JSON.stringify({ bash: { envPassthrough: ['GITHUB_TOKEN'] }, sandbox: { mode: 'off' } }) });
-    const outside = fs.mkdtempSync('/var/tmp/keen-e2e-outside-');
+    const outside = fs.mkdtempSync(path.join(os.homedir(), '.keen-e2e-outside-'));
     try {
       const second = bashOnce(`echo "gh=[$GITHUB_TOKEN]"; touch ${outside}/escaped`);
       const r = await rig.keen(ws, ['run', '--permission-mode', 'bypassPermissions', 'go'], { env: SECRETS });
@@ -80,6 +80,20 @@ describe('keen run: commands do not outlive their call', () => {
 });
 
 describe('keen run: no sandbox on this system', () => {
+  it('a run that never calls bash says nothing about the sandbox', async () => {
+    const ws = workspace();
+    const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-e2e-bin-'));
+    try {
+      fs.symlinkSync('/bin/bash', path.join(bin, 'bash'));
+      rig.fake.enqueue({ steps: [{ text: 'hello' }] });
+      const r = await rig.keen(ws, ['run', 'hi'], { env: { PATH: bin } });
+      expect(r.code).toBe(0);
+      expect(errorLines(r.stderr)).toEqual([]);
+    } finally {
+      fs.rmSync(bin, { recursive: true, force: true });
+    }
+  });
+
   it('says so once on stderr and in the first result, runs commands unconfined, and still withholds secrets', async () => {
     const ws = workspace();
     const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-e2e-bin-'));

@@ -148,10 +148,12 @@ describe('real paths before rules', () => {
     expect((await call(dir, 'list_dir', { path: 'linked' }, { permissions: createHeadlessGate({}) })).content).toContain('Permission denied');
   });
 
-  it('absolute reads of ~/.ssh ask even when the workspace is the home folder', async () => {
+  it('reads of ~/.ssh are refused even when the workspace is the home folder (a credential store)', async () => {
     const home = await workspace({ '.ssh/id_x': 'PRIVATE KEY\n', 'notes.txt': 'hi\n' });
     const gate = createHeadlessGate({ home, cwd: home });
-    expect((await call(home, 'read_file', { path: path.join(home, '.ssh/id_x') }, { permissions: gate })).content).toContain('Permission denied');
+    expect((await call(home, 'read_file', { path: path.join(home, '.ssh/id_x') }, { permissions: gate })).content).toMatch(
+      /^Refusing read_file on .*\.ssh\/id_x: it is a credential store/,
+    );
     expect((await call(home, 'read_file', { path: 'notes.txt' }, { permissions: gate })).is_error).toBeUndefined();
   });
 

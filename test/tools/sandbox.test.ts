@@ -5,9 +5,10 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDefaultRegistry } from '../../src/tools/index.js';
+import { createDefaultRegistry, defaultTools, mutatingCalls, planModeRegistry } from '../../src/tools/index.js';
 import { bwrapArgs, seatbeltProfile } from '../../src/tools/sandbox/index.js';
 import { call, workspace } from './helpers.js';
 
@@ -21,9 +22,9 @@ let server: net.Server;
 let port: number;
 
 beforeAll(async () => {
-  // Outside the workspace and outside the temp dir (which stays writable).
-  outside = await mkdtemp('/var/tmp/keen-sandbox-outside-');
-  fakeHome = await mkdtemp('/var/tmp/keen-sandbox-home-');
+  // Outside the workspace and outside /tmp and /var/tmp (the sandbox's own, private and empty).
+  outside = await mkdtemp(path.join(os.homedir(), '.keen-sandbox-outside-'));
+  fakeHome = await mkdtemp(path.join(os.homedir(), '.keen-sandbox-home-'));
   await mkdir(path.join(fakeHome, '.ssh'));
   await writeFile(path.join(fakeHome, '.ssh/id_x'), 'PRIVATE-KEY-MATERIAL\n');
   savedHome = process.env.HOME;
@@ -54,7 +55,7 @@ describe('bash in bubblewrap', () => {
     expect(blocked.is_error).toBe(true);
     expect(blocked.content).toContain('Read-only file system');
     expect(blocked.content.split('\n').at(-1)).toBe(
-      '[sandbox: commands may write only inside the workspace and the temp dir; add a directory with --add-dir, or set sandbox.mode to "off" in your config.]',
+      '[sandbox: commands may write only inside the workspace and the temp dir, not its protected paths (.git/config, .git/hooks, .keen, .vscode, …); add a directory with --add-dir, or set sandbox.mode to "off" in your config.]',
     );
     await expect(readFile(path.join(outside, 'x.txt'))).rejects.toThrow();
   });
@@ -77,6 +78,38 @@ describe('bash in bubblewrap', () => {
     expect(msg.content).not.toContain('PRIVATE-KEY-MATERIAL');
     expect(msg.content).not.toContain('KEEN-HOME-SECRET');
     expect(msg.content).toContain('No such file or directory');
+  });
+
+  it('sandbox.hostSockets lets a kind through: the agent socket and SSH_AUTH_SOCK reach the command', async () => {
+    const dir = await workspace();
+    const sock = path.join(outside, 'agent.sock');
+    const agent = execFileSync('bash', ['-c', `exec ssh-agent -a ${sock} -s`], { encoding: 'utf8' });
+    const pid = Number(/SSH_AGENT_PID=(\d+)/.exec(agent)?.[1]);
+    const saved = process.env.SSH_AUTH_SOCK;
+    process.env.SSH_AUTH_SOCK = sock;
+    try {
+      const probe = 'echo "sock=[$SSH_AUTH_SOCK]"; ssh-add -l; true';
+      const closed = await run(dir, probe);
+      expect(closed.content).toContain('sock=[]');
+      const open = await run(dir, probe, createDefaultRegistry({ sandbox: { mode: 'workspace-write', network: false, hostSockets: ['ssh-agent'] } }));
+      expect(open.content).toContain(`sock=[${sock}]`);
+      expect(open.content).toContain('The agent has no identities.');
+      // Plan mode lets no host socket through, whatever the settings say.
+      const settings = { sandbox: { mode: 'workspace-write' as const, network: false, hostSockets: ['ssh-agent' as const] } };
+      const planning = planModeRegistry(createDefaultRegistry(settings), () => true, mutatingCalls(defaultTools(settings)));
+      expect((await run(dir, probe, planning)).content).toContain('sock=[]');
+    } finally {
+      if (saved === undefined) delete process.env.SSH_AUTH_SOCK;
+      else process.env.SSH_AUTH_SOCK = saved;
+      process.kill(pid, 'SIGTERM');
+    }
+  });
+
+  it('a workspace inside a hidden folder (KEEN_HOME) still works: that folder is not hidden', async () => {
+    const keenHome = await workspace({ 'project/a.txt': 'inside\n' });
+    const registry = createDefaultRegistry({ sandbox: { mode: 'workspace-write', network: false }, keenHome });
+    const msg = await run(path.join(keenHome, 'project'), 'cat a.txt && touch b.txt', registry);
+    expect(msg.content).toBe('inside\n[exit code 0]');
   });
 
   it('has no network unless sandbox.network is true', async () => {
@@ -122,10 +155,25 @@ describe('sandbox profiles', () => {
     readOnly: false,
   };
 
-  it('bubblewrap: root read-only, workspace and tmp writable, hidden paths masked, net and pids unshared', () => {
-    const args = bwrapArgs(plan, 'ls');
+  it('bubblewrap: root read-only, private tmp and run, workspace writable, protected paths read-only, hidden paths masked, net and pids unshared', () => {
+    const args = bwrapArgs(
+      {
+        ...plan,
+        privateDirs: ['/tmp', '/var/tmp', '/run'],
+        exposed: ['/run/systemd/resolve'],
+        protected: [
+          { path: '/ws/.git/config', dir: false, exists: true },
+          { path: '/ws/.vscode', dir: true, exists: false },
+          { path: '/ws/.mcp.json', dir: false, exists: false },
+        ],
+        emptyFile: '/e/empty',
+      },
+      'ls',
+    );
     expect(args.join(' ')).toBe(
-      '--ro-bind / / --dev /dev --proc /proc --bind /tmp /tmp --bind /ws /ws --tmpfs /h/.ssh --ro-bind /dev/null /h/.netrc ' +
+      '--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --tmpfs /var/tmp --tmpfs /run --ro-bind-try /run/systemd/resolve /run/systemd/resolve --bind /ws /ws ' +
+        '--ro-bind /ws/.git/config /ws/.git/config --tmpfs /ws/.vscode --remount-ro /ws/.vscode --ro-bind /e/empty /ws/.mcp.json ' +
+        '--tmpfs /h/.ssh --ro-bind /dev/null /h/.netrc ' +
         '--unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup-try --die-with-parent --unshare-net --chdir /ws -- bash -c ls',
     );
     expect(bwrapArgs({ ...plan, network: true }, 'ls')).not.toContain('--unshare-net');
@@ -139,5 +187,7 @@ describe('sandbox profiles', () => {
     expect(profile).toContain('(deny file-read* file-write* (literal "/h/.netrc"))');
     expect(profile).toContain('(deny network*)');
     expect(seatbeltProfile({ ...plan, network: true })).not.toContain('(deny network*)');
+    const guarded = seatbeltProfile({ ...plan, protected: [{ path: '/ws/.vscode', dir: true, exists: false }] });
+    expect(guarded).toContain('(deny file-write* (subpath "/ws/.vscode"))');
   });
 });

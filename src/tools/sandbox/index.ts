@@ -1,25 +1,33 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { credentialPaths } from '../permissions/protected-paths.js';
-import { isInside } from '../permissions/request.js';
+import { credentialStores } from '../credential-stores.js';
 import { bwrapArgs } from './bwrap.js';
 import { findSandbox, probe, type SandboxAvailability } from './detect.js';
+import { exposedHostPaths, hostSocketPaths, withoutHostSockets } from './host-sockets.js';
+import { emptySource, protectedMounts, removeMountPoints } from './protected-mounts.js';
 import { seatbeltProfile } from './seatbelt.js';
 import type { SandboxPlan, SandboxSettings } from './settings.js';
 
 export { DEFAULT_SANDBOX, type SandboxMode, type SandboxPlan, type SandboxSettings } from './settings.js';
-export { findSandbox, type SandboxAvailability } from './detect.js';
+export type { SandboxAvailability } from './detect.js';
 export { bwrapArgs } from './bwrap.js';
 export { seatbeltProfile } from './seatbelt.js';
+export type { HostSocketKind } from './host-sockets.js';
 
 /** How to start one command: the program, its arguments, and whether a sandbox confines it. */
 export interface Launch {
   file: string;
   args: string[];
   sandboxed: boolean;
-  /** Set once per process when a sandbox was wanted but none could be used. */
+  /** Set once per process when a sandbox was wanted but none could be used: a line for the result, */
   notice?: string;
+  /** and one for the user (stderr, the REPL's notices). */
+  warning?: string;
+  /** Why the command may not run at all (plan mode without a sandbox). */
+  refused?: string;
+  /** Run when the command has ended: removes the mount points made for absent protected paths. */
+  cleanup?: () => void;
 }
 
 function real(p: string): string | undefined {
@@ -30,23 +38,74 @@ function real(p: string): string | undefined {
   }
 }
 
-/** The paths a command must not see: KEEN_HOME and the credential folders that exist. */
-export function hiddenPaths(home: string, keenHome: string | undefined, cwd: string): { path: string; dir: boolean }[] {
-  const out: { path: string; dir: boolean }[] = [];
-  for (const p of [...(keenHome ? [keenHome] : []), ...credentialPaths(home)]) {
-    const r = real(p);
-    if (!r || isInside(r, cwd)) continue;
-    out.push({ path: r, dir: fs.statSync(r).isDirectory() });
+const under = (root: string, p: string) => p === root || p.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
+
+/**
+ * The paths a command must not see that exist: KEEN_HOME, the credential stores, and the host
+ * sockets the environment names. Real paths; a store inside the workspace is hidden too.
+ */
+export function hiddenPaths(
+  home: string,
+  keenHome: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  settings?: Pick<SandboxSettings, 'hostSockets'>,
+): { path: string; dir: boolean }[] {
+  const allowed = settings?.hostSockets ?? [];
+  const stores = credentialStores(home, env, keenHome).filter(
+    (s) => !(allowed.includes('x11') && path.basename(s.path) === '.Xauthority') && !(allowed.includes('x11') && s.path === env.XAUTHORITY),
+  );
+  const out = new Map<string, { path: string; dir: boolean }>();
+  for (const p of [...(keenHome ? [{ path: keenHome, dir: true }] : []), ...stores, ...hostSocketPaths(env, allowed).map((p) => ({ path: p, dir: false }))]) {
+    const r = real(p.path);
+    if (!r || out.has(r)) continue;
+    out.set(r, { path: r, dir: fs.statSync(r).isDirectory() });
   }
-  return out;
+  return [...out.values()];
+}
+
+/** The private folders of a Linux sandbox: /tmp, /var/tmp, /run (and /var/run when it is not a link to /run). */
+function privateDirs(): string[] {
+  const dirs = ['/tmp', '/var/tmp', '/run'];
+  const varRun = real('/var/run');
+  if (varRun && varRun !== '/run') dirs.push(varRun);
+  return dirs.filter((d) => fs.existsSync(d));
 }
 
 /** The sandbox plan for one command. */
-export function planFor(settings: SandboxSettings, roots: readonly string[], cwd: string, opts: { home: string; keenHome?: string }): SandboxPlan {
+export function planFor(settings: SandboxSettings, roots: readonly string[], cwd: string, opts: { home: string; keenHome?: string; env?: NodeJS.ProcessEnv }): SandboxPlan {
+  const env = opts.env ?? process.env;
   const tmp = real(os.tmpdir()) ?? os.tmpdir();
   const readOnly = settings.mode === 'read-only';
   const writable = [...new Set(roots.map((r) => real(r) ?? r))];
-  return { cwd: real(cwd) ?? cwd, writable, hidden: hiddenPaths(opts.home, opts.keenHome, real(cwd) ?? cwd), network: settings.network, tmp, readOnly };
+  const priv = privateDirs();
+  const exposed = exposedHostPaths(env, settings.hostSockets).filter((p) => fs.existsSync(p));
+  const visible = (p: string) => !priv.some((d) => under(d, p)) || writable.some((w) => under(w, p)) || exposed.some((e) => under(e, p));
+  // A store holding the workspace itself cannot be hidden without hiding the workspace.
+  const hidden = hiddenPaths(opts.home, opts.keenHome, env, settings).filter((h) => visible(h.path) && !writable.some((w) => under(h.path, w)));
+  const prot = readOnly ? undefined : protectedMounts(writable);
+  return {
+    cwd: real(cwd) ?? cwd,
+    writable,
+    hidden,
+    network: settings.network,
+    tmp,
+    readOnly,
+    privateDirs: priv,
+    exposed,
+    protected: prot?.mounts,
+    emptyFile: prot?.mounts.some((m) => !m.exists && !m.dir) ? emptySource() : undefined,
+    created: prot?.created,
+  };
+}
+
+/** The environment of a sandboxed command: no variables naming host sockets (unless allowed), TMPDIR the private /tmp. */
+export function sandboxEnv(env: NodeJS.ProcessEnv, settings: SandboxSettings): NodeJS.ProcessEnv {
+  return { ...withoutHostSockets(env, settings.hostSockets), TMPDIR: '/tmp' };
+}
+
+/** What plan mode runs bash with: read-only, no network, no host socket, whatever the config says. */
+export function planModeSettings(configured: SandboxSettings): SandboxSettings {
+  return { ...configured, mode: 'read-only', network: false, hostSockets: [] };
 }
 
 let noticeGiven = false;
@@ -54,26 +113,37 @@ let noticeGiven = false;
 /**
  * How to run `command`: inside bubblewrap (Linux) or sandbox-exec (macOS) when the mode asks for a
  * sandbox and one works here, else plain `bash -c`. Where none works, the first launch carries a
- * one-time notice and commands run as with `sandbox.mode: "off"`.
+ * one-time notice and commands run as with `sandbox.mode: "off"`. With `planMode` the command
+ * runs in a read-only sandbox without network whatever the settings say, and where there is no
+ * sandbox it is refused (`refused`).
  */
 export async function launchFor(
   command: string,
-  settings: SandboxSettings,
+  configured: SandboxSettings,
   roots: readonly string[],
   cwd: string,
-  opts: { home: string; keenHome?: string; env: NodeJS.ProcessEnv; platform?: NodeJS.Platform },
+  opts: { home: string; keenHome?: string; env: NodeJS.ProcessEnv; platform?: NodeJS.Platform; planMode?: boolean },
 ): Promise<Launch> {
+  const settings = opts.planMode ? planModeSettings(configured) : configured;
   const plain: Launch = { file: 'bash', args: ['-c', command], sandboxed: false };
   if (settings.mode === 'off') return plain;
   const avail: SandboxAvailability = findSandbox(opts.platform ?? process.platform, opts.env);
   const problem = avail.kind ? await probe(avail) : avail.missing;
   if (problem || !avail.program) {
+    if (opts.planMode)
+      return { ...plain, refused: `Plan mode runs bash only in a read-only sandbox, and there is none here (${problem}); read files with read_file, grep and glob instead.` };
     if (noticeGiven) return plain;
     noticeGiven = true;
-    return { ...plain, notice: `[no sandbox: ${problem}; commands run without one (as with sandbox.mode "off"). See docs/permissions.md.]` };
+    return {
+      ...plain,
+      notice: `[no sandbox: ${problem}; commands run without one (as with sandbox.mode "off"). See docs/permissions.md.]`,
+      warning: `no sandbox for bash: ${problem}; commands run without one (see docs/permissions.md)`,
+    };
   }
   const plan = planFor(settings, roots, cwd, opts);
-  if (avail.kind === 'bwrap') return { file: avail.program, args: bwrapArgs(plan, command), sandboxed: true };
+  const created = plan.created ?? [];
+  const cleanup = created.length > 0 ? () => removeMountPoints(created) : undefined;
+  if (avail.kind === 'bwrap') return { file: avail.program, args: bwrapArgs(plan, command), sandboxed: true, cleanup };
   return { file: avail.program, args: ['-p', seatbeltProfile(plan), 'bash', '-c', command], sandboxed: true };
 }
 
@@ -81,11 +151,12 @@ export async function launchFor(
  * One line to add when the sandbox seems to have blocked the command: its own error stays, this
  * says why and how to allow it. Undefined when nothing points at the sandbox.
  */
-export function blockedNote(output: string, settings: SandboxSettings, hidden: readonly string[]): string | undefined {
+export function blockedNote(output: string, settings: SandboxSettings, hidden: readonly string[], planMode = false): string | undefined {
   if (/Read-only file system|Operation not permitted/.test(output)) {
+    if (planMode) return '[sandbox: plan mode runs commands read-only; the user can switch to build mode with /mode build (or --mode build).]';
     return settings.mode === 'read-only'
       ? '[sandbox: the file system is read-only for commands (sandbox.mode "read-only"); set sandbox.mode to "workspace-write" in your config to let them write the workspace.]'
-      : '[sandbox: commands may write only inside the workspace and the temp dir; add a directory with --add-dir, or set sandbox.mode to "off" in your config.]';
+      : '[sandbox: commands may write only inside the workspace and the temp dir, not its protected paths (.git/config, .git/hooks, .keen, .vscode, …); add a directory with --add-dir, or set sandbox.mode to "off" in your config.]';
   }
   if (!settings.network && /Network is unreachable|Could not resolve host|Temporary failure in name resolution|EAI_AGAIN|getaddrinfo|Name or service not known/.test(output)) {
     return '[sandbox: network access is off for commands; set sandbox.network to true in your config to allow it.]';

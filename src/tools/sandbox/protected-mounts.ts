@@ -1,0 +1,153 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PROTECTED_DIRS, PROTECTED_FILES } from '../permissions/protected-paths.js';
+
+/**
+ * The protected paths of a writable workspace root, as the sandbox binds them read-only: the
+ * repository's `.git/config`, `.git/hooks`, `.git/info` (attributes), `.git/config.worktree` and
+ * those of its submodules (objects, refs, the index, HEAD and logs stay writable, so `git commit`
+ * works), and every other entry of the protected list at the root. An entry that does not exist
+ * is bound too: bubblewrap creates an empty mount point on the host for it (an empty folder or
+ * file), which `removeMountPoints` takes away when the command has ended, so the command cannot
+ * create it either. A folder that is not a git repository gets no `.git`.
+ */
+export interface ProtectedMount {
+  path: string;
+  dir: boolean;
+  /** False: bubblewrap creates it as a mount point; `created` lists what to remove afterwards. */
+  exists: boolean;
+}
+
+export interface ProtectedPlan {
+  mounts: ProtectedMount[];
+  /** Paths that did not exist before the command, deepest first (mount points and their parents). */
+  created: string[];
+}
+
+function kind(p: string): 'dir' | 'file' | 'link' | undefined {
+  try {
+    const st = fs.lstatSync(p);
+    return st.isSymbolicLink() ? 'link' : st.isDirectory() ? 'dir' : 'file';
+  } catch {
+    return undefined;
+  }
+}
+
+function real(p: string): string | undefined {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+function writableDir(p: string): boolean {
+  try {
+    fs.accessSync(p, fs.constants.W_OK);
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The git dir of `root`: `.git` itself, or the folder a `.git` file's `gitdir:` line names. */
+function gitDirOf(root: string): string | undefined {
+  const dotGit = path.join(root, '.git');
+  const k = kind(dotGit);
+  if (k === 'dir' || k === 'link') return real(dotGit);
+  if (k !== 'file') return undefined;
+  const line = /^gitdir:\s*(.+)$/m.exec(fs.readFileSync(dotGit, 'utf8'))?.[1]?.trim();
+  return line ? real(path.resolve(root, line)) : undefined;
+}
+
+/** The folders holding a repository's config and hooks: the git dir, its common dir, submodules'. */
+function gitConfigDirs(gitDir: string, depth = 0): string[] {
+  const out = [gitDir];
+  const common = kind(path.join(gitDir, 'commondir')) === 'file' ? real(path.resolve(gitDir, fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim())) : undefined;
+  if (common) out.push(common);
+  if (depth < 3) {
+    for (const base of [gitDir, common].filter((d): d is string => !!d)) {
+      const modules = path.join(base, 'modules');
+      if (kind(modules) !== 'dir') continue;
+      for (const entry of fs.readdirSync(modules, { withFileTypes: true })) {
+        if (entry.isDirectory() && kind(path.join(modules, entry.name, 'HEAD')) === 'file') out.push(...gitConfigDirs(path.join(modules, entry.name), depth + 1));
+      }
+    }
+  }
+  return [...new Set(out)];
+}
+
+const GIT_PROTECTED: { name: string; dir: boolean; always: boolean }[] = [
+  { name: 'config', dir: false, always: true },
+  { name: 'hooks', dir: true, always: true },
+  { name: 'info', dir: true, always: true },
+  { name: 'config.worktree', dir: false, always: false },
+];
+
+/**
+ * What to bind read-only in the writable `roots` (real paths). Paths outside every writable root
+ * are read-only in the sandbox already and are left out.
+ */
+export function protectedMounts(roots: readonly string[]): ProtectedPlan {
+  const mounts = new Map<string, ProtectedMount>();
+  const created: string[] = [];
+  const inRoots = (p: string) => roots.some((r) => p === r || p.startsWith(r + path.sep));
+  const add = (p: string, dir: boolean, optional = false) => {
+    const k = kind(p);
+    if (k === 'link') {
+      const target = real(p);
+      // A link to somewhere outside the writable roots is read-only already.
+      if (target && inRoots(target)) mounts.set(target, { path: target, dir: kind(target) === 'dir', exists: true });
+      return;
+    }
+    if (k) return void mounts.set(p, { path: p, dir: k === 'dir', exists: true });
+    if (optional) return;
+    // Absent: the mount point and every missing parent are created by bubblewrap. Where the
+    // nearest existing folder is not writable, the command cannot create it either.
+    const missing: string[] = [];
+    let q = p;
+    for (; !kind(q) && inRoots(q); q = path.dirname(q)) missing.push(q);
+    if (!writableDir(q)) return;
+    created.push(...missing);
+    mounts.set(p, { path: p, dir, exists: false });
+  };
+  for (const root of roots) {
+    const gitDir = gitDirOf(root);
+    if (gitDir) for (const d of gitConfigDirs(gitDir)) if (inRoots(d)) for (const g of GIT_PROTECTED) add(path.join(d, g.name), g.dir, !g.always);
+    for (const d of PROTECTED_DIRS) if (d !== '.git') add(path.join(root, ...d.split('/')), true);
+    for (const f of PROTECTED_FILES) add(path.join(root, ...f.split('/')), false);
+  }
+  // Parents before children, so a child's bind lands inside its parent's.
+  const sorted = [...mounts.values()].sort((a, b) => a.path.length - b.path.length);
+  return { mounts: sorted, created: [...new Set(created)].sort((a, b) => b.length - a.length) };
+}
+
+/**
+ * Remove the mount points bubblewrap made for absent protected paths, once the command has
+ * ended: only empty folders and empty files, deepest first; anything else is left alone.
+ */
+export function removeMountPoints(created: readonly string[]): void {
+  for (const p of created) {
+    try {
+      const st = fs.lstatSync(p);
+      if (st.isDirectory()) fs.rmdirSync(p);
+      else if (st.isFile() && st.size === 0) fs.unlinkSync(p);
+    } catch {
+      // gone already, or not empty: leave it
+    }
+  }
+}
+
+let emptyFile: string | undefined;
+
+/** A read-only empty file, the source bound over absent protected files. Made once per process. */
+export function emptySource(): string {
+  if (emptyFile && fs.existsSync(emptyFile)) return emptyFile;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-sandbox-'));
+  emptyFile = path.join(dir, 'empty');
+  fs.writeFileSync(emptyFile, '', { mode: 0o444 });
+  const made = emptyFile;
+  process.once('exit', () => fs.rmSync(path.dirname(made), { recursive: true, force: true }));
+  return emptyFile;
+}
