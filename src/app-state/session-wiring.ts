@@ -107,7 +107,9 @@ export function permissionPolicy(home: string, opts: WiringOptions, projectTrust
 export function bashToolOptions(config: KeenConfig, home: string, trusted: boolean, files: ConfigFiles): BashToolOptions {
   const user = files.user;
   const project = trusted ? files.project : {};
-  const sandbox = { ...DEFAULT_SANDBOX, ...stripUndefined(user.sandbox ?? {}), ...stripUndefined(project.sandbox ?? {}) };
+  // A project may tighten or loosen mode and network once trusted, but never opens host sockets.
+  const { hostSockets: _projectSockets, ...projectSandbox } = project.sandbox ?? {};
+  const sandbox = { ...DEFAULT_SANDBOX, ...stripUndefined(user.sandbox ?? {}), ...stripUndefined(projectSandbox), hostSockets: user.sandbox?.hostSockets };
   const names = [...Object.values(config.models ?? {}), ...Object.values(config.providers ?? {})].flatMap((e) => (e?.apiKeyEnv ? [e.apiKeyEnv] : []));
   return {
     sandbox,

@@ -59,6 +59,8 @@ export const configSchema = z.strictObject({
     .strictObject({
       mode: z.enum(['workspace-write', 'read-only', 'off']).optional(),
       network: z.boolean().optional(),
+      /** Host socket kinds let into the sandbox; honoured from the user's own config only. */
+      hostSockets: z.array(z.enum(['ssh-agent', 'x11', 'wayland', 'dbus', 'docker', 'runtime-dir'])).optional(),
     })
     .optional(),
   bash: z.strictObject({ envPassthrough: z.array(z.string().min(1)).optional() }).optional(),
