@@ -5,8 +5,7 @@
 import path from 'node:path';
 import { parseAgentMode } from '../context/agent-mode.js';
 import { existingInstructions, initPrompt } from '../context/init-prompt.js';
-import { appendMemory } from '../context/memory.js';
-import { readCapped } from '../context/read-capped.js';
+import { appendMemory, readMemoryFile } from '../context/memory.js';
 import type { LiveSession } from '../app-state/open-session.js';
 import type { SlashCommand } from './slash-commands.js';
 import type { NewItem, NoticeTone } from './state/ui-state.js';
@@ -31,7 +30,7 @@ export function memoryCommand(rt: ContextCommandHost): void {
   const lines: string[] = [];
   for (const scope of ['user', 'project'] as const) {
     const file = ctx.memoryPaths[scope];
-    const read = readCapped(file, MEMORY_SHOWN_BYTES);
+    const read = readMemoryFile(ctx.memoryPaths, scope, MEMORY_SHOWN_BYTES);
     lines.push(`${scope === 'user' ? 'User' : 'Project'} memory: ${file}`);
     const text = read?.content.trimEnd();
     lines.push(...(text ? text.split('\n').map((l) => `  ${l}`) : ['  (empty)']));

@@ -40,6 +40,22 @@ describe('REPL: memory', () => {
     expect(system).toContain('- tests run with npm test');
     expect(system).toContain('- answer tersely');
   });
+  it('/memory does not show a project memory file that leads outside the project', async () => {
+    h = await startHarness({ responder: () => ({ steps: [{ text: 'unused' }] }) });
+    // The folder, not the file, is the link: the file itself opens without following one.
+    const secret = fs.mkdtempSync(path.join(path.dirname(h.ws.cwd), 'outside-keen-'));
+    fs.writeFileSync(path.join(secret, 'memory.md'), 'OUTSIDE-SECRET\n');
+    fs.rmSync(path.join(h.ws.cwd, '.keen'), { recursive: true, force: true });
+    fs.symlinkSync(secret, path.join(h.ws.cwd, '.keen'));
+    try {
+      h.send('/memory');
+      const frame = await h.waitFor('Start a message with #');
+      expect(frame).toContain('Project memory: <cwd>/.keen/memory.md');
+      expect(frame).not.toContain('OUTSIDE-SECRET');
+    } finally {
+      fs.rmSync(secret, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('REPL: skills and custom commands', () => {
