@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { errorText } from '../errors.js';
 import { keenHome } from '../config/paths.js';
 import { commandEnv, type CommandEnvOptions } from './command-env.js';
+import { allowListedGitEnv } from './git/allow-listed.js';
 import { workspaceRoots } from './fs-guard.js';
 import { HeadTailBuffer } from './output-cap.js';
 import { CANCELLED, defineTool, ToolError, type Tool } from './registry.js';
@@ -205,12 +206,14 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
       const home = userHome(process.env);
       const kh = options.keenHome ?? keenHome(process.env);
       const launch = await launchFor(args.command, sandbox, workspaceRoots(ctx), ctx.cwd, { home, keenHome: kh, env: process.env });
+      const env = commandEnv(process.env, options.env);
       const result = await runBash(args.command, {
         cwd: ctx.cwd,
         timeoutMs: timeoutSeconds * 1000,
         signal: ctx.signal,
         launch,
-        env: commandEnv(process.env, options.env),
+        // A command an allow rule let through runs no repository code through git.
+        env: { ...env, ...(await allowListedGitEnv(args.command, ctx, env)) },
       });
       if (result.ending === 'cancelled') return { content: CANCELLED, is_error: true };
       const output = result.output.replace(/\s+$/, '');
