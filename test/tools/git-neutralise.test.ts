@@ -235,7 +235,11 @@ describe('neutralising a repository’s code-running config', () => {
       GIT_DIR: '/r/.git',
       LC_ALL: 'C',
     });
-    expect(Object.keys(env).filter((k) => !k.startsWith('GIT_CONFIG_')).sort()).toEqual(['GIT_DIR', 'GIT_OPTIONAL_LOCKS', 'GIT_TERMINAL_PROMPT', 'HOME', 'LC_ALL', 'PATH']);
+    expect(
+      Object.keys(env)
+        .filter((k) => !k.startsWith('GIT_CONFIG_'))
+        .sort(),
+    ).toEqual(['GIT_DIR', 'GIT_OPTIONAL_LOCKS', 'GIT_TERMINAL_PROMPT', 'HOME', 'LC_ALL', 'PATH']);
     expect(settingsEnv([['a.b', '1']], { GIT_CONFIG_COUNT: '2' })).toEqual({ GIT_CONFIG_KEY_2: 'a.b', GIT_CONFIG_VALUE_2: '1', GIT_CONFIG_COUNT: '3' });
   });
 

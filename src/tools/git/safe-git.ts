@@ -111,9 +111,11 @@ function confined(avail: SandboxAvailability, cwd: string, args: readonly string
  * uses, in read-only mode; where none works git runs unconfined, still neutralised and scrubbed.
  */
 export async function safeGit(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<GitLaunch> {
-  const gitEnv = safeGitEnv(await configEntries(cwd, childEnv(env)), 'all', env);
   const avail = findSandbox(process.platform, env);
-  if (!avail.program || (await probe(avail))) return { file: 'git', args: [...args], env: gitEnv, sandboxed: false };
+  // The config read and the sandbox probe (once per process) run at the same time.
+  const [entries, problem] = await Promise.all([configEntries(cwd, childEnv(env)), avail.program ? probe(avail) : Promise.resolve(avail.missing)]);
+  const gitEnv = safeGitEnv(entries, 'all', env);
+  if (!avail.program || problem) return { file: 'git', args: [...args], env: gitEnv, sandboxed: false };
   return confined(avail, cwd, args, gitEnv, env);
 }
 
