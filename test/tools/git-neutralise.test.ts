@@ -47,12 +47,18 @@ function repo(root: string, files: Record<string, string>, attributes = ''): str
 }
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, stdio: 'ignore' });
-/** Same content, new mtime: git status must read the file again (through its clean filter). */
-const staleStat = (file: string, seconds: number) => fs.utimesSync(file, seconds, seconds);
+let clock = 1_000_000;
+/** Same content, a new mtime each call: git status must read the file again (through its clean filter). */
+function staleStat(file: string): void {
+  clock += 10;
+  fs.utimesSync(file, clock, clock);
+}
 
 /** Run git in `cwd` with `env`; the exit status does not matter, only what ran. */
 function run(cwd: string, args: string[], env: NodeJS.ProcessEnv): void {
-  spawnSync('git', args, { cwd, env, stdio: ['ignore', 'ignore', 'ignore'], timeout: 10_000 });
+  // PATH also holds the repository's folder's helper programs (git-remote-marked).
+  const PATH = `${path.dirname(cwd)}${path.delimiter}${env.PATH}`;
+  spawnSync('git', args, { cwd, env: { ...env, PATH }, input: 'protocol=https\nhost=example.invalid\n\n', stdio: ['pipe', 'ignore', 'ignore'], timeout: 10_000 });
 }
 
 function neutralised(cwd: string, scope: NeutraliseScope): NodeJS.ProcessEnv {
@@ -73,8 +79,7 @@ const ATTACKS: Attack[] = [
       const cwd = repo(s.root, { 'f.txt': 'a\n' }, '* filter=x\n');
       git(cwd, 'config', 'filter.x.clean', s.mark('filter-clean', true));
       git(cwd, 'config', 'filter.x.required', 'true');
-      let t = 1_000_000;
-      return { cwd, args: ['status', '--short'], before: () => staleStat(path.join(cwd, 'f.txt'), (t += 10)) };
+      return { cwd, args: ['status', '--short'], before: () => staleStat(path.join(cwd, 'f.txt')) };
     },
   },
   {
@@ -82,8 +87,7 @@ const ATTACKS: Attack[] = [
     plant(s) {
       const cwd = repo(s.root, { 'f.txt': 'a\n' }, '* filter=Proc\n');
       git(cwd, 'config', 'filter.Proc.process', s.mark('filter-process'));
-      let t = 1_000_000;
-      return { cwd, args: ['status', '--short'], before: () => staleStat(path.join(cwd, 'f.txt'), (t += 10)) };
+      return { cwd, args: ['status', '--short'], before: () => staleStat(path.join(cwd, 'f.txt')) };
     },
   },
   {
@@ -102,8 +106,7 @@ const ATTACKS: Attack[] = [
       fs.writeFileSync(extra, `[filter "inc"]\n\tclean = "${s.mark('included-filter', true)}"\n`);
       // Defined only in a file that an includeIf brings in when git runs in this repository.
       git(cwd, 'config', `includeIf.gitdir:${fs.realpathSync(cwd)}/.git.path`, extra);
-      let t = 1_000_000;
-      return { cwd, args: ['status', '--short'], before: () => staleStat(path.join(cwd, 'f.txt'), (t += 10)) };
+      return { cwd, args: ['status', '--short'], before: () => staleStat(path.join(cwd, 'f.txt')) };
     },
   },
   {
@@ -182,6 +185,56 @@ const ATTACKS: Attack[] = [
       return { cwd, args: ['ls-remote', 'origin'] };
     },
   },
+  {
+    name: 'merge-driver',
+    plant(s) {
+      const cwd = repo(s.root, { 'f.txt': 'a\n' }, '* merge=md\n');
+      git(cwd, 'checkout', '-q', '-b', 'other');
+      fs.writeFileSync(path.join(cwd, 'f.txt'), 'other\n');
+      git(cwd, ...ID, 'commit', '-qam', 'other');
+      git(cwd, 'checkout', '-q', 'main');
+      fs.writeFileSync(path.join(cwd, 'f.txt'), 'main\n');
+      git(cwd, ...ID, 'commit', '-qam', 'main');
+      git(cwd, 'config', 'merge.md.driver', s.mark('merge-driver'));
+      return { cwd, args: [...ID, 'merge', '-q', '--no-edit', 'other'], before: () => spawnSync('git', ['merge', '--abort'], { cwd, stdio: 'ignore' }) };
+    },
+  },
+  {
+    name: 'gpg-program',
+    plant(s) {
+      const cwd = repo(s.root, { 'f.txt': 'a\n' });
+      // A commit that carries a signature: showing it runs gpg.program.
+      const tree = execFileSync('git', ['write-tree'], { cwd, encoding: 'utf8' }).trim();
+      const body = `tree ${tree}\nauthor t <t@x> 1 +0000\ncommitter t <t@x> 1 +0000\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n -----END PGP SIGNATURE-----\n\nsigned\n`;
+      const sha = execFileSync('git', ['hash-object', '-t', 'commit', '-w', '--stdin'], { cwd, input: body, encoding: 'utf8' }).trim();
+      // gpg.program is started directly, not through a shell: a program file.
+      const program = path.join(s.root, 'gpg-marked');
+      fs.writeFileSync(program, `#!/bin/sh\n${s.mark('gpg-program')}\n`, { mode: 0o755 });
+      git(cwd, 'config', 'gpg.program', program);
+      return { cwd, args: ['log', '--show-signature', '-1', sha] };
+    },
+  },
+  {
+    name: 'credential-helper',
+    plant(s) {
+      const cwd = repo(s.root, { 'f.txt': 'a\n' });
+      git(cwd, 'config', 'credential.helper', `!${s.mark('credential-helper')}`);
+      git(cwd, 'config', 'credential.https://example.invalid.helper', `!${s.mark('credential-helper')}`);
+      return { cwd, args: ['credential', 'fill'] };
+    },
+  },
+  {
+    name: 'remote-vcs',
+    plant(s) {
+      const cwd = repo(s.root, { 'f.txt': 'a\n' });
+      // A remote helper that exists: the repository picks it by name (a name with a slash can
+      // reach a program the repository ships).
+      fs.writeFileSync(path.join(s.root, 'git-remote-marked'), `#!/bin/sh\n${s.mark('remote-vcs')}\n`, { mode: 0o755 });
+      git(cwd, 'config', 'remote.origin.vcs', 'marked');
+      git(cwd, 'config', 'remote.origin.url', 'x');
+      return { cwd, args: ['ls-remote', 'origin'] };
+    },
+  },
 ];
 
 describe('neutralising a repository’s code-running config', () => {
@@ -213,7 +266,7 @@ describe('neutralising a repository’s code-running config', () => {
       ['repository', ['global-filter']],
       ['all', []],
     ] as const) {
-      staleStat(path.join(cwd, 'f.txt'), scope === 'all' ? 2_000_000 : 3_000_000);
+      staleStat(path.join(cwd, 'f.txt'));
       run(cwd, ['status', '--short'], withGlobal({ ...childEnv(process.env), ...settingsEnv(neutralisingSettings(entries, scope)) }));
       expect([...new Set(s.marks())], scope).toEqual(ran);
       fs.rmSync(path.join(s.root, 'marks'), { force: true });
