@@ -69,7 +69,7 @@ function neutralised(cwd: string, scope: NeutraliseScope): NodeJS.ProcessEnv {
 interface Attack {
   name: string;
   /** Plants the attack; returns the git arguments that trigger it. */
-  plant(s: ReturnType<typeof sandbox>): { cwd: string; args: string[]; before?: () => void };
+  plant(s: ReturnType<typeof sandbox>): { cwd: string; args: string[]; prepare?: () => void };
 }
 
 const ATTACKS: Attack[] = [
@@ -79,7 +79,7 @@ const ATTACKS: Attack[] = [
       const cwd = repo(s.root, { 'f.txt': 'a\n' }, '* filter=x\n');
       git(cwd, 'config', 'filter.x.clean', s.mark('filter-clean', true));
       git(cwd, 'config', 'filter.x.required', 'true');
-      return { cwd, args: ['status', '--short'], before: () => staleStat(path.join(cwd, 'f.txt')) };
+      return { cwd, args: ['status', '--short'], prepare: () => staleStat(path.join(cwd, 'f.txt')) };
     },
   },
   {
@@ -87,7 +87,7 @@ const ATTACKS: Attack[] = [
     plant(s) {
       const cwd = repo(s.root, { 'f.txt': 'a\n' }, '* filter=Proc\n');
       git(cwd, 'config', 'filter.Proc.process', s.mark('filter-process'));
-      return { cwd, args: ['status', '--short'], before: () => staleStat(path.join(cwd, 'f.txt')) };
+      return { cwd, args: ['status', '--short'], prepare: () => staleStat(path.join(cwd, 'f.txt')) };
     },
   },
   {
@@ -95,7 +95,7 @@ const ATTACKS: Attack[] = [
     plant(s) {
       const cwd = repo(s.root, { 'f.txt': 'a\n' }, '* filter=sm\n');
       git(cwd, 'config', 'filter.sm.smudge', s.mark('filter-smudge', true));
-      return { cwd, args: ['checkout', '--', 'f.txt'], before: () => fs.rmSync(path.join(cwd, 'f.txt'), { force: true }) };
+      return { cwd, args: ['checkout', '--', 'f.txt'], prepare: () => fs.rmSync(path.join(cwd, 'f.txt'), { force: true }) };
     },
   },
   {
@@ -106,7 +106,7 @@ const ATTACKS: Attack[] = [
       fs.writeFileSync(extra, `[filter "inc"]\n\tclean = "${s.mark('included-filter', true)}"\n`);
       // Defined only in a file that an includeIf brings in when git runs in this repository.
       git(cwd, 'config', `includeIf.gitdir:${fs.realpathSync(cwd)}/.git.path`, extra);
-      return { cwd, args: ['status', '--short'], before: () => staleStat(path.join(cwd, 'f.txt')) };
+      return { cwd, args: ['status', '--short'], prepare: () => staleStat(path.join(cwd, 'f.txt')) };
     },
   },
   {
@@ -196,7 +196,7 @@ const ATTACKS: Attack[] = [
       fs.writeFileSync(path.join(cwd, 'f.txt'), 'main\n');
       git(cwd, ...ID, 'commit', '-qam', 'main');
       git(cwd, 'config', 'merge.md.driver', s.mark('merge-driver'));
-      return { cwd, args: [...ID, 'merge', '-q', '--no-edit', 'other'], before: () => spawnSync('git', ['merge', '--abort'], { cwd, stdio: 'ignore' }) };
+      return { cwd, args: [...ID, 'merge', '-q', '--no-edit', 'other'], prepare: () => spawnSync('git', ['merge', '--abort'], { cwd, stdio: 'ignore' }) };
     },
   },
   {
@@ -241,13 +241,13 @@ describe('neutralising a repository’s code-running config', () => {
   for (const attack of ATTACKS) {
     it(`${attack.name}: runs under plain git, not under the neutralising settings`, () => {
       const s = sandbox();
-      const { cwd, args, before } = attack.plant(s);
-      before?.();
+      const { cwd, args, prepare } = attack.plant(s);
+      prepare?.();
       run(cwd, args, { ...process.env, GIT_TERMINAL_PROMPT: '0' });
       expect(s.marks()).toContain(attack.name);
       fs.rmSync(path.join(s.root, 'marks'));
       for (const scope of ['repository', 'all'] as const) {
-        before?.();
+        prepare?.();
         run(cwd, args, neutralised(cwd, scope));
         expect(s.marks(), scope).toEqual([]);
       }
