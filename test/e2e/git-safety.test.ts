@@ -136,6 +136,45 @@ describe("Keen's own git status runs no repository code", () => {
   }
 });
 
+describe('a filter planted by sandboxed bash', () => {
+  it('does not run at the next launch: its git status turns it off', async () => {
+    const ws = workspace();
+    const cwd = ws.cwd;
+    const m = markerScript(path.join(path.dirname(cwd), 'markers'));
+    git(cwd, 'init', '-q', '-b', 'main');
+    fs.writeFileSync(path.join(cwd, 'a.txt'), 'a\n');
+    git(cwd, 'add', '-A');
+    git(cwd, ...ID, 'commit', '-qm', 'init');
+    fs.utimesSync(path.join(cwd, 'a.txt'), 500_000, 500_000);
+    git(cwd, 'update-index', '-q', '--refresh');
+
+    // Launch 1: the model plants a filter from inside the sandbox.
+    const plant = `git config filter.x.clean "${m.mark('planted-filter', true)}" && echo 'a.txt filter=x' > .gitattributes`;
+    rig.fake.enqueue({ steps: [{ toolCall: { name: 'bash', args: { command: plant } } }] }, { steps: [{ text: 'done' }] });
+    const first = await rig.keen(ws, ['run', '--yolo', 'set up the repo'], {});
+    expect(first.code, first.stderr).toBe(0);
+    // Where the sandbox lets bash write .git/config the filter is there; where it protects the
+    // file, nothing was planted and the launch below has nothing to run either.
+    const planted = spawnSync('git', ['config', 'filter.x.clean'], { cwd, encoding: 'utf8' }).stdout.trim() !== '';
+    if (planted) {
+      staleStats([path.join(cwd, 'a.txt')]);
+      spawnSync('git', ['status', '--short'], { cwd, stdio: 'ignore', env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } });
+      expect(m.marks()).toEqual(['planted-filter']);
+      m.clear();
+    }
+    m.clear();
+
+    // Launch 2: untrusted, no tools.
+    staleStats([path.join(cwd, 'a.txt')]);
+    rig.fake.enqueue({ steps: [{ text: 'hi' }] });
+    const from = rig.fake.requests.length;
+    const second = await rig.keen(ws, ['run', 'hello'], {});
+    expect(second.code, second.stderr).toBe(0);
+    expect(systemText(rig.since(from)[0]!)).toContain('Git status:\n## main');
+    expect(m.marks()).toEqual([]);
+  });
+});
+
 describe('a bash command allowed by rule runs no repository code through git', () => {
   it('git status / an alias / git commit / git diff allowed by rules, sandboxed: no fsmonitor, filter, alias, hook or textconv runs', async () => {
     const ws = workspace();
