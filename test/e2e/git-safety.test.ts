@@ -124,14 +124,14 @@ describe("Keen's own git status runs no repository code", () => {
       const r = await rig.keen(ws, ['run', 'hello'], { env: { PATH, AWS_SECRET_ACCESS_KEY: AWS_SECRET, GITHUB_TOKEN } });
 
       expect(r.code, r.stderr).toBe(0);
-      expect(repo.marks()).toEqual([]);
-      const system = systemText(rig.since(from)[0]!);
-      expect(system).toContain('Git status:\n## main');
-      expect(system).toContain('?? new.txt');
       // The git Keen started (at least its config read) saw no credential.
       const seen = fs.readFileSync(shim.envLog, 'utf8');
       expect(seen).toContain(`PATH=${PATH}`);
       for (const secret of [FAKE_KEY, AWS_SECRET, GITHUB_TOKEN]) expect(seen).not.toContain(secret);
+      expect(repo.marks()).toEqual([]);
+      const system = systemText(rig.since(from)[0]!);
+      expect(system).toContain('Git status:\n## main');
+      expect(system).toContain('?? new.txt');
     });
   }
 });
