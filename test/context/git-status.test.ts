@@ -225,4 +225,24 @@ describe('git status in the system prompt', () => {
     expect(buildSystemPrompt({ cwd: dir })).toContain('Git status:\n## main');
     expect(fs.existsSync(marker)).toBe(false);
   });
+
+  it('never starts a git the repository ships, even with a relative folder on PATH', async () => {
+    const dir = repo(1);
+    const marker = path.join(dir, 'PWNED');
+    fs.mkdirSync(path.join(dir, 'node_modules/.bin'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'node_modules/.bin/git'), `#!/bin/sh\ntouch '${marker}'\n`, { mode: 0o755 });
+    const saved = process.env.PATH;
+    process.env.PATH = `node_modules/.bin${path.delimiter}${saved}`;
+    try {
+      const git = new GitStatusCache(dir, { turnWaitMs: LONG_WAIT });
+      git.refresh();
+      await git.beforeTurn();
+      expect(git.text()).toContain('## No commits yet on main');
+      git.close();
+      expect(buildSystemPrompt({ cwd: dir })).toContain('Git status:');
+    } finally {
+      process.env.PATH = saved;
+    }
+    expect(fs.existsSync(marker)).toBe(false);
+  });
 });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { childEnv } from '../../child-env.js';
 import { keenHome } from '../../config/paths.js';
 import { bwrapArgs, findSandbox, planFor, seatbeltProfile, type SandboxAvailability, type SandboxSettings, userHome } from '../sandbox/index.js';
-import { probe } from '../sandbox/detect.js';
+import { onPath, probe } from '../sandbox/detect.js';
 import { type ConfigEntry, type NeutraliseScope, neutralisingSettings, parseConfigList, settingsEnv } from './neutralise.js';
 
 /**
@@ -28,14 +28,47 @@ const CONFIG_TIMEOUT_MS = 2000;
 const CONFIG_ARGS = ['config', '--null', '--list', '--includes', '--show-scope'];
 const READ_ONLY: SandboxSettings = { mode: 'read-only', network: false };
 
+function isWithin(p: string, dir: string): boolean {
+  const rel = path.relative(dir, p);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/**
+ * `env.PATH` without the entries a repository can fill: relative ones (a child resolves them
+ * against the repository, so `./node_modules/.bin/git` would be the repository's) and those inside
+ * the workspace or its repository.
+ */
+export function trustedPath(cwd: string, env: NodeJS.ProcessEnv): string {
+  const inside = [path.resolve(cwd), repositoryTop(cwd)].filter((d): d is string => d !== undefined);
+  return (env.PATH ?? '')
+    .split(path.delimiter)
+    .filter((entry) => entry !== '' && path.isAbsolute(entry) && !inside.some((d) => isWithin(path.resolve(entry), d)))
+    .join(path.delimiter);
+}
+
+/** The absolute path of git on the trusted PATH, or undefined (git missing). */
+export function gitProgram(cwd: string, env: NodeJS.ProcessEnv): string | undefined {
+  const trusted = { PATH: trustedPath(cwd, env) };
+  return onPath('git', trusted) ?? (process.platform === 'win32' ? onPath('git.exe', trusted) : undefined);
+}
+
 /**
  * The config git would read in `cwd`, includes and `includeIf` followed (reading config runs no
  * program). Empty when git fails (no repository and no user config, or git missing).
  */
 export function configEntriesSync(cwd: string, env: NodeJS.ProcessEnv, file?: string): ConfigEntry[] {
+  const git = gitProgram(cwd, env);
+  if (!git) return [];
   try {
     const args = file ? [...CONFIG_ARGS, '--file', file] : CONFIG_ARGS;
-    const out = execFileSync('git', args, { cwd, env, encoding: 'utf8', timeout: CONFIG_TIMEOUT_MS, stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 4 << 20 });
+    const out = execFileSync(git, args, {
+      cwd,
+      env: { ...env, PATH: trustedPath(cwd, env) },
+      encoding: 'utf8',
+      timeout: CONFIG_TIMEOUT_MS,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      maxBuffer: 4 << 20,
+    });
     return parseConfigList(out);
   } catch {
     return [];
@@ -44,9 +77,13 @@ export function configEntriesSync(cwd: string, env: NodeJS.ProcessEnv, file?: st
 
 /** The same, without blocking. */
 export function configEntries(cwd: string, env: NodeJS.ProcessEnv, file?: string): Promise<ConfigEntry[]> {
+  const git = gitProgram(cwd, env);
+  if (!git) return Promise.resolve([]);
   const args = file ? [...CONFIG_ARGS, '--file', file] : CONFIG_ARGS;
   return new Promise((resolve) => {
-    execFile('git', args, { cwd, env, encoding: 'utf8', timeout: CONFIG_TIMEOUT_MS, maxBuffer: 4 << 20 }, (err, stdout) => resolve(err ? [] : parseConfigList(stdout)));
+    execFile(git, args, { cwd, env: { ...env, PATH: trustedPath(cwd, env) }, encoding: 'utf8', timeout: CONFIG_TIMEOUT_MS, maxBuffer: 4 << 20 }, (err, stdout) =>
+      resolve(err ? [] : parseConfigList(stdout)),
+    );
   });
 }
 
@@ -95,12 +132,13 @@ function shellQuote(arg: string): string {
 }
 
 function gitCommand(args: readonly string[]): string {
-  return ['exec', 'git', ...args].map((a, i) => (i < 2 ? a : shellQuote(a))).join(' ');
+  return ['exec', 'git', ...args.map(shellQuote)].join(' ');
 }
 
 /** `git args` inside the sandbox `avail` offers (which works), read-only with no network. */
 function confined(avail: SandboxAvailability, cwd: string, args: readonly string[], gitEnv: NodeJS.ProcessEnv, env: NodeJS.ProcessEnv): GitLaunch {
   const plan = planFor(READ_ONLY, repositoryFolders(cwd, env), cwd, { home: userHome(env), keenHome: keenHome(env) });
+  // Found again inside, on the trusted PATH: a folder the sandbox hides may hold the git found outside.
   const command = gitCommand(args);
   const wrapped = avail.kind === 'seatbelt' ? ['-p', seatbeltProfile(plan), 'bash', '-c', command] : bwrapArgs(plan, command);
   return { file: avail.program!, args: wrapped, env: gitEnv, sandboxed: true };
@@ -111,12 +149,14 @@ function confined(avail: SandboxAvailability, cwd: string, args: readonly string
  * uses, in read-only mode; where none works git runs unconfined, still neutralised and scrubbed.
  */
 export async function safeGit(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<GitLaunch> {
-  const avail = findSandbox(process.platform, env);
+  const trusted = { ...env, PATH: trustedPath(cwd, env) };
+  const git = gitProgram(cwd, env) ?? 'git';
+  const avail = findSandbox(process.platform, trusted);
   // The config read and the sandbox probe (once per process) run at the same time.
-  const [entries, problem] = await Promise.all([configEntries(cwd, childEnv(env)), avail.program ? probe(avail) : Promise.resolve(avail.missing)]);
-  const gitEnv = safeGitEnv(entries, 'all', env);
-  if (!avail.program || problem) return { file: 'git', args: [...args], env: gitEnv, sandboxed: false };
-  return confined(avail, cwd, args, gitEnv, env);
+  const [entries, problem] = await Promise.all([configEntries(cwd, childEnv(trusted)), avail.program ? probe(avail) : Promise.resolve(avail.missing)]);
+  const gitEnv = safeGitEnv(entries, 'all', trusted);
+  if (!avail.program || problem) return { file: git, args: [...args], env: gitEnv, sandboxed: false };
+  return confined(avail, cwd, args, gitEnv, trusted);
 }
 
 const syncProbes = new Map<string, boolean>();
@@ -138,8 +178,10 @@ function bwrapWorksSync(program: string, env: NodeJS.ProcessEnv): boolean {
 
 /** The same, synchronously (for a caller without a session). */
 export function safeGitSync(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): GitLaunch {
-  const gitEnv = safeGitEnv(configEntriesSync(cwd, childEnv(env)), 'all', env);
-  const avail = findSandbox(process.platform, env);
-  if (!avail.program || (avail.kind === 'bwrap' && !bwrapWorksSync(avail.program, env))) return { file: 'git', args: [...args], env: gitEnv, sandboxed: false };
-  return confined(avail, cwd, args, gitEnv, env);
+  const trusted = { ...env, PATH: trustedPath(cwd, env) };
+  const git = gitProgram(cwd, env) ?? 'git';
+  const gitEnv = safeGitEnv(configEntriesSync(cwd, childEnv(trusted)), 'all', trusted);
+  const avail = findSandbox(process.platform, trusted);
+  if (!avail.program || (avail.kind === 'bwrap' && !bwrapWorksSync(avail.program, trusted))) return { file: git, args: [...args], env: gitEnv, sandboxed: false };
+  return confined(avail, cwd, args, gitEnv, trusted);
 }
