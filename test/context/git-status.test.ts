@@ -245,4 +245,20 @@ describe('git status in the system prompt', () => {
     }
     expect(fs.existsSync(marker)).toBe(false);
   });
+
+  it('shows the status of a worktree whose repository is elsewhere (the sandbox binds both)', async () => {
+    const main = repo(1);
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '-q', '--allow-empty', '-m', 'i'], { cwd: main });
+    const other = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-wt-'));
+    dirs.push(other);
+    const wt = path.join(other, 'wt');
+    execFileSync('git', ['worktree', 'add', '-q', '-b', 'side', wt], { cwd: main });
+    fs.writeFileSync(path.join(wt, 'new.txt'), 'x\n');
+    const git = new GitStatusCache(path.join(wt), { turnWaitMs: LONG_WAIT });
+    git.refresh();
+    await git.beforeTurn();
+    expect(git.text()).toContain('## side');
+    expect(git.text()).toContain('?? new.txt');
+    git.close();
+  });
 });
