@@ -5,6 +5,7 @@ import { errorText } from '../errors.js';
 import { keenHome } from '../config/paths.js';
 import { commandEnv, type CommandEnvOptions } from './command-env.js';
 import { allowListedGitEnv } from './git/allow-listed.js';
+import { trustedPath } from './git/safe-git.js';
 import { workspaceRoots } from './fs-guard.js';
 import { HeadTailBuffer } from './output-cap.js';
 import { CANCELLED, defineTool, ToolError, type Tool } from './registry.js';
@@ -205,7 +206,9 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
       const timeoutSeconds = args.timeout_seconds ?? BASH_DEFAULT_TIMEOUT_SECONDS;
       const home = userHome(process.env);
       const kh = options.keenHome ?? keenHome(process.env);
-      const launch = await launchFor(args.command, sandbox, workspaceRoots(ctx), ctx.cwd, { home, keenHome: kh, env: process.env });
+      // The sandbox program is looked up where the repository cannot put one (no relative PATH entries).
+      const lookup = { ...process.env, PATH: trustedPath(ctx.cwd, process.env) };
+      const launch = await launchFor(args.command, sandbox, workspaceRoots(ctx), ctx.cwd, { home, keenHome: kh, env: lookup });
       const env = commandEnv(process.env, options.env);
       const result = await runBash(args.command, {
         cwd: ctx.cwd,

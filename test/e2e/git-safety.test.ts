@@ -221,3 +221,19 @@ describe('a bash command allowed by rule runs no repository code through git', (
     expect(m.marks()).toEqual([]);
   });
 });
+
+describe('the sandbox program', () => {
+  it('is never one the repository ships, even with a relative folder on PATH', async () => {
+    const ws = workspace();
+    const marker = path.join(path.dirname(ws.cwd), 'REPO-BWRAP-RAN');
+    const realBwrap = execFileSync('sh', ['-c', 'command -v bwrap'], { encoding: 'utf8' }).trim();
+    fs.mkdirSync(path.join(ws.cwd, 'node_modules/.bin'), { recursive: true });
+    fs.writeFileSync(path.join(ws.cwd, 'node_modules/.bin/bwrap'), `#!/bin/sh\ntouch '${marker}'\nexec '${realBwrap}' "$@"\n`, { mode: 0o755 });
+    rig.fake.enqueue({ steps: [{ toolCall: { name: 'bash', args: { command: 'echo sandboxed-hi' } } }] }, { steps: [{ text: 'done' }] });
+    const from = rig.fake.requests.length;
+    const r = await rig.keen(ws, ['run', '--yolo', 'say hi'], { env: { PATH: `node_modules/.bin${path.delimiter}${process.env.PATH}` } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(toolResults(rig.since(from).at(-1)!)[0]!.text).toContain('sandboxed-hi');
+    expect(fs.existsSync(marker)).toBe(false);
+  });
+});
