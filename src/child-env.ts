@@ -1,3 +1,5 @@
+import path from 'node:path';
+
 /**
  * The environment of a child process Keen starts on its own (git for the prompt's status,
  * ripgrep, the browser opener): an allow-list of harmless variables, so no credential of Keen's
@@ -54,11 +56,23 @@ const LOCALE = /^LC_[A-Z_]+$/;
 /** What a desktop program (the browser opener) needs besides: the display and the session bus. */
 export const DESKTOP_VARIABLES = ['DISPLAY', 'WAYLAND_DISPLAY', 'XDG_RUNTIME_DIR', 'DBUS_SESSION_BUS_ADDRESS', 'BROWSER', 'XDG_CURRENT_DESKTOP', 'XDG_SESSION_TYPE'];
 
-/** The allow-listed part of `env`, plus the variables `extra` names. Pure. */
+/**
+ * The allow-listed part of `env`, plus the variables `extra` names. `PATH` loses its relative
+ * entries: a child resolves them against its own folder, where a repository could put a program
+ * of the same name. Pure.
+ */
 export function childEnv(env: NodeJS.ProcessEnv, extra: readonly string[] = []): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(env)) {
     if (value !== undefined && (KEPT.has(name) || LOCALE.test(name) || extra.includes(name))) out[name] = value;
   }
+  if (out.PATH !== undefined) out.PATH = absoluteEntries(out.PATH);
   return out;
+}
+
+function absoluteEntries(value: string): string {
+  return value
+    .split(path.delimiter)
+    .filter((entry) => entry !== '' && path.isAbsolute(entry))
+    .join(path.delimiter);
 }

@@ -35,6 +35,8 @@ describe('the environment of a child Keen starts on its own', () => {
     };
     expect(childEnv(env)).toEqual({ PATH: '/usr/bin', HOME: '/home/u', LANG: 'C.UTF-8', LC_CTYPE: 'C', TERM: 'xterm' });
     expect(childEnv(env, DESKTOP_VARIABLES)).toEqual({ PATH: '/usr/bin', HOME: '/home/u', LANG: 'C.UTF-8', LC_CTYPE: 'C', TERM: 'xterm', DISPLAY: ':0' });
+    // A relative PATH entry would find a program in the folder the child runs in.
+    expect(childEnv({ PATH: `node_modules/.bin${path.delimiter}/usr/bin${path.delimiter}.${path.delimiter}` }).PATH).toBe('/usr/bin');
   });
 
   it('ripgrep runs without Keen’s credentials', async () => {
