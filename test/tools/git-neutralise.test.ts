@@ -296,6 +296,26 @@ describe('neutralising a repository’s code-running config', () => {
     expect(settingsEnv([['a.b', '1']], { GIT_CONFIG_COUNT: '2' })).toEqual({ GIT_CONFIG_KEY_2: 'a.b', GIT_CONFIG_VALUE_2: '1', GIT_CONFIG_COUNT: '3' });
   });
 
+  it('keys git only honours from config files get their harmless value; unrelated keys stay', () => {
+    const entries = parseConfigList(
+      [
+        'local\0submodule.lib.update\n!touch x',
+        'local\0submodule.ok.update\nrebase',
+        'local\0interactive.diffFilter\ntouch x',
+        'local\0user.name\nme',
+        'global\0alias.co\n!touch x',
+      ].join('\0') + '\0',
+    );
+    const repository = new Map(neutralisingSettings(entries, 'repository'));
+    expect(repository.get('submodule.lib.update')).toBe('checkout');
+    expect(repository.has('submodule.ok.update')).toBe(false);
+    expect(repository.get('interactive.diffFilter')).toBe('');
+    expect(repository.has('user.name')).toBe(false);
+    // The user's own alias stays for a command an allow rule let through; Keen's own git drops it.
+    expect(repository.has('alias.co')).toBe(false);
+    expect(new Map(neutralisingSettings(entries, 'all')).get('alias.co')).toBe('');
+  });
+
   it('parses git’s NUL-separated list, value-less keys included', () => {
     expect(parseConfigList('local\0filter.X.clean\ntouch a; cat\0local\0core.bare\0')).toEqual([
       { scope: 'local', key: 'filter.X.clean', value: 'touch a; cat' },

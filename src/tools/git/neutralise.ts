@@ -78,6 +78,7 @@ const SIMPLE: Record<string, string> = {
   'sendemail.tocmd': '',
   'sendemail.cccmd': '',
   'sendemail.headercmd': '',
+  'interactive.difffilter': '',
 };
 
 /** The overrides for one entry (none when it runs no program). */
@@ -108,6 +109,9 @@ function overridesFor(entry: ConfigEntry): GitSetting[] {
       // it; the program runs here only for a remote on this machine, which this refuses.
       if (name === 'uploadpack' || name === 'receivepack') return [['protocol.file.allow', 'never']];
       return name === 'vcs' ? [[entry.key, '']] : [];
+    case 'submodule':
+      // `update = !command` runs the command on `git submodule update`.
+      return name === 'update' && entry.value?.trimStart().startsWith('!') ? [[entry.key, 'checkout']] : [];
     case 'difftool':
     case 'mergetool':
     case 'man':
