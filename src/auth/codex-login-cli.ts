@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { childEnv, DESKTOP_VARIABLES } from '../child-env.js';
 import { keenHome } from '../config/paths.js';
 import { loginCodex } from './codex-login.js';
 
@@ -47,7 +48,8 @@ export async function runCodexLogin(opts: RunCodexLoginOptions = {}): Promise<nu
 function openInBrowser(url: string): void {
   const [cmd, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url]] : ['xdg-open', [url]];
   try {
-    const child = spawn(cmd as string, args as string[], { stdio: 'ignore', detached: true });
+    // The opener gets the display and session bus, not Keen's credentials.
+    const child = spawn(cmd as string, args as string[], { stdio: 'ignore', detached: true, env: childEnv(process.env, DESKTOP_VARIABLES) });
     child.on('error', () => {}); // no opener installed: the printed URL is enough
     child.unref();
   } catch {

@@ -1,21 +1,14 @@
 import { type ChildProcessByStdio, execFileSync, spawn } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
-import { monotonicMs } from './clock.js';
+import { childEnv } from '../child-env.js';
 import type { Readable } from 'node:stream';
+import { repositoryTop, safeGit, safeGitSync } from '../tools/git/safe-git.js';
+import { monotonicMs } from './clock.js';
 
 /**
  * The `git status` of the system prompt, run so that it never stalls a turn: in a child process
  * (the event loop stays free), capped in time and in output, and cut with a note that says so.
  * A session starts it when it opens and refreshes it before each turn (`GitStatusCache`).
  */
-
-/**
- * Options that keep a repository's own config from running commands when Keen runs git (a model
- * allowed to write files must not get to run code through `.git/config`): no fsmonitor hook, no
- * hooks, no pager, no external diff or textconv.
- */
-export const SAFE_GIT_ARGS = ['-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', '-c', 'core.pager=cat', '-c', 'diff.external=', '--no-pager'];
 
 /** git is stopped after this long (a repository of 100,000 files can take seconds). */
 export const GIT_STATUS_TIMEOUT_MS = 2000;
@@ -39,15 +32,15 @@ export interface GitStatusRun {
 export interface GitStatusOptions {
   timeoutMs?: number;
   maxBytes?: number;
-  /** The command run, for tests of the caps (default: git with SAFE_GIT_ARGS). */
+  /** The command run, for tests of the caps (default: git, made safe by `safeGit`). */
   command?: { file: string; args: string[] };
 }
 
-const ARGS = [...SAFE_GIT_ARGS, 'status', '--short', '--branch'];
-
-function gitEnv(): NodeJS.ProcessEnv {
-  return { ...process.env, GIT_OPTIONAL_LOCKS: '0', GIT_PAGER: 'cat', PAGER: 'cat', GIT_EXTERNAL_DIFF: '' };
-}
+/**
+ * A dirty submodule is not looked into: that would start a git in it, under a config that was not
+ * enumerated (its own filters would run).
+ */
+const ARGS = ['--no-pager', 'status', '--short', '--branch', '--ignore-submodules=dirty'];
 
 /** The prompt text of a run: at most GIT_STATUS_MAX_LINES lines, and a line saying what was cut. Pure. */
 export function formatGitStatus(run: GitStatusRun, timeoutMs = GIT_STATUS_TIMEOUT_MS): string | undefined {
@@ -72,27 +65,23 @@ export function formatGitStatus(run: GitStatusRun, timeoutMs = GIT_STATUS_TIMEOU
  * runs and decides, as before.
  */
 export function mayBeInRepository(cwd: string, env: NodeJS.ProcessEnv = process.env): boolean {
-  if (env.GIT_DIR || env.GIT_WORK_TREE) return true;
-  for (let dir = path.resolve(cwd); ; ) {
-    if (fs.existsSync(path.join(dir, '.git'))) return true;
-    const parent = path.dirname(dir);
-    if (parent === dir) return false;
-    dir = parent;
-  }
+  return Boolean(env.GIT_DIR || env.GIT_WORK_TREE) || repositoryTop(cwd) !== undefined;
 }
 
 /** Run git status in a child process, capped; resolves when it ended or was stopped. Never rejects. */
 export function readGitStatus(cwd: string, opts: GitStatusOptions = {}): { done: Promise<GitStatusRun>; stop: () => void } {
   const timeoutMs = opts.timeoutMs ?? GIT_STATUS_TIMEOUT_MS;
   const maxBytes = opts.maxBytes ?? GIT_STATUS_MAX_BYTES;
-  const { file, args } = opts.command ?? { file: 'git', args: ARGS };
   // Outside any repository git has nothing to say: the same result as its failing run, at once.
   if (!opts.command && !mayBeInRepository(cwd)) return { done: Promise.resolve({}), stop: () => undefined };
-  let stop = () => {};
-  const done = new Promise<GitStatusRun>((resolve) => {
+  let stopped = false;
+  let stop = () => {
+    stopped = true;
+  };
+  const run = (launch: { file: string; args: string[]; env: NodeJS.ProcessEnv }, resolve: (r: GitStatusRun) => void) => {
     let child: ChildProcessByStdio<null, Readable, null>;
     try {
-      child = spawn(file, args, { cwd, env: gitEnv(), stdio: ['ignore', 'pipe', 'ignore'] });
+      child = spawn(launch.file, launch.args, { cwd, env: launch.env, stdio: ['ignore', 'pipe', 'ignore'] });
     } catch {
       resolve({});
       return;
@@ -131,6 +120,13 @@ export function readGitStatus(cwd: string, opts: GitStatusOptions = {}): { done:
       if (cut || timedOut) resolve({ output, cut, timedOut: timedOut && !cut });
       else resolve(code === 0 ? { output } : {});
     });
+  };
+  const done = new Promise<GitStatusRun>((resolve) => {
+    const launch = opts.command ? Promise.resolve({ ...opts.command, env: childEnv(process.env) }) : safeGit(cwd, ARGS);
+    launch.then(
+      (l) => (stopped ? resolve({}) : run(l, resolve)),
+      () => resolve({}),
+    );
   });
   return { done, stop: () => stop() };
 }
@@ -141,13 +137,14 @@ export function readGitStatus(cwd: string, opts: GitStatusOptions = {}): { done:
  */
 export function gitStatusSync(cwd: string): string | undefined {
   try {
-    const out = execFileSync('git', ARGS, {
+    const launch = safeGitSync(cwd, ARGS);
+    const out = execFileSync(launch.file, launch.args, {
       cwd,
       encoding: 'utf8',
       timeout: GIT_STATUS_TIMEOUT_MS,
       maxBuffer: GIT_STATUS_MAX_BYTES,
       stdio: ['ignore', 'pipe', 'ignore'],
-      env: gitEnv(),
+      env: launch.env,
     });
     return formatGitStatus({ output: out });
   } catch (err) {

@@ -4,6 +4,8 @@ import * as z from 'zod';
 import { errorText } from '../errors.js';
 import { keenHome } from '../config/paths.js';
 import { commandEnv, type CommandEnvOptions } from './command-env.js';
+import { allowListedGitEnv } from './git/allow-listed.js';
+import { trustedPath } from './git/safe-git.js';
 import { workspaceRoots } from './fs-guard.js';
 import { HeadTailBuffer } from './output-cap.js';
 import { CANCELLED, defineTool, ToolError, type Tool } from './registry.js';
@@ -207,7 +209,9 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
       const home = userHome(process.env);
       const kh = options.keenHome ?? keenHome(process.env);
       const effective = ctx.planMode ? planModeSettings(sandbox) : sandbox;
-      const launch = await launchFor(args.command, sandbox, workspaceRoots(ctx), ctx.cwd, { home, keenHome: kh, env: process.env, planMode: ctx.planMode });
+      // The sandbox program is looked up where the repository cannot put one (no relative PATH entries).
+      const lookup = { ...process.env, PATH: trustedPath(ctx.cwd, process.env) };
+      const launch = await launchFor(args.command, sandbox, workspaceRoots(ctx), ctx.cwd, { home, keenHome: kh, env: lookup, planMode: ctx.planMode });
       if (launch.refused) throw new ToolError(launch.refused);
       if (launch.warning) options.onNotice?.(launch.warning);
       const env = commandEnv(process.env, options.env);
@@ -216,7 +220,8 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
         timeoutMs: timeoutSeconds * 1000,
         signal: ctx.signal,
         launch,
-        env: launch.sandboxed ? sandboxEnv(env, effective) : env,
+        // A command an allow rule let through runs no repository code through git.
+        env: { ...(launch.sandboxed ? sandboxEnv(env, effective) : env), ...(await allowListedGitEnv(args.command, ctx, env)) },
       }).finally(() => launch.cleanup?.());
       if (result.ending === 'cancelled') return { content: CANCELLED, is_error: true };
       const output = result.output.replace(/\s+$/, '');

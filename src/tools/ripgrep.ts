@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
+import { childEnv } from '../child-env.js';
 import { errorText } from '../errors.js';
 import { ToolError } from './registry.js';
 
@@ -38,7 +39,8 @@ export interface RipgrepRun {
 export async function runRipgrep(args: string[], options: { cwd: string; signal: AbortSignal; onLine: (line: string) => void }): Promise<RipgrepRun> {
   const rg = await ripgrepPath();
   return new Promise<RipgrepRun>((resolve, reject) => {
-    const child = spawn(rg, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    // rg needs no credential of Keen's: it gets the allow-listed environment only.
+    const child = spawn(rg, args, { cwd: options.cwd, env: childEnv(process.env), stdio: ['ignore', 'pipe', 'pipe'] });
     const decoder = new StringDecoder('utf8');
     let pending = '';
     let stderr = '';

@@ -24,13 +24,16 @@ function repo(files: number): string {
   return dir;
 }
 
+/** Tests not about the turn wait let a turn wait for git as long as it takes (a loaded machine is slow). */
+const LONG_WAIT = 60_000;
+
 /** A stand-in that prints a branch line and then never ends (a huge repository's git status). */
 const HANGS = { file: process.execPath, args: ['-e', "process.stdout.write('## main\\n?? a.txt\\n'); setInterval(() => {}, 1000)"] };
 
 describe('git status in the system prompt', () => {
   it('runs asynchronously at session open and shows at most 40 lines, saying how many were left out', async () => {
     const dir = repo(60);
-    const git = new GitStatusCache(dir);
+    const git = new GitStatusCache(dir, { turnWaitMs: LONG_WAIT });
     git.refresh();
     await git.beforeTurn();
     const text = git.text()!;
@@ -93,7 +96,7 @@ describe('git status in the system prompt', () => {
     };
     const runs = () => Number(fs.readFileSync(counter, 'utf8'));
     let clock = 0;
-    const git = new GitStatusCache(dir, { command: COUNTS, now: () => clock });
+    const git = new GitStatusCache(dir, { command: COUNTS, now: () => clock, turnWaitMs: LONG_WAIT });
     git.refresh(); // the session opens
     clock = 200;
     await git.beforeTurn(); // its first turn
@@ -108,7 +111,7 @@ describe('git status in the system prompt', () => {
     // A REPL opened long before its first prompt: the open's run is too old to stand for now.
     fs.rmSync(counter);
     clock = 0;
-    const slow = new GitStatusCache(dir, { command: COUNTS, now: () => clock });
+    const slow = new GitStatusCache(dir, { command: COUNTS, now: () => clock, turnWaitMs: LONG_WAIT });
     slow.refresh();
     await vi.waitFor(() => expect(slow.text()).toContain('run-1.txt'));
     clock = 60_000;
@@ -121,7 +124,7 @@ describe('git status in the system prompt', () => {
   it('outside a repository there is no git status line', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-nogit-'));
     dirs.push(dir);
-    const git = new GitStatusCache(dir);
+    const git = new GitStatusCache(dir, { turnWaitMs: LONG_WAIT });
     git.refresh();
     await git.beforeTurn();
     // git exits non-zero in a folder that is no repository (unless a parent is one).
@@ -147,7 +150,7 @@ describe('git status in the system prompt', () => {
     const starts = () => (fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8').trim().split('\n').length : 0);
     const saved = { PATH: process.env.PATH, GIT_DIR: process.env.GIT_DIR, GIT_WORK_TREE: process.env.GIT_WORK_TREE };
     const status = async (cwd: string) => {
-      const git = new GitStatusCache(cwd);
+      const git = new GitStatusCache(cwd, { turnWaitMs: LONG_WAIT });
       git.refresh();
       await git.beforeTurn();
       git.close();
@@ -162,19 +165,21 @@ describe('git status in the system prompt', () => {
       delete process.env.GIT_WORK_TREE;
 
       expect(await status(below)).toContain('## No commits yet on main');
-      expect(starts()).toBe(1);
+      // A status starts git more than once (its config is read first): count runs, not processes.
+      const afterBelow = starts();
+      expect(afterBelow).toBeGreaterThan(0);
 
       const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-nogit-'));
       dirs.push(outside);
       if (!mayBeInRepository(outside)) {
         expect(await status(outside)).toBeUndefined();
-        expect(starts()).toBe(1);
+        expect(starts()).toBe(afterBelow);
       }
 
       process.env.GIT_DIR = path.join(elsewhere, '.git');
       process.env.GIT_WORK_TREE = elsewhere;
       expect(await status(outside)).toContain('?? file-001.txt');
-      expect(starts()).toBe(2);
+      expect(starts()).toBeGreaterThan(afterBelow);
     } finally {
       for (const [k, v] of Object.entries(saved)) {
         if (v === undefined) delete process.env[k];
@@ -188,11 +193,72 @@ describe('git status in the system prompt', () => {
     const marker = path.join(dir, 'PWNED');
     execFileSync('git', ['config', 'core.fsmonitor', `touch ${marker}; echo`], { cwd: dir });
     execFileSync('git', ['config', 'core.pager', `touch ${marker}; cat`], { cwd: dir });
-    const git = new GitStatusCache(dir);
+    const git = new GitStatusCache(dir, { turnWaitMs: LONG_WAIT });
     git.refresh();
     await git.beforeTurn();
     expect(git.text()).toContain('?? file-000.txt');
     expect(fs.existsSync(marker)).toBe(false);
+    git.close();
+  });
+
+  it('runs no filter of the repository or of a config it includes, asynchronously or not', async () => {
+    const dir = repo(1);
+    const marker = path.join(dir, 'PWNED');
+    fs.writeFileSync(path.join(dir, '.gitattributes'), 'file-000.txt filter=x\n*.md filter=inc\n');
+    fs.writeFileSync(path.join(dir, 'a.md'), 'a\n');
+    execFileSync('git', ['add', '-A'], { cwd: dir });
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '-qm', 'i'], { cwd: dir });
+    execFileSync('git', ['config', 'filter.x.clean', `env > ${marker}; cat`], { cwd: dir });
+    const extra = path.join(dir, '.git', 'extra.cfg');
+    fs.writeFileSync(extra, `[filter "inc"]\n\tclean = "env > ${marker}; cat"\n`);
+    execFileSync('git', ['config', `includeIf.gitdir:${fs.realpathSync(dir)}/.git.path`, extra], { cwd: dir });
+    // Same content, new mtimes: git must read both files again, through their filters.
+    for (const f of ['file-000.txt', 'a.md']) fs.utimesSync(path.join(dir, f), 1_000_000, 1_000_000);
+    const git = new GitStatusCache(dir, { turnWaitMs: LONG_WAIT });
+    git.refresh();
+    await git.beforeTurn();
+    expect(git.text()).toContain('## main');
+    expect(fs.existsSync(marker)).toBe(false);
+    git.close();
+    // The synchronous run (a prompt built without a session) is the same.
+    for (const f of ['file-000.txt', 'a.md']) fs.utimesSync(path.join(dir, f), 1_000_100, 1_000_100);
+    expect(buildSystemPrompt({ cwd: dir })).toContain('Git status:\n## main');
+    expect(fs.existsSync(marker)).toBe(false);
+  });
+
+  it('never starts a git the repository ships, even with a relative folder on PATH', async () => {
+    const dir = repo(1);
+    const marker = path.join(dir, 'PWNED');
+    fs.mkdirSync(path.join(dir, 'node_modules/.bin'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'node_modules/.bin/git'), `#!/bin/sh\ntouch '${marker}'\n`, { mode: 0o755 });
+    const saved = process.env.PATH;
+    process.env.PATH = `node_modules/.bin${path.delimiter}${saved}`;
+    try {
+      const git = new GitStatusCache(dir, { turnWaitMs: LONG_WAIT });
+      git.refresh();
+      await git.beforeTurn();
+      expect(git.text()).toContain('## No commits yet on main');
+      git.close();
+      expect(buildSystemPrompt({ cwd: dir })).toContain('Git status:');
+    } finally {
+      process.env.PATH = saved;
+    }
+    expect(fs.existsSync(marker)).toBe(false);
+  });
+
+  it('shows the status of a worktree whose repository is elsewhere (the sandbox binds both)', async () => {
+    const main = repo(1);
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '-q', '--allow-empty', '-m', 'i'], { cwd: main });
+    const other = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-wt-'));
+    dirs.push(other);
+    const wt = path.join(other, 'wt');
+    execFileSync('git', ['worktree', 'add', '-q', '-b', 'side', wt], { cwd: main });
+    fs.writeFileSync(path.join(wt, 'new.txt'), 'x\n');
+    const git = new GitStatusCache(path.join(wt), { turnWaitMs: LONG_WAIT });
+    git.refresh();
+    await git.beforeTurn();
+    expect(git.text()).toContain('## side');
+    expect(git.text()).toContain('?? new.txt');
     git.close();
   });
 });

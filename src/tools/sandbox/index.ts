@@ -10,7 +10,7 @@ import { seatbeltProfile } from './seatbelt.js';
 import type { SandboxPlan, SandboxSettings } from './settings.js';
 
 export { DEFAULT_SANDBOX, type SandboxMode, type SandboxPlan, type SandboxSettings } from './settings.js';
-export type { SandboxAvailability } from './detect.js';
+export { findSandbox, type SandboxAvailability } from './detect.js';
 export { bwrapArgs } from './bwrap.js';
 export { seatbeltProfile } from './seatbelt.js';
 export type { HostSocketKind } from './host-sockets.js';

@@ -1,0 +1,187 @@
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { childEnv } from '../../child-env.js';
+import { keenHome } from '../../config/paths.js';
+import { bwrapArgs, findSandbox, planFor, seatbeltProfile, type SandboxAvailability, type SandboxSettings, userHome } from '../sandbox/index.js';
+import { onPath, probe } from '../sandbox/detect.js';
+import { type ConfigEntry, type NeutraliseScope, neutralisingSettings, parseConfigList, settingsEnv } from './neutralise.js';
+
+/**
+ * The one way Keen runs git on its own (the prompt's `git status`): no credential in its
+ * environment (an allow-list, `childEnv`), every code-running setting of every config git reads
+ * turned off (`neutralisingSettings` over the enumerated config, includes followed), and inside
+ * the sandbox read-only with no network where one works, so a setting git adds later and this
+ * list misses still runs confined.
+ */
+
+/** How to start one git: program, arguments, environment. */
+export interface GitLaunch {
+  file: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  sandboxed: boolean;
+}
+
+/** Reading config is capped in time like the status itself. */
+const CONFIG_TIMEOUT_MS = 2000;
+const CONFIG_ARGS = ['config', '--null', '--list', '--includes', '--show-scope'];
+const READ_ONLY: SandboxSettings = { mode: 'read-only', network: false };
+
+function isWithin(p: string, dir: string): boolean {
+  const rel = path.relative(dir, p);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/**
+ * `env.PATH` without the entries a repository can fill: relative ones (a child resolves them
+ * against the repository, so `./node_modules/.bin/git` would be the repository's) and those inside
+ * the workspace or its repository.
+ */
+export function trustedPath(cwd: string, env: NodeJS.ProcessEnv): string {
+  const inside = [path.resolve(cwd), repositoryTop(cwd)].filter((d): d is string => d !== undefined);
+  return (env.PATH ?? '')
+    .split(path.delimiter)
+    .filter((entry) => entry !== '' && path.isAbsolute(entry) && !inside.some((d) => isWithin(path.resolve(entry), d)))
+    .join(path.delimiter);
+}
+
+/** The absolute path of git on the trusted PATH, or undefined (git missing). */
+export function gitProgram(cwd: string, env: NodeJS.ProcessEnv): string | undefined {
+  const trusted = { PATH: trustedPath(cwd, env) };
+  return onPath('git', trusted) ?? (process.platform === 'win32' ? onPath('git.exe', trusted) : undefined);
+}
+
+/**
+ * The config git would read in `cwd`, includes and `includeIf` followed (reading config runs no
+ * program). Empty when git fails (no repository and no user config, or git missing).
+ */
+export function configEntriesSync(cwd: string, env: NodeJS.ProcessEnv, file?: string): ConfigEntry[] {
+  const git = gitProgram(cwd, env);
+  if (!git) return [];
+  try {
+    const args = file ? [...CONFIG_ARGS, '--file', file] : CONFIG_ARGS;
+    const out = execFileSync(git, args, {
+      cwd,
+      env: { ...env, PATH: trustedPath(cwd, env) },
+      encoding: 'utf8',
+      timeout: CONFIG_TIMEOUT_MS,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      maxBuffer: 4 << 20,
+    });
+    return parseConfigList(out);
+  } catch {
+    return [];
+  }
+}
+
+/** The same, without blocking. */
+export function configEntries(cwd: string, env: NodeJS.ProcessEnv, file?: string): Promise<ConfigEntry[]> {
+  const git = gitProgram(cwd, env);
+  if (!git) return Promise.resolve([]);
+  const args = file ? [...CONFIG_ARGS, '--file', file] : CONFIG_ARGS;
+  return new Promise((resolve) => {
+    execFile(git, args, { cwd, env: { ...env, PATH: trustedPath(cwd, env) }, encoding: 'utf8', timeout: CONFIG_TIMEOUT_MS, maxBuffer: 4 << 20 }, (err, stdout) =>
+      resolve(err ? [] : parseConfigList(stdout)),
+    );
+  });
+}
+
+/** The environment of a git Keen runs on its own, for `entries` (its config): no credential, every program off. */
+export function safeGitEnv(entries: readonly ConfigEntry[], scope: NeutraliseScope = 'all', env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const base = childEnv(env);
+  return { ...base, ...settingsEnv(neutralisingSettings(entries, scope)), GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0' };
+}
+
+/** The folder holding the `.git` that git would find from `cwd` (walking up), if any. */
+export function repositoryTop(cwd: string): string | undefined {
+  for (let dir = path.resolve(cwd); ; ) {
+    if (fs.existsSync(path.join(dir, '.git'))) return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/**
+ * The folders git must see besides `cwd`: the repository's top (it may be above `cwd`) and, for a
+ * worktree or submodule whose `.git` is a file, the common folder it points into.
+ */
+export function repositoryFolders(cwd: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  const out = [path.resolve(cwd)];
+  for (const v of [env.GIT_DIR, env.GIT_WORK_TREE, env.GIT_COMMON_DIR]) if (v) out.push(path.resolve(cwd, v));
+  const top = repositoryTop(cwd);
+  if (top) {
+    out.push(top);
+    try {
+      const dotGit = path.join(top, '.git');
+      if (fs.statSync(dotGit).isFile()) {
+        const target = /^gitdir: (.+)$/m.exec(fs.readFileSync(dotGit, 'utf8'))?.[1]?.trim();
+        // `<common>/.git/worktrees/<name>` or `<super>/.git/modules/<name>`: objects and config are there.
+        if (target) out.push(path.resolve(top, target, '..', '..'));
+      }
+    } catch {
+      // gone meanwhile: git decides
+    }
+  }
+  return [...new Set(out)];
+}
+
+function shellQuote(arg: string): string {
+  return `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+function gitCommand(args: readonly string[]): string {
+  return ['exec', 'git', ...args.map(shellQuote)].join(' ');
+}
+
+/** `git args` inside the sandbox `avail` offers (which works), read-only with no network. */
+function confined(avail: SandboxAvailability, cwd: string, args: readonly string[], gitEnv: NodeJS.ProcessEnv, env: NodeJS.ProcessEnv): GitLaunch {
+  const plan = planFor(READ_ONLY, repositoryFolders(cwd, env), cwd, { home: userHome(env), keenHome: keenHome(env) });
+  // Found again inside, on the trusted PATH: a folder the sandbox hides may hold the git found outside.
+  const command = gitCommand(args);
+  const wrapped = avail.kind === 'seatbelt' ? ['-p', seatbeltProfile(plan), 'bash', '-c', command] : bwrapArgs(plan, command);
+  return { file: avail.program!, args: wrapped, env: gitEnv, sandboxed: true };
+}
+
+/**
+ * How to start `git args` in `cwd` safely (see the module comment). The sandbox is the one bash
+ * uses, in read-only mode; where none works git runs unconfined, still neutralised and scrubbed.
+ */
+export async function safeGit(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<GitLaunch> {
+  const trusted = { ...env, PATH: trustedPath(cwd, env) };
+  const git = gitProgram(cwd, env) ?? 'git';
+  const avail = findSandbox(process.platform, trusted);
+  // The config read and the sandbox probe (once per process) run at the same time.
+  const [entries, problem] = await Promise.all([configEntries(cwd, childEnv(trusted)), avail.program ? probe(avail) : Promise.resolve(avail.missing)]);
+  const gitEnv = safeGitEnv(entries, 'all', trusted);
+  if (!avail.program || problem) return { file: git, args: [...args], env: gitEnv, sandboxed: false };
+  return confined(avail, cwd, args, gitEnv, trusted);
+}
+
+const syncProbes = new Map<string, boolean>();
+
+/** Whether bubblewrap starts here, learned once per program without leaving the thread. */
+function bwrapWorksSync(program: string, env: NodeJS.ProcessEnv): boolean {
+  let works = syncProbes.get(program);
+  if (works === undefined) {
+    const r = spawnSync(program, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--unshare-net', '--', 'true'], {
+      stdio: 'ignore',
+      env: childEnv(env),
+      timeout: CONFIG_TIMEOUT_MS,
+    });
+    works = r.status === 0;
+    syncProbes.set(program, works);
+  }
+  return works;
+}
+
+/** The same, synchronously (for a caller without a session). */
+export function safeGitSync(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): GitLaunch {
+  const trusted = { ...env, PATH: trustedPath(cwd, env) };
+  const git = gitProgram(cwd, env) ?? 'git';
+  const gitEnv = safeGitEnv(configEntriesSync(cwd, childEnv(trusted)), 'all', trusted);
+  const avail = findSandbox(process.platform, trusted);
+  if (!avail.program || (avail.kind === 'bwrap' && !bwrapWorksSync(avail.program, trusted))) return { file: git, args: [...args], env: gitEnv, sandboxed: false };
+  return confined(avail, cwd, args, gitEnv, trusted);
+}
