@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { isCredentialName, KEEN_CREDENTIAL_VARS } from '../credential-names.js';
 
 /**
@@ -22,8 +23,22 @@ export function isWithheld(name: string, options: CommandEnvOptions = {}): boole
   return isCredentialName(name, options.withhold);
 }
 
+/**
+ * Also: `PATH` keeps only its absolute entries. A relative one (`node_modules/.bin`, `.`) names a
+ * folder of whatever repository the command runs in, so `git` in an allow-listed `git status`
+ * could be a program the repository ships.
+ */
 export function commandEnv(env: NodeJS.ProcessEnv, options: CommandEnvOptions = {}): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(env)) if (!isWithheld(name, options)) out[name] = value;
+  if (out.PATH !== undefined) out.PATH = absolutePath(out.PATH);
   return { ...out, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' };
+}
+
+/** `PATH` without its empty and relative entries (an empty entry means the current folder). */
+function absolutePath(value: string): string {
+  return value
+    .split(path.delimiter)
+    .filter((entry) => entry !== '' && path.isAbsolute(entry))
+    .join(path.delimiter);
 }
