@@ -52,7 +52,10 @@ describe('keen undo stays inside the workspace', () => {
     const home = userHome(ws);
     await turn(ws, home, [{ name: 'write_file', args: { path: 'd/notes.txt', content: 'mine\n' } }]);
     const id = storedSessionId(ws.home)!;
-    await turn(ws, home, [{ name: 'bash', args: { command: 'cp d/notes.txt "$HOME/notes.txt" && rm -rf d && ln -s "$HOME" d' } }], ['--session', id]);
+    // The copy outside is the test's: sandboxed bash cannot write outside the workspace.
+    fs.copyFileSync(path.join(ws.cwd, 'd/notes.txt'), path.join(home, 'notes.txt'));
+    await turn(ws, home, [{ name: 'bash', args: { command: 'rm -rf d && ln -s "$HOME" d' } }], ['--session', id]);
+    expect(fs.lstatSync(path.join(ws.cwd, 'd')).isSymbolicLink()).toBe(true);
 
     const r = await rig.keen(ws, ['undo', '--turns', '2', '--force'], { env: { HOME: home } });
     expect(r.code).toBe(1);
