@@ -1,4 +1,5 @@
-import { Box, Text } from 'ink';
+import { Box } from 'ink';
+import { Text } from './text.js';
 import { memo } from 'react';
 // Not the permissions index: the engine behind it (rules, glob matching) loads with the session.
 import { ruleFor } from '../../tools/permissions/session-rule.js';
