@@ -132,4 +132,16 @@ describe('keen run', () => {
     expect(res.code).toBe(0);
     expect(res.stdout).toBe(text);
   });
+
+  it('`keen sessions` to a terminal shows a title carrying OSC 52 as escapes', async () => {
+    rig.fake.enqueue({ steps: [{ text: 'ok' }] });
+    const first = await runKeen(['run', `fix ${OSC52} now`], { cwd: rig.ws.cwd, home: rig.ws.home, env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: rig.fake.url } });
+    expect(first.code).toBe(0);
+    const file = path.join(rig.ws.home, 'pane.bytes');
+    const t = rig.start({ args: ['sessions'], before: Array.from({ length: 3 }, () => 'waiting') });
+    watch(t, file);
+    const screen = await t.waitFor('[keen exited 0]');
+    expect(screen).toContain('fix \\x1b]52;c;');
+    expectNothingSent(t, file);
+  });
 });
