@@ -97,6 +97,35 @@ describe('the REPL draws external text as visible escapes', () => {
   });
 });
 
+describe('the REPL, more sources', () => {
+  it('a provider error quoting OSC 52 and OSC 0 is an error card with escapes', async () => {
+    const file = path.join(rig.ws.home, 'pane.bytes');
+    rig.fake.enqueue({ error: { status: 400, message: `bad request ${OSC52}${OSC0} END-OF-ERROR` } });
+    const t = rig.start();
+    await t.waitFor('Type a message');
+    watch(t, file);
+    t.type('hello');
+    const screen = await t.waitFor('END-OF-ERROR');
+    expect(screen).toContain('bad request');
+    expect(screen).toContain('\\x1b]52;c;');
+    expectNothingSent(t, file);
+  });
+
+  it('the session picker shows a title carrying OSC 52 as escapes', async () => {
+    rig.fake.enqueue({ steps: [{ text: 'ok' }] });
+    const first = await runKeen(['run', `fix ${OSC52} now`], { cwd: rig.ws.cwd, home: rig.ws.home, env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: rig.fake.url } });
+    expect(first.code).toBe(0);
+    const file = path.join(rig.ws.home, 'pane.bytes');
+    fs.writeFileSync(file, '');
+    const t = rig.start({ args: ['--resume'] });
+    watch(t, file);
+    const screen = await t.waitFor('Resume a session');
+    expect(await t.waitFor('\\x1b]52;c;')).toContain('fix');
+    expect(screen).not.toContain('fix  now');
+    expectNothingSent(t, file);
+  });
+});
+
 describe('the trust question', () => {
   it('a project rule carrying ESC [8m cannot hide `bash`', async () => {
     rig.ws.cleanup();
@@ -122,6 +151,16 @@ describe('keen run', () => {
     watch(t, file);
     const screen = await t.waitFor('[keen exited 0]');
     expect(screen).toContain(`Here \\x1b]52;c;${Buffer.from(PAYLOAD).toString('base64')}\\x07 and \\x1b]0;PWNED-TITLE\\x07 and back\\rX\\b\\b\\b END-OF-RUN`);
+    expectNothingSent(t, file);
+  });
+
+  it('a provider error quoting OSC 52 is a `keen:` line with escapes on a terminal', async () => {
+    const file = path.join(rig.ws.home, 'pane.bytes');
+    rig.fake.enqueue({ delayMs: 1500, error: { status: 400, message: `bad request ${OSC52} END-OF-ERROR` } });
+    const t = rig.start({ args: ['run', 'hello'] });
+    watch(t, file);
+    const screen = await t.waitFor('[keen exited');
+    expect(screen).toMatch(/keen: .*bad request \\x1b\]52;c;/);
     expectNothingSent(t, file);
   });
 
