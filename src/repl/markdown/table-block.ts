@@ -1,7 +1,8 @@
 /**
  * A finished Markdown table, parsed with `marked` (the streaming path holds table rows back until
  * the table ends) and laid out with aligned columns measured by `string-width`, so CJK and emoji
- * cells line up; cells are sanitised (src/terminal-text.ts) before they are measured. Pure; never throws: text that marked does not read as a table stays text.
+ * cells line up; cells are sanitised (src/terminal-text.ts) before they are measured. Pure; never
+ * throws: text that marked does not read as a table stays text.
  */
 import type { Token, Tokens } from 'marked';
 import { markedLexer } from './marked-lexer.js';
