@@ -53,8 +53,18 @@ export interface TerminalTextOptions {
 
 /** `text` with every unsafe character as a visible escape (identity for ordinary text). */
 export function terminalText(text: string, opts: TerminalTextOptions = {}): string {
+  const pieces = terminalPieces(text, opts);
+  return pieces.length === 1 ? pieces[0] : pieces.join('');
+}
+
+/**
+ * `terminalText` in pieces, plain text at even indexes and escapes at odd ones (`['a', '\\x1b',
+ * '[8m']`), so a view can draw the escapes apart from the text (the REPL shows them inverse).
+ * Ordinary text is one piece, `[text]`.
+ */
+export function terminalPieces(text: string, opts: TerminalTextOptions = {}): string[] {
   const expand = (opts.tabs ?? 'expand') === 'expand';
-  if (!UNSAFE.test(text) && !(expand && (text.includes('\t') || text.includes('\r')))) return text;
+  if (!UNSAFE.test(text) && !(expand && (text.includes('\t') || text.includes('\r')))) return [text];
   // Column bookkeeping for tab stops: where the current line starts, where it ends, and the
   // columns added to it so far by expanded tabs and escapes (one scan per line, not per token).
   let lineStart = 0;
@@ -67,15 +77,30 @@ export function terminalText(text: string, opts: TerminalTextOptions = {}): stri
     lineEnd = nl === -1 ? Number.POSITIVE_INFINITY : nl;
     shift = 0;
   };
-  return text.replace(TOKEN, (match, flag: string | undefined, crlf: string | undefined, tab: string | undefined, _bad, offset: number) => {
-    if (flag) return flag;
-    if (crlf) return expand ? '\n' : '\r\n';
-    if (tab && !expand) return '\t';
-    enterLineOf(offset);
-    const out = tab ? ' '.repeat(8 - ((offset - lineStart + shift) % 8)) : escapeChar(match);
-    shift += out.length - match.length;
-    return out;
-  });
+  const pieces: string[] = [];
+  let plain = '';
+  let last = 0;
+  for (const m of text.matchAll(TOKEN)) {
+    const [match, flag, crlf, tab] = m;
+    const offset = m.index;
+    plain += text.slice(last, offset);
+    last = offset + match.length;
+    if (flag) plain += flag;
+    else if (crlf) plain += expand ? '\n' : '\r\n';
+    else if (tab && !expand) plain += '\t';
+    else {
+      enterLineOf(offset);
+      const out = tab ? ' '.repeat(8 - ((offset - lineStart + shift) % 8)) : escapeChar(match);
+      shift += out.length - match.length;
+      if (tab) plain += out;
+      else if (pieces.length === 0 || plain) {
+        pieces.push(plain, out);
+        plain = '';
+      } else pieces[pieces.length - 1] += out; // an escape right after an escape
+    }
+  }
+  pieces.push(plain + text.slice(last)); // a plain piece, perhaps '', ends the list
+  return pieces;
 }
 
 /** `terminalText` when `stream` is a terminal, the exact text otherwise (a pipe or file gets the data). */

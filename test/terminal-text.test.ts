@@ -1,7 +1,7 @@
 /** The terminal sanitiser: every class of character it escapes, what it keeps, and the width of its result. */
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import { escapeChar, forStream, terminalStream, terminalText, UNSAFE } from '../src/terminal-text.js';
+import { escapeChar, forStream, terminalPieces, terminalStream, terminalText, UNSAFE } from '../src/terminal-text.js';
 import { displayWidth } from '../src/repl/text-width.js';
 
 const cp = (code: number) => String.fromCodePoint(code);
@@ -93,6 +93,16 @@ describe('terminalText', () => {
   it('escapeChar names the astral characters with \\u{…}', () => {
     expect(escapeChar('\u{e0041}')).toBe('\\u{e0041}');
     expect(escapeChar('\u2066')).toBe('\\u2066');
+  });
+});
+
+describe('terminalPieces', () => {
+  it('alternates plain text and escapes, neighbouring escapes as one piece, and joins to terminalText', () => {
+    expect(terminalPieces('plain')).toEqual(['plain']);
+    expect(terminalPieces('\x1b[8mx')).toEqual(['', '\\x1b', '[8mx']);
+    expect(terminalPieces('a\x1b\x07b\tc\r\nd\r')).toEqual(['a', '\\x1b\\x07', `b${' '.repeat(6)}c\nd`, '\\r', '']);
+    const nasty = 'x\b\by\u202ez';
+    expect(terminalPieces(nasty).join('')).toBe(terminalText(nasty));
   });
 });
 

@@ -80,6 +80,8 @@ describe('the REPL draws external text as visible escapes', () => {
     expect(screen).toContain('\\x1b[2J\\x1b[8mhidden\\x1b[0m END-OF-ANSWER');
     expectNothingSent(t, file);
     expect(fs.readFileSync(file, 'latin1')).not.toContain(`${ESC}[8mhidden`);
+    // The escapes are drawn inverse, apart from text that merely looks like one.
+    expect(t.capture(true)).toMatch(/\x1b\[[0-9;]*7[0-9;]*m\\x1b\x1b\[0m/);
   });
 
   it('a file name carrying OSC 52 on a list_dir card sets no clipboard', async () => {

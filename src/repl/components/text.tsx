@@ -1,10 +1,17 @@
 import { Text as InkText, type TextProps } from 'ink';
 import { createElement, Fragment, isValidElement, type ReactElement, type ReactNode } from 'react';
-import { terminalText } from '../../terminal-text.js';
+import { terminalPieces } from '../../terminal-text.js';
+
+/** One string as drawn: sanitised, its escapes inverse so they read apart from text that looks alike. */
+function safeString(text: string): ReactNode {
+  const pieces = terminalPieces(text);
+  if (pieces.length === 1) return pieces[0];
+  return pieces.map((piece, i) => (i % 2 === 1 ? createElement(InkText, { key: i, inverse: true }, piece) : piece));
+}
 
 /** Every string among `children` (arrays and fragments included) through the sanitiser. */
 function safeChildren(children: ReactNode): ReactNode {
-  if (typeof children === 'string') return terminalText(children);
+  if (typeof children === 'string') return safeString(children);
   if (Array.isArray(children)) return children.map(safeChildren);
   if (isValidElement(children) && children.type === Fragment) {
     const el = children as ReactElement<{ children?: ReactNode }>;
@@ -14,11 +21,12 @@ function safeChildren(children: ReactNode): ReactNode {
 }
 
 /**
- * The only text component of the REPL: Ink's `Text` with every string child passed through
- * `terminalText` (src/terminal-text.ts) before Ink lays it out and styles it, so model output,
- * tool output, file names and config values can never send a control sequence to the terminal,
- * and Ink measures the text the terminal will show. Importing `Text` from 'ink' anywhere else is
- * a lint error (biome.json, noRestrictedImports), so a new component cannot forget it.
+ * The only text component of the REPL: Ink's `Text` with every string child passed through the
+ * sanitiser (src/terminal-text.ts) before Ink lays it out and styles it, so model output, tool
+ * output, file names and config values can never send a control sequence to the terminal, and
+ * Ink measures the text the terminal will show. The escapes (`\x1b`, `\b`) are drawn inverse.
+ * Importing `Text` from 'ink' anywhere else is a lint error (biome.json, noRestrictedImports),
+ * so a new component cannot forget it.
  */
 export function Text({ children, ...props }: TextProps) {
   const safe = safeChildren(children);
