@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import { codexCliAuthPath, keenAuthPath } from '../auth/codex-credentials.js';
 import { KeenError } from '../errors.js';
+import { forStream } from '../terminal-text.js';
 import type { ConfigFiles } from '../config/load.js';
 import { keenHome, projectMcpJsonPath } from '../config/paths.js';
 import { resolveModel } from '../config/resolve.js';
@@ -61,7 +62,7 @@ export async function startMcp(
   const late =
     opts.onWarning ??
     ((line: string) => {
-      if (!opts.interactive) process.stderr.write(`keen: warning: ${line}\n`);
+      if (!opts.interactive) process.stderr.write(forStream(process.stderr, `keen: warning: ${line}\n`));
     });
   const manager = await openMcp({
     home,

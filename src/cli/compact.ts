@@ -1,4 +1,5 @@
 import { KeenError } from '../errors.js';
+import { forStream, terminalStream } from '../terminal-text.js';
 import { openCliSession } from './open-cli-session.js';
 import type { RunFlags } from '../app-state/flags.js';
 
@@ -28,11 +29,13 @@ export async function runCompactCommand(focus: string | undefined, flags: RunFla
   let kind = '';
   let applied = false;
   let wrote = '';
+  // The summary is model text: sanitised for a terminal, exact for a pipe.
+  const out = process.stdout.isTTY ? terminalStream((t) => process.stdout.write(t)) : { write: (t: string) => void process.stdout.write(t), end: () => undefined };
   try {
     for await (const ev of session.controller.compact(focus, controller.signal)) {
       if (ev.type === 'text_delta') {
         wrote += ev.text;
-        process.stdout.write(ev.text);
+        out.write(ev.text);
       } else if (ev.type === 'error') {
         failure = ev.error.message;
         kind = ev.error.kind;
@@ -42,9 +45,10 @@ export async function runCompactCommand(focus: string | undefined, flags: RunFla
     for (const sig of SIGNALS) process.off(sig, onSignal);
     await session.close();
   }
+  out.end();
   if (wrote && !wrote.endsWith('\n')) process.stdout.write('\n');
   if (!applied) {
-    process.stderr.write(`keen: compaction failed: ${(failure ?? 'no summary').replace(/; history unchanged$/, '')}; the session is unchanged\n`);
+    process.stderr.write(forStream(process.stderr, `keen: compaction failed: ${(failure ?? 'no summary').replace(/; history unchanged$/, '')}; the session is unchanged\n`));
     return kind === 'cancelled' ? 130 : 1;
   }
   process.stderr.write(`Context compacted. Run \`keen --resume ${session.sessionId}\` to continue.\n`);

@@ -1,5 +1,6 @@
 import { contextLines, sessionContextReport } from '../app-state/context-report.js';
 import { KeenError } from '../errors.js';
+import { forStream } from '../terminal-text.js';
 import type { RunFlags } from '../app-state/flags.js';
 import { openCliSession } from './open-cli-session.js';
 
@@ -16,7 +17,7 @@ export async function runContextCommand(flags: RunFlags): Promise<number> {
     if (flags.outputFormat === 'json') {
       process.stdout.write(`${JSON.stringify({ session_id: session.sessionId, provider: session.provider, model: session.model, ...report })}\n`);
     } else {
-      process.stdout.write(`Context of session ${session.sessionId} (${session.provider}/${session.model})\n${contextLines(report, 60).join('\n')}\n`);
+      process.stdout.write(forStream(process.stdout, `Context of session ${session.sessionId} (${session.provider}/${session.model})\n${contextLines(report, 60).join('\n')}\n`));
     }
     return 0;
   } finally {

@@ -4,6 +4,7 @@ import { keenHome, userConfigPath } from '../config/paths.js';
 import { readConfigFile } from '../config/load.js';
 import { configSchema } from '../config/schema.js';
 import { KeenError } from '../errors.js';
+import { forStream } from '../terminal-text.js';
 import type { McpServerEntry } from '../tools/mcp/config-schema.js';
 import { MCP_SERVER_NAME } from '../tools/mcp/config-schema.js';
 import type { McpCommandFlags } from '../app-state/flags.js';
@@ -40,9 +41,10 @@ async function listServers(home: string, flags: McpCommandFlags): Promise<number
   const manager = new McpManager({ servers: resolved.servers, broken: resolved.broken, settings: config.mcp, env: process.env, warn: () => undefined });
   try {
     await manager.waitForStartup();
-    const rows = manager.status().map((s) => [s.name, s.transport, s.state, `${s.tools} tools`, s.error ?? '']);
-    for (const name of resolved.skipped) rows.push([name, '', 'skipped', '', 'project not trusted (run with --yolo to use it)']);
-    for (const name of resolved.disabled) rows.push([name, '', 'disabled', '', '']);
+    // Names come from config files and errors from servers: sanitised before they are measured and printed.
+    const rows = manager.status().map((s) => [s.name, s.transport, s.state, `${s.tools} tools`, s.error ?? ''].map((cell) => forStream(process.stdout, cell)));
+    for (const name of resolved.skipped) rows.push([forStream(process.stdout, name), '', 'skipped', '', 'project not trusted (run with --yolo to use it)']);
+    for (const name of resolved.disabled) rows.push([forStream(process.stdout, name), '', 'disabled', '', '']);
     if (rows.length === 0) {
       process.stdout.write('No MCP servers configured. Add one with `keen mcp add NAME -- COMMAND [ARGS...]`.\n');
       return 0;

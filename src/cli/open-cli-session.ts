@@ -1,6 +1,7 @@
 import { openSession, type LiveSession, type SessionFlags } from '../app-state/open-session.js';
 import { keenHome } from '../config/paths.js';
 import { findSession } from '../session/list.js';
+import { forStream } from '../terminal-text.js';
 
 /**
  * Opens the session of a headless command (`keen run`, `keen compact`). A `--session` id is looked
@@ -11,6 +12,6 @@ import { findSession } from '../session/list.js';
 export async function openCliSession(flags: SessionFlags, opts: { inspect?: boolean; firstInputKnown?: boolean } = {}): Promise<LiveSession> {
   if (flags.session) await findSession(keenHome(process.env), process.cwd(), flags.session);
   const session = await openSession({ cwd: process.cwd(), env: process.env, flags, interactive: false, inspect: opts.inspect, firstInputKnown: opts.firstInputKnown });
-  for (const warning of session.warnings) process.stderr.write(`keen: warning: ${warning.replace(/\s+/g, ' ').trim()}\n`);
+  for (const warning of session.warnings) process.stderr.write(forStream(process.stderr, `keen: warning: ${warning.replace(/\s+/g, ' ').trim()}\n`));
   return session;
 }

@@ -11,6 +11,7 @@ import { runHeadlessTurn, type TurnObserver, type TurnOutcome } from './headless
 import { openCliSession } from './open-cli-session.js';
 import { joinPrompt } from './prompt-input.js';
 import { readStdin } from './stdin.js';
+import { forStream, terminalStream } from '../terminal-text.js';
 
 export type OutputFormat = 'text' | 'json' | 'stream-json';
 
@@ -67,7 +68,7 @@ export async function runHeadless(words: string[], flags: RunFlags): Promise<num
   }
   // A retry wait is announced on stderr; after SIGHUP the terminal is gone, and a write to it
   // must not turn into a crash (stdout gets the same guard at its first write: stdout()).
-  const stopWaitNotices = onRetryWait((w) => process.stderr.write(`keen: ${describeRetryWait(w)}\n`));
+  const stopWaitNotices = onRetryWait((w) => process.stderr.write(forStream(process.stderr, `keen: ${describeRetryWait(w)}\n`)));
   process.stderr.on('error', () => undefined);
   try {
     if (format === 'stream-json') writeJson(initEvent(session), session);
@@ -91,7 +92,7 @@ async function streamTurns(session: LiveSession): Promise<number> {
   let code = 0;
   for await (const line of readInputLines(process.stdin)) {
     if (!line.ok) {
-      process.stderr.write(`keen: stdin line ${line.line} skipped: ${line.error}\n`);
+      process.stderr.write(forStream(process.stderr, `keen: stdin line ${line.line} skipped: ${line.error}\n`));
       code = 1;
       continue;
     }
@@ -117,19 +118,35 @@ async function turnWithOutput(session: LiveSession, input: string, format: Outpu
   return { outcome, result };
 }
 
-/** Streams the visible text; consecutive model requests are separated by a newline. */
+/**
+ * Streams the visible text; consecutive model requests are separated by a newline. To a terminal
+ * the text goes through the sanitiser (src/terminal-text.ts: control characters as visible
+ * escapes, so model output cannot set the clipboard or the title); to a pipe or file it is the
+ * exact text, as JSON and stream-json are exact data.
+ */
 function textPrinter(): { observe: TurnObserver; finish(): void } {
   let printed = '';
+  let out: { write(text: string): void; end(): void } | undefined;
+  const write = (text: string) => {
+    out ??= stdout().isTTY ? terminalStream((t) => stdout().write(t)) : { write: (t) => void stdout().write(t), end: () => undefined };
+    out.write(text);
+  };
   const observe: TurnObserver = (ev) => {
     if (ev.type === 'text_delta') {
       printed += ev.text;
-      stdout().write(ev.text);
+      write(ev.text);
     } else if (ev.type === 'message' && ev.message.role === 'assistant' && printed && !printed.endsWith('\n')) {
       printed += '\n';
-      stdout().write('\n');
+      write('\n');
     }
   };
-  return { observe, finish: () => void (printed && !printed.endsWith('\n') && stdout().write('\n')) };
+  return {
+    observe,
+    finish: () => {
+      out?.end();
+      if (printed && !printed.endsWith('\n')) write('\n');
+    },
+  };
 }
 
 function streamPrinter(session: LiveSession): TurnObserver {
@@ -141,7 +158,7 @@ function streamPrinter(session: LiveSession): TurnObserver {
 
 /** The failure line, the max-turns line, and how to continue a saved session that did not finish. */
 function reportEnd(session: LiveSession, outcome: TurnOutcome): void {
-  if (outcome.failure) process.stderr.write(`keen: ${session.store.redactText(outcome.failure.message)}\n`);
+  if (outcome.failure) process.stderr.write(forStream(process.stderr, `keen: ${session.store.redactText(outcome.failure.message)}\n`));
   else if (outcome.stopReason === 'max_turns') process.stderr.write(`keen: ${MAX_TURNS_MESSAGE}\n`);
   else return;
   if (session.store.persisted) process.stderr.write(`Run \`keen run --session ${session.sessionId}\` to continue.\n`);

@@ -1,5 +1,6 @@
 import { keenHome } from '../config/paths.js';
 import { formatSessionList, listSessions } from '../session/list.js';
+import { forStream } from '../terminal-text.js';
 
 /** `keen sessions [--all]`: this directory's sessions (or every directory's), newest first. */
 export async function runSessionsCommand(opts: { all?: boolean }): Promise<number> {
@@ -9,6 +10,7 @@ export async function runSessionsCommand(opts: { all?: boolean }): Promise<numbe
     process.stdout.write(opts.all ? 'No sessions yet.\n' : 'No sessions in this directory yet (`keen sessions --all` lists every directory).\n');
     return 0;
   }
-  process.stdout.write(formatSessionList(rows, { showCwd: opts.all }));
+  // Titles are the first words of a message and directories are names from disk: sanitised for a terminal.
+  process.stdout.write(forStream(process.stdout, formatSessionList(rows, { showCwd: opts.all })));
   return 0;
 }

@@ -1,4 +1,5 @@
 import { KeenError } from '../errors.js';
+import { forStream } from '../terminal-text.js';
 import { keenHome } from '../config/paths.js';
 import { latestSession } from '../session/list.js';
 import { SessionStore } from '../session/store.js';
@@ -25,7 +26,7 @@ export async function runUndoCommand(flags: UndoFlags): Promise<number> {
   const { store } = await SessionStore.open(home, cwd, id, { env: process.env });
   try {
     const outcome = await undoTurns({ dir: checkpointsDir(store.dir), sink: store, cwd, turns, force: flags.force });
-    process.stdout.write(`${undoSummary(outcome)}\n`);
+    process.stdout.write(forStream(process.stdout, `${undoSummary(outcome)}\n`));
     return 0;
   } finally {
     await store.close();

@@ -6,6 +6,7 @@
  * stdin's buffer. When Ink is ready, `handOver` erases the painted rows; Ink draws the identical
  * frame in the same place and reads the waiting keys.
  */
+import { terminalText } from '../terminal-text.js';
 import { RENDER_MAX_FPS } from './render-options.js';
 
 /**
@@ -54,7 +55,7 @@ export function paintFirstFrame(opts: FirstFrameOptions): FirstFrame {
   const inner = cols - 4;
   const prompt = `› ${placeholder}`;
   const lines = [
-    `${sgr(`1${colour('36')}`, 'keen')}${sgr('2', ` ${opts.version} · ${opts.cwd}`)}`,
+    `${sgr(`1${colour('36')}`, 'keen')}${sgr('2', ` ${opts.version} · ${terminalText(opts.cwd)}`)}`,
     sgr('2', '/help for commands · Ctrl+C twice to exit'),
     '',
     border(`╭${'─'.repeat(cols - 2)}╮`),

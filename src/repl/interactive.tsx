@@ -19,6 +19,7 @@ import { CLEAR_SCREEN, guardTerminal } from './terminal.js';
 import { refreshTheme } from './theme.js';
 import { loadHighlighter } from './markdown/highlight.js';
 import { yogaReady } from './yoga-ready.js';
+import { terminalText } from '../terminal-text.js';
 
 const RESIZE_DEBOUNCE_MS = 120;
 
@@ -66,7 +67,7 @@ export async function startInteractive(flags: ReplFlags, io: InteractiveIo = pro
     stdin: io.stdin,
     onCrash: (err) => {
       teardown();
-      io.stderr.write(`keen: ${errorText(err)}\n`);
+      io.stderr.write(terminalText(`keen: ${errorText(err)}\n`, { tabs: 'keep' }));
       if (runtime.session?.store.persisted) io.stderr.write(`Run \`keen --resume ${runtime.session.sessionId}\` to continue.\n`);
       process.exit(1);
     },

@@ -11,6 +11,7 @@
  */
 import type { MarkdownLine } from './markdown/markdown-lines.js';
 import { layoutTable } from './markdown/table-block.js';
+import { terminalText } from '../terminal-text.js';
 import { displayWidth } from './text-width.js';
 
 /** Rows kept free between the frame and the terminal's height (Ink's limit is `rows - 1`). */
@@ -27,7 +28,8 @@ export function frameRows(rows: number): number {
 export function wrapRows(text: string, width: number): number {
   const w = Math.max(1, width);
   let rows = 0;
-  for (const line of text.split('\n')) {
+  // Measured as drawn: tabs expanded, control characters as their escapes.
+  for (const line of terminalText(text).split('\n')) {
     rows++;
     let used = 0;
     for (const word of line.split(' ')) {

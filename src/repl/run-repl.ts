@@ -1,7 +1,9 @@
+import { Writable } from 'node:stream';
 import type { ReplFlags } from '../app-state/flags.js';
 import { keenHome } from '../config/paths.js';
 import { askTrustIfNeeded } from '../config/trust-prompt.js';
 import { KeenError } from '../errors.js';
+import { terminalText } from '../terminal-text.js';
 import { VERSION } from '../version.js';
 import { paintFirstFrame } from './first-frame.js';
 
@@ -18,7 +20,13 @@ export async function runRepl(flags: ReplFlags): Promise<number> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
     throw new KeenError('the interactive REPL needs a terminal; for pipes and scripts use `keen run "…"` (or `echo "…" | keen run`)');
   }
-  await askTrustIfNeeded({ home: keenHome(process.env), cwd: process.cwd(), input: process.stdin, output: process.stdout, decided: !!(flags.trust || flags.yolo) });
+  // The question quotes the project's own rules and server names: it reaches the terminal
+  // through the sanitiser like everything else Keen draws (a rule carrying ESC [8m hid `bash`).
+  const output = new Writable({
+    decodeStrings: false,
+    write: (chunk: string | Buffer, _encoding, done) => void process.stdout.write(terminalText(String(chunk), { tabs: 'keep' }), () => done()),
+  });
+  await askTrustIfNeeded({ home: keenHome(process.env), cwd: process.cwd(), input: process.stdin, output, decided: !!(flags.trust || flags.yolo) });
   const firstFrame = paintFirstFrame({ stdin: process.stdin, stdout: process.stdout, version: VERSION, cwd: process.cwd(), noColor: !!process.env.NO_COLOR });
   let startInteractive: typeof import('./interactive.js').startInteractive;
   try {

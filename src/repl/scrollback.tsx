@@ -15,7 +15,8 @@
  * `<Static>` prints `item + "\n"` for every item it draws (`renderToString` of items in a column
  * equals their strings joined with newlines), which is what `redraw` writes.
  */
-import { Box, renderToString, Text } from 'ink';
+import { Box, renderToString } from 'ink';
+import { Text } from './components/text.js';
 import { TRANSCRIPT_STYLE, TranscriptItemView } from './components/transcript-item.js';
 import type { NewItem, TranscriptItem } from './state/ui-state.js';
 import { CLEAR_SCREEN } from './terminal.js';

@@ -1,8 +1,14 @@
 import stringWidth from 'string-width';
+import { terminalText } from '../terminal-text.js';
 
-/** Columns `text` takes in a terminal: wide CJK characters and emoji count two, ANSI codes none. */
+/**
+ * Columns `text` takes in a terminal as the REPL draws it: measured after the sanitiser
+ * (src/terminal-text.ts), so a control character counts as its visible escape (`\x1b` is four
+ * columns, not the zero string-width gives an escape sequence) and a tab as the spaces it becomes.
+ * Wide CJK characters and emoji count two.
+ */
 export function displayWidth(text: string): number {
-  return stringWidth(text);
+  return stringWidth(terminalText(text));
 }
 
 /** `text` padded with spaces to `width` terminal columns (String.padEnd counts code units). */

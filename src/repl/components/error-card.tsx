@@ -1,4 +1,5 @@
-import { Box, Text } from 'ink';
+import { Box } from 'ink';
+import { Text } from './text.js';
 import { color } from '../theme.js';
 
 /** A failure the user should notice: a red rounded box with a title and the message. */

@@ -1,4 +1,5 @@
-import { Box, Text } from 'ink';
+import { Box } from 'ink';
+import { Text } from './text.js';
 import { memo, useMemo } from 'react';
 import { clipLiveLines, clippedAboveText } from '../live-bound.js';
 import { classifyStreaming, type MarkdownLine, type MarkdownState } from '../markdown/line-classifier.js';

@@ -1,10 +1,12 @@
-import { Box, Text } from 'ink';
+import { Box } from 'ink';
+import { Text } from './text.js';
 import { memo } from 'react';
 // Not the permissions index: the engine behind it (rules, glob matching) loads with the session.
 import { ruleFor } from '../../tools/permissions/session-rule.js';
 import { PROMPT_HINT, promptDetailLines } from '../live-bound.js';
 import type { PermissionView } from '../state/ui-state.js';
 import { color } from '../theme.js';
+import { terminalText } from '../../terminal-text.js';
 import { DiffView } from './diff-view.js';
 
 /** Diff lines a permission prompt shows at most. */
@@ -27,10 +29,11 @@ export function promptDetailBudget(view: PermissionView, rows: number, columns: 
   return promptDetailLines({ rows, columns, summary: view.request.summary, options: permissionOptions(view), lines, cap: PROMPT_DIFF_LINES });
 }
 
-/** A command as the second answer names it: its first line, at most 60 characters. */
+/** A command as the second answer names it: its first line, at most 60 characters as drawn (escapes counted). */
 function commandLabel(command: string): string {
-  const first = command.split('\n')[0];
-  return first.length > 60 || first.length < command.length ? `${first.slice(0, 60).trimEnd()}…` : first;
+  const lines = command.split('\n');
+  const first = terminalText(lines[0]);
+  return first.length > 60 || lines.length > 1 ? `${first.slice(0, 60).trimEnd()}…` : first;
 }
 
 export function permissionOptions(view: PermissionView): string[] {

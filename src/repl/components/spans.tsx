@@ -1,4 +1,4 @@
-import { Text } from 'ink';
+import { Text } from './text.js';
 import type { Token } from '../markdown/highlight.js';
 import type { Span } from '../markdown/inline.js';
 import { color, type Role } from '../theme.js';

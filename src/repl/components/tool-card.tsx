@@ -1,4 +1,5 @@
-import { Box, Text } from 'ink';
+import { Box } from 'ink';
+import { Text } from './text.js';
 import { memo } from 'react';
 import type { ToolCardData } from '../state/ui-state.js';
 import { color } from '../theme.js';

@@ -1,4 +1,5 @@
-import { Box, Text } from 'ink';
+import { Box } from 'ink';
+import { Text } from './text.js';
 import { classifyText, type MarkdownLine } from '../markdown/markdown-lines.js';
 import type { NewItem, NoticeTone, TranscriptItem } from '../state/ui-state.js';
 import { color, type Role } from '../theme.js';

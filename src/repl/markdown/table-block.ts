@@ -1,11 +1,13 @@
 /**
  * A finished Markdown table, parsed with `marked` (the streaming path holds table rows back until
  * the table ends) and laid out with aligned columns measured by `string-width`, so CJK and emoji
- * cells line up. Pure; never throws: text that marked does not read as a table stays text.
+ * cells line up; cells are sanitised (src/terminal-text.ts) before they are measured. Pure; never
+ * throws: text that marked does not read as a table stays text.
  */
 import type { Token, Tokens } from 'marked';
 import { markedLexer } from './marked-lexer.js';
 import stringWidth from 'string-width';
+import { terminalText } from '../../terminal-text.js';
 import { spansOf } from './marked-inline.js';
 
 export type Align = 'left' | 'right' | 'center' | null;
@@ -18,10 +20,13 @@ export interface TableLine {
   align: Align[];
 }
 
+/** A cell's text as drawn (sanitised here, so the columns are measured on what the terminal shows). */
 const visible = (cell: Tokens.TableCell) =>
-  spansOf(cell.tokens)
-    .map((s) => s.text)
-    .join('');
+  terminalText(
+    spansOf(cell.tokens)
+      .map((s) => s.text)
+      .join(''),
+  );
 
 /** The table in `lines` (its rows, separator included), or undefined when marked sees none. */
 export function parseTable(lines: readonly string[]): TableLine | undefined {
