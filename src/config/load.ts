@@ -3,6 +3,7 @@ import os from 'node:os';
 import { KeenError } from '../errors.js';
 import { parseRule, warnAboutRule } from '../tools/permissions/rules.js';
 import { projectConfigPath, userConfigPath } from './paths.js';
+import { projectFileProblem } from './project-files.js';
 import { filterProjectConfig, projectFilterNotice } from './project-filter.js';
 import { stripNeverFromProject } from './project-limits.js';
 import { configSchema, type KeenConfig } from './schema.js';
@@ -56,7 +57,8 @@ export function loadConfig(home: string, cwd: string, options: LoadConfigOptions
   const projectTrusted = options.projectTrusted === true;
   const user = readConfigFile(userConfigPath(home));
   const projectFile = projectConfigPath(cwd);
-  const stripped = stripNeverFromProject(readConfigFile(projectFile), user);
+  const foreign = projectFileProblem(cwd, projectFile);
+  const stripped = stripNeverFromProject(foreign ? {} : readConfigFile(projectFile), user);
   const project = stripped.config;
   const filtered = filterProjectConfig(project, projectTrusted);
   return {
@@ -64,7 +66,9 @@ export function loadConfig(home: string, cwd: string, options: LoadConfigOptions
     projectTrusted,
     ignored: [...filtered.untrusted, ...filtered.credentials, ...stripped.dropped],
     needsTrust: filtered.untrusted,
-    notice: projectFilterNotice(projectFile, { ...filtered, never: stripped.dropped }, userConfigPath(home)),
+    notice: foreign
+      ? `project config ${projectFile}: ignored: ${foreign} (another account's files are not this project's)`
+      : projectFilterNotice(projectFile, { ...filtered, never: stripped.dropped }, userConfigPath(home)),
     declaresMcpServers: user.mcpServers !== undefined || project.mcpServers !== undefined,
     files: { user, project },
   };

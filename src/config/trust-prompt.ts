@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { projectConfigPath, projectMcpJsonPath } from './paths.js';
+import { projectFileProblem } from './project-files.js';
 import { trustDecision, trustProject } from './trust.js';
 
 export interface TrustPromptOptions {
@@ -23,8 +24,9 @@ export async function askTrustIfNeeded(opts: TrustPromptOptions): Promise<boolea
   if (opts.decided) return false;
   const file = projectConfigPath(opts.cwd);
   const mcpJson = projectMcpJsonPath(opts.cwd);
-  const hasConfig = fs.existsSync(file);
-  const hasMcpJson = fs.existsSync(mcpJson);
+  // Another account's files are never offered for trust (they are ignored altogether).
+  const hasConfig = fs.existsSync(file) && !projectFileProblem(opts.cwd, file);
+  const hasMcpJson = fs.existsSync(mcpJson) && !projectFileProblem(opts.cwd, mcpJson);
   if (!hasConfig && !hasMcpJson) return false; // the common case costs two stats
   if (trustDecision(opts.home, opts.cwd)) return false;
   const { loadConfig, readConfigFile } = await import('./load.js');

@@ -3,6 +3,7 @@ import path from 'node:path';
 import * as z from 'zod';
 import { readConfigFile, type ConfigFiles } from '../../config/load.js';
 import { projectConfigPath, projectMcpJsonPath, userConfigPath } from '../../config/paths.js';
+import { projectFileProblem } from '../../config/project-files.js';
 import { KeenError } from '../../errors.js';
 import { mcpServersSchema } from './config-schema.js';
 import type { ServerSource } from './servers.js';
@@ -60,7 +61,7 @@ export function loadServerSources(home: string, cwd: string, flagFiles: readonly
   const project = () => (configFiles ? configFiles.project : readConfigFile(projectFile));
   return [
     { origin: 'user', file: userFile, servers: user.mcpServers },
-    { origin: 'project', file: dotMcp, servers: readMcpFile(dotMcp, true) },
+    { origin: 'project', file: dotMcp, servers: projectFileProblem(cwd, dotMcp) ? undefined : readMcpFile(dotMcp, true) },
     { origin: 'project', file: projectFile, servers: project().mcpServers },
     ...flagFiles.map((f) => {
       const file = path.resolve(cwd, f);
