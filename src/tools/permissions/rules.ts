@@ -5,6 +5,7 @@ import type { PermissionRequest } from '../types.js';
 import { type BashPattern, matchRunning, matchWritten, ruleWords } from './bash-rule.js';
 import { accessOf, bashCommandOf, FILE_READ_TOOLS, FILE_WRITE_TOOLS, isInside, posixRel } from './request.js';
 import { analyzeCommand } from './shell-command.js';
+import { forStream } from '../../terminal-text.js';
 
 /**
  * Permission rules: one syntax for every tool, used by `permissions.allow` / `ask` / `deny`, by
@@ -121,7 +122,8 @@ export function warnAboutRule(file: string, field: string, entry: string): void 
   const line = `keen: ${file}: ${field}: ${warning}\n`;
   if (!warning || warned.has(line)) return;
   warned.add(line);
-  process.stderr.write(line);
+  // The entry may come from a repository's config: escapes are shown, not sent, on a terminal.
+  process.stderr.write(forStream(process.stderr, line));
 }
 /** Lines already written: a run may read a config file more than once. */
 const warned = new Set<string>();

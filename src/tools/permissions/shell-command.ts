@@ -77,7 +77,8 @@ const basename = (w: string) => w.slice(w.lastIndexOf('/') + 1);
 function runsOfScript(source: string, depth: number): RunningCommand[] {
   if (depth > MAX_DEPTH) return [UNKNOWN];
   try {
-    return parseScript(source).commands.flatMap((c) => runsOfWritten(c, depth));
+    const parsed = parseScript(source);
+    return [...(parsed.evaluatesCode ? [UNKNOWN] : []), ...parsed.commands.flatMap((c) => runsOfWritten(c, depth))];
   } catch (err) {
     if (err instanceof ShellSyntaxError) return [UNKNOWN];
     throw err;
@@ -124,8 +125,29 @@ function inner(name: string, args: readonly ShellWord[], open: boolean, depth: n
   if (name === 'hash') return args.some((a) => a === null || /^-\w*p/.test(a)) ? [UNKNOWN] : [];
   if (name === 'enable') return args.some((a) => a === null || /^-\w*f/.test(a)) ? [UNKNOWN] : [];
   if (name === 'find') return findRuns(args, open, depth);
+  // `mapfile -C CALLBACK` / `compgen -C COMMAND` / `complete -C COMMAND` run a string.
+  if (name === 'mapfile' || name === 'readarray' || name === 'compgen' || name === 'complete') return callbackRuns(args, depth);
+  // What bash's `time` keyword leaves after `time --` / `time -p --`.
+  if (name === '--') return runsOf(args, open, depth);
   if (name === 'git') return gitRuns(args, open);
   return [];
+}
+
+/** The string after `-C` (or `-Cstring`, or in a group `-xC string`), parsed as a script. */
+function callbackRuns(args: readonly ShellWord[], depth: number): RunningCommand[] {
+  if (args.some((a) => a === null)) return [UNKNOWN];
+  const words = args as string[];
+  const out: RunningCommand[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i];
+    if (w === '--') break;
+    const at = /^-[^-]/.test(w) ? w.indexOf('C') : -1;
+    if (at < 0) continue;
+    const script = w.slice(at + 1) || words[i + 1];
+    if (script === undefined) return [UNKNOWN];
+    out.push(...runsOfScript(script, depth + 1));
+  }
+  return out;
 }
 
 /** `command -v NAME` / `-V`: prints what NAME is, runs nothing. */
@@ -215,7 +237,8 @@ export function analyzeCommand(command: string): ShellAnalysis {
   let analysis: ShellAnalysis;
   try {
     const parsed = parseScript(command);
-    analysis = { ok: true, written: parsed.commands, runs: parsed.commands.flatMap((c) => runsOfWritten(c, 0)), unprovable: parsed.unprovable };
+    const runs = [...(parsed.evaluatesCode ? [UNKNOWN] : []), ...parsed.commands.flatMap((c) => runsOfWritten(c, 0))];
+    analysis = { ok: true, written: parsed.commands, runs, unprovable: parsed.unprovable };
   } catch (err) {
     if (!(err instanceof ShellSyntaxError)) throw err;
     analysis = { ok: false, error: err.message };

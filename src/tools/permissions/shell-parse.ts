@@ -32,7 +32,18 @@ export interface ParsedScript {
    * bash evaluates variables' contents there, command substitutions included).
    */
   unprovable: string[];
+  /**
+   * Literal text holding `$(` or a backtick (quoted or escaped) in a line that also has a place
+   * where bash evaluates text as arithmetic: `((…))`, `$((…))`, `let`, `[[ … ]]`, a declare
+   * clause, or a builtin that takes a variable name (`test -v`, `printf -v`, `read`, `unset`, …).
+   * An array subscript there (`'a[$(cmd)]'`) runs `cmd`, so what the line runs is unknown.
+   */
+  evaluatesCode: boolean;
 }
+
+/** Builtins that take a variable name, whose array subscript bash evaluates as arithmetic. */
+const NAME_BUILTINS = new Set(['test', '[', 'printf', 'read', 'unset', 'wait', 'mapfile', 'readarray', 'getopts', 'let']);
+const CODE_TEXT = /\$\(|`/;
 
 /** A command line the parser rejects; rules treat it as unknown (deny denies, allow does not allow). */
 export class ShellSyntaxError extends Error {}
@@ -80,12 +91,20 @@ export function parseScript(source: string): ParsedScript {
   const bytes = Buffer.from(source, 'utf8');
   const commands: WrittenCommand[] = [];
   const unprovable: string[] = [];
+  let codeText = false;
+  let evaluator = false;
   sh.Walk(file, (node) => {
     if (!node) return true;
-    switch (sh.NodeType(node)) {
-      case 'CallExpr':
-        commands.push(callOf(sh, node));
+    const type = sh.NodeType(node);
+    if ((type === 'Lit' || type === 'SglQuoted') && CODE_TEXT.test(String(node.Value))) codeText = true;
+    if (['ArithmCmd', 'ArithmExp', 'LetClause', 'CStyleLoop', 'TestClause', 'DeclClause'].includes(type)) evaluator = true;
+    switch (type) {
+      case 'CallExpr': {
+        const call = callOf(sh, node);
+        if (call.words[0] == null || NAME_BUILTINS.has(call.words[0])) evaluator = true;
+        commands.push(call);
         break;
+      }
       case 'DeclClause':
         commands.push(declOf(sh, node));
         break;
@@ -110,7 +129,7 @@ export function parseScript(source: string): ParsedScript {
     }
     return true;
   });
-  return { commands, unprovable };
+  return { commands, unprovable, evaluatesCode: codeText && evaluator };
 }
 
 function callOf(sh: Syntax, node: any): WrittenCommand {

@@ -18,7 +18,8 @@ export function bwrapArgs(plan: SandboxPlan, command: string): string[] {
   for (const dir of plan.writable) args.push(plan.readOnly ? '--ro-bind' : '--bind', dir, dir);
   if (!plan.readOnly) {
     for (const m of plan.protected ?? []) {
-      if (m.exists) args.push('--ro-bind', m.path, m.path);
+      if (m.anchor) args.push('--bind', m.path, m.path);
+      else if (m.exists) args.push('--ro-bind', m.path, m.path);
       else if (m.dir) args.push('--tmpfs', m.path, '--remount-ro', m.path);
       else if (plan.emptyFile) args.push('--ro-bind', plan.emptyFile, m.path);
     }

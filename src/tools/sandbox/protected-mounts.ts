@@ -17,6 +17,12 @@ export interface ProtectedMount {
   dir: boolean;
   /** False: bubblewrap creates it as a mount point; `created` lists what to remove afterwards. */
   exists: boolean;
+  /**
+   * A folder between a root and a protected path (`.git` above `.git/config`, `.github` above
+   * `.github/workflows`), bound writable onto itself: a mount point cannot be renamed, so the
+   * command cannot move it aside and put a folder of its own in its place.
+   */
+  anchor?: boolean;
 }
 
 export interface ProtectedPlan {
@@ -110,14 +116,26 @@ export function protectedMounts(roots: readonly string[]): ProtectedPlan {
     for (; !kind(q) && inRoots(q); q = path.dirname(q)) missing.push(q);
     if (!writableDir(q)) return;
     created.push(...missing);
+    // The missing folders above the mount point are made now, so they can be anchors.
+    for (const m of missing.slice(1).reverse()) fs.mkdirSync(m);
     mounts.set(p, { path: p, dir, exists: false });
+  };
+  const anchor = (p: string) => {
+    const root = roots.find((r) => p.startsWith(r + path.sep));
+    if (!root) return;
+    for (let q = path.dirname(p); q !== root && q.startsWith(root + path.sep); q = path.dirname(q)) {
+      if (kind(q) === 'dir' && !mounts.has(q)) mounts.set(q, { path: q, dir: true, exists: true, anchor: true });
+    }
   };
   for (const root of roots) {
     const gitDir = gitDirOf(root);
     if (gitDir) for (const d of gitConfigDirs(gitDir)) if (inRoots(d)) for (const g of GIT_PROTECTED) add(path.join(d, g.name), g.dir, !g.always);
     for (const d of PROTECTED_DIRS) if (d !== '.git') add(path.join(root, ...d.split('/')), true);
     for (const f of PROTECTED_FILES) add(path.join(root, ...f.split('/')), false);
+    // A `.git` file names the repository: rewritten, it would point git at a config of the command's.
+    if (kind(path.join(root, '.git')) === 'file') add(path.join(root, '.git'), false);
   }
+  for (const m of [...mounts.values()]) anchor(m.path);
   // Parents before children, so a child's bind lands inside its parent's.
   const sorted = [...mounts.values()].sort((a, b) => a.path.length - b.path.length);
   return { mounts: sorted, created: [...new Set(created)].sort((a, b) => b.length - a.length) };

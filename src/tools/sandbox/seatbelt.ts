@@ -16,7 +16,7 @@ export function seatbeltProfile(plan: SandboxPlan): string {
   const allowed = [...writable.map((p) => `(subpath ${quote(p)})`), '(literal "/dev/null")', '(regex #"^/dev/tty")'];
   lines.push(`(allow file-write* ${allowed.join(' ')})`);
   // Protected paths inside the workspace, present or not: a path rule needs no mount point.
-  if (!plan.readOnly) for (const m of plan.protected ?? []) lines.push(`(deny file-write* (${m.dir ? 'subpath' : 'literal'} ${quote(m.path)}))`);
+  if (!plan.readOnly) for (const m of (plan.protected ?? []).filter((p) => !p.anchor)) lines.push(`(deny file-write* (${m.dir ? 'subpath' : 'literal'} ${quote(m.path)}))`);
   for (const h of plan.hidden) lines.push(`(deny file-read* file-write* (${h.dir ? 'subpath' : 'literal'} ${quote(h.path)}))`);
   if (!plan.network) lines.push('(deny network*)', '(allow network* (local unix))');
   return lines.join('\n');

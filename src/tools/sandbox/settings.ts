@@ -34,7 +34,7 @@ export interface SandboxPlan {
   /** Host paths bound back over the private folders (allowed sockets, the resolver's folder). */
   exposed?: string[];
   /** Protected paths inside the writable roots, bound read-only; `exists: false` ones get a mount point. */
-  protected?: { path: string; dir: boolean; exists: boolean }[];
+  protected?: { path: string; dir: boolean; exists: boolean; anchor?: boolean }[];
   /** The empty read-only file bound over absent protected files. */
   emptyFile?: string;
   /** Mount points bubblewrap will create for absent protected paths (removed after the command). */
