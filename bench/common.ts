@@ -5,11 +5,14 @@ import path from 'node:path';
 
 /** Shared by the bench scripts: where things are, and the statistics they print. */
 export const ROOT = path.resolve(import.meta.dirname, '..');
-export const KEEN_BIN = path.join(ROOT, 'bin', 'keen.js');
+/** The keen to launch: this checkout's, or `KEEN_BENCH_BIN` (another checkout's, for an A/B). */
+export const KEEN_BIN = process.env.KEEN_BENCH_BIN ? path.resolve(process.env.KEEN_BENCH_BIN) : path.join(ROOT, 'bin', 'keen.js');
+/** The Node that runs keen and the bare-node floor: this one, or `KEEN_BENCH_NODE` (e.g. Node 24's binary). */
+export const BENCH_NODE = process.env.KEEN_BENCH_NODE || process.execPath;
 
 /** The benches that spawn keen need the bundle; exit with one line when it is missing. */
 export function requireBuilt(): void {
-  if (!fs.existsSync(path.join(ROOT, 'dist', 'main.js'))) {
+  if (!fs.existsSync(path.join(path.dirname(KEEN_BIN), '..', 'dist', 'main.js'))) {
     console.error('dist/main.js is missing: run `npm run build` first');
     process.exit(1);
   }

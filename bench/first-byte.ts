@@ -5,13 +5,16 @@
  * one compile cache as a user's runs do; every third run is repeated without one (a first run).
  *
  *   npm run build && npx tsx bench/first-byte.ts [runs]
+ *
+ * KEEN_BENCH_NODE=<node binary> runs keen and the bare node with that Node (e.g. 24 or 26 from
+ * the registry's `node` package); KEEN_BENCH_BIN=<bin/keen.js> launches another checkout (A/B).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startAnthropicFake } from '../test/fakes/anthropic-fake.js';
-import { KEEN_BIN, median, requireBuilt, ROOT } from './common.js';
+import { BENCH_NODE, KEEN_BIN, median, requireBuilt, ROOT } from './common.js';
 
 const root = ROOT;
 const bin = KEEN_BIN;
@@ -37,7 +40,7 @@ interface Sample {
   exit: number;
 }
 
-/** Warm runs share one compile cache (src/launch/compile-cache.ts); a cold run gets an empty one. */
+/** Warm runs share one compile cache (Node ≥ 22: src/launch/compile-cache.ts); a cold run gets an empty one. */
 const warmCache = path.join(scratch, 'compile-cache');
 
 function once(i: number, compileCache = warmCache): Promise<Sample> {
@@ -48,7 +51,7 @@ function once(i: number, compileCache = warmCache): Promise<Sample> {
     let firstByte = 0;
     let stdout = '';
     let stderr = '';
-    const child = spawn(process.execPath, [bin, 'run', 'say hello'], {
+    const child = spawn(BENCH_NODE, [bin, 'run', 'say hello'], {
       cwd,
       env: { ...env, KEEN_HOME: home, KEEN_COMPILE_CACHE: compileCache, ANTHROPIC_API_KEY: 'sk-bench-fake', ANTHROPIC_BASE_URL: fake.url },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -74,7 +77,7 @@ function once(i: number, compileCache = warmCache): Promise<Sample> {
 function bareNode(): Promise<number> {
   return new Promise((resolve, reject) => {
     const start = performance.now();
-    const child = spawn(process.execPath, ['-e', '0'], { cwd, env, stdio: 'ignore' });
+    const child = spawn(BENCH_NODE, ['-e', '0'], { cwd, env, stdio: 'ignore' });
     child.on('error', reject);
     child.on('close', () => resolve(performance.now() - start));
   });
@@ -96,7 +99,7 @@ try {
     const xs = from.map(pick);
     return `${median(xs).toFixed(1).padStart(6)} ms  ${(median(xs) / bareMs).toFixed(2)}× bare node  (min ${Math.min(...xs).toFixed(1)}, max ${Math.max(...xs).toFixed(1)})`;
   };
-  console.log(`keen run against the loopback Anthropic fake, ${runs} runs (median, node ${process.version}):`);
+  console.log(`keen run against the loopback Anthropic fake, ${runs} runs (median, ${BENCH_NODE === process.execPath ? `node ${process.version}` : BENCH_NODE}):`);
   console.log(`  request reaches the fake   ${col((s) => s.request)}`);
   console.log(`  first byte on stdout       ${col((s) => s.firstByte)}`);
   console.log(`  process exit               ${col((s) => s.exit)}`);

@@ -10,7 +10,8 @@
  * painted frame cannot echo a key; it waits in stdin until Ink reads it). The time until the
  * session is open (the footer shows `% context`) is reported too. Each keen run uses a fresh
  * KEEN_HOME and is killed after the measurement; all share a compile cache that one REPL, left with
- * Ctrl+C twice, wrote first (src/launch/compile-cache.ts).
+ * Ctrl+C twice, wrote first (Node writes its compile cache at exit; src/launch/compile-cache.ts).
+ * KEEN_BENCH_NODE and KEEN_BENCH_BIN as in first-byte.ts.
  *
  * `--resume-records N` also times `keen --resume <id>` of a synthetic session of N records (about
  * 1 KB each, compacting every 800 records as a session filling a 200k-token window does): the
@@ -19,8 +20,8 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { median } from './common.js';
+import { join } from 'node:path';
+import { BENCH_NODE, KEEN_BIN, median } from './common.js';
 import { SessionStore } from '../src/session/store.js';
 import { everyN, writeSynthetic } from './synthetic-session.js';
 
@@ -29,7 +30,7 @@ const runsArg = args.indexOf('--runs');
 const RUNS = runsArg >= 0 ? Number(args[runsArg + 1]) : 15;
 const resumeArg = args.indexOf('--resume-records');
 const RESUME_RECORDS = resumeArg >= 0 ? Number(args[resumeArg + 1]) : 0;
-const KEEN = resolve(import.meta.dirname, '../bin/keen.js');
+const KEEN = KEEN_BIN;
 const PROMPT = 'Type a message';
 /** The footer once the session is open and Ink draws the screen. */
 const READY = '% context';
@@ -80,8 +81,8 @@ function timeRun(command: string, env: NodeJS.ProcessEnv, marks: string[] = [], 
 }
 
 /**
- * One REPL left the way users leave it (Ctrl+C twice, exit 0), so the launcher writes the REPL's
- * compile cache (src/launch/compile-cache.ts); the measured runs are killed and never write one.
+ * One REPL left the way users leave it (Ctrl+C twice, exit 0), so Node writes the REPL's modules'
+ * compile cache; the measured runs are killed and never write one.
  */
 function warmCompileCache(command: string, env: NodeJS.ProcessEnv): Promise<void> {
   return new Promise((done, fail) => {
@@ -110,7 +111,7 @@ async function main(): Promise<void> {
   const base: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm-256color', COLUMNS: '100', LINES: '40' };
   for (const k of Object.keys(base)) if (/^(ANTHROPIC|OPENAI|AWS|GEMINI|GOOGLE|KEEN|CODEX)_/.test(k)) delete base[k];
   base.KEEN_COMPILE_CACHE = join(root, 'compile-cache');
-  const node = shellQuote(process.execPath);
+  const node = shellQuote(BENCH_NODE);
   const bare: number[] = [];
   const keen: number[] = [];
   const ready: number[] = [];
