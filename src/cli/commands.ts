@@ -12,8 +12,11 @@ function addModelOptions(cmd: Command): Command {
     .option('--profile <profile>', 'AWS profile for Bedrock')
     .option('--yolo', 'alias of --permission-mode bypassPermissions: run every tool call without asking')
     .option('--permission-mode <mode>', 'default, acceptEdits, plan or bypassPermissions')
-    .option('--allowed-tools <rules>', 'comma-separated rules allowed for this run (repeatable)', collect, [])
-    .option('--disallowed-tools <rules>', 'comma-separated rules denied for this run (repeatable)', collect, [])
+    .option('--allowed-tools <rules>', 'rules allowed for this run, separated by commas or blanks (repeatable)', collect, [])
+    .option('--disallowed-tools <rules>', 'rules denied for this run, separated by commas or blanks (repeatable)', collect, [])
+    // Claude Code's spellings, as users paste them: the same lists.
+    .addOption(new Option('--allowedTools <rules>', 'alias of --allowed-tools').argParser(collect).hideHelp())
+    .addOption(new Option('--disallowedTools <rules>', 'alias of --disallowed-tools').argParser(collect).hideHelp())
     .option('--add-dir <dir>', 'another directory the file tools may read and write (repeatable)', collect, [])
     .addOption(new Option('--mode <mode>', 'agent mode: plan (read and plan only) or build').choices(['plan', 'build']))
     .option('--mcp-config <file>', 'MCP servers for this run, from an .mcp.json-format file (repeatable)', collect, [])
@@ -65,6 +68,30 @@ function usageErrors(cmd: Command, path: string): Command {
   });
 }
 
+/**
+ * Options given before a subcommand (`keen --yolo run x`, `keen -C dir run x`) belong to it:
+ * commander's positional options hand them to the program, so they are copied onto the
+ * subcommand (lists joined), or refused with one line when the subcommand has no such option.
+ */
+function carryGlobalOptions(program: Command, sub: Command): void {
+  if (sub === program) return;
+  for (const option of program.options) {
+    const name = option.attributeName();
+    if (program.getOptionValueSource(name) !== 'cli') continue;
+    const value = program.getOptionValue(name);
+    const target = sub.options.find((o) => o.attributeName() === name);
+    if (!target) {
+      throw new KeenError(`${option.long ?? option.short} does not apply to \`keen ${sub.name()}\` (see \`keen ${sub.name()} --help\`)`, 2);
+    }
+    const own = sub.getOptionValue(name);
+    if (sub.getOptionValueSource(name) === 'cli') {
+      if (Array.isArray(own) && Array.isArray(value)) sub.setOptionValueWithSource(name, [...value, ...own], 'cli');
+      continue;
+    }
+    sub.setOptionValueWithSource(name, value, 'cli');
+  }
+}
+
 /** `--resume` + `--session` + `--continue` as the session flags of open-session. */
 function sessionOf(opts: RunFlags): { session?: string; continue?: boolean } {
   const id = typeof opts.resume === 'string' ? opts.resume : opts.session;
@@ -95,6 +122,7 @@ export async function runCli(argv: string[]): Promise<number> {
     // this, commander hands `keen run --yolo` to the program and `run` never sees it.
     .enablePositionalOptions();
   usageErrors(program, 'keen');
+  program.hook('preAction', (_self, sub) => carryGlobalOptions(program, sub));
   addFormatOptions(addSessionOptions(addModelOptions(program)));
   program.action(async (prompt: string[], raw: RunFlags) => {
     if (raw.print || raw.inputFormat === 'stream-json') {

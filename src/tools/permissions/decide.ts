@@ -2,6 +2,7 @@ import type { PermissionRequest } from '../types.js';
 import type { PermissionMode } from './modes.js';
 import { protectedSegment } from './protected-paths.js';
 import { accessOf, bashCommandOf, isInside } from './request.js';
+import type { KnownTools } from './tool-names.js';
 import { bashRulesCovering, matchesOnlyInDoubt, namesExplicitly, ruleMatches, type Rule } from './rules.js';
 
 /** Where a rule came from: only `user`, `cli` and `session` rules can unlock protected paths. */
@@ -31,6 +32,8 @@ export interface Policy {
    * answered rule covers; other ask rules, and other calls, still ask.
    */
   answered?: { ask: string; allow: Rule }[];
+  /** The tools rules may name (built-ins and the configured MCP servers): /permissions checks against it. */
+  known?: KnownTools;
 }
 
 export type Reason =
