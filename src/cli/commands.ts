@@ -6,21 +6,23 @@ import { VERSION } from '../version.js';
 const FORMATS = ['text', 'json', 'stream-json'];
 
 function addModelOptions(cmd: Command): Command {
-  return cmd
-    .addOption(new Option('--provider <provider>', 'provider: anthropic, openai, openai-responses, codex, bedrock, genkit').env('KEEN_PROVIDER'))
-    .addOption(new Option('-m, --model <model>', 'model name (`keen models` lists them)').env('KEEN_MODEL'))
-    .option('--profile <profile>', 'AWS profile for Bedrock')
-    .option('--yolo', 'alias of --permission-mode bypassPermissions: run every tool call without asking')
-    .option('--permission-mode <mode>', 'default, acceptEdits, plan or bypassPermissions')
-    .option('--allowed-tools <rules>', 'rules allowed for this run, separated by commas or blanks (repeatable)', collect, [])
-    .option('--disallowed-tools <rules>', 'rules denied for this run, separated by commas or blanks (repeatable)', collect, [])
-    // Claude Code's spellings, as users paste them: the same lists.
-    .addOption(new Option('--allowedTools <rules>', 'alias of --allowed-tools').argParser(collect).hideHelp())
-    .addOption(new Option('--disallowedTools <rules>', 'alias of --disallowed-tools').argParser(collect).hideHelp())
-    .option('--add-dir <dir>', 'another directory the file tools may read and write (repeatable)', collect, [])
-    .addOption(new Option('--mode <mode>', 'agent mode: plan (read and plan only) or build').choices(['plan', 'build']))
-    .option('--mcp-config <file>', 'MCP servers for this run, from an .mcp.json-format file (repeatable)', collect, [])
-    .option('--trust', "trust this folder's project config (permission rules, MCP servers, sandbox settings) and remember it");
+  return (
+    cmd
+      .addOption(new Option('--provider <provider>', 'provider: anthropic, openai, openai-responses, codex, bedrock, genkit').env('KEEN_PROVIDER'))
+      .addOption(new Option('-m, --model <model>', 'model name (`keen models` lists them)').env('KEEN_MODEL'))
+      .option('--profile <profile>', 'AWS profile for Bedrock')
+      .option('--yolo', 'alias of --permission-mode bypassPermissions: run every tool call without asking')
+      .option('--permission-mode <mode>', 'default, acceptEdits, plan or bypassPermissions')
+      .option('--allowed-tools <rules>', 'rules allowed for this run, separated by commas or blanks (repeatable)', collect, [])
+      .option('--disallowed-tools <rules>', 'rules denied for this run, separated by commas or blanks (repeatable)', collect, [])
+      // Claude Code's spellings, as users paste them: the same lists.
+      .addOption(new Option('--allowedTools <rules>', 'alias of --allowed-tools').argParser(collect).hideHelp())
+      .addOption(new Option('--disallowedTools <rules>', 'alias of --disallowed-tools').argParser(collect).hideHelp())
+      .option('--add-dir <dir>', 'another directory the file tools may read and write (repeatable)', collect, [])
+      .addOption(new Option('--mode <mode>', 'agent mode: plan (read and plan only) or build').choices(['plan', 'build']))
+      .option('--mcp-config <file>', 'MCP servers for this run, from an .mcp.json-format file (repeatable)', collect, [])
+      .option('--trust', "trust this folder's project config (permission rules, MCP servers, sandbox settings) and remember it")
+  );
 }
 
 function collect(value: string, previous: string[]): string[] {

@@ -31,6 +31,8 @@ export function permissionLines(policy: Policy): string[] {
 export function setMode(rt: CommandHost, policy: Policy, mode: PermissionMode): void {
   policy.mode = mode;
   rt.showMode(mode);
+  // One plan mode: entering or leaving `plan` here is /mode plan or /mode build (planModeHolder).
+  rt.store.dispatch({ type: 'mode', mode: mode === 'plan' ? 'plan' : 'build' });
   rt.notice(`Permission mode: ${mode} (Shift+Tab cycles)`, 'muted');
 }
 

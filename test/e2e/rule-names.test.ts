@@ -79,7 +79,9 @@ describe('a rule naming no tool is an error', () => {
     expect(r.code).toBe(2);
     const lines = errorLines(r.stderr);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain(`${path.join(ws.home, 'config.json')}: field permissions.deny[1]: invalid permission rule "Bassh(rm:*)": no tool is named "Bassh" (did you mean bash?)`);
+    expect(lines[0]).toContain(
+      `${path.join(ws.home, 'config.json')}: field permissions.deny[1]: invalid permission rule "Bassh(rm:*)": no tool is named "Bassh" (did you mean bash?)`,
+    );
   });
 
   it('an MCP rule must name a configured server; any tool of one is accepted', async () => {
@@ -107,7 +109,7 @@ describe('options before a subcommand are applied', () => {
     expect(fs.readFileSync(path.join(ws.cwd, 'w.txt'), 'utf8')).toBe('written\n');
   });
 
-  it('keen -C dir run …: runs in dir; keen --allowed-tools R run joins with the run\'s own', async () => {
+  it("keen -C dir run …: runs in dir; keen --allowed-tools R run joins with the run's own", async () => {
     const ws = workspace({ 'sub/keep.txt': 'k\n' });
     const second = script([
       { name: 'write_file', args: { path: 'w.txt', content: 'w\n' } },
@@ -125,5 +127,29 @@ describe('options before a subcommand are applied', () => {
     const r = await rig.keen(ws, ['--yolo', 'sessions']);
     expect(r.code).toBe(2);
     expect(errorLines(r.stderr)).toEqual(['keen: --yolo does not apply to `keen sessions` (see `keen sessions --help`)']);
+  });
+});
+
+describe('one plan mode', () => {
+  it('--permission-mode plan and --mode plan refuse a write with the same text, and both put plan mode in the prompt', async () => {
+    const texts: string[] = [];
+    for (const flags of [
+      ['--permission-mode', 'plan'],
+      ['--mode', 'plan'],
+      ['--yolo', '--mode', 'plan'],
+    ]) {
+      const ws = workspace();
+      const from = rig.fake.requests.length;
+      const second = script([{ name: 'write_file', args: { path: 'w.txt', content: 'w' } }]);
+      const r = await rig.keen(ws, ['run', ...flags, '--allowed-tools', 'write_file', 'go']);
+      expect(r.code).toBe(0);
+      expect(JSON.stringify(rig.fake.requests[from].body.system)).toContain('Plan mode is on.');
+      const result = toolResults(rig.fake.requests[second])[0];
+      expect(result.isError).toBe(true);
+      texts.push(result.text);
+      expect(fs.existsSync(path.join(ws.cwd, 'w.txt'))).toBe(false);
+    }
+    expect(new Set(texts).size).toBe(1);
+    expect(texts[0]).toMatch(/^Plan mode is on: write_file would change files or state, so it was not run\./);
   });
 });

@@ -1,4 +1,5 @@
 import { closeNames } from '../../config/model-lookup.js';
+import { compileGlob } from '../glob-match.js';
 
 /**
  * The tool names a permission rule may name, and Claude Code's spellings of them. A rule that
@@ -7,20 +8,7 @@ import { closeNames } from '../../config/model-lookup.js';
  */
 
 /** Keen's built-in tools (src/tools/index.ts, remember, skill, recall, task). */
-export const BUILTIN_TOOLS: readonly string[] = [
-  'read_file',
-  'write_file',
-  'edit_file',
-  'glob',
-  'grep',
-  'bash',
-  'list_dir',
-  'web_fetch',
-  'task',
-  'recall',
-  'remember',
-  'skill',
-];
+export const BUILTIN_TOOLS: readonly string[] = ['read_file', 'write_file', 'edit_file', 'glob', 'grep', 'bash', 'list_dir', 'web_fetch', 'task', 'recall', 'remember', 'skill'];
 
 /** Claude Code's tool names, as users paste them from its settings, and Keen's tool for each. */
 export const CLAUDE_TOOL_ALIASES: Readonly<Record<string, string>> = {
@@ -66,13 +54,9 @@ export function unknownToolReason(tool: string, known: KnownTools): string | und
   }
   if (BUILTIN_TOOLS.includes(tool)) return undefined;
   if (tool.includes('*')) {
-    const re = new RegExp(`^${tool.split('*').map(escape).join('.*')}$`);
-    if (BUILTIN_TOOLS.some((t) => re.test(t))) return undefined;
+    const matches = compileGlob(tool);
+    if (BUILTIN_TOOLS.some((t) => matches(t))) return undefined;
   }
   const close = closeNames(tool, [...BUILTIN_TOOLS, ...Object.keys(CLAUDE_TOOL_ALIASES)], 1).map(canonicalTool);
   return `no tool is named "${tool}"${didYouMean([...new Set(close)])}; tools: ${BUILTIN_TOOLS.join(', ')}, mcp__SERVER__TOOL`;
-}
-
-function escape(s: string): string {
-  return s.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
 }
