@@ -12,6 +12,8 @@ function addModelOptions(cmd: Command): Command {
       .addOption(new Option('-m, --model <model>', 'model name (`keen models` lists them)').env('KEEN_MODEL'))
       .option('--profile <profile>', 'AWS profile for Bedrock')
       .option('--yolo', 'alias of --permission-mode bypassPermissions: run every tool call without asking')
+      // Claude Code's spelling of --yolo.
+      .addOption(new Option('--dangerously-skip-permissions', 'alias of --yolo').implies({ yolo: true }).hideHelp())
       .option('--permission-mode <mode>', 'default, acceptEdits, plan or bypassPermissions')
       .option('--allowed-tools <rules>', 'rules allowed for this run, separated by commas or blanks (repeatable)', collect, [])
       .option('--disallowed-tools <rules>', 'rules denied for this run, separated by commas or blanks (repeatable)', collect, [])
@@ -79,7 +81,8 @@ function carryGlobalOptions(program: Command, sub: Command): void {
   if (sub === program) return;
   for (const option of program.options) {
     const name = option.attributeName();
-    if (program.getOptionValueSource(name) !== 'cli') continue;
+    const source = program.getOptionValueSource(name);
+    if (source !== 'cli' && source !== 'implied') continue;
     const value = program.getOptionValue(name);
     const target = sub.options.find((o) => o.attributeName() === name);
     if (!target) {

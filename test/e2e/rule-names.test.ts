@@ -153,3 +153,29 @@ describe('one plan mode', () => {
     expect(texts[0]).toMatch(/^Plan mode is on: write_file would change files or state, so it was not run\./);
   });
 });
+
+describe("Claude Code's --dangerously-skip-permissions and usage exit codes", () => {
+  it('--dangerously-skip-permissions is --yolo, before or after run', async () => {
+    for (const args of [
+      ['run', '--dangerously-skip-permissions', 'go'],
+      ['--dangerously-skip-permissions', 'run', 'go'],
+    ]) {
+      const ws = workspace();
+      const second = script([{ name: 'write_file', args: { path: 'w.txt', content: 'w\n' } }]);
+      const r = await rig.keen(ws, args);
+      expect(r.code).toBe(0);
+      expect(toolResults(rig.fake.requests[second])[0].isError).toBe(false);
+      expect(fs.readFileSync(path.join(ws.cwd, 'w.txt'), 'utf8')).toBe('w\n');
+    }
+  });
+
+  it('--permission-mode bogus and undo --turns 0 exit 2 with one line', async () => {
+    const ws = workspace();
+    const mode = await rig.keen(ws, ['run', '--permission-mode', 'bogus', 'go']);
+    expect(mode.code).toBe(2);
+    expect(errorLines(mode.stderr)).toHaveLength(1);
+    const undo = await rig.keen(ws, ['undo', '--turns', '0']);
+    expect(undo.code).toBe(2);
+    expect(errorLines(undo.stderr)).toEqual(['keen: --turns must be a whole number of turns, 1 or more (got "0")']);
+  });
+});
