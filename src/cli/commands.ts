@@ -97,6 +97,15 @@ function carryGlobalOptions(program: Command, sub: Command): void {
   }
 }
 
+/** A provider from `KEEN_PROVIDER` that is none is a usage error naming the variable. */
+async function checkProviderEnv(cmd: Command): Promise<void> {
+  if (cmd.getOptionValueSource('provider') !== 'env') return;
+  const value = String(cmd.getOptionValue('provider'));
+  const { PROVIDER_IDS } = await import('../config/provider-settings.js');
+  if ((PROVIDER_IDS as readonly string[]).includes(value)) return;
+  throw new KeenError(`unknown provider "${value}" in KEEN_PROVIDER; choose one of ${PROVIDER_IDS.join(', ')}`, 2);
+}
+
 /** `--resume` + `--session` + `--continue` as the session flags of open-session. */
 function sessionOf(opts: RunFlags): { session?: string; continue?: boolean } {
   const id = typeof opts.resume === 'string' ? opts.resume : opts.session;
@@ -127,7 +136,10 @@ export async function runCli(argv: string[]): Promise<number> {
     // this, commander hands `keen run --yolo` to the program and `run` never sees it.
     .enablePositionalOptions();
   usageErrors(program, 'keen');
-  program.hook('preAction', (_self, sub) => carryGlobalOptions(program, sub));
+  program.hook('preAction', async (_self, sub) => {
+    carryGlobalOptions(program, sub);
+    await checkProviderEnv(sub);
+  });
   addFormatOptions(addSessionOptions(addModelOptions(program)));
   program.action(async (prompt: string[], raw: RunFlags) => {
     if (raw.print || raw.inputFormat === 'stream-json') {

@@ -177,5 +177,11 @@ describe("Claude Code's --dangerously-skip-permissions and usage exit codes", ()
     const undo = await rig.keen(ws, ['undo', '--turns', '0']);
     expect(undo.code).toBe(2);
     expect(errorLines(undo.stderr)).toEqual(['keen: --turns must be a whole number of turns, 1 or more (got "0")']);
+    const provider = await rig.keen(ws, ['run', '--provider', 'anthropc', 'go']);
+    expect(provider.code).toBe(2);
+    expect(errorLines(provider.stderr)).toEqual([expect.stringMatching(/^keen: unknown provider "anthropc"; choose one of anthropic, /)]);
+    const env = await rig.keen(ws, ['run', 'go'], { env: { KEEN_PROVIDER: 'bogus' } });
+    expect(env.code).toBe(2);
+    expect(errorLines(env.stderr)).toEqual([expect.stringMatching(/^keen: unknown provider "bogus" in KEEN_PROVIDER; choose one of anthropic, /)]);
   });
 });
