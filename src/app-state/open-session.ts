@@ -12,7 +12,7 @@ import type { ProviderAdapter } from '../llm/core/provider.js';
 import { createChatClient } from '../llm/loop.js';
 import { installProxyFromEnv } from '../llm/net/http-fetch.js';
 import { createAdapter } from '../llm/providers/registry.js';
-import { modeHolder, type ModeHolder } from '../context/agent-mode.js';
+import type { ModeHolder } from '../context/agent-mode.js';
 import { projectContextSource, type ProjectContext } from '../context/project-context.js';
 import { expandSlash, looksLikeSlash, type SlashExpansion } from '../context/slash-expansion.js';
 import { GitStatusCache } from '../context/git-status.js';
@@ -27,7 +27,7 @@ import type { SessionRecord } from '../session/records.js';
 import type { ToolDefinition } from '../llm/core/provider.js';
 import { newSessionId, sessionDir, transcriptPath } from '../session/paths.js';
 import { SessionStore } from '../session/store.js';
-import { createRememberTool, createSkillTool, createTaskTool, defaultTools, mutatingCalls, planModeRegistry, readOnlyToolSet } from '../tools/index.js';
+import { createRememberTool, createSkillTool, createTaskTool, defaultTools, mutatingCalls, planModeHolder, planModeRegistry, readOnlyToolSet } from '../tools/index.js';
 import type { McpManager } from '../tools/mcp/manager.js';
 import { createToolRegistry, type Tool } from '../tools/registry.js';
 import { createHeadlessGate, type Policy } from '../tools/permissions/index.js';
@@ -246,7 +246,8 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
 
     // Project context: read once now (its warnings shown once), then fresh for every turn (the
     // first turn of a run uses this read when it follows at once: projectContextSource).
-    const mode = modeHolder(opts.flags.mode);
+    // One plan mode: the agent mode is the policy's (`--mode plan` is `--permission-mode plan`).
+    const mode = planModeHolder(policy, opts.flags.mode);
     const contextSource = projectContextSource({ cwd: opts.cwd, home, env: opts.env }, { reuseFirst: opts.firstInputKnown });
     let context = contextSource.current();
     warnings.push(...context.warnings);

@@ -17,6 +17,7 @@ import { createChatClient } from '../llm/loop.js';
 import { createAdapter } from '../llm/providers/registry.js';
 import type { BashToolOptions } from '../tools/bash.js';
 import type { McpManager } from '../tools/mcp/manager.js';
+import { loadServerSources } from '../tools/mcp/load-sources.js';
 import { buildPolicy, type Policy } from '../tools/permissions/index.js';
 import { DEFAULT_SANDBOX } from '../tools/sandbox/index.js';
 import type { SessionFlags } from './flags.js';
@@ -87,7 +88,10 @@ export async function startMcp(
 export function permissionPolicy(home: string, opts: WiringOptions, projectTrusted: boolean, files: ConfigFiles): Policy {
   const user = files.user.permissions;
   const project = files.project.permissions;
+  const rules = [user, project].flatMap((p) => [...(p?.allow ?? []), ...(p?.ask ?? []), ...(p?.deny ?? [])]);
+  rules.push(...(opts.flags.allowedTools ?? []), ...(opts.flags.disallowedTools ?? []));
   return buildPolicy({
+    mcpServers: rules.some((r) => r.includes('mcp__')) ? configuredServers(home, opts, files) : [],
     mode: opts.flags.permissionMode,
     yolo: opts.flags.yolo,
     user,
@@ -99,6 +103,15 @@ export function permissionPolicy(home: string, opts: WiringOptions, projectTrust
     cwd: opts.cwd,
     keenHome: home,
   });
+}
+
+/**
+ * The names of every MCP server a config file, `.mcp.json` or `--mcp-config` declares (trusted
+ * or not: a rule naming a skipped project server is a rule about a real server).
+ */
+function configuredServers(home: string, opts: WiringOptions, files: ConfigFiles): string[] {
+  const sources = loadServerSources(home, opts.cwd, opts.flags.mcpConfig, files);
+  return [...new Set(sources.flatMap((s) => Object.keys(s.servers ?? {})))];
 }
 
 /**

@@ -6,18 +6,25 @@ import { VERSION } from '../version.js';
 const FORMATS = ['text', 'json', 'stream-json'];
 
 function addModelOptions(cmd: Command): Command {
-  return cmd
-    .addOption(new Option('--provider <provider>', 'provider: anthropic, openai, openai-responses, codex, bedrock, genkit').env('KEEN_PROVIDER'))
-    .addOption(new Option('-m, --model <model>', 'model name (`keen models` lists them)').env('KEEN_MODEL'))
-    .option('--profile <profile>', 'AWS profile for Bedrock')
-    .option('--yolo', 'alias of --permission-mode bypassPermissions: run every tool call without asking')
-    .option('--permission-mode <mode>', 'default, acceptEdits, plan or bypassPermissions')
-    .option('--allowed-tools <rules>', 'comma-separated rules allowed for this run (repeatable)', collect, [])
-    .option('--disallowed-tools <rules>', 'comma-separated rules denied for this run (repeatable)', collect, [])
-    .option('--add-dir <dir>', 'another directory the file tools may read and write (repeatable)', collect, [])
-    .addOption(new Option('--mode <mode>', 'agent mode: plan (read and plan only) or build').choices(['plan', 'build']))
-    .option('--mcp-config <file>', 'MCP servers for this run, from an .mcp.json-format file (repeatable)', collect, [])
-    .option('--trust', "trust this folder's project config (permission rules, MCP servers, sandbox settings) and remember it");
+  return (
+    cmd
+      .addOption(new Option('--provider <provider>', 'provider: anthropic, openai, openai-responses, codex, bedrock, genkit').env('KEEN_PROVIDER'))
+      .addOption(new Option('-m, --model <model>', 'model name (`keen models` lists them)').env('KEEN_MODEL'))
+      .option('--profile <profile>', 'AWS profile for Bedrock')
+      .option('--yolo', 'alias of --permission-mode bypassPermissions: run every tool call without asking')
+      // Claude Code's spelling of --yolo.
+      .addOption(new Option('--dangerously-skip-permissions', 'alias of --yolo').implies({ yolo: true }).hideHelp())
+      .option('--permission-mode <mode>', 'default, acceptEdits, plan or bypassPermissions')
+      .option('--allowed-tools <rules>', 'rules allowed for this run, separated by commas or blanks (repeatable)', collect, [])
+      .option('--disallowed-tools <rules>', 'rules denied for this run, separated by commas or blanks (repeatable)', collect, [])
+      // Claude Code's spellings, as users paste them: the same lists.
+      .addOption(new Option('--allowedTools <rules>', 'alias of --allowed-tools').argParser(collect).hideHelp())
+      .addOption(new Option('--disallowedTools <rules>', 'alias of --disallowed-tools').argParser(collect).hideHelp())
+      .option('--add-dir <dir>', 'another directory the file tools may read and write (repeatable)', collect, [])
+      .addOption(new Option('--mode <mode>', 'agent mode: plan (read and plan only) or build').choices(['plan', 'build']))
+      .option('--mcp-config <file>', 'MCP servers for this run, from an .mcp.json-format file (repeatable)', collect, [])
+      .option('--trust', "trust this folder's project config (permission rules, MCP servers, sandbox settings) and remember it")
+  );
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -65,6 +72,40 @@ function usageErrors(cmd: Command, path: string): Command {
   });
 }
 
+/**
+ * Options given before a subcommand (`keen --yolo run x`, `keen -C dir run x`) belong to it:
+ * commander's positional options hand them to the program, so they are copied onto the
+ * subcommand (lists joined), or refused with one line when the subcommand has no such option.
+ */
+function carryGlobalOptions(program: Command, sub: Command): void {
+  if (sub === program) return;
+  for (const option of program.options) {
+    const name = option.attributeName();
+    const source = program.getOptionValueSource(name);
+    if (source !== 'cli' && source !== 'implied') continue;
+    const value = program.getOptionValue(name);
+    const target = sub.options.find((o) => o.attributeName() === name);
+    if (!target) {
+      throw new KeenError(`${option.long ?? option.short} does not apply to \`keen ${sub.name()}\` (see \`keen ${sub.name()} --help\`)`, 2);
+    }
+    const own = sub.getOptionValue(name);
+    if (sub.getOptionValueSource(name) === 'cli') {
+      if (Array.isArray(own) && Array.isArray(value)) sub.setOptionValueWithSource(name, [...value, ...own], 'cli');
+      continue;
+    }
+    sub.setOptionValueWithSource(name, value, 'cli');
+  }
+}
+
+/** A provider from `KEEN_PROVIDER` that is none is a usage error naming the variable. */
+async function checkProviderEnv(cmd: Command): Promise<void> {
+  if (cmd.getOptionValueSource('provider') !== 'env') return;
+  const value = String(cmd.getOptionValue('provider'));
+  const { PROVIDER_IDS } = await import('../config/provider-settings.js');
+  if ((PROVIDER_IDS as readonly string[]).includes(value)) return;
+  throw new KeenError(`unknown provider "${value}" in KEEN_PROVIDER; choose one of ${PROVIDER_IDS.join(', ')}`, 2);
+}
+
 /** `--resume` + `--session` + `--continue` as the session flags of open-session. */
 function sessionOf(opts: RunFlags): { session?: string; continue?: boolean } {
   const id = typeof opts.resume === 'string' ? opts.resume : opts.session;
@@ -95,6 +136,10 @@ export async function runCli(argv: string[]): Promise<number> {
     // this, commander hands `keen run --yolo` to the program and `run` never sees it.
     .enablePositionalOptions();
   usageErrors(program, 'keen');
+  program.hook('preAction', async (_self, sub) => {
+    carryGlobalOptions(program, sub);
+    await checkProviderEnv(sub);
+  });
   addFormatOptions(addSessionOptions(addModelOptions(program)));
   program.action(async (prompt: string[], raw: RunFlags) => {
     if (raw.print || raw.inputFormat === 'stream-json') {

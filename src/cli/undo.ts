@@ -18,7 +18,7 @@ export interface UndoFlags {
  */
 export async function runUndoCommand(flags: UndoFlags): Promise<number> {
   const turns = flags.turns === undefined ? 1 : Number(flags.turns);
-  if (!Number.isInteger(turns) || turns < 1) throw new KeenError(`--turns must be a whole number of turns, 1 or more (got "${flags.turns}")`);
+  if (!Number.isInteger(turns) || turns < 1) throw new KeenError(`--turns must be a whole number of turns, 1 or more (got "${flags.turns}")`, 2);
   const home = keenHome(process.env);
   const cwd = process.cwd();
   const id = flags.session ?? (await latestSession(home, cwd))?.id;

@@ -104,10 +104,10 @@ export function readConfigFile(file: string): KeenConfig {
   for (const list of ['allow', 'ask', 'deny'] as const) {
     (parsed.data.permissions?.[list] ?? []).forEach((entry, i) => {
       try {
-        parseRule(entry, os.homedir());
+        parseRule(entry, os.homedir(), { mcpServers: 'any' });
         warnAboutRule(file, `permissions.${list}[${i}]`, entry);
       } catch (err) {
-        throw new KeenError(`invalid config ${file}: field permissions.${list}[${i}]: ${(err as Error).message}`);
+        throw new KeenError(`invalid config ${file}: field permissions.${list}[${i}]: ${(err as Error).message}`, err instanceof KeenError ? err.exitCode : 1);
       }
     });
   }

@@ -34,7 +34,7 @@ export interface ResolvedModel {
 export function resolveModel(config: KeenConfig, flags: RuntimeFlags, env: NodeJS.ProcessEnv, home: string): ResolvedModel {
   const requested = flags.provider ?? config.provider;
   if (requested !== undefined && !(PROVIDER_IDS as readonly string[]).includes(requested)) {
-    throw new KeenError(`unknown provider "${requested}"; choose one of ${PROVIDER_IDS.join(', ')}`);
+    throw new KeenError(`unknown provider "${requested}"; choose one of ${PROVIDER_IDS.join(', ')}`, 2);
   }
   const name = flags.model ?? (flags.provider ? undefined : config.model) ?? DEFAULT_MODEL[(requested ?? 'anthropic') as ProviderId];
   const entry = config.models?.[name];

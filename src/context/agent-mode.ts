@@ -2,7 +2,6 @@
 export type AgentMode = 'plan' | 'build';
 
 export const AGENT_MODES: readonly AgentMode[] = ['plan', 'build'];
-export const DEFAULT_AGENT_MODE: AgentMode = 'build';
 
 export function parseAgentMode(value: string): AgentMode | undefined {
   const v = value.trim().toLowerCase();
@@ -28,9 +27,4 @@ export function planModeRefusal(tool: string): string {
 export interface ModeHolder {
   get(): AgentMode;
   set(mode: AgentMode): void;
-}
-
-export function modeHolder(initial: AgentMode = DEFAULT_AGENT_MODE): ModeHolder {
-  let mode = initial;
-  return { get: () => mode, set: (m) => (mode = m) };
 }

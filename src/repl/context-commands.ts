@@ -65,6 +65,9 @@ export function modeCommand(rt: ContextCommandHost, args: string): void {
   }
   session.mode.set(mode);
   rt.store.dispatch({ type: 'mode', mode });
+  // One plan mode: /mode moves the permission mode too (planModeHolder); the footer shows it.
+  const info = rt.store.getState().session;
+  if (info) rt.store.dispatch({ type: 'session', info: { ...info, permissionMode: session.policy.mode } });
   rt.notice(
     mode === 'plan' ? 'Plan mode: the agent reads and plans; writes and mutating commands are refused.' : 'Build mode: the agent may change files (with your permission).',
     'success',

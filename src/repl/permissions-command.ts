@@ -31,6 +31,8 @@ export function permissionLines(policy: Policy): string[] {
 export function setMode(rt: CommandHost, policy: Policy, mode: PermissionMode): void {
   policy.mode = mode;
   rt.showMode(mode);
+  // One plan mode: entering or leaving `plan` here is /mode plan or /mode build (planModeHolder).
+  rt.store.dispatch({ type: 'mode', mode: mode === 'plan' ? 'plan' : 'build' });
   rt.notice(`Permission mode: ${mode} (Shift+Tab cycles)`, 'muted');
 }
 
@@ -47,8 +49,10 @@ export function permissionsCommand(rt: CommandHost, policy: Policy, args: string
     } else if (verb === 'mode' && value) {
       setMode(rt, policy, parseMode(value, '/permissions mode'));
     } else if ((verb === 'allow' || verb === 'ask' || verb === 'deny') && value) {
-      policy[verb].push({ rule: parseRule(value, policy.home), source: 'session' });
-      rt.notice(`Added ${verb} rule ${value} for this session.`, 'success');
+      // Claude Code's names are aliases (`Bash` is bash); a rule naming no tool is an error.
+      const rule = parseRule(value, policy.home, policy.known ?? { mcpServers: 'any' });
+      policy[verb].push({ rule, source: 'session' });
+      rt.notice(`Added ${verb} rule ${rule.text} for this session.`, 'success');
     } else {
       rt.notice('Usage: /permissions, /permissions mode MODE, /permissions allow|ask|deny RULE', 'error');
     }

@@ -13,7 +13,7 @@ export { toolSummary } from './summary.js';
 export { createRememberTool } from './remember.js';
 export { createSkillTool } from './skill.js';
 export { createTaskTool, TASK_TOOL, type SubagentRunner, type TaskArgs } from './task.js';
-export { planModeRegistry, mutatingCalls, readOnlyToolSet } from './plan-mode-registry.js';
+export { planModeHolder, planModeRegistry, mutatingCalls, readOnlyToolSet } from './plan-mode-registry.js';
 export { createToolRegistry, CANCELLED, ToolError, type Tool } from './registry.js';
 export {
   createHeadlessGate,

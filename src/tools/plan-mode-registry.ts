@@ -1,7 +1,38 @@
 import type { ToolCall, ToolMessage } from '../llm/core/message.js';
-import { planModeRefusal } from '../context/agent-mode.js';
+import { type AgentMode, type ModeHolder, planModeRefusal } from '../context/agent-mode.js';
+import type { PermissionMode } from './permissions/modes.js';
 import type { Tool } from './registry.js';
 import type { ToolRegistry } from './types.js';
+
+/**
+ * The one plan mode. The session is planning when the agent mode is `plan` (`--mode plan`,
+ * `/mode plan`) or the permission mode is (`--permission-mode plan`, `/permissions mode plan`,
+ * Shift+Tab, `permissions.defaultMode`); either way planModeRegistry refuses the mutating calls
+ * with one text and the prompt says plan mode is on — the permission decision never refuses for
+ * plan mode (in `plan` it decides as in `default`). The permission mode is kept otherwise:
+ * `--yolo --mode plan` runs bash, read-only, without asking. `/mode build` leaves the
+ * permission mode `plan` for `default`; the permission mode moving off `plan` ends plan mode.
+ */
+export function planModeHolder(policy: { mode: PermissionMode }, initial?: AgentMode): ModeHolder {
+  let agent: AgentMode = initial ?? 'build';
+  let seen = policy.mode;
+  const sync = () => {
+    if (policy.mode !== seen && seen === 'plan') agent = 'build';
+    seen = policy.mode;
+  };
+  return {
+    get() {
+      sync();
+      return agent === 'plan' || policy.mode === 'plan' ? 'plan' : 'build';
+    },
+    set(mode) {
+      sync();
+      agent = mode;
+      if (mode === 'build' && policy.mode === 'plan') policy.mode = 'default';
+      seen = policy.mode;
+    },
+  };
+}
 
 /**
  * Plan mode as a registry wrapper: while `planning()` is true, every call for which `mutates`

@@ -114,7 +114,7 @@ describe('keen run: modes', () => {
     expect(r.code).toBe(0);
     const results = toolResults(rig.fake.requests[second]);
     expect(results.map((t) => t.isError)).toEqual([false, true]);
-    expect(results[1].text).toContain('plan mode is read-only');
+    expect(results[1].text).toContain('Plan mode is on: write_file would change files or state, so it was not run.');
     expect(fs.existsSync(path.join(ws.cwd, 'b.txt'))).toBe(false);
   });
 

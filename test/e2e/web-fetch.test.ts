@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolResults, useCliRig } from './cli-fixtures.js';

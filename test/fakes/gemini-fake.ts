@@ -136,7 +136,6 @@ async function writeGeminiStream(reply: FakeReply, res: http.ServerResponse, sig
       res.socket?.destroy();
       return;
     } else if ('redacted' in step) {
-      continue;
     } else {
       flush();
       pending = partOf(step);

@@ -64,13 +64,14 @@ describe('permission rules: deny beats ask beats allow, for every kind of tool',
 });
 
 describe('permission modes', () => {
-  it('default: reads inside run, edits and bash ask; acceptEdits: edits run, bash asks; plan: read-only', () => {
+  it('default: reads inside run, edits and bash ask; acceptEdits: edits run, bash asks; plan decides as default', () => {
     expect(verdict(file('read_file', 'a'), {})).toBe('allow');
     expect(verdict(file('edit_file', 'a'), {})).toBe('ask');
     expect(verdict(file('edit_file', 'a'), { mode: 'acceptEdits' })).toBe('allow');
     expect(verdict(bash('ls'), { mode: 'acceptEdits' })).toBe('ask');
-    expect(verdict(file('edit_file', 'a'), { mode: 'plan' })).toBe('deny');
-    expect(verdict(bash('ls'), { mode: 'plan' })).toBe('deny');
+    // Plan mode's refusals are the plan-mode registry's (one plan mode, test/e2e/rule-names.test.ts).
+    expect(verdict(file('edit_file', 'a'), { mode: 'plan' })).toBe('ask');
+    expect(verdict(bash('ls'), { mode: 'plan' })).toBe('ask');
     expect(verdict(file('read_file', 'a'), { mode: 'plan' })).toBe('allow');
   });
 

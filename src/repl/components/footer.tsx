@@ -32,12 +32,14 @@ export const Footer = memo(function Footer({ session, exitArmed }: { session?: S
   return (
     <Box paddingX={1}>
       <Text dimColor={!high}>
-        {session.mode === 'plan' ? <Text color={color('warning')}>{'plan mode · '}</Text> : null}
+        {session.mode === 'plan' || session.permissionMode === 'plan' ? <Text color={color('warning')}>{'plan mode · '}</Text> : null}
         {`${session.provider}/${session.model} · `}
         <Text color={high ? color('warning') : undefined}>{`${pct}% context`}</Text>
         {high ? <Text color={color('warning')}>{' · /compact to free context'}</Text> : null}
         {` · session ${session.sessionId}`}
-        {session.permissionMode && session.permissionMode !== 'default' ? <Text color={color('warning')}>{` · ${session.permissionMode}`}</Text> : null}
+        {session.permissionMode && session.permissionMode !== 'default' && session.permissionMode !== 'plan' ? (
+          <Text color={color('warning')}>{` · ${session.permissionMode}`}</Text>
+        ) : null}
       </Text>
     </Box>
   );

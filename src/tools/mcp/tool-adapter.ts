@@ -9,9 +9,7 @@ import { adaptInputSchema } from './schema-adapt.js';
 /** Any JSON object: the server validates its own arguments against its own schema. */
 const anyObject = z.record(z.string(), z.unknown());
 
-export interface McpToolCaller {
-  (server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutcome>;
-}
+export type McpToolCaller = (server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<ToolOutcome>;
 
 /**
  * An MCP tool as a Keen tool: `mcp__<server>__<tool>`, the server's description and input schema

@@ -2,6 +2,7 @@ import type { PermissionRequest } from '../types.js';
 import type { PermissionMode } from './modes.js';
 import { protectedSegment } from './protected-paths.js';
 import { accessOf, bashCommandOf, isInside } from './request.js';
+import type { KnownTools } from './tool-names.js';
 import { bashRulesCovering, matchesOnlyInDoubt, namesExplicitly, ruleMatches, type Rule } from './rules.js';
 
 /** Where a rule came from: only `user`, `cli` and `session` rules can unlock protected paths. */
@@ -31,13 +32,14 @@ export interface Policy {
    * answered rule covers; other ask rules, and other calls, still ask.
    */
   answered?: { ask: string; allow: Rule }[];
+  /** The tools rules may name (built-ins and the configured MCP servers): /permissions checks against it. */
+  known?: KnownTools;
 }
 
 export type Reason =
   | { kind: 'deny-rule'; rule: string; source: RuleSource; unknown?: boolean }
   | { kind: 'ask-rule'; rule: string; unknown?: boolean }
   | { kind: 'allow-rule'; rule: string }
-  | { kind: 'plan' }
   | { kind: 'outside-write'; path: string }
   | { kind: 'outside-read'; path: string }
   | { kind: 'protected'; path: string; segment: string }
@@ -92,16 +94,17 @@ function allowingRule(request: PermissionRequest, policy: Policy, roots: string[
  * The permission decision for one call, a pure function. Order:
  * 1. a deny rule matches → deny (beats everything, `--yolo` included);
  * 2. a write outside the workspace → deny;
- * 3. plan mode and a call that is not a read → deny;
- * 4. a write to a protected path → ask, unless a user/cli/session rule names it explicitly;
- * 5. an ask rule matches → ask, unless the user answered "for this session" to that rule for
+ * (plan mode is not decided here: the plan-mode registry refuses mutating calls before the gate
+ * is asked, and otherwise `plan` decides as `default` does; src/tools/plan-mode-registry.ts);
+ * 3. a write to a protected path → ask, unless a user/cli/session rule names it explicitly;
+ * 4. an ask rule matches → ask, unless the user answered "for this session" to that rule for
  *    a call the answered rule covers (`Policy.answered`);
- * 6. an allow rule matches (project rules only in a trusted project; a bash line when every
+ * 5. an allow rule matches (project rules only in a trusted project; a bash line when every
  *    command in it matches an allow rule) → allow;
- * 7. bypassPermissions → allow;
- * 8. reads inside the workspace (and not of a credential folder) → allow, other reads → ask;
- * 9. acceptEdits and a write inside the workspace → allow;
- * 10. anything else asks.
+ * 6. bypassPermissions → allow;
+ * 7. reads inside the workspace (and not of a credential folder) → allow, other reads → ask;
+ * 8. acceptEdits and a write inside the workspace → allow;
+ * 9. anything else asks.
  */
 export function decide(request: PermissionRequest, policy: Policy): Decision {
   const roots = rootsOf(request, policy);
@@ -116,7 +119,6 @@ export function decide(request: PermissionRequest, policy: Policy): Decision {
     const out = paths.find((p) => !inside(p));
     if (out) return { verdict: 'deny', reason: { kind: 'outside-write', path: out } };
   }
-  if (policy.mode === 'plan' && access !== 'read') return { verdict: 'deny', reason: { kind: 'plan' } };
 
   if (access === 'write') {
     for (const p of paths) {

@@ -32,8 +32,6 @@ export function refusal(request: PermissionRequest, decision: Decision, headless
         `Permission denied: ${request.tool} is blocked by the rule "${r.rule}" (${r.source === 'cli' ? '--disallowed-tools' : `${r.source} config permissions.deny`}). ` +
         (r.unknown ? UNKNOWN_RUN : 'Do not retry it.')
       );
-    case 'plan':
-      return `Permission denied: plan mode is read-only, so ${request.tool} cannot run. Describe the change instead.`;
     case 'outside-write':
       return `Permission denied: ${r.path} is outside the workspace; only files inside it (or an --add-dir directory) can be changed.`;
     case 'protected':

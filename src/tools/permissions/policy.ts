@@ -6,6 +6,7 @@ import type { Policy, RuleEntry, RuleSource } from './decide.js';
 import { parseMode, type PermissionMode } from './modes.js';
 import { credentialPaths } from './protected-paths.js';
 import { parseRule } from './rules.js';
+import type { KnownTools } from './tool-names.js';
 
 /** The `permissions` block of one config file. */
 export interface PermissionsConfig {
@@ -27,7 +28,11 @@ export interface PolicyInput {
   project?: PermissionsConfig;
   /** Rules given as plain allow rules of the user (tests, older callers). */
   allow?: string[];
-  /** `--allowed-tools` / `--disallowed-tools` values, each comma-separated, repeatable. */
+  /**
+   * `--allowed-tools` / `--disallowed-tools` values (also spelled `--allowedTools` /
+   * `--disallowedTools`), repeatable, each a list separated by commas or blanks outside
+   * parentheses (`"Bash(git:*) Read"`, `"bash(npm test),read_file"`).
+   */
   allowedTools?: string[];
   disallowedTools?: string[];
   /** `--add-dir` values. */
@@ -41,35 +46,53 @@ export interface PolicyInput {
   home?: string;
   /** KEEN_HOME: reads of it ask like credential folders. */
   keenHome?: string;
+  /**
+   * The names of the configured MCP servers. Given, every rule's tool is checked: a rule naming
+   * no built-in tool and no configured server is a KeenError (exit 2) with the close names.
+   */
+  mcpServers?: readonly string[];
 }
 
-/** Split `a,b(c,d),e` on commas outside parentheses and braces. */
+/**
+ * Split `a,b(c, d) e` into rules on commas and blanks outside parentheses and braces (and outside
+ * quotes inside them: `bash(echo ")")` is one rule).
+ */
 export function splitRuleList(values: readonly string[]): string[] {
   const out: string[] = [];
   for (const value of values) {
     let depth = 0;
+    let quote = '';
     let current = '';
+    const flush = () => {
+      if (current.trim()) out.push(current.trim());
+      current = '';
+    };
     for (const ch of value) {
-      if (ch === '(' || ch === '{') depth++;
-      if (ch === ')' || ch === '}') depth = Math.max(0, depth - 1);
-      if (ch === ',' && depth === 0) {
-        if (current.trim()) out.push(current.trim());
-        current = '';
-      } else {
-        current += ch;
+      if (quote) {
+        if (ch === quote) quote = '';
+      } else if (depth > 0 && (ch === '"' || ch === "'")) {
+        quote = ch;
+      } else if (ch === '(' || ch === '{') {
+        depth++;
+      } else if (ch === ')' || ch === '}') {
+        depth = Math.max(0, depth - 1);
+      } else if (depth === 0 && (ch === ',' || /\s/.test(ch))) {
+        flush();
+        continue;
       }
+      current += ch;
     }
-    if (current.trim()) out.push(current.trim());
+    flush();
   }
   return out;
 }
 
-function entries(list: readonly string[] | undefined, source: RuleSource, home: string, where: string): RuleEntry[] {
+function entries(list: readonly string[] | undefined, source: RuleSource, home: string, where: string, known?: KnownTools): RuleEntry[] {
   return (list ?? []).map((text, i) => {
     try {
-      return { rule: parseRule(text, home), source };
+      return { rule: parseRule(text, home, known), source };
     } catch (err) {
-      throw new KeenError(`${where}[${i}]: ${(err as Error).message}`);
+      throw new KeenError(`${where}[${i}]: ${(err as Error).message}`, err instanceof KeenError ? err.exitCode : 1);
     }
   });
 }
@@ -106,6 +129,7 @@ export function buildPolicy(input: PolicyInput = {}): Policy {
   const trusted = input.projectTrusted ?? !!input.yolo;
   const cliAllow = splitRuleList(input.allowedTools ?? []);
   const cliDeny = splitRuleList(input.disallowedTools ?? []);
+  const known: KnownTools | undefined = input.mcpServers ? { mcpServers: input.mcpServers } : undefined;
   const dirs = [
     ...(input.addDirs ?? []).map((d) => realDir(d, cwd, home, '--add-dir')),
     ...(input.user?.additionalDirectories ?? []).map((d) => realDir(d, cwd, home, 'permissions.additionalDirectories')),
@@ -121,17 +145,21 @@ export function buildPolicy(input: PolicyInput = {}): Policy {
   return {
     mode: resolveMode(input, trusted),
     allow: [
-      ...entries(input.allow, 'user', home, 'permissions.allow'),
-      ...entries(input.user?.allow, 'user', home, 'permissions.allow'),
-      ...entries(input.project?.allow, 'project', home, 'permissions.allow'),
-      ...entries(cliAllow, 'cli', home, '--allowed-tools'),
+      ...entries(input.allow, 'user', home, 'permissions.allow', known),
+      ...entries(input.user?.allow, 'user', home, 'user config permissions.allow', known),
+      ...entries(input.project?.allow, 'project', home, 'project config permissions.allow', known),
+      ...entries(cliAllow, 'cli', home, '--allowed-tools', known),
     ],
-    ask: [...entries(input.user?.ask, 'user', home, 'permissions.ask'), ...entries(input.project?.ask, 'project', home, 'permissions.ask')],
+    ask: [
+      ...entries(input.user?.ask, 'user', home, 'user config permissions.ask', known),
+      ...entries(input.project?.ask, 'project', home, 'project config permissions.ask', known),
+    ],
     deny: [
-      ...entries(input.user?.deny, 'user', home, 'permissions.deny'),
-      ...entries(input.project?.deny, 'project', home, 'permissions.deny'),
-      ...entries(cliDeny, 'cli', home, '--disallowed-tools'),
+      ...entries(input.user?.deny, 'user', home, 'user config permissions.deny', known),
+      ...entries(input.project?.deny, 'project', home, 'project config permissions.deny', known),
+      ...entries(cliDeny, 'cli', home, '--disallowed-tools', known),
     ],
+    known,
     additionalDirs: [...new Set(dirs)],
     sensitive,
     projectTrusted: trusted,

@@ -6,6 +6,7 @@ import { type BashPattern, matchRunning, matchWritten, ruleWords } from './bash-
 import { accessOf, bashCommandOf, FILE_READ_TOOLS, FILE_WRITE_TOOLS, isInside, posixRel } from './request.js';
 import { analyzeCommand } from './shell-command.js';
 import { forStream } from '../../terminal-text.js';
+import { canonicalTool, type KnownTools, unknownToolReason } from './tool-names.js';
 
 /**
  * Permission rules: one syntax for every tool, used by `permissions.allow` / `ask` / `deny`, by
@@ -29,6 +30,8 @@ import { forStream } from '../../terminal-text.js';
  *   every reading file tool (read_file, grep, glob, list_dir) and `edit_file(…)` every writing one
  *   (edit_file, write_file). Rules see real paths: symlinks and `..` are resolved first.
  * - `web_fetch(domain:example.com)`: that host and its subdomains.
+ * - Claude Code's tool names are aliases (`Bash(git:*)` is `bash(git:*)`, `Read(./src/**)` is
+ *   `read_file(src/**)`; tool-names.ts); the rule's `text` is Keen's spelling.
  */
 export type Rule =
   | { text: string; tool: string; kind: 'tool' }
@@ -40,16 +43,21 @@ export type Rule =
 export const PATH_RULE_TOOLS = new Set(['read_file', 'write_file', 'edit_file', 'glob', 'grep', 'list_dir']);
 
 /**
- * Parse one rule. Throws a KeenError naming the rule when it is malformed; `home` expands `~/`.
+ * Parse one rule. Throws a KeenError naming the rule when it is malformed, or — given `known` —
+ * when its tool is no tool (a rule that matches nothing must not pass for one that protects);
+ * `home` expands `~/`.
  */
-export function parseRule(entry: string, home: string): Rule {
-  const text = entry.trim();
-  const m = /^([A-Za-z_*][A-Za-z0-9_*-]*)(?:\((.*)\))?$/s.exec(text);
+export function parseRule(entry: string, home: string, known?: KnownTools): Rule {
+  const trimmed = entry.trim();
+  const m = /^([A-Za-z_*][A-Za-z0-9_*-]*)(?:\((.*)\))?$/s.exec(trimmed);
   if (!m) {
-    throw new KeenError(`invalid permission rule "${entry}": use a tool name ("write_file"), "bash(<command>)" or "<file tool>(<glob>)"`);
+    throw new KeenError(`invalid permission rule "${entry}": use a tool name ("write_file"), "bash(<command>)" or "<file tool>(<glob>)"`, 2);
   }
-  const tool = m[1];
+  const tool = canonicalTool(m[1]);
   const spec = m[2]?.trim();
+  const text = spec === undefined ? tool : `${tool}(${m[2]})`;
+  const unknown = known ? unknownToolReason(tool, known) : undefined;
+  if (unknown) throw new KeenError(`invalid permission rule "${trimmed}": ${unknown}`, 2);
   if (spec === undefined) return { text, tool, kind: 'tool' };
   if (spec === '' || spec === '*' || spec === '**') return { text, tool, kind: 'tool' };
   if (tool === 'bash') return parseBashRule(text, spec, entry);
@@ -58,12 +66,12 @@ export function parseRule(entry: string, home: string): Rule {
     const d = /^domain:(?:\*\.)?([A-Za-z0-9.-]+)$/.exec(spec);
     if (!d) {
       const host = /^[A-Za-z0-9.-]+$/.test(spec) ? spec : 'docs.python.org';
-      throw new KeenError(`invalid permission rule "${entry}": web_fetch takes "domain:<host>", e.g. "web_fetch(domain:${host})"`);
+      throw new KeenError(`invalid permission rule "${entry}": web_fetch takes "domain:<host>", e.g. "web_fetch(domain:${host})"`, 2);
     }
     return { text, tool, kind: 'domain', domain: d[1].toLowerCase() };
   }
   if (!PATH_RULE_TOOLS.has(tool)) {
-    throw new KeenError(`invalid permission rule "${entry}": only bash (a command), the file tools (a path glob) and web_fetch (a domain) take a pattern; use "${tool}"`);
+    throw new KeenError(`invalid permission rule "${entry}": only bash (a command), the file tools (a path glob) and web_fetch (a domain) take a pattern; use "${tool}"`, 2);
   }
   let glob = spec;
   let base: 'workspace' | 'absolute' = 'workspace';
@@ -102,7 +110,7 @@ function parseBashRule(text: string, spec: string, entry: string): Rule {
  * (`bash(git status*)`), saying how it is read; undefined for every other rule.
  */
 export function prefixRuleWarning(entry: string): string | undefined {
-  const m = /^bash\((.*)\)$/s.exec(entry.trim());
+  const m = /^(?:bash|Bash)\((.*)\)$/s.exec(entry.trim());
   if (!m) return undefined;
   const spec = m[1].trim();
   if (!spec.endsWith('*') || /(?::|\s)\*$/.test(spec) || spec === '*' || spec === '**') return undefined;
