@@ -87,7 +87,8 @@ function Screen({ state, onWiped }: { state: UiState; onWiped?: () => void }) {
         {state.picker && <Picker view={state.picker} maxRows={windowLines(rows, PICKER_FIXED_ROWS, PICKER_ROWS)} />}
         {state.busy && !state.permission && <Loader busy={state.busy} />}
         <QueueView queue={state.queue} />
-        {!asking && (
+        {/* Typed ahead while a prompt shows (input/prompt-guard.ts), the input stays in view. */}
+        {(!asking || (state.permission && state.editor.text)) && (
           <Box flexDirection="column" marginTop={1}>
             <PromptInput editor={state.editor} windowLines={windowLines(rows, INPUT_FIXED_ROWS, INPUT_WINDOW_LINES)} />
             <Suggestions text={state.editor.text} candidates={state.candidates} />

@@ -10,8 +10,13 @@ import { memoryInput } from './context-commands.js';
 import { expandMentions } from './input/mentions.js';
 import { parseInput, unknownCommandHint } from './slash-commands.js';
 
-export async function dispatchInput(host: CommandHost, text: string): Promise<void> {
-  if (await memoryInput(host, text)) return;
+/**
+ * `pasted`: the text came from a paste, so it is a message whatever it starts with. `#` notes
+ * are typed single-line input only (a multi-line text starting with `# ` is markdown).
+ */
+export async function dispatchInput(host: CommandHost, text: string, origin: { pasted?: boolean } = {}): Promise<void> {
+  if (origin.pasted) return chat(host, text);
+  if (!text.trim().includes('\n') && (await memoryInput(host, text))) return;
   const parsed = parseInput(text);
   if (parsed.kind === 'unknown' && parsed.name.startsWith('mcp__') && (await mcpPrompt(host, text, parsed.name))) return;
   if (parsed.kind !== 'command' && text.trim().startsWith('/')) {

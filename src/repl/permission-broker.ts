@@ -8,17 +8,27 @@ import type { SessionAnswer } from '../tools/permissions/index.js';
 import type { PermissionRequest } from '../tools/types.js';
 import { promptDetail, promptDetailBudget } from './components/permission-prompt.js';
 import type { UiStore } from './state/ui-store.js';
+import { PromptGuard, PROMPT_GUARD_MS } from './input/prompt-guard.js';
 
 /** The terminal's size (absent: not a terminal REPL; the prompt's diff is only capped). */
 export type TerminalSize = () => { rows: number; columns: number } | undefined;
 
 export class PermissionBroker {
   private pending?: { resolve: (answer: SessionAnswer) => void; request: PermissionRequest; above: boolean };
+  private readonly guard: PromptGuard;
 
   constructor(
     private readonly store: UiStore,
     private readonly size?: TerminalSize,
-  ) {}
+    guardMs: number = PROMPT_GUARD_MS,
+  ) {
+    this.guard = new PromptGuard(guardMs);
+  }
+
+  /** Whether a key arriving now is typed-ahead text for the input, not an answer (input/prompt-guard.ts). */
+  holdsKey(now = Date.now()): boolean {
+    return this.pending !== undefined && this.guard.holds(now);
+  }
 
   /**
    * A diff or bash command the prompt would have to cut to keep its question and answers on
@@ -47,6 +57,7 @@ export class PermissionBroker {
       }
       const above = this.writeWholeDetail(request);
       this.pending = { resolve, request, above };
+      this.guard.open(Date.now());
       this.store.dispatch({ type: 'permission-open', request, fullDiffAbove: above });
     });
   }
@@ -67,6 +78,7 @@ export class PermissionBroker {
     const pending = this.pending;
     if (!pending) return;
     this.pending = undefined;
+    this.guard.close();
     this.store.dispatch({ type: 'permission-close' });
     pending.resolve(answer);
   }

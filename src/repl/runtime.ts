@@ -51,7 +51,12 @@ export interface RuntimeOptions {
   onExit: (code: number) => void;
   /** Text delta batching interval (tests pass 0). */
   batchMs?: number;
+  /** The permission prompt's typed-ahead guard (input/prompt-guard.ts; tests not about timing pass 0). */
+  promptGuardMs?: number;
 }
+
+/** The line a REPL started in bypassPermissions shows first (not only the footer's mode word). */
+export const YOLO_WARNING = '--yolo: every tool call runs without asking (deny rules and protected paths still hold)';
 
 /** How long the second Ctrl+C may come after the first. */
 export const EXIT_WINDOW_MS = 2000;
@@ -74,7 +79,7 @@ export class ReplRuntime implements CommandHost {
 
   constructor(readonly opts: RuntimeOptions) {
     this.store = opts.store;
-    this.broker = new PermissionBroker(this.store, () => opts.scrollback?.size?.());
+    this.broker = new PermissionBroker(this.store, () => opts.scrollback?.size?.(), opts.promptGuardMs);
     onRetryWait((w) => this.notice(describeRetryWait(w), 'warning'));
   }
 
@@ -97,6 +102,7 @@ export class ReplRuntime implements CommandHost {
       throw err;
     }
     this.ready = true;
+    if (this.bypassChosen) this.notice(YOLO_WARNING, 'warning');
     await historyLoad?.catch(() => undefined);
     if (initialPrompt?.trim()) this.submit(initialPrompt, { remember: false });
     else this.drain();
@@ -104,8 +110,11 @@ export class ReplRuntime implements CommandHost {
 
   // ---- input ---------------------------------------------------------------------------------
 
-  /** The user pressed Enter on `text`: run it now, or queue it while busy. */
-  submit(text: string, opts: { remember?: boolean } = {}): void {
+  /** Queued messages that were pasted (the queue holds text; a paste is never run as a command). */
+  private readonly pastedQueued = new Set<string>();
+
+  /** The user pressed Enter on `text`: run it now, or queue it while busy. `pasted`: it is a message, never a command. */
+  submit(text: string, opts: { remember?: boolean; pasted?: boolean } = {}): void {
     if (!text.trim() || this.exiting) return;
     if (opts.remember !== false) {
       this.store.dispatch({ type: 'edit', command: { type: 'remember', text } });
@@ -118,16 +127,17 @@ export class ReplRuntime implements CommandHost {
         return;
       }
       this.store.dispatch({ type: 'queue-push', text });
+      if (opts.pasted) this.pastedQueued.add(text);
       this.drain();
       return;
     }
-    this.launch(text);
+    this.launch(text, opts.pasted);
   }
 
-  private launch(text: string): void {
+  private launch(text: string, pasted = false): void {
     this.running = true;
     this.current = this.requireParts()
-      .dispatchInput(this, text)
+      .dispatchInput(this, text, { pasted })
       .catch((err) => this.store.dispatch({ type: 'append', items: [{ kind: 'error', title: 'Error', message: errorText(err) }] }))
       .finally(() => {
         this.running = false;
@@ -143,7 +153,7 @@ export class ReplRuntime implements CommandHost {
     const next = this.store.getState().queue[0];
     if (next === undefined) return;
     this.store.dispatch({ type: 'queue-shift' });
-    this.launch(next);
+    this.launch(next, this.pastedQueued.delete(next));
   }
 
   /** A turn sending `prompt` after the command line the user typed (/init). */
@@ -188,13 +198,13 @@ export class ReplRuntime implements CommandHost {
 
   /**
    * Ctrl+C: answers an open permission question with deny and cancels the running parent stream
-   * (chat or manual compaction); when idle it clears the input, then asks for a second press to exit.
+   * (chat or manual compaction), the queued messages going back to the input for editing; when
+   * idle it clears the input, then asks for a second press to exit.
    */
   interrupt(): void {
     const state = this.store.getState();
     if (this.turn) {
-      this.broker.answer('deny');
-      this.turn.abort.abort();
+      this.cancelTurn(this.turn);
       return;
     }
     if (state.picker) {
@@ -216,14 +226,31 @@ export class ReplRuntime implements CommandHost {
     this.exitTimer.unref?.();
   }
 
+  /** Cancel `turn` (the user stopped it); its queued messages go back to the input, none is sent. */
+  private cancelTurn(turn: TurnHandle): void {
+    this.broker.answer('deny');
+    turn.abort.abort();
+    this.recallQueue();
+  }
+
+  /** The queued messages (then what is being typed) become the input, one a line, for editing. */
+  private recallQueue(): void {
+    const { queue, editor } = this.store.getState();
+    if (queue.length === 0) return;
+    this.pastedQueued.clear();
+    this.store.dispatch({ type: 'queue-clear' });
+    this.store.dispatch({ type: 'edit', command: { type: 'set', text: [...queue, editor.text].filter(Boolean).join('\n') } });
+  }
+
   /**
-   * Esc: denies an open permission question, closes a picker, cancels a manual compaction, or —
-   * during an automatic compaction — calls only the child's cancel (the parent turn goes on).
+   * Esc: says no to an open permission question (which stops the turn), closes a picker, cancels
+   * a manual compaction, during an automatic compaction calls only the child's cancel (the parent
+   * turn goes on), and otherwise interrupts a streaming answer or a running tool as Ctrl+C does.
    */
   escape(): void {
     const state = this.store.getState();
     if (this.broker.asking) {
-      this.broker.answer('deny');
+      this.answerPermission('deny');
       return;
     }
     if (state.picker) {
@@ -241,9 +268,23 @@ export class ReplRuntime implements CommandHost {
       return;
     }
     if (state.candidates.length) this.store.dispatch({ type: 'candidates', candidates: [] });
+    else if (this.turn) this.cancelTurn(this.turn);
   }
 
+  /**
+   * The user's answer to the open permission question. A no ("tell the agent what to do
+   * instead") stops the turn: the tool result records the denial, no further model request is
+   * made, and the input (with any queued messages) waits for the user's instruction.
+   */
   answerPermission(answer: SessionAnswer): void {
+    const turn = this.turn;
+    if (answer === 'deny' && this.broker.asking && turn?.mode === 'chat') {
+      // The turn stops once the denied call's result is in (turn-runner.ts), so the denial is recorded.
+      turn.stopped = 'denied';
+      this.broker.answer('deny');
+      this.recallQueue();
+      return;
+    }
     this.broker.answer(answer);
   }
 
@@ -253,6 +294,11 @@ export class ReplRuntime implements CommandHost {
     const text = kind === 'resume' ? `/resume ${value}` : kind === 'rewind' ? `/rewind ${value}` : `/model ${value}`;
     if (this.busy) this.store.dispatch({ type: 'queue-push', text });
     else this.launch(text);
+  }
+
+  /** The user started keen in bypassPermissions (`--yolo`, `--permission-mode bypassPermissions`): Shift+Tab may return to it. */
+  get bypassChosen(): boolean {
+    return !!this.opts.flags.yolo || this.opts.flags.permissionMode === 'bypassPermissions';
   }
 
   /** The live permission policy (its mode and session rules change from the REPL). */

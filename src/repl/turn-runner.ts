@@ -14,7 +14,12 @@ export interface TurnHandle {
   abort: AbortController;
   /** The running automatic compaction's cancel (from `auto_compaction_started`). */
   childCancel?: () => void;
+  /** The user answered a permission prompt no: the turn stops after the denied call's result. */
+  stopped?: 'denied';
 }
+
+/** The notice of a turn stopped by a "no" to a permission prompt. */
+export const DENIED_STOP_NOTICE = 'Stopped: you said no. Tell the agent what to do instead.';
 
 export interface TurnHooks {
   /** Provider-reported usage of one request (for the context gauge). */
@@ -61,6 +66,8 @@ export async function runTurn(store: UiStore, handle: TurnHandle, events: AsyncI
           break;
         case 'tool_call_finished':
           dispatch({ type: 'tool-end', id: ev.call.id, status: ev.result.is_error ? 'error' : 'done', output: clipOutput(ev.result.content) });
+          // A "no" to a prompt stops the turn here: the denial is the call's result, the calls after it and the next request are cancelled.
+          if (handle.stopped === 'denied') handle.abort.abort();
           break;
         case 'auto_compaction_started':
           handle.childCancel = ev.cancel;
@@ -96,8 +103,8 @@ export async function runTurn(store: UiStore, handle: TurnHandle, events: AsyncI
           const compact = handle.mode === 'compact';
           if (ev.error.kind === 'cancelled') {
             result.cancelled = true;
-            const text = compact ? 'Compaction cancelled; history unchanged' : 'Interrupted';
-            dispatch({ type: 'append', items: [{ kind: 'notice', text, tone: 'muted' }] });
+            const text = compact ? 'Compaction cancelled; history unchanged' : handle.stopped === 'denied' ? DENIED_STOP_NOTICE : 'Interrupted';
+            dispatch({ type: 'append', items: [{ kind: 'notice', text, tone: handle.stopped === 'denied' ? 'warning' : 'muted' }] });
           } else {
             const message = compact && !/history unchanged/.test(ev.error.message) ? `${ev.error.message}; history unchanged` : ev.error.message;
             dispatch({ type: 'append', items: [{ kind: 'error', title: compact ? 'Compaction failed' : 'Error', message }] });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { afterToolResult, allText, isCompactionRequest, lastUserText } from './fake-requests.js';
 import { idleTail, KEYS, startHarness, type ReplHarness } from './harness.js';
+import { DENIED_STOP_NOTICE } from '../../src/repl/turn-runner.js';
 
 let h: ReplHarness | undefined;
 afterEach(async () => {
@@ -58,7 +59,7 @@ describe('a turn on screen', () => {
     expect(h.frame()).not.toContain('queued');
   });
 
-  it('Esc denies a permission request and Ctrl+O expands the tool output', async () => {
+  it('Esc denies a permission request (the turn stops) and Ctrl+O expands the tool output', async () => {
     h = await startHarness({
       responder: (req) =>
         afterToolResult(req)
@@ -70,7 +71,8 @@ describe('a turn on screen', () => {
     expect(prompt).toContain('│   +one');
     expect(prompt).toContain('│   +two');
     h.write(KEYS.esc);
-    const frame = await h.waitFor('Understood, I will not write it.');
+    const frame = await h.waitFor(DENIED_STOP_NOTICE);
+    expect(frame).not.toContain('Understood, I will not write it.');
     expect(frame).toContain('│ ✗ write_file out.txt (2 lines)');
     expect(frame).toContain('│ Permission denied: the user declined this write_file call.');
     h.write(KEYS.ctrlO);

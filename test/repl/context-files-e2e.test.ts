@@ -11,6 +11,7 @@ import { systemText } from '../e2e/context-fixtures.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { TmuxKeen } from './tmux.js';
+import { DENIED_STOP_NOTICE } from '../../src/repl/turn-runner.js';
 
 let fake: ScriptedServer;
 let ws: Workspace;
@@ -37,12 +38,13 @@ describe('context files in the REPL', () => {
     await t.waitFor((s) => s.includes('Type a message') && !s.includes('starting…'));
 
     const from = fake.requests.length;
-    fake.enqueue({ steps: [{ toolCall: { name: 'remember', args: { fact: 'Pipe installers to sh', scope: 'user' } } }] }, { steps: [{ text: 'Not saved.' }] });
+    // A No stops the turn: the model is not asked again.
+    fake.enqueue({ steps: [{ toolCall: { name: 'remember', args: { fact: 'Pipe installers to sh', scope: 'user' } } }] });
     t.type('remember this for every project');
     const asked = await t.waitFor('Allow remember?');
     expect(asked).toContain('remember in user memory (every project): Pipe installers to sh');
-    t.keys('3');
-    await t.waitFor('Not saved.');
+    await t.answer('3');
+    await t.waitFor(DENIED_STOP_NOTICE);
     expect(fs.existsSync(path.join(ws.home, 'memory.md'))).toBe(false);
     expect(systemText(fake.requests[from])).not.toContain('LEAKED-IN-REPL');
 

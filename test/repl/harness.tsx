@@ -37,6 +37,8 @@ export interface HarnessOptions {
   /** Reuse a workspace (and its KEEN_HOME) from an earlier harness. */
   workspace?: Workspace;
   fake?: ScriptedServer;
+  /** The permission prompt's typed-ahead guard (default 0: answers are taken at once). */
+  promptGuardMs?: number;
 }
 
 export interface ReplHarness {
@@ -79,6 +81,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<ReplHarne
     history: new InputHistory(historyFile(ws.home, ws.cwd)),
     onExit: (code) => resolveExit(code),
     batchMs: 0,
+    promptGuardMs: opts.promptGuardMs ?? 0,
   });
   const ink = render(<App runtime={runtime} />);
   await runtime.start();

@@ -116,7 +116,7 @@ describe('the live frame in a 24-row terminal', () => {
     );
     expect(asking).toContain('Allow write_file?');
 
-    t.keys('1');
+    await t.answer('1');
     const all = await history((s) => s.includes('Written.') && idle(s), 'the answer');
     expect(onceInOrder(all, [...BEFORE, ...questions, `Resumed session ${id}`, 'write it', '+content line 59', 'Written.'])).toBe(true);
   });
@@ -132,7 +132,7 @@ describe('the live frame in a 24-row terminal', () => {
     expect(screen.replace(/\n$/, '').split('\n').length).toBeLessThanOrEqual(ROWS);
     // Every line of the command is readable in the scrollback before answering.
     await history((s) => inOrder(s, ['run it', ...lines]) && s.includes('Allow bash?'), 'the whole command');
-    t.keys('3');
+    await t.answer('3');
     await history((s) => idle(s), 'the denial');
   });
 
@@ -149,7 +149,7 @@ describe('the live frame in a 24-row terminal', () => {
     // The prompt now shows part of the diff; every line is in the scrollback above it.
     await history((s) => inOrder(s, ['note it', ...lines.map((l) => `+${l}`)]) && s.includes('(the whole diff is printed above)'), 'the whole diff above the prompt');
     expect(t.screen()).toContain('Allow write_file?');
-    t.keys('3');
+    await t.answer('3');
     await history((s) => idle(s), 'the denial');
   });
 

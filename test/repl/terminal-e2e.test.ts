@@ -48,7 +48,7 @@ describe('keen in a terminal', () => {
     await t.waitFor('Type a message');
     t.type('run echo for me');
     await t.waitFor('Allow bash?');
-    t.keys('1');
+    await t.answer('1');
     const screen = await t.waitFor((s) => s.includes('It printed hello and nothing else.') && idle(s));
     expect(screen).toContain('● Plan');
     expect(screen).toContain('✓ bash echo hello\n  ⎿ hello');

@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { runKeen } from '../e2e/harness.js';
 import { afterToolResult } from './fake-requests.js';
 import { type TmuxKeen, useTmuxRig } from './tmux.js';
+import { DENIED_STOP_NOTICE } from '../../src/repl/turn-runner.js';
 
 const rig = useTmuxRig();
 
@@ -61,8 +62,8 @@ describe('the REPL draws external text as visible escapes', () => {
     const screen = await t.waitFor((s) => s.includes('Allow bash?') && s.includes('3. No'));
     expect(screen).toContain(`touch PWNED; ${'\\b'.repeat(18)}ls -la`);
     expect(screen).not.toMatch(/bash:? ls -la\s*$/m);
-    t.keys('3');
-    await t.waitFor((s) => s.includes('Not run.'));
+    await t.answer('3');
+    await t.waitFor((s) => s.includes(DENIED_STOP_NOTICE));
     expect(fs.existsSync(path.join(rig.ws.cwd, 'PWNED'))).toBe(false);
   });
 

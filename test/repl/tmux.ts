@@ -9,6 +9,7 @@ import { afterEach, beforeEach } from 'vitest';
 import { cleanEnv, KEEN_BIN, makeWorkspace, type Workspace } from '../e2e/harness.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
+import { PROMPT_GUARD_MS } from '../../src/repl/input/prompt-guard.js';
 
 let counter = 0;
 
@@ -67,6 +68,12 @@ export class TmuxKeen {
 
   keys(...names: string[]): void {
     this.tmux('send-keys', '-t', 'main', ...names);
+  }
+
+  /** Answer an open permission prompt with `key` once its typed-ahead guard has passed (input/prompt-guard.ts). */
+  async answer(key: string): Promise<void> {
+    await new Promise((r) => setTimeout(r, PROMPT_GUARD_MS + 150));
+    this.keys(key);
   }
 
   resize(width: number, height: number): void {

@@ -8,6 +8,7 @@ import type { ReplRuntime } from '../runtime.js';
 import { mcpSlashCommands } from '../mcp-commands.js';
 import { complete } from './completion.js';
 import type { EditorCommand } from './editor.js';
+import { BYPASS_HINT, replNextMode } from './mode-cycle.js';
 
 /** Bracketed paste markers as Ink delivers them (escape stripped). */
 const PASTE_START = '[200~';
@@ -19,13 +20,27 @@ export interface KeyRouter {
 
 export function createKeyRouter(rt: ReplRuntime): KeyRouter {
   let pasting = false;
+  /** The input holds pasted text (bracketed paste): it is sent as a message, never run as a command. */
+  let pasted = false;
   const edit = (command: EditorCommand) => rt.store.dispatch({ type: 'edit', command });
 
   const submit = () => {
     const text = rt.store.getState().editor.text;
     if (!text.trim()) return;
     edit({ type: 'clear' });
-    rt.submit(text);
+    rt.submit(text, { pasted });
+    pasted = false;
+  };
+
+  /** Shift+Tab: the next mode of the REPL's cycle (input/mode-cycle.ts). */
+  const cycleMode = () => {
+    if (!rt.session) return;
+    void import('../permissions-command.js').then((m) => {
+      const policy = rt.permissionPolicy;
+      const next = replNextMode(policy.mode, rt.bypassChosen);
+      m.setMode(rt, policy, next);
+      if (next === 'default' && !rt.bypassChosen) rt.notice(BYPASS_HINT, 'muted');
+    });
   };
 
   /**
@@ -81,11 +96,7 @@ export function createKeyRouter(rt: ReplRuntime): KeyRouter {
       return;
     }
     if (input === '\n') return edit({ type: 'newline' });
-    if (key.tab && key.shift) {
-      if (!rt.session) return;
-      void import('../permissions-command.js').then((m) => m.cycleMode(rt, rt.permissionPolicy));
-      return;
-    }
+    if (key.tab && key.shift) return cycleMode();
     if (key.tab && !key.shift) {
       const result = complete(editor.text, editor.cursor, rt.cwd, mcpSlashCommands(rt.session?.mcp));
       if (result.text !== undefined) edit({ type: 'set', text: result.text, cursor: result.cursor });
@@ -127,14 +138,17 @@ export function createKeyRouter(rt: ReplRuntime): KeyRouter {
         else edit({ type: 'insert', text: key.return ? '\n' : key.tab ? '\t' : input });
         return;
       }
+      const state = rt.store.getState();
+      if (!state.editor.text) pasted = false;
       if (input === PASTE_START) {
         pasting = true;
+        pasted = true;
         return;
       }
       if (input === PASTE_END) return;
-      const state = rt.store.getState();
       if (key.ctrl && input === 'c') return rt.interrupt();
-      if (state.permission) return permissionKey(input, key);
+      // Keys typed ahead while the prompt appears go to the input (input/prompt-guard.ts).
+      if (state.permission && !rt.broker.holdsKey()) return permissionKey(input, key);
       if (state.picker) return pickerKey(input, key);
       if (key.escape) return rt.escape();
       if (key.ctrl && input === 'o') return rt.toggleExpand();

@@ -166,6 +166,8 @@ export function uiReducer(s: UiState, a: UiAction): UiState {
       return s.queue.length >= QUEUE_LIMIT ? s : { ...s, queue: [...s.queue, a.text] };
     case 'queue-shift':
       return { ...s, queue: s.queue.slice(1) };
+    case 'queue-clear':
+      return s.queue.length ? { ...s, queue: [] } : s;
     case 'permission-open':
       return { ...s, permission: { request: a.request, selected: 0, ...(a.fullDiffAbove ? { fullDiffAbove: true } : {}) } };
     case 'permission-detail-above':

@@ -159,6 +159,8 @@ export type UiAction =
   | { type: 'turn-end' }
   | { type: 'queue-push'; text: string }
   | { type: 'queue-shift' }
+  /** Empty the queue (its messages went back to the input for editing). */
+  | { type: 'queue-clear' }
   | { type: 'permission-open'; request: PermissionRequest; fullDiffAbove?: boolean }
   /** The open prompt's whole detail was written above it (the terminal shrank). */
   | { type: 'permission-detail-above' }
