@@ -1,5 +1,5 @@
 /**
- * TLS through a proxy (Node's fetch with undici's proxy agent): an untrusted certificate fails
+ * TLS through a proxy (the CONNECT tunnel of src/llm/net): an untrusted certificate fails
  * closed, a name or an IP literal is checked against the certificate, and an https:// proxy's own
  * certificate is verified too. Real servers and the CONNECT proxy fake on loopback.
  */
