@@ -215,6 +215,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
       if (launch.refused) throw new ToolError(launch.refused);
       if (launch.warning) options.onNotice?.(launch.warning);
       const env = commandEnv(process.env, options.env);
+      let restored: string[] = [];
       const result = await runBash(args.command, {
         cwd: ctx.cwd,
         timeoutMs: timeoutSeconds * 1000,
@@ -222,7 +223,10 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
         launch,
         // A command an allow rule let through runs no repository code through git.
         env: { ...(launch.sandboxed ? sandboxEnv(env, effective) : env), ...(await allowListedGitEnv(args.command, ctx, env)) },
-      }).finally(() => launch.cleanup?.());
+      }).finally(() => {
+        restored = launch.cleanup?.() ?? [];
+      });
+      for (const line of restored) options.onNotice?.(line);
       if (result.ending === 'cancelled') return { content: CANCELLED, is_error: true };
       const output = result.output.replace(/\s+$/, '');
       const lines = [output === '' ? '(no output)' : output, statusLine(result, timeoutSeconds)];
@@ -238,6 +242,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
       }
       if (result.leftRunning) lines.push('[the processes it left running in the background were stopped when it ended]');
       if (launch.notice) lines.push(launch.notice);
+      for (const line of restored) lines.push(`[sandbox: ${line}]`);
       return { content: lines.join('\n'), is_error: failed };
     },
   });

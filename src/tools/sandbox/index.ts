@@ -5,7 +5,7 @@ import { credentialStores } from '../credential-stores.js';
 import { bwrapArgs } from './bwrap.js';
 import { findSandbox, probe, type SandboxAvailability } from './detect.js';
 import { exposedHostPaths, hostSocketPaths, withoutHostSockets } from './host-sockets.js';
-import { emptySource, protectedMounts, removeMountPoints } from './protected-mounts.js';
+import { emptySource, protectedMounts, removeMountPoints, restoreLinks } from './protected-mounts.js';
 import { seatbeltProfile } from './seatbelt.js';
 import type { SandboxPlan, SandboxSettings } from './settings.js';
 
@@ -26,8 +26,11 @@ export interface Launch {
   warning?: string;
   /** Why the command may not run at all (plan mode without a sandbox). */
   refused?: string;
-  /** Run when the command has ended: removes the mount points made for absent protected paths. */
-  cleanup?: () => void;
+  /**
+   * Run when the command has ended: removes the mount points made for absent protected paths and
+   * puts back protected symlinks the command replaced; returns a line for each link put back.
+   */
+  cleanup?: () => string[];
 }
 
 function real(p: string): string | undefined {
@@ -95,6 +98,7 @@ export function planFor(settings: SandboxSettings, roots: readonly string[], cwd
     protected: prot?.mounts,
     emptyFile: prot?.mounts.some((m) => !m.exists && !m.dir) ? emptySource() : undefined,
     created: prot?.created,
+    links: prot?.links,
   };
 }
 
@@ -142,7 +146,14 @@ export async function launchFor(
   }
   const plan = planFor(settings, roots, cwd, opts);
   const created = plan.created ?? [];
-  const cleanup = created.length > 0 ? () => removeMountPoints(created) : undefined;
+  const links = plan.links ?? [];
+  const cleanup =
+    created.length > 0 || links.length > 0
+      ? () => {
+          removeMountPoints(created);
+          return restoreLinks(links);
+        }
+      : undefined;
   if (avail.kind === 'bwrap') return { file: avail.program, args: bwrapArgs(plan, command), sandboxed: true, cleanup };
   return { file: avail.program, args: ['-p', seatbeltProfile(plan), 'bash', '-c', command], sandboxed: true };
 }

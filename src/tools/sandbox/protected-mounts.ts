@@ -29,6 +29,17 @@ export interface ProtectedPlan {
   mounts: ProtectedMount[];
   /** Paths that did not exist before the command, deepest first (mount points and their parents). */
   created: string[];
+  /**
+   * Protected paths that are symlinks, with the text of each link. bubblewrap cannot mount over a
+   * link (its target is bound instead), so the command could replace the link itself; after the
+   * command `restoreLinks` puts each back.
+   */
+  links: ProtectedLink[];
+}
+
+export interface ProtectedLink {
+  path: string;
+  target: string;
 }
 
 function kind(p: string): 'dir' | 'file' | 'link' | undefined {
@@ -98,10 +109,12 @@ const GIT_PROTECTED: { name: string; dir: boolean; always: boolean }[] = [
 export function protectedMounts(roots: readonly string[]): ProtectedPlan {
   const mounts = new Map<string, ProtectedMount>();
   const created: string[] = [];
+  const links: ProtectedLink[] = [];
   const inRoots = (p: string) => roots.some((r) => p === r || p.startsWith(r + path.sep));
   const add = (p: string, dir: boolean, optional = false) => {
     const k = kind(p);
     if (k === 'link') {
+      links.push({ path: p, target: fs.readlinkSync(p) });
       const target = real(p);
       // A link to somewhere outside the writable roots is read-only already.
       if (target && inRoots(target)) mounts.set(target, { path: target, dir: kind(target) === 'dir', exists: true });
@@ -138,7 +151,33 @@ export function protectedMounts(roots: readonly string[]): ProtectedPlan {
   for (const m of [...mounts.values()]) anchor(m.path);
   // Parents before children, so a child's bind lands inside its parent's.
   const sorted = [...mounts.values()].sort((a, b) => a.path.length - b.path.length);
-  return { mounts: sorted, created: [...new Set(created)].sort((a, b) => b.length - a.length) };
+  return { mounts: sorted, created: [...new Set(created)].sort((a, b) => b.length - a.length), links };
+}
+
+/**
+ * Put back every protected symlink the command replaced or re-pointed, once the command has ended
+ * (nothing of it survives its PID namespace, so nothing races this). What the command left in a
+ * link's place is kept, renamed `<name>.replaced-<time>`, a name no tool reads as configuration.
+ * Returns one line per link put back. Never throws.
+ */
+export function restoreLinks(links: readonly ProtectedLink[], now = Date.now()): string[] {
+  const lines: string[] = [];
+  for (const link of links) {
+    try {
+      const st = fs.lstatSync(link.path, { throwIfNoEntry: false });
+      if (st?.isSymbolicLink() && fs.readlinkSync(link.path) === link.target) continue;
+      let kept = '';
+      if (st) {
+        kept = `${link.path}.replaced-${now}`;
+        fs.renameSync(link.path, kept);
+      }
+      fs.symlinkSync(link.target, link.path);
+      lines.push(`${link.path} is a protected path: the link to ${link.target} was put back${kept ? ` (what replaced it is now ${path.basename(kept)})` : ''}`);
+    } catch (err) {
+      lines.push(`${link.path} is a protected path and could not be put back: ${(err as Error).message}`);
+    }
+  }
+  return lines;
 }
 
 /**

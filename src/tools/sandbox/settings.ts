@@ -39,4 +39,6 @@ export interface SandboxPlan {
   emptyFile?: string;
   /** Mount points bubblewrap will create for absent protected paths (removed after the command). */
   created?: string[];
+  /** Protected paths that are symlinks, put back after the command (`restoreLinks`). */
+  links?: { path: string; target: string }[];
 }
