@@ -147,6 +147,8 @@ export function protectedMounts(roots: readonly string[]): ProtectedPlan {
     for (const f of PROTECTED_FILES) add(path.join(root, ...f.split('/')), false);
     // A `.git` file names the repository: rewritten, it would point git at a config of the command's.
     if (kind(path.join(root, '.git')) === 'file') add(path.join(root, '.git'), false);
+    // A `.git` link names the repository too: re-pointed, git would read the command's config.
+    if (kind(path.join(root, '.git')) === 'link') links.push({ path: path.join(root, '.git'), target: fs.readlinkSync(path.join(root, '.git')) });
   }
   for (const m of [...mounts.values()]) anchor(m.path);
   // Parents before children, so a child's bind lands inside its parent's.
