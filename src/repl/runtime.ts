@@ -20,6 +20,7 @@ import { promptTokens, type Usage } from '../llm/core/usage.js';
 import type { Policy, SessionAnswer } from '../tools/permissions/index.js';
 import type { CommandHost } from './command-host.js';
 import type { InputHistory } from './input/history-store.js';
+import { MessageQueue } from './message-queue.js';
 import { PermissionBroker } from './permission-broker.js';
 import type { ReplGate } from './repl-gate.js';
 import type { TranscriptScrollback } from './scrollback.js';
@@ -76,9 +77,11 @@ export class ReplRuntime implements CommandHost {
   private readonly spend: SpendByModel = new Map();
   private exitTimer?: NodeJS.Timeout;
   private current?: Promise<void>;
+  private readonly queue: MessageQueue;
 
   constructor(readonly opts: RuntimeOptions) {
     this.store = opts.store;
+    this.queue = new MessageQueue(opts.store);
     this.broker = new PermissionBroker(this.store, () => opts.scrollback?.size?.(), opts.promptGuardMs);
     onRetryWait((w) => this.notice(describeRetryWait(w), 'warning'));
   }
@@ -110,9 +113,6 @@ export class ReplRuntime implements CommandHost {
 
   // ---- input ---------------------------------------------------------------------------------
 
-  /** Queued messages that were pasted (the queue holds text; a paste is never run as a command). */
-  private readonly pastedQueued = new Set<string>();
-
   /** The user pressed Enter on `text`: run it now, or queue it while busy. `pasted`: it is a message, never a command. */
   submit(text: string, opts: { remember?: boolean; pasted?: boolean } = {}): void {
     if (!text.trim() || this.exiting) return;
@@ -120,14 +120,12 @@ export class ReplRuntime implements CommandHost {
       this.store.dispatch({ type: 'edit', command: { type: 'remember', text } });
       void this.opts.history?.append(text);
     }
-    if (this.busy || this.store.getState().queue.length > 0) {
-      if (this.store.getState().queue.length >= QUEUE_LIMIT) {
+    if (this.busy || this.queue.length > 0) {
+      if (!this.queue.push(text, opts.pasted)) {
         this.notice(`The queue is full (${QUEUE_LIMIT}); wait for the agent to finish, or press Ctrl+C to interrupt it.`, 'warning');
         this.store.dispatch({ type: 'edit', command: { type: 'set', text } });
         return;
       }
-      this.store.dispatch({ type: 'queue-push', text });
-      if (opts.pasted) this.pastedQueued.add(text);
       this.drain();
       return;
     }
@@ -150,10 +148,8 @@ export class ReplRuntime implements CommandHost {
   /** Run the next queued input when nothing is running. */
   private drain(): void {
     if (this.busy || this.exiting) return;
-    const next = this.store.getState().queue[0];
-    if (next === undefined) return;
-    this.store.dispatch({ type: 'queue-shift' });
-    this.launch(next, this.pastedQueued.delete(next));
+    const next = this.queue.shift();
+    if (next) this.launch(next.text, next.pasted);
   }
 
   /** A turn sending `prompt` after the command line the user typed (/init). */
@@ -230,16 +226,7 @@ export class ReplRuntime implements CommandHost {
   private cancelTurn(turn: TurnHandle): void {
     this.broker.answer('deny');
     turn.abort.abort();
-    this.recallQueue();
-  }
-
-  /** The queued messages (then what is being typed) become the input, one a line, for editing. */
-  private recallQueue(): void {
-    const { queue, editor } = this.store.getState();
-    if (queue.length === 0) return;
-    this.pastedQueued.clear();
-    this.store.dispatch({ type: 'queue-clear' });
-    this.store.dispatch({ type: 'edit', command: { type: 'set', text: [...queue, editor.text].filter(Boolean).join('\n') } });
+    this.queue.recall();
   }
 
   /**
@@ -282,7 +269,7 @@ export class ReplRuntime implements CommandHost {
       // The turn stops once the denied call's result is in (turn-runner.ts), so the denial is recorded.
       turn.stopped = 'denied';
       this.broker.answer('deny');
-      this.recallQueue();
+      this.queue.recall();
       return;
     }
     this.broker.answer(answer);
