@@ -1,7 +1,8 @@
 /**
  * A deny rule on bash holds against rewrites of the command it names (issue 24): the real
  * bundle, `--yolo`, deny `bash(touch:*)` in the user's config, and a model that tries the
- * rewrites that used to slip past the text match.
+ * rewrites that used to slip past the text match, and the evaluated text a review found later
+ * (`time --`, `mapfile -C`, array subscripts bash evaluates as arithmetic).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -34,18 +35,43 @@ const REWRITES = [
   'X=touch; $X x20',
 ];
 
+const EVALUATED = [
+  'time -- touch r1',
+  'time -p -- touch r2',
+  'echo f | mapfile -C "touch r3" -c 1',
+  'echo f | readarray -tC "touch r4" -c 1',
+  'compgen -C "touch r5" a',
+  "declare -a a; test -v 'a[$(touch r6)]'",
+  "declare -a a; [ -v 'a[$(touch r7)]' ]",
+  "declare -a a; printf -v 'a[$(touch r8)]' x",
+  "declare -a a; read 'a[$(touch r9)]' <<< x",
+  "declare -a a; unset 'a[$(touch r10)]'",
+  "declare 'a[$(touch r11)]=1'",
+  "declare -a a; let 'a[$(touch r12)]'",
+  "declare -a a; (( 'a[$(touch r13)]' ))",
+  "declare -a a; [[ 'a[$(touch r14)]' -eq 1 ]]",
+  "declare -a a; x='a[$(touch r15)]'; echo $((x))",
+  "declare -i n='a[$(touch r16)]'",
+];
+
+/** `keen run --yolo` under deny `bash(touch:*)`, the model sending each line and then a control. */
+async function runUnderDeny(lines: readonly string[]) {
+  const ws = workspace();
+  fs.writeFileSync(path.join(ws.home, 'config.json'), JSON.stringify({ permissions: { deny: ['bash(touch:*)'] } }));
+  const calls = [...lines, 'echo control > control.txt'].map((command) => ({ toolCall: { name: 'bash', args: { command } } }));
+  const second = rig.fake.requests.length + 1;
+  rig.fake.enqueue({ steps: calls }, { steps: [{ text: 'done' }] });
+  const r = await rig.keen(ws, ['run', '--yolo', 'go']);
+  expect(r.code).toBe(0);
+  expect(errorLines(r.stderr)).toEqual([]);
+  const results = toolResults(rig.fake.requests[second]);
+  expect(results).toHaveLength(lines.length + 1);
+  return { ws, results };
+}
+
 describe('keen run --yolo with deny bash(touch:*)', () => {
   it('refuses every rewrite of touch, and runs other commands', async () => {
-    const ws = workspace();
-    fs.writeFileSync(path.join(ws.home, 'config.json'), JSON.stringify({ permissions: { deny: ['bash(touch:*)'] } }));
-    const calls = [...REWRITES, 'echo control > control.txt'].map((command) => ({ toolCall: { name: 'bash', args: { command } } }));
-    const second = rig.fake.requests.length + 1;
-    rig.fake.enqueue({ steps: calls }, { steps: [{ text: 'done' }] });
-    const r = await rig.keen(ws, ['run', '--yolo', 'go']);
-    expect(r.code).toBe(0);
-    expect(errorLines(r.stderr)).toEqual([]);
-    const results = toolResults(rig.fake.requests[second]);
-    expect(results).toHaveLength(REWRITES.length + 1);
+    const { ws, results } = await runUnderDeny(REWRITES);
     const made = fs.readdirSync(ws.cwd).filter((f) => /^x\d+$/.test(f));
     expect(made).toEqual([]);
     const blocked = 'Permission denied: bash is blocked by the rule "bash(touch:*)" (user config permissions.deny).';
@@ -73,5 +99,15 @@ describe('keen run --yolo with deny bash(touch:*)', () => {
     expect(results.map((t) => t.isError)).toEqual([true, true, true, false, false]);
     expect(results[3].text).toContain('allowed-ran');
     expect(fs.readdirSync(ws.cwd).filter((f) => /^y\d$/.test(f))).toEqual([]);
+  });
+
+  it('refuses evaluated text bash would run touch for: time --, -C callbacks, array subscripts', async () => {
+    const { ws, results } = await runUnderDeny(EVALUATED);
+    expect(fs.readdirSync(ws.cwd).filter((f) => /^r\d+$/.test(f))).toEqual([]);
+    EVALUATED.forEach((command, i) => {
+      expect({ command, denied: results[i].text.startsWith('Permission denied: bash is blocked by the rule "bash(touch:*)"') }).toEqual({ command, denied: true });
+    });
+    expect(results[EVALUATED.length].isError).toBe(false);
+    expect(fs.readFileSync(path.join(ws.cwd, 'control.txt'), 'utf8')).toBe('control\n');
   });
 });
