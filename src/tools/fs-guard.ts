@@ -86,14 +86,19 @@ async function realTarget(p: string, depth: number): Promise<string> {
     const target = path.resolve(path.dirname(p), await readlink(p));
     return realTarget(target, depth + 1);
   }
-  let existing = path.dirname(p);
-  const rest: string[] = [path.basename(p)];
+  return path.join(await realDir(path.dirname(p)), path.basename(p));
+}
+
+/** The real path of `dir`: its nearest existing ancestor resolved, the missing rest appended. */
+export async function realDir(dir: string): Promise<string> {
+  const rest: string[] = [];
+  let existing = dir;
   for (;;) {
     try {
       return path.join(await realpath(existing), ...rest);
     } catch {
       const parent = path.dirname(existing);
-      if (parent === existing) return p;
+      if (parent === existing) return dir;
       rest.unshift(path.basename(existing));
       existing = parent;
     }

@@ -1,5 +1,6 @@
 import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { realDir } from '../tools/fs-guard.js';
 
 /** Where an undo writes or removes a file, or why it must not. */
 export type Placement = { path: string; target: string } | { path: string; outside: string };
@@ -8,22 +9,6 @@ export type Placement = { path: string; target: string } | { path: string; outsi
 function inside(root: string, p: string): boolean {
   const rel = path.relative(root, p);
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-}
-
-/** The real path of `dir`: its nearest existing ancestor resolved, the missing rest appended. */
-async function realDir(dir: string): Promise<string> {
-  const rest: string[] = [];
-  let existing = dir;
-  for (;;) {
-    try {
-      return path.join(await realpath(existing), ...rest);
-    } catch {
-      const parent = path.dirname(existing);
-      if (parent === existing) return dir;
-      rest.unshift(path.basename(existing));
-      existing = parent;
-    }
-  }
 }
 
 /**
