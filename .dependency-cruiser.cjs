@@ -1,45 +1,61 @@
 /**
- * Import boundaries of src/, checked by `npm run check` (part of `npm test`).
- * Layers, lowest first: llm/core (the shared vocabulary) → config, session, auth → tools,
- * llm (providers, prompts, compaction, loop), context → app-state → cli, repl.
- * A lower layer never imports a higher one, and nothing imports in a circle.
+ * Import boundaries of src/, checked by `npm run check` (part of `npm test`). Every folder has a
+ * layer; a lower layer never imports a higher one, and nothing imports in a circle.
+ *
+ *   6  cli, repl            the two front ends (siblings: the REPL never imports the CLI)
+ *   5  agent                the live session and its wiring; the UI uses only its surface files
+ *   4  tools, project, providers, compaction, loop, undo   the engine
+ *   3  config, transcript, auth                            foundations
+ *   2  tokens, net          token estimation and budgets; HTTP for providers, tools and auth
+ *   1  core, security, errors.ts, version.ts               the vocabulary and the leaf guards
+ *   -  launch               the launcher, an entry point of its own
  */
-const upper = (...dirs) => `^src/(${dirs.join('|')})/`;
+const under = (...dirs) => `^src/(${dirs.join('|')})/`;
+const LEAVES = ['^src/errors\\.ts$', '^src/version\\.ts$'];
+/** The files of agent/ the front ends may import; the rest is its private wiring. */
+const AGENT_SURFACE = ['flags', 'open-session', 'session-controller', 'context-report'];
+
+const layer = (name, from, allowed, comment, pathNot = []) => ({
+  name,
+  severity: 'error',
+  comment,
+  from: { path: under(...from) },
+  to: { path: '^src/', pathNot: [under(...from, ...allowed), ...LEAVES, ...pathNot] },
+});
+
 module.exports = {
   forbidden: [
     { name: 'no-circular', severity: 'error', comment: 'Import cycles make load order and layering fragile.', from: {}, to: { circular: true } },
+    layer('core-is-the-bottom', ['core'], [], 'core is the shared vocabulary of messages, events and providers: it imports nothing of Keen.'),
+    layer('security-leaves', ['security'], [], 'The sanitiser, the child environment and the owner check are leaves everything may use.'),
+    layer('tokens-and-net-stay-low', ['tokens', 'net'], ['core', 'security'], 'Token budgets and HTTP know messages and errors, nothing of sessions or tools.'),
+    layer(
+      'foundations-stay-low',
+      ['config', 'transcript', 'auth'],
+      ['core', 'security', 'tokens', 'net'],
+      'config, the transcript store and auth never reach into the engine or the UI.',
+      // The one allowed reach: config checks permission-rule syntax with the rule parser when a
+      // file loads, so a bad rule is one error naming the file and field (pure, no I/O).
+      ['^src/tools/permissions/(rules|tool-names)\\.ts$'],
+    ),
+    layer(
+      'engine-below-agent',
+      ['tools', 'project', 'providers', 'compaction', 'loop', 'undo'],
+      ['core', 'security', 'tokens', 'net', 'config', 'transcript', 'auth'],
+      'The engine never imports the agent wiring or a front end.',
+    ),
+    layer(
+      'agent-below-ui',
+      ['agent'],
+      ['core', 'security', 'tokens', 'net', 'config', 'transcript', 'auth', 'tools', 'project', 'providers', 'compaction', 'loop', 'undo'],
+      'agent serves both the REPL and the headless CLI; it imports neither.',
+    ),
     {
-      name: 'core-is-the-bottom',
+      name: 'ui-through-agent-surface',
       severity: 'error',
-      comment: 'llm/core is the shared vocabulary: it imports nothing of Keen but itself and the leaf helpers.',
-      from: { path: '^src/llm/core/' },
-      to: { path: '^src/', pathNot: ['^src/llm/core/', '^src/errors\\.ts$', '^src/version\\.ts$'] },
-    },
-    {
-      name: 'foundations-stay-low',
-      severity: 'error',
-      comment: 'config, session and auth are foundations: they never reach into tools, providers, the loop or the UI.',
-      from: { path: '^src/(config|session|auth)/' },
-      to: {
-        path: [upper('tools', 'app-state', 'cli', 'repl', 'context'), '^src/llm/(providers|prompts|compaction)/', '^src/llm/loop\\.ts$'],
-        // The one allowed reach: config checks permission-rule syntax with the rule parser when a
-        // file loads, so a bad rule is one error naming the file and field (pure, no I/O).
-        pathNot: ['^src/tools/permissions/rules\\.ts$'],
-      },
-    },
-    {
-      name: 'engine-below-app',
-      severity: 'error',
-      comment: 'tools and llm never import the app layers above them.',
-      from: { path: '^src/(tools|llm|context)/' },
-      to: { path: upper('app-state', 'cli', 'repl') },
-    },
-    {
-      name: 'app-state-below-ui',
-      severity: 'error',
-      comment: 'app-state serves both the REPL and the headless CLI; it imports neither.',
-      from: { path: '^src/app-state/' },
-      to: { path: upper('cli', 'repl') },
+      comment: 'The front ends open and drive sessions through the agent surface files only.',
+      from: { path: under('cli', 'repl') },
+      to: { path: '^src/agent/', pathNot: `^src/agent/(${AGENT_SURFACE.join('|')})\\.ts$` },
     },
     {
       name: 'repl-not-cli',
@@ -61,6 +77,19 @@ module.exports = {
       comment: 'The launcher is an entry point of its own (dist/main.js); the CLI never imports it.',
       from: { path: '^src/', pathNot: '^src/launch/' },
       to: { path: '^src/launch/' },
+    },
+    {
+      name: 'every-file-has-a-layer',
+      severity: 'error',
+      comment: 'A new folder gets its layer here before anything imports it.',
+      from: { path: '^src/' },
+      to: {
+        path: '^src/',
+        pathNot: [
+          under('core', 'security', 'tokens', 'net', 'config', 'transcript', 'auth', 'tools', 'project', 'providers', 'compaction', 'loop', 'undo', 'agent', 'cli', 'repl', 'launch'),
+          ...LEAVES,
+        ],
+      },
     },
     {
       name: 'no-test-code-in-src',

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { estimateMessage } from '../src/llm/core/token-estimator.js';
+import { estimateMessage } from '../src/tokens/token-estimator.js';
 import { createDefaultRegistry } from '../src/tools/index.js';
 import { createHeadlessGate } from '../src/tools/permissions/index.js';
 import { ROOT, median } from './common.js';
@@ -34,7 +34,7 @@ let id = 0;
 const files = [...filesUnder('src'), ...filesUnder('test'), ...filesUnder('docs')];
 for (const f of files) sizes.read_file.push(await exchange('read_file', { path: f }, id++));
 for (const pattern of ['compaction', 'export function', 'import type', 'TODO', 'signal', 'usage']) sizes.grep.push(await exchange('grep', { pattern }, id++));
-for (const dir of ['src', 'src/llm', 'src/tools', 'test', 'test/e2e', 'docs']) sizes.list_dir.push(await exchange('list_dir', { path: dir }, id++));
+for (const dir of ['src', 'src/tools', 'test', 'test/e2e', 'docs']) sizes.list_dir.push(await exchange('list_dir', { path: dir }, id++));
 
 for (const [tool, xs] of Object.entries(sizes)) {
   console.log(

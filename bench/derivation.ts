@@ -5,13 +5,13 @@
  * and a fork (the nested compaction request). Encoders are incremental, so the per-message cost
  * must not grow with the history: it has to stay well under 1 ms. No network, no SDK calls.
  */
-import { Conversation, type NativeEncoder, type WireTranslation } from '../src/llm/core/conversation.js';
-import { assistantMessage, type Message } from '../src/llm/core/message.js';
-import { AnthropicEncoder, buildRequestBody } from '../src/llm/providers/anthropic-wire.js';
-import { ConverseEncoder, converseInput } from '../src/llm/providers/bedrock-wire.js';
-import { GenkitEncoder } from '../src/llm/providers/genkit-messages.js';
-import { ChatEncoder } from '../src/llm/providers/openai-chat-messages.js';
-import { ResponsesEncoder } from '../src/llm/providers/openai-responses-items.js';
+import { Conversation, type NativeEncoder, type WireTranslation } from '../src/core/conversation.js';
+import { assistantMessage, type Message } from '../src/core/message.js';
+import { AnthropicEncoder, buildRequestBody } from '../src/providers/anthropic-wire.js';
+import { ConverseEncoder, converseInput } from '../src/providers/bedrock-wire.js';
+import { GenkitEncoder } from '../src/providers/genkit-messages.js';
+import { ChatEncoder } from '../src/providers/openai-chat-messages.js';
+import { ResponsesEncoder } from '../src/providers/openai-responses-items.js';
 import { median } from './common.js';
 
 const TARGET_TOKENS = 1_000_000;

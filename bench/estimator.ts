@@ -5,9 +5,9 @@
  *   npx tsx bench/estimator.ts
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import type { Message } from '../src/llm/core/message.js';
-import type { ToolDefinition } from '../src/llm/core/provider.js';
-import { ContextMeter, estimateText, TokenEstimator } from '../src/llm/core/token-estimator.js';
+import type { Message } from '../src/core/message.js';
+import type { ToolDefinition } from '../src/core/provider.js';
+import { ContextMeter, estimateText, TokenEstimator } from '../src/tokens/token-estimator.js';
 import { median } from './common.js';
 
 const importStart = performance.now();
@@ -35,7 +35,7 @@ for (const { name, text } of corpus) {
   console.log(`  ${name.padEnd(18)} real ${String(r).padStart(6)}  estimate ${String(e).padStart(6)}  ${pct(e, r)}`);
 }
 console.log(`  ${'all'.padEnd(18)} real ${String(allReal).padStart(6)}  estimate ${String(allEst).padStart(6)}  ${pct(allEst, allReal)}`);
-let seed = 42; // the same pseudo-random bytes as test/llm/token-estimator.test.ts
+let seed = 42; // the same pseudo-random bytes as test/tokens/token-estimator.test.ts
 const nextByte = () => {
   seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
   return seed >>> 24;

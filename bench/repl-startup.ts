@@ -22,7 +22,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BENCH_NODE, KEEN_BIN, median } from './common.js';
-import { SessionStore } from '../src/session/store.js';
+import { SessionStore } from '../src/transcript/store.js';
 import { everyN, writeSynthetic } from './synthetic-session.js';
 
 const args = process.argv.slice(2);

@@ -21,10 +21,10 @@ import { mkdtempSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findSession, latestSession, summarizeSession } from '../src/session/list.js';
-import { buildConversation } from '../src/session/projection.js';
-import { loadTranscript } from '../src/session/reader.js';
-import { SessionStore } from '../src/session/store.js';
+import { findSession, latestSession, summarizeSession } from '../src/transcript/list.js';
+import { buildConversation } from '../src/transcript/projection.js';
+import { loadTranscript } from '../src/transcript/reader.js';
+import { SessionStore } from '../src/transcript/store.js';
 import { median } from './common.js';
 import { compactionBatch, everyN, userRecord, writeSynthetic } from './synthetic-session.js';
 

@@ -4,8 +4,8 @@
  * the file (the store would fsync each of 100,000 records).
  */
 import { closeSync, fsyncSync, openSync, statSync, writeSync } from 'node:fs';
-import type { Message } from '../src/llm/core/message.js';
-import type { NewRecord, SessionRecord } from '../src/session/records.js';
+import type { Message } from '../src/core/message.js';
+import type { NewRecord, SessionRecord } from '../src/transcript/records.js';
 
 const WORDS =
   'the of and to in is that for it as with was on be by at this from or an are which but not have had has one all were when we there can more if will would about so out up into than them some could time these two may first then do any like my now over such our man me even most made after also did many before must through back years where much your way well down should because each just those people how too little state good very make world still own see men work long get here between both life being under never day same another know while last might us great old year off come since against go came right used take three'.split(

@@ -10,8 +10,8 @@ import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
-mkdirSync(new URL('../dist', import.meta.url));
+rmSync(new URL('../dist/', import.meta.url), { recursive: true, force: true });
+mkdirSync(new URL('../dist/', import.meta.url));
 
 // Every `string-width` import in the bundle (Ink, wrap-ansi, widest-line, cli-truncate, Keen's
 // own) goes to src/repl/fast-string-width.ts, which answers the common one-column characters
@@ -121,9 +121,9 @@ const app = await build({
   external: EXTERNAL,
   banner: { js: `(function (${BUNDLE_PARAMS.join(', ')}) {` },
   footer: { js: '})' },
-  // Free `Headers` / `FormData` in bundled code are Keen's (src/llm/net/fetch-globals.ts): Node's
+  // Free `Headers` / `FormData` in bundled code are Keen's (src/net/fetch-globals.ts): Node's
   // live in undici, whose first load costs ~20 ms on the way to the first request.
-  inject: ['src/llm/net/fetch-globals.ts'],
+  inject: ['src/net/fetch-globals.ts'],
   plugins: [fastStringWidth, yogaWithoutFetch, yogaAsync, inkWithoutDevtools],
   write: false,
   metafile: true,

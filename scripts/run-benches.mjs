@@ -5,7 +5,7 @@ import { readdirSync } from 'node:fs';
 
 const HELPERS = new Set(['common.ts']);
 const only = process.argv.slice(2);
-const benches = readdirSync(new URL('../bench', import.meta.url)).filter((f) => f.endsWith('.ts') && !HELPERS.has(f) && (only.length === 0 || only.some((o) => f.includes(o))));
+const benches = readdirSync(new URL('../bench/', import.meta.url)).filter((f) => f.endsWith('.ts') && !HELPERS.has(f) && (only.length === 0 || only.some((o) => f.includes(o))));
 let failed = 0;
 for (const file of benches.sort()) {
   process.stdout.write(`\n=== bench/${file} ===\n`);

@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { authPath } from '../config/paths.js';
 import { KeenError } from '../errors.js';
-import { sdkFetch } from '../llm/net/http-fetch.js';
+import { sdkFetch } from '../net/http-fetch.js';
 import { codexIssuer, refreshCodexTokens, type IssuedTokens } from './codex-oauth.js';
 import { chatgptAccountId, jwtExpiryMs } from './jwt.js';
 import { readJsonFile, writeSecretJson } from './secret-file.js';

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { childEnv, DESKTOP_VARIABLES } from '../child-env.js';
+import { childEnv, DESKTOP_VARIABLES } from '../security/child-env.js';
 import { keenHome } from '../config/paths.js';
 import { loginCodex } from './codex-login.js';
 

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KeenError } from '../errors.js';
-import { sdkFetch } from '../llm/net/http-fetch.js';
+import { sdkFetch } from '../net/http-fetch.js';
 import { saveKeenCodexTokens, type CodexTokens } from './codex-credentials.js';
 import { CODEX_CLIENT_ID, CODEX_SCOPES, codexIssuer, exchangeCodexCode } from './codex-oauth.js';
 import { chatgptAccountId, jwtEmail } from './jwt.js';

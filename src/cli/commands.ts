@@ -1,6 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { KeenError } from '../errors.js';
-import type { McpCommandFlags, RunFlags } from '../app-state/flags.js';
+import type { McpCommandFlags, RunFlags } from '../agent/flags.js';
 import { VERSION } from '../version.js';
 
 const FORMATS = ['text', 'json', 'stream-json'];

@@ -1,7 +1,7 @@
 import { KeenError } from '../errors.js';
-import { forStream, terminalStream } from '../terminal-text.js';
+import { forStream, terminalStream } from '../security/terminal-text.js';
 import { openCliSession } from './open-cli-session.js';
-import type { RunFlags } from '../app-state/flags.js';
+import type { RunFlags } from '../agent/flags.js';
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 

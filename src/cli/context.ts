@@ -1,7 +1,7 @@
-import { contextLines, sessionContextReport } from '../app-state/context-report.js';
+import { contextLines, sessionContextReport } from '../agent/context-report.js';
 import { KeenError } from '../errors.js';
-import { forStream } from '../terminal-text.js';
-import type { RunFlags } from '../app-state/flags.js';
+import { forStream } from '../security/terminal-text.js';
+import type { RunFlags } from '../agent/flags.js';
 import { openCliSession } from './open-cli-session.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { LiveSession } from '../app-state/open-session.js';
+import type { LiveSession } from '../agent/open-session.js';
 import { KeenError } from '../errors.js';
 
 /**

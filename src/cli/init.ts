@@ -1,5 +1,5 @@
-import { existingInstructions, initPrompt } from '../context/init-prompt.js';
-import type { RunFlags } from '../app-state/flags.js';
+import { existingInstructions, initPrompt } from '../project/init-prompt.js';
+import type { RunFlags } from '../agent/flags.js';
 import { runHeadless } from './run.js';
 
 /**

@@ -4,10 +4,10 @@ import { keenHome, userConfigPath } from '../config/paths.js';
 import { readConfigFile } from '../config/load.js';
 import { configSchema } from '../config/schema.js';
 import { KeenError } from '../errors.js';
-import { forStream } from '../terminal-text.js';
+import { forStream } from '../security/terminal-text.js';
 import type { McpServerEntry } from '../tools/mcp/config-schema.js';
 import { MCP_SERVER_NAME } from '../tools/mcp/config-schema.js';
-import type { McpCommandFlags } from '../app-state/flags.js';
+import type { McpCommandFlags } from '../agent/flags.js';
 
 /**
  * `keen mcp list | add | remove`. `list` starts every configured server (as a session would),

@@ -1,7 +1,7 @@
-import { openSession, type LiveSession, type SessionFlags } from '../app-state/open-session.js';
+import { openSession, type LiveSession, type SessionFlags } from '../agent/open-session.js';
 import { keenHome } from '../config/paths.js';
-import { findSession } from '../session/list.js';
-import { forStream } from '../terminal-text.js';
+import { findSession } from '../transcript/list.js';
+import { forStream } from '../security/terminal-text.js';
 
 /**
  * Opens the session of a headless command (`keen run`, `keen compact`). A `--session` id is looked

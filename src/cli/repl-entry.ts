@@ -1,4 +1,4 @@
-import type { ReplFlags } from '../app-state/flags.js';
+import type { ReplFlags } from '../agent/flags.js';
 import { runRepl } from '../repl/run-repl.js';
 
 /**

@@ -1,6 +1,6 @@
 import { errorText, KeenError } from '../errors.js';
-import { redactText, secretValues } from '../session/redact.js';
-import { forStream } from '../terminal-text.js';
+import { redactText, secretValues } from '../transcript/redact.js';
+import { forStream } from '../security/terminal-text.js';
 
 /** Prints one line for any error that reached the top and returns the exit code. Never a stack. */
 export function reportFatal(err: unknown): number {

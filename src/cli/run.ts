@@ -1,8 +1,8 @@
-import type { LiveSession } from '../app-state/open-session.js';
+import type { LiveSession } from '../agent/open-session.js';
 import { errorText, KeenError } from '../errors.js';
-import { describeRetryWait, onRetryWait } from '../llm/core/retry-fetch.js';
-import { addUsage, emptyUsage, type Usage } from '../llm/core/usage.js';
-import type { RunFlags } from '../app-state/flags.js';
+import { describeRetryWait, onRetryWait } from '../net/retry-fetch.js';
+import { addUsage, emptyUsage, type Usage } from '../core/usage.js';
+import type { RunFlags } from '../agent/flags.js';
 import { headlessPrompt } from './headless-prompt.js';
 import { exitCodeOf, MAX_TURNS_MESSAGE, startupResult, turnResult, type RunResult } from './headless/result.js';
 import { initEvent, toStreamEvent } from './headless/stream-events.js';
@@ -11,7 +11,7 @@ import { runHeadlessTurn, type TurnObserver, type TurnOutcome } from './headless
 import { openCliSession } from './open-cli-session.js';
 import { joinPrompt } from './prompt-input.js';
 import { readStdin } from './stdin.js';
-import { forStream, terminalStream } from '../terminal-text.js';
+import { forStream, terminalStream } from '../security/terminal-text.js';
 
 export type OutputFormat = 'text' | 'json' | 'stream-json';
 
@@ -120,7 +120,7 @@ async function turnWithOutput(session: LiveSession, input: string, format: Outpu
 
 /**
  * Streams the visible text; consecutive model requests are separated by a newline. To a terminal
- * the text goes through the sanitiser (src/terminal-text.ts: control characters as visible
+ * the text goes through the sanitiser (src/security/terminal-text.ts: control characters as visible
  * escapes, so model output cannot set the clipboard or the title); to a pipe or file it is the
  * exact text, as JSON and stream-json are exact data.
  */

@@ -1,6 +1,6 @@
 import { keenHome } from '../config/paths.js';
-import { formatSessionList, listSessions } from '../session/list.js';
-import { forStream } from '../terminal-text.js';
+import { formatSessionList, listSessions } from '../transcript/list.js';
+import { forStream } from '../security/terminal-text.js';
 
 /** `keen sessions [--all]`: this directory's sessions (or every directory's), newest first. */
 export async function runSessionsCommand(opts: { all?: boolean }): Promise<number> {

@@ -1,8 +1,8 @@
 import { KeenError } from '../errors.js';
-import { forStream } from '../terminal-text.js';
+import { forStream } from '../security/terminal-text.js';
 import { keenHome } from '../config/paths.js';
-import { latestSession } from '../session/list.js';
-import { SessionStore } from '../session/store.js';
+import { latestSession } from '../transcript/list.js';
+import { SessionStore } from '../transcript/store.js';
 import { checkpointsDir, undoSummary, undoTurns } from '../undo/undo-turns.js';
 
 export interface UndoFlags {

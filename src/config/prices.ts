@@ -3,7 +3,7 @@
  * model catalog. They are an estimate for orientation (`/usage`, `total_cost_usd`), not a bill:
  * a model without a known price has no cost.
  */
-import type { Usage } from '../llm/core/usage.js';
+import type { Usage } from '../core/usage.js';
 
 export interface Price {
   input: number;

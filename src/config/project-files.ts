@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ownershipProblem } from '../file-owner.js';
+import { ownershipProblem } from '../security/file-owner.js';
 
 /**
  * Why a project file (`.keen/config.json`, `.mcp.json`) is not this account's to read, or

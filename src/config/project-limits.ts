@@ -1,4 +1,4 @@
-import { isCredentialName } from '../credential-names.js';
+import { isCredentialName } from '../security/credential-names.js';
 import type { KeenConfig } from './schema.js';
 
 /**

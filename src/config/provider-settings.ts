@@ -1,6 +1,6 @@
 /**
  * The providers Keen knows and what a provider factory is handed: config resolves these
- * (src/config/resolve.ts), the adapters in src/llm/providers consume them. They live with the
+ * (src/config/resolve.ts), the adapters in src/providers consume them. They live with the
  * config so that config never imports the provider layer.
  */
 

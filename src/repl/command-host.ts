@@ -1,4 +1,4 @@
-import type { LiveSession, SessionFlags } from '../app-state/open-session.js';
+import type { LiveSession, SessionFlags } from '../agent/open-session.js';
 import type { Policy } from '../tools/permissions/index.js';
 import type { NewItem, NoticeTone } from './state/ui-state.js';
 import type { UiStore } from './state/ui-store.js';

@@ -2,18 +2,18 @@
  * What each slash command does. Commands run like turns (one at a time; queued while busy) and
  * report through transcript items. None of them calls the model except /compact.
  */
-import { contextLines, sessionContextReport } from '../app-state/context-report.js';
+import { contextLines, sessionContextReport } from '../agent/context-report.js';
 import { MODEL_CATALOG } from '../config/models.js';
 import { errorText } from '../errors.js';
-import { PROVIDER_IDS } from '../llm/providers/types.js';
-import type { SessionSummary } from '../session/list.js';
+import { PROVIDER_IDS } from '../providers/types.js';
+import type { SessionSummary } from '../transcript/list.js';
 import type { CommandHost } from './command-host.js';
 import { initCommand, memoryCommand, modeCommand, skillsCommand } from './context-commands.js';
 import { listProjectCommands, SLASH_COMMANDS } from './slash-commands.js';
 import { usageLines } from './usage-report.js';
 
 /** The session list (and the record schemas it validates with) loads when a command lists sessions, not with the REPL. */
-const sessionList = () => import('../session/list.js');
+const sessionList = () => import('../transcript/list.js');
 
 export const KEY_HELP = [
   'Enter send · Shift+Enter, Alt+Enter, Ctrl+J or \\ then Enter: new line',

@@ -3,10 +3,10 @@
  * None asks the model except /init (a normal turn whose write asks permission as usual).
  */
 import path from 'node:path';
-import { parseAgentMode } from '../context/agent-mode.js';
-import { existingInstructions, initPrompt } from '../context/init-prompt.js';
-import { appendMemory, readMemoryFile } from '../context/memory.js';
-import type { LiveSession } from '../app-state/open-session.js';
+import { parseAgentMode } from '../project/agent-mode.js';
+import { existingInstructions, initPrompt } from '../project/init-prompt.js';
+import { appendMemory, readMemoryFile } from '../project/memory.js';
+import type { LiveSession } from '../agent/open-session.js';
 import type { SlashCommand } from './slash-commands.js';
 import type { NewItem, NoticeTone } from './state/ui-state.js';
 import type { UiStore } from './state/ui-store.js';

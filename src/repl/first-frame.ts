@@ -6,7 +6,7 @@
  * stdin's buffer. When Ink is ready, `handOver` erases the painted rows; Ink draws the identical
  * frame in the same place and reads the waiting keys.
  */
-import { terminalText } from '../terminal-text.js';
+import { terminalText } from '../security/terminal-text.js';
 import { RENDER_MAX_FPS } from './render-options.js';
 
 /**

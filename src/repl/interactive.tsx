@@ -3,7 +3,7 @@
  * found it. Loaded lazily by run-repl.ts (Ink and React are the bulk of the REPL's startup).
  */
 import { render } from 'ink';
-import { sessionFlagsOf, type ReplFlags } from '../app-state/flags.js';
+import { sessionFlagsOf, type ReplFlags } from '../agent/flags.js';
 import { keenHome } from '../config/paths.js';
 import { errorText } from '../errors.js';
 import { VERSION } from '../version.js';
@@ -19,7 +19,7 @@ import { CLEAR_SCREEN, guardTerminal } from './terminal.js';
 import { refreshTheme } from './theme.js';
 import { loadHighlighter } from './markdown/highlight.js';
 import { yogaReady } from './yoga-ready.js';
-import { terminalText } from '../terminal-text.js';
+import { terminalText } from '../security/terminal-text.js';
 
 const RESIZE_DEBOUNCE_MS = 120;
 

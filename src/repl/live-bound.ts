@@ -11,7 +11,7 @@
  */
 import type { MarkdownLine } from './markdown/markdown-lines.js';
 import { layoutTable } from './markdown/table-block.js';
-import { terminalText } from '../terminal-text.js';
+import { terminalText } from '../security/terminal-text.js';
 import { displayWidth } from './text-width.js';
 
 /** Rows kept free between the frame and the terminal's height (Ink's limit is `rows - 1`). */

@@ -3,10 +3,10 @@
  * with tool cards at their offsets, compaction markers and model switches (from
  * `replayTranscript`). Tool output is not stored, so replayed cards show their summary only.
  */
-import type { LiveSession } from '../app-state/open-session.js';
-import { MANUAL_COMPACTION_STATUS } from '../app-state/session-controller.js';
-import type { SessionRecord } from '../session/records.js';
-import { replayTranscript } from '../session/projection.js';
+import type { LiveSession } from '../agent/open-session.js';
+import { MANUAL_COMPACTION_STATUS } from '../agent/session-controller.js';
+import type { SessionRecord } from '../transcript/records.js';
+import { replayTranscript } from '../transcript/projection.js';
 import { splitAttachments } from './input/mentions.js';
 import { NOTICE_AUTO_COMPACTED, type NewItem } from './state/ui-state.js';
 import { argsOf } from './tool-cards.js';

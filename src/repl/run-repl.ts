@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream';
-import type { ReplFlags } from '../app-state/flags.js';
+import type { ReplFlags } from '../agent/flags.js';
 import { keenHome } from '../config/paths.js';
 import { askTrustIfNeeded } from '../config/trust-prompt.js';
 import { KeenError } from '../errors.js';
-import { terminalText } from '../terminal-text.js';
+import { terminalText } from '../security/terminal-text.js';
 import { VERSION } from '../version.js';
 import { paintFirstFrame } from './first-frame.js';
 

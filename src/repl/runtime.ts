@@ -12,11 +12,11 @@
  *   runtime-parts.ts) loads with the first session, never before the prompt takes keys; nothing
  *   uses it before `ready`.
  */
-import type { ControllerEvent } from '../app-state/session-controller.js';
-import { keptFlags } from '../app-state/flags.js';
-import type { LiveSession, OpenSessionOptions, SessionFlags } from '../app-state/open-session.js';
+import type { ControllerEvent } from '../agent/session-controller.js';
+import { keptFlags } from '../agent/flags.js';
+import type { LiveSession, OpenSessionOptions, SessionFlags } from '../agent/open-session.js';
 import { errorText } from '../errors.js';
-import { promptTokens, type Usage } from '../llm/core/usage.js';
+import { promptTokens, type Usage } from '../core/usage.js';
 import type { Policy, SessionAnswer } from '../tools/permissions/index.js';
 import type { CommandHost } from './command-host.js';
 import type { InputHistory } from './input/history-store.js';
@@ -29,7 +29,7 @@ import { QUEUE_LIMIT, type NewItem } from './state/ui-state.js';
 import type { UiStore } from './state/ui-store.js';
 import type { TurnHandle } from './turn-runner.js';
 import { addSpend, type SpendByModel } from './usage-report.js';
-import { describeRetryWait, onRetryWait } from '../llm/core/retry-fetch.js';
+import { describeRetryWait, onRetryWait } from '../net/retry-fetch.js';
 
 export type SessionOpener = (opts: OpenSessionOptions) => Promise<LiveSession>;
 type RuntimeParts = typeof import('./runtime-parts.js');
@@ -313,7 +313,7 @@ export class ReplRuntime implements CommandHost {
   // ---- sessions ------------------------------------------------------------------------------
 
   private async openWith(flags: SessionFlags, gate?: ReplGate): Promise<LiveSession> {
-    const [open, parts] = await Promise.all([this.opts.open ?? import('../app-state/open-session.js').then((m) => m.openSession), this.loadParts()]);
+    const [open, parts] = await Promise.all([this.opts.open ?? import('../agent/open-session.js').then((m) => m.openSession), this.loadParts()]);
     this.gate ??= new parts.ReplGate(this.broker, !!this.opts.flags.yolo);
     return open({
       cwd: this.cwd,
@@ -417,7 +417,7 @@ export class ReplRuntime implements CommandHost {
 
   // ---- context gauge -------------------------------------------------------------------------
 
-  /** The trigger's measure of the context (src/app-state/context-measure.ts). */
+  /** The trigger's measure of the context (src/agent/context-measure.ts). */
   estimateContext(): number {
     return this.session?.controller.context.measure().tokens ?? 0;
   }

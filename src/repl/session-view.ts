@@ -2,7 +2,7 @@
  * What the screen shows when a session becomes current (the REPL's start, /resume, /clear, a
  * model switch): its replayed transcript and the footer's session line.
  */
-import type { LiveSession } from '../app-state/open-session.js';
+import type { LiveSession } from '../agent/open-session.js';
 import { openingItems } from './replay.js';
 import type { TranscriptScrollback } from './scrollback.js';
 import type { NewItem } from './state/ui-state.js';

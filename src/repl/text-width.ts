@@ -1,9 +1,9 @@
 import stringWidth from 'string-width';
-import { terminalText } from '../terminal-text.js';
+import { terminalText } from '../security/terminal-text.js';
 
 /**
  * Columns `text` takes in a terminal as the REPL draws it: measured after the sanitiser
- * (src/terminal-text.ts), so a control character counts as its visible escape (`\x1b` is four
+ * (src/security/terminal-text.ts), so a control character counts as its visible escape (`\x1b` is four
  * columns, not the zero string-width gives an escape sequence) and a tab as the spaces it becomes.
  * Wide CJK characters and emoji count two.
  */

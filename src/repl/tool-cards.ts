@@ -3,7 +3,7 @@
  * writes, a diff built from the arguments (the permission prompt's diff, with real line numbers,
  * replaces it when the user was asked).
  */
-import type { ToolCall } from '../llm/core/message.js';
+import type { ToolCall } from '../core/message.js';
 import { unifiedDiff } from '../tools/diff.js';
 import { toolSummary } from '../tools/summary.js';
 import type { ToolCardData } from './state/ui-state.js';

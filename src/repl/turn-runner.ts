@@ -3,8 +3,8 @@
  * UI actions. Text deltas are batched (one dispatch per `batchMs`) and flushed before any other
  * event, so a checkpoint always commits exactly the text already on screen.
  */
-import { MANUAL_COMPACTION_STATUS, type ControllerEvent } from '../app-state/session-controller.js';
-import type { Usage } from '../llm/core/usage.js';
+import { MANUAL_COMPACTION_STATUS, type ControllerEvent } from '../agent/session-controller.js';
+import type { Usage } from '../core/usage.js';
 import type { UiStore } from './state/ui-store.js';
 import { STATUS_COMPACTING, STATUS_THINKING } from './state/ui-state.js';
 import { cardFor, clipOutput } from './tool-cards.js';

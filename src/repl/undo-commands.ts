@@ -4,7 +4,7 @@
  * picks a turn and restores files (and, unless `--files`, the conversation) to before it.
  */
 import { errorText } from '../errors.js';
-import { loadTranscript } from '../session/reader.js';
+import { loadTranscript } from '../transcript/reader.js';
 import { checkpointsDir, undoableTurns, undoSummary, undoTurns } from '../undo/undo-turns.js';
 import type { CommandHost } from './command-host.js';
 

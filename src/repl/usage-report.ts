@@ -4,7 +4,7 @@
  * only. They are an estimate for orientation, not a bill.
  */
 import { costOf } from '../config/prices.js';
-import { emptyUsage, addUsage, type Usage } from '../llm/core/usage.js';
+import { emptyUsage, addUsage, type Usage } from '../core/usage.js';
 
 /** Usage per model (a session may switch models). */
 export type SpendByModel = Map<string, Usage>;

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { isCredentialName, KEEN_CREDENTIAL_VARS } from '../credential-names.js';
+import { isCredentialName, KEEN_CREDENTIAL_VARS } from '../security/credential-names.js';
 
 /**
  * The environment of commands the model runs. Keen's credentials never reach them: a model that

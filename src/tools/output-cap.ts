@@ -1,4 +1,4 @@
-import { redactFormats } from '../secret-formats.js';
+import { redactFormats } from '../security/secret-formats.js';
 
 /**
  * Characters kept beyond each cut so a credential straddling it is still whole when it is

@@ -1,5 +1,5 @@
-import type { ToolCall, ToolMessage } from '../llm/core/message.js';
-import { type AgentMode, type ModeHolder, planModeRefusal } from '../context/agent-mode.js';
+import type { ToolCall, ToolMessage } from '../core/message.js';
+import { type AgentMode, type ModeHolder, planModeRefusal } from '../project/agent-mode.js';
 import type { PermissionMode } from './permissions/modes.js';
 import type { Tool } from './registry.js';
 import type { ToolRegistry } from './types.js';

@@ -3,7 +3,7 @@ import { open, stat, type FileHandle } from 'node:fs/promises';
 import * as z from 'zod';
 import { displayPath, fsErrorText, realPath, resolveReadPath, workspaceRoots } from './fs-guard.js';
 import { clipLine } from './output-cap.js';
-import { redactFormats } from '../secret-formats.js';
+import { redactFormats } from '../security/secret-formats.js';
 import { CANCELLED, defineTool, ToolError } from './registry.js';
 
 export const READ_DEFAULT_LIMIT = 2000;

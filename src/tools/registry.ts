@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import type { ToolCall, ToolMessage } from '../llm/core/message.js';
-import type { ToolDefinition } from '../llm/core/provider.js';
+import type { ToolCall, ToolMessage } from '../core/message.js';
+import type { ToolDefinition } from '../core/provider.js';
 import { errorText } from '../errors.js';
-import { rememberToolDefinitionTokens } from '../llm/core/token-estimator.js';
+import { rememberToolDefinitionTokens } from '../tokens/token-estimator.js';
 import { builtInDefinition } from './definition-table.js';
 import { guardCredentials } from './permissions/credential-guard.js';
 import { authorize } from './permissions/gates.js';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { appendMemory, type MemoryPaths } from '../context/memory.js';
+import { appendMemory, type MemoryPaths } from '../project/memory.js';
 import { defineTool, ToolError, type Tool } from './registry.js';
 
 const schema = z.object({

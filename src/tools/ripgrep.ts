@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
-import { childEnv } from '../child-env.js';
+import { childEnv } from '../security/child-env.js';
 import { errorText } from '../errors.js';
 import { ToolError } from './registry.js';
 

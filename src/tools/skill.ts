@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { loadSkill, skillText, type Skill } from '../context/skills.js';
+import { loadSkill, skillText, type Skill } from '../project/skills.js';
 import { defineTool, ToolError, type Tool } from './registry.js';
 
 const schema = z.object({

@@ -1,4 +1,4 @@
-import type { ToolCall } from '../llm/core/message.js';
+import type { ToolCall } from '../core/message.js';
 import { lineCount, linesText } from './line-count.js';
 
 const MAX = 80;

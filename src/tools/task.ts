@@ -10,7 +10,7 @@ const schema = z.object({
 
 export type TaskArgs = z.output<typeof schema>;
 
-/** Runs one child agent (src/app-state/subagent-runner.ts); never throws for a model failure. */
+/** Runs one child agent (src/agent/subagent-runner.ts); never throws for a model failure. */
 export interface SubagentRunner {
   run(args: TaskArgs, ctx: ToolContext): Promise<ToolOutcome>;
 }

@@ -2,7 +2,7 @@
  * Builds the table of built-in tool definitions the bundle carries (definition-table.ts): run by
  * scripts/build.mjs at build time, never at run time.
  */
-import { estimateTools } from '../llm/core/token-estimator.js';
+import { estimateTools } from '../tokens/token-estimator.js';
 import type { ToolTable, ToolTableEntry } from './definition-table.js';
 import { defaultTools } from './index.js';
 import { createRecallTool } from './recall.js';

@@ -1,5 +1,5 @@
-import type { ToolCall, ToolMessage } from '../llm/core/message.js';
-import type { ToolDefinition } from '../llm/core/provider.js';
+import type { ToolCall, ToolMessage } from '../core/message.js';
+import type { ToolDefinition } from '../core/provider.js';
 
 /** The answer to a permission question. */
 export type PermissionDecision = 'allow' | 'deny';

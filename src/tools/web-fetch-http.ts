@@ -1,4 +1,4 @@
-import { sdkFetch } from '../llm/net/http-fetch.js';
+import { sdkFetch } from '../net/http-fetch.js';
 
 export type FetchOutcome =
   | { kind: 'redirect'; location: string }

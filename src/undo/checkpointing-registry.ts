@@ -1,7 +1,7 @@
 import { errorText } from '../errors.js';
 import { resolveWritePath, workspaceRoots } from '../tools/fs-guard.js';
 import { FILE_WRITE_TOOLS } from '../tools/permissions/request.js';
-import type { ToolCall, ToolMessage } from '../llm/core/message.js';
+import type { ToolCall, ToolMessage } from '../core/message.js';
 import type { ToolContext, ToolRegistry } from '../tools/types.js';
 import { scanChanges, scanWorkspace } from './workspace-scan.js';
 import type { FileCheckpoints } from './file-checkpoints.js';

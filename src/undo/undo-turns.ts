@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { KeenError } from '../errors.js';
-import type { NewRecord } from '../session/records.js';
+import type { NewRecord } from '../transcript/records.js';
 import { applyRestores } from './apply-undo.js';
 import { isLink, placeRestore, realRoots } from './confine.js';
 import { fileHash, listManifests, markUndone } from './file-checkpoints.js';

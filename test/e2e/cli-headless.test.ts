@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { streamEventSchema } from '../../src/cli/headless/stream-schema.js';
-import { isCompactionRequest } from '../llm/anthropic-wire-helpers.js';
+import { isCompactionRequest } from '../kit/anthropic-wire-helpers.js';
 import { filesUnder, useCliRig, userTexts } from './cli-fixtures.js';
 import { cleanEnv, KEEN_BIN } from './harness.js';
 

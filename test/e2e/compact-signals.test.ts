@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isCompactionRequest } from '../llm/anthropic-wire-helpers.js';
+import { isCompactionRequest } from '../kit/anthropic-wire-helpers.js';
 import { FAKE_KEY, filesUnder, useCliRig } from './cli-fixtures.js';
 import { cleanEnv, KEEN_BIN, type Workspace } from './harness.js';
 

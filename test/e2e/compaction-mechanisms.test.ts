@@ -5,12 +5,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { estimateText } from '../../src/llm/core/token-estimator.js';
-import { SUMMARISER_SYSTEM_PROMPT } from '../../src/llm/prompts/compaction-prompts.js';
+import { estimateText } from '../../src/tokens/token-estimator.js';
+import { SUMMARISER_SYSTEM_PROMPT } from '../../src/compaction/prompts.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { FakeReply, RecordedRequest } from '../fakes/script.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
-import { isCompactionRequest, stripCache } from '../llm/anthropic-wire-helpers.js';
+import { isCompactionRequest, stripCache } from '../kit/anthropic-wire-helpers.js';
 import { assertBuilt } from './cli-fixtures.js';
 import { makeWorkspace, runKeen, type Workspace } from './harness.js';
 

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SUMMARISER_SYSTEM_PROMPT } from '../../src/llm/prompts/compaction-prompts.js';
+import { SUMMARISER_SYSTEM_PROMPT } from '../../src/compaction/prompts.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import { startBedrockFake } from '../fakes/bedrock-fake.js';
 import { startGeminiFake } from '../fakes/gemini-fake.js';
@@ -14,7 +14,7 @@ import { startOpenAIChatFake } from '../fakes/openai-chat-fake.js';
 import { fakeJwt, startOpenAIResponsesFake, writeFakeCodexAuth } from '../fakes/openai-responses-fake.js';
 import type { RecordedRequest } from '../fakes/script.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
-import { COMPACTION_MARKER } from '../llm/loop-harness.js';
+import { COMPACTION_MARKER } from '../loop/loop-harness.js';
 import { assertBuilt } from './cli-fixtures.js';
 import { makeWorkspace, runKeen, type Workspace } from './harness.js';
 

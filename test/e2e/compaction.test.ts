@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
-import { isCompactionRequest, stripCache } from '../llm/anthropic-wire-helpers.js';
+import { isCompactionRequest, stripCache } from '../kit/anthropic-wire-helpers.js';
 import { makeWorkspace, runKeen, type Workspace } from './harness.js';
 
 const SUMMARY = '## Goal\nRead every log.\n## Accomplished\nlog-1 and log-2 read.';

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadTranscript } from '../../src/session/reader.js';
+import { loadTranscript } from '../../src/transcript/reader.js';
 import { errorLines, FAKE_KEY, filesUnder, toolResults, useCliRig } from './cli-fixtures.js';
 import { cleanEnv, KEEN_BIN, type Workspace } from './harness.js';
 

@@ -1,7 +1,7 @@
 /**
  * The launch path of `keen run` (issue 17: launch → first request): Node 20's `Headers`,
  * `Request`, `Response` and `FormData` live in its bundled undici, whose first touch costs ~20 ms.
- * The bundled SDKs meet Keen's own classes (src/llm/net/fetch-globals.ts) and http-fetch answers
+ * The bundled SDKs meet Keen's own classes (src/net/fetch-globals.ts) and http-fetch answers
  * with them, so a one-turn run loads no undici at all. A spawned `bin/keen.js` with a preload that
  * lists the built-in modules it loaded shows it; any new `new Headers()` on the path fails here.
  * The bundle also carries the built-in tools' definitions computed at build time

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../fakes/script.js';
-import { isCompactionRequest } from '../llm/anthropic-wire-helpers.js';
+import { isCompactionRequest } from '../kit/anthropic-wire-helpers.js';
 import { filesUnder, toolResults, useCliRig, userTexts } from './cli-fixtures.js';
 import { systemText, toolNames } from './context-fixtures.js';
 

@@ -132,7 +132,7 @@ describe('web_fetch', () => {
     try {
       const viaProxy = await fetchVia(`${base}/page`, ALLOW, { HTTP_PROXY: proxyUrl, http_proxy: proxyUrl, NO_PROXY: '', no_proxy: '' });
       expect(viaProxy.text).toContain('# Release notes');
-      // The provider's own requests go through the proxy too (src/llm/net/proxy.ts): count the page's.
+      // The provider's own requests go through the proxy too (src/net/proxy.ts): count the page's.
       const page = base.replace('http://', '');
       expect(tunnels.filter((t) => t === page)).toHaveLength(1);
 

@@ -11,7 +11,7 @@ import { startBedrockFake } from './bedrock-fake.js';
 import { startOpenAIChatFake } from './openai-chat-fake.js';
 import { startOpenAIResponsesFake } from './openai-responses-fake.js';
 import type { ScriptedServer } from './scripted-server.js';
-import { pngBase64 } from '../llm/png-bytes.js';
+import { pngBase64 } from '../kit/png-bytes.js';
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 const NOT_AN_IMAGE = Buffer.from('just some text, no pixels').toString('base64');

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Recording } from '../../src/llm/providers/kit/record.js';
+import type { Recording } from '../../src/providers/kit/record.js';
 import type { FakeReply } from './script.js';
 
 /**

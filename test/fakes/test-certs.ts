@@ -1,5 +1,5 @@
 /**
- * TEST-ONLY certificates and keys for the proxy tunnel tests (test/llm/connect-tunnel.test.ts).
+ * TEST-ONLY certificates and keys for the proxy tunnel tests (test/net/connect-tunnel.test.ts).
  * Self-signed, valid 2000-01-01 to 2126-01-01, made once with openssl; they protect nothing:
  * the keys are public here on purpose and no code outside test/ may trust these certificates.
  * - `TARGET`: an HTTPS server named `model.test` and `127.0.0.9` (subjectAltName DNS + IP) —

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KeenError } from '../../src/errors.js';
-import { systemMessage, userMessage, type Message, type ToolMessage } from '../../src/llm/core/message.js';
-import type { ChatRequest, ModelTurnEvent, ProviderConversation } from '../../src/llm/core/provider.js';
-import { createAnthropicAdapter } from '../../src/llm/providers/anthropic.js';
-import { mapAnthropicError } from '../../src/llm/providers/anthropic-errors.js';
-import type { ProviderSettings } from '../../src/llm/providers/types.js';
+import { systemMessage, userMessage, type Message, type ToolMessage } from '../../src/core/message.js';
+import type { ChatRequest, ModelTurnEvent, ProviderConversation } from '../../src/core/provider.js';
+import { createAnthropicAdapter } from '../../src/providers/anthropic.js';
+import { mapAnthropicError } from '../../src/providers/anthropic-errors.js';
+import type { ProviderSettings } from '../../src/providers/types.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 

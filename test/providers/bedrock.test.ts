@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { systemMessage, userMessage, type Message, type ToolMessage } from '../../src/llm/core/message.js';
-import type { ChatRequest, ModelTurnEvent, ProviderConversation } from '../../src/llm/core/provider.js';
-import { createBedrockAdapter } from '../../src/llm/providers/bedrock.js';
-import { cacheFieldsFor } from '../../src/llm/providers/bedrock-wire.js';
-import type { ProviderSettings } from '../../src/llm/providers/types.js';
+import { systemMessage, userMessage, type Message, type ToolMessage } from '../../src/core/message.js';
+import type { ChatRequest, ModelTurnEvent, ProviderConversation } from '../../src/core/provider.js';
+import { createBedrockAdapter } from '../../src/providers/bedrock.js';
+import { cacheFieldsFor } from '../../src/providers/bedrock-wire.js';
+import type { ProviderSettings } from '../../src/providers/types.js';
 import { bedrockModelOf, startBedrockFake, useFakeAwsEnv } from '../fakes/bedrock-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { AppState } from '../../src/app-state/app-state.js';
-import { SessionController, type TranscriptSink, type TurnRecord } from '../../src/app-state/session-controller.js';
-import type { StreamEvent } from '../../src/llm/core/events.js';
-import { systemMessage, userMessage } from '../../src/llm/core/message.js';
+import { AppState } from '../../src/agent/app-state.js';
+import { SessionController, type TranscriptSink, type TurnRecord } from '../../src/agent/session-controller.js';
+import type { StreamEvent } from '../../src/core/events.js';
+import { systemMessage, userMessage } from '../../src/core/message.js';
 import { createDefaultRegistry } from '../../src/tools/index.js';
 import type { FakeReply, RecordedRequest } from '../fakes/script.js';
-import { COMPACTION_MARKER, collect, makeClient, request, textOf } from '../llm/loop-harness.js';
+import { COMPACTION_MARKER, collect, makeClient, request, textOf } from '../loop/loop-harness.js';
 import { PROVIDER_CASES, stripCacheMarkers, type ProviderCase } from './conformance-cases.js';
 import { useProviderRig, seedNotes } from './provider-rig.js';
 

@@ -1,9 +1,9 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { KeenError } from '../../src/errors.js';
-import { systemMessage, userMessage, type Message, type ToolMessage } from '../../src/llm/core/message.js';
-import type { ChatRequest, ModelTurnEvent, ProviderConversation } from '../../src/llm/core/provider.js';
-import { createGenkitAdapter } from '../../src/llm/providers/genkit.js';
-import type { ProviderSettings } from '../../src/llm/providers/types.js';
+import { systemMessage, userMessage, type Message, type ToolMessage } from '../../src/core/message.js';
+import type { ChatRequest, ModelTurnEvent, ProviderConversation } from '../../src/core/provider.js';
+import { createGenkitAdapter } from '../../src/providers/genkit.js';
+import type { ProviderSettings } from '../../src/providers/types.js';
 import { geminiModelOf, startGeminiFake } from '../fakes/gemini-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 

@@ -11,16 +11,16 @@
 import { imageSize } from 'image-size';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { AppState } from '../../src/app-state/app-state.js';
-import { SessionController, type TranscriptSink } from '../../src/app-state/session-controller.js';
-import type { StreamEvent } from '../../src/llm/core/events.js';
-import type { Message } from '../../src/llm/core/message.js';
-import { buildConversation } from '../../src/session/projection.js';
-import { loadTranscript } from '../../src/session/reader.js';
-import { SessionStore } from '../../src/session/store.js';
+import { AppState } from '../../src/agent/app-state.js';
+import { SessionController, type TranscriptSink } from '../../src/agent/session-controller.js';
+import type { StreamEvent } from '../../src/core/events.js';
+import type { Message } from '../../src/core/message.js';
+import { buildConversation } from '../../src/transcript/projection.js';
+import { loadTranscript } from '../../src/transcript/reader.js';
+import { SessionStore } from '../../src/transcript/store.js';
 import { createToolRegistry, defineTool } from '../../src/tools/registry.js';
-import { collect, makeClient } from '../llm/loop-harness.js';
-import { pngBase64 } from '../llm/png-bytes.js';
+import { collect, makeClient } from '../loop/loop-harness.js';
+import { pngBase64 } from '../kit/png-bytes.js';
 import { PROVIDER_CASES, stripCacheMarkers } from './conformance-cases.js';
 import { useProviderRig } from './provider-rig.js';
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { KeenError } from '../../src/errors.js';
-import type { Message } from '../../src/llm/core/message.js';
-import type { ChatRequest, ModelTurnEvent, ProviderConversation } from '../../src/llm/core/provider.js';
-import { createOpenAIChatAdapter, MISSING_OPENAI_KEY } from '../../src/llm/providers/openai-chat.js';
-import type { ProviderSettings } from '../../src/llm/providers/types.js';
+import type { Message } from '../../src/core/message.js';
+import type { ChatRequest, ModelTurnEvent, ProviderConversation } from '../../src/core/provider.js';
+import { createOpenAIChatAdapter, MISSING_OPENAI_KEY } from '../../src/providers/openai-chat.js';
+import type { ProviderSettings } from '../../src/providers/types.js';
 import { startOpenAIChatFake } from '../fakes/openai-chat-fake.js';
 
 const fake = await startOpenAIChatFake();

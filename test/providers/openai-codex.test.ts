@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KeenError } from '../../src/errors.js';
-import type { ChatRequest, ModelTurnEvent, ProviderConversation } from '../../src/llm/core/provider.js';
-import { createCodexAdapter } from '../../src/llm/providers/openai-codex.js';
-import type { ProviderSettings } from '../../src/llm/providers/types.js';
+import type { ChatRequest, ModelTurnEvent, ProviderConversation } from '../../src/core/provider.js';
+import { createCodexAdapter } from '../../src/providers/openai-codex.js';
+import type { ProviderSettings } from '../../src/providers/types.js';
 import { fakeJwt, startFakeOAuthServer, startOpenAIResponsesFake, writeFakeCodexAuth } from '../fakes/openai-responses-fake.js';
 
 const fake = await startOpenAIResponsesFake();

@@ -1,10 +1,10 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { KeenError } from '../../src/errors.js';
-import type { Message } from '../../src/llm/core/message.js';
-import type { ChatRequest, ModelTurnEvent, ProviderConversation } from '../../src/llm/core/provider.js';
-import { createOpenAIResponsesAdapter } from '../../src/llm/providers/openai-responses.js';
-import { MISSING_OPENAI_KEY } from '../../src/llm/providers/openai-sdk.js';
-import type { ProviderSettings } from '../../src/llm/providers/types.js';
+import type { Message } from '../../src/core/message.js';
+import type { ChatRequest, ModelTurnEvent, ProviderConversation } from '../../src/core/provider.js';
+import { createOpenAIResponsesAdapter } from '../../src/providers/openai-responses.js';
+import { MISSING_OPENAI_KEY } from '../../src/providers/openai-sdk.js';
+import type { ProviderSettings } from '../../src/providers/types.js';
 import { startOpenAIResponsesFake } from '../fakes/openai-responses-fake.js';
 
 const fake = await startOpenAIResponsesFake();

@@ -4,13 +4,13 @@
  */
 import fs from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { systemMessage, userMessage } from '../../src/llm/core/message.js';
-import type { ModelTurnEvent, ProviderAdapter } from '../../src/llm/core/provider.js';
+import { systemMessage, userMessage } from '../../src/core/message.js';
+import type { ModelTurnEvent, ProviderAdapter } from '../../src/core/provider.js';
 import { loadRecordings, replayOf, waitForRecordings } from '../fakes/recording.js';
 import type { FakeReply } from '../fakes/script.js';
-import { tempDir } from '../llm/loop-harness.js';
+import { tempDir } from '../loop/loop-harness.js';
 import { PROVIDER_CASES } from './conformance-cases.js';
-import { createAnthropicAdapter } from '../../src/llm/providers/anthropic.js';
+import { createAnthropicAdapter } from '../../src/providers/anthropic.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 
 const REPLY: FakeReply = { steps: [{ thinking: 'Look first.' }, { text: 'Reading.' }, { toolCall: { id: 'call_r', name: 'read_file', args: { path: 'a.txt' } } }] };

@@ -5,12 +5,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { applyPrunePlan } from '../../src/llm/compaction/prune.js';
-import type { ToolMessage } from '../../src/llm/core/message.js';
-import { toolResultBlock as anthropicResult } from '../../src/llm/providers/anthropic-wire.js';
-import { toolResultBlock as converseResult } from '../../src/llm/providers/bedrock-wire.js';
-import { toolOutput } from '../../src/llm/providers/openai-responses-items.js';
-import { estimateMessage, IMAGE_TOKENS } from '../../src/llm/core/token-estimator.js';
+import { applyPrunePlan } from '../../src/compaction/prune.js';
+import type { ToolMessage } from '../../src/core/message.js';
+import { toolResultBlock as anthropicResult } from '../../src/providers/anthropic-wire.js';
+import { toolResultBlock as converseResult } from '../../src/providers/bedrock-wire.js';
+import { toolOutput } from '../../src/providers/openai-responses-items.js';
+import { estimateMessage, IMAGE_TOKENS } from '../../src/tokens/token-estimator.js';
 import { createToolRegistry, defineTool } from '../../src/tools/registry.js';
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';

@@ -5,8 +5,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cleanup as inkCleanup, render } from 'ink-testing-library';
-import { openSession } from '../../src/app-state/open-session.js';
-import type { SessionFlags } from '../../src/app-state/open-session.js';
+import { openSession } from '../../src/agent/open-session.js';
+import type { SessionFlags } from '../../src/agent/open-session.js';
 import { App } from '../../src/repl/app.js';
 import { InputHistory, historyFile } from '../../src/repl/input/history-store.js';
 import { ReplRuntime } from '../../src/repl/runtime.js';

@@ -5,7 +5,7 @@
  * a manual compaction whose summary is replayed as markdown. Used by the REPL resume tests and
  * `bench/render.ts`.
  */
-import { SessionStore } from '../../src/session/store.js';
+import { SessionStore } from '../../src/transcript/store.js';
 
 const USAGE = { input: 1000, output: 100, cache_read: 0, cache_write: 0 };
 

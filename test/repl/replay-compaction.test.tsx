@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TRANSCRIPT_FILE } from '../../src/session/paths.js';
+import { TRANSCRIPT_FILE } from '../../src/transcript/paths.js';
 import type { RecordedRequest } from '../fakes/script.js';
 import { afterToolResult, isCompactionRequest, lastUserText } from './fake-requests.js';
 import { startHarness, type ReplHarness } from './harness.js';

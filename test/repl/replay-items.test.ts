@@ -4,7 +4,7 @@
  * counted when a long one was read from its end (open-session.ts SHOWN_BUDGET).
  */
 import { describe, expect, it } from 'vitest';
-import type { SessionRecord } from '../../src/session/records.js';
+import type { SessionRecord } from '../../src/transcript/records.js';
 import { EARLIER_NOT_READ, replayItems } from '../../src/repl/replay.js';
 
 const usage = { input: 1, output: 1, cache_read: 0, cache_write: 0 };

@@ -17,7 +17,7 @@ import { initialUiState } from '../../src/repl/state/ui-reducer.js';
 import type { NewItem, TranscriptItem } from '../../src/repl/state/ui-state.js';
 import { createUiStore, type UiStore } from '../../src/repl/state/ui-store.js';
 import { CLEAR_SCREEN } from '../../src/repl/terminal.js';
-import { SessionStore } from '../../src/session/store.js';
+import { SessionStore } from '../../src/transcript/store.js';
 import { makeWorkspace, type Workspace } from '../e2e/harness.js';
 import { question, writeLongSession } from './long-session.js';
 

@@ -61,8 +61,8 @@ describe('the way to the prompt taking keys', () => {
       'src/repl/input-dispatch.ts',
       'src/repl/commands.ts',
       'src/repl/turn-runner.ts',
-      'src/app-state/session-controller.ts',
-      'src/app-state/open-session.ts',
+      'src/agent/session-controller.ts',
+      'src/agent/open-session.ts',
     ]) {
       expect(loaded, later).not.toContain(later);
     }

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { childEnv, DESKTOP_VARIABLES } from '../../src/child-env.js';
+import { childEnv, DESKTOP_VARIABLES } from '../../src/security/child-env.js';
 import { runRipgrep } from '../../src/tools/ripgrep.js';
 
 const dirs: string[] = [];

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { childEnv } from '../../src/child-env.js';
+import { childEnv } from '../../src/security/child-env.js';
 import { type NeutraliseScope, neutralisingSettings, parseConfigList, settingsEnv } from '../../src/tools/git/neutralise.js';
 import { configEntriesSync, safeGitEnv } from '../../src/tools/git/safe-git.js';
 

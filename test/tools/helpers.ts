@@ -2,7 +2,7 @@ import { mkdtemp, mkdir, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach } from 'vitest';
-import type { ToolMessage } from '../../src/llm/core/message.js';
+import type { ToolMessage } from '../../src/core/message.js';
 import { createDefaultRegistry } from '../../src/tools/index.js';
 import { createHeadlessGate } from '../../src/tools/permissions/index.js';
 import type { PermissionGate, ToolRegistry } from '../../src/tools/types.js';

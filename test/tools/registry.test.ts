@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TokenEstimator } from '../../src/llm/core/token-estimator.js';
+import { TokenEstimator } from '../../src/tokens/token-estimator.js';
 import { createDefaultRegistry } from '../../src/tools/index.js';
 import { createHeadlessGate, createSessionGate } from '../../src/tools/permissions/index.js';
 import { CANCELLED, createToolRegistry, defineTool, ToolError } from '../../src/tools/registry.js';

@@ -5,7 +5,7 @@
  * test/e2e/launch-path.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { TokenEstimator } from '../../src/llm/core/token-estimator.js';
+import { TokenEstimator } from '../../src/tokens/token-estimator.js';
 import { defaultTools } from '../../src/tools/index.js';
 import { createToolRegistry } from '../../src/tools/registry.js';
 import { buildToolTable, builtInTools } from '../../src/tools/tool-table-build.js';

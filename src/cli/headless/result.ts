@@ -1,6 +1,6 @@
-import type { LiveSession } from '../../app-state/open-session.js';
+import type { LiveSession } from '../../agent/open-session.js';
 import { costOf } from '../../config/prices.js';
-import type { Usage } from '../../llm/core/usage.js';
+import type { Usage } from '../../core/usage.js';
 import type { TurnOutcome } from './turn.js';
 
 /** Why a run ended, for scripts: `success` is the only one with `is_error: false`. */

@@ -3,8 +3,8 @@
  * shapes are a stable contract (docs/cli.md; validated by src/cli/headless/stream-schema.ts in
  * the tests): add fields, never rename or remove them.
  */
-import type { LiveSession } from '../../app-state/open-session.js';
-import type { ControllerEvent } from '../../app-state/session-controller.js';
+import type { LiveSession } from '../../agent/open-session.js';
+import type { ControllerEvent } from '../../agent/session-controller.js';
 import { VERSION } from '../../version.js';
 
 export type StreamJsonEvent =

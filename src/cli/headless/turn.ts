@@ -1,8 +1,8 @@
-import type { LiveSession } from '../../app-state/open-session.js';
-import type { ControllerEvent } from '../../app-state/session-controller.js';
-import type { LlmError } from '../../llm/core/errors.js';
-import type { StopReason } from '../../llm/core/events.js';
-import { llmError } from '../../llm/core/errors.js';
+import type { LiveSession } from '../../agent/open-session.js';
+import type { ControllerEvent } from '../../agent/session-controller.js';
+import type { LlmError } from '../../core/errors.js';
+import type { StopReason } from '../../core/events.js';
+import { llmError } from '../../core/errors.js';
 import { errorText } from '../../errors.js';
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;

@@ -6,7 +6,7 @@ import { ruleFor } from '../../tools/permissions/session-rule.js';
 import { PROMPT_HINT, promptDetailLines } from '../live-bound.js';
 import type { PermissionView } from '../state/ui-state.js';
 import { color } from '../theme.js';
-import { terminalText } from '../../terminal-text.js';
+import { terminalText } from '../../security/terminal-text.js';
 import { DiffView } from './diff-view.js';
 
 /** Diff lines a permission prompt shows at most. */

@@ -1,6 +1,6 @@
 import { Text as InkText, type TextProps } from 'ink';
 import { createElement, Fragment, isValidElement, type ReactElement, type ReactNode } from 'react';
-import { terminalPieces } from '../../terminal-text.js';
+import { terminalPieces } from '../../security/terminal-text.js';
 
 /** One string as drawn: sanitised, its escapes inverse so they read apart from text that looks alike. */
 function safeString(text: string): ReactNode {
@@ -22,7 +22,7 @@ function safeChildren(children: ReactNode): ReactNode {
 
 /**
  * The only text component of the REPL: Ink's `Text` with every string child passed through the
- * sanitiser (src/terminal-text.ts) before Ink lays it out and styles it, so model output, tool
+ * sanitiser (src/security/terminal-text.ts) before Ink lays it out and styles it, so model output, tool
  * output, file names and config values can never send a control sequence to the terminal, and
  * Ink measures the text the terminal will show. The escapes (`\x1b`, `\b`) are drawn inverse.
  * Importing `Text` from 'ink' anywhere else is a lint error (biome.json, noRestrictedImports),

@@ -6,8 +6,8 @@
 import { appendFile, chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { inputHistoryDir } from '../../config/paths.js';
-import { projectDirName } from '../../session/paths.js';
-import { redactText, secretValues } from '../../session/redact.js';
+import { projectDirName } from '../../transcript/paths.js';
+import { redactText, secretValues } from '../../transcript/redact.js';
 import { HISTORY_LIMIT } from './editor.js';
 
 export function historyFile(home: string, cwd: string): string {

@@ -1,13 +1,13 @@
 /**
  * A finished Markdown table, parsed with `marked` (the streaming path holds table rows back until
  * the table ends) and laid out with aligned columns measured by `string-width`, so CJK and emoji
- * cells line up; cells are sanitised (src/terminal-text.ts) before they are measured. Pure; never
+ * cells line up; cells are sanitised (src/security/terminal-text.ts) before they are measured. Pure; never
  * throws: text that marked does not read as a table stays text.
  */
 import type { Token, Tokens } from 'marked';
 import { markedLexer } from './marked-lexer.js';
 import stringWidth from 'string-width';
-import { terminalText } from '../../terminal-text.js';
+import { terminalText } from '../../security/terminal-text.js';
 import { spansOf } from './marked-inline.js';
 
 export type Align = 'left' | 'right' | 'center' | null;

@@ -1,7 +1,7 @@
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { childEnv } from '../../child-env.js';
+import { childEnv } from '../../security/child-env.js';
 import { keenHome } from '../../config/paths.js';
 import { bwrapArgs, findSandbox, planFor, seatbeltProfile, type SandboxAvailability, type SandboxSettings, userHome } from '../sandbox/index.js';
 import { onPath, probe } from '../sandbox/detect.js';

@@ -6,7 +6,7 @@
 import { readConfigFile, type ConfigFiles } from '../../config/load.js';
 import { userConfigPath } from '../../config/paths.js';
 import { credentialNamesOf } from '../../config/project-limits.js';
-import { isCredentialName } from '../../credential-names.js';
+import { isCredentialName } from '../../security/credential-names.js';
 import type { McpSettings } from './config-schema.js';
 import { loadServerSources } from './load-sources.js';
 import type { McpManager } from './manager.js';

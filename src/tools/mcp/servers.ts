@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { isCredentialName } from '../../credential-names.js';
+import { isCredentialName } from '../../security/credential-names.js';
 import type { McpServerEntry } from './config-schema.js';
 import { expandVars } from './expand.js';
 

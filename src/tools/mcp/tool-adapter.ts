@@ -27,7 +27,7 @@ export function adaptMcpTool(server: string, tool: McpTool, call: McpToolCaller,
     schema: anyObject,
     inputSchema: schema,
     mutating: tool.annotations?.readOnlyHint !== true,
-    // Read-only calls of one reply run side by side (src/llm/concurrent-calls.ts); the rest one at a time.
+    // Read-only calls of one reply run side by side (src/loop/concurrent-calls.ts); the rest one at a time.
     concurrent: tool.annotations?.readOnlyHint === true,
     describe: (args: Record<string, unknown>) => {
       const json = JSON.stringify(args);

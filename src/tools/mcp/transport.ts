@@ -1,6 +1,6 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { sdkFetch } from '../../llm/net/http-fetch.js';
-import { isCredentialName } from '../../credential-names.js';
+import { sdkFetch } from '../../net/http-fetch.js';
+import { isCredentialName } from '../../security/credential-names.js';
 import type { ServerSpec } from './servers.js';
 import { ProcessGroupStdioTransport } from './stdio-transport.js';
 

@@ -5,7 +5,7 @@ import type { PermissionRequest } from '../types.js';
 import { type BashPattern, matchRunning, matchWritten, ruleWords } from './bash-rule.js';
 import { accessOf, bashCommandOf, FILE_READ_TOOLS, FILE_WRITE_TOOLS, isInside, posixRel } from './request.js';
 import { analyzeCommand } from './shell-command.js';
-import { forStream } from '../../terminal-text.js';
+import { forStream } from '../../security/terminal-text.js';
 import { canonicalTool, type KnownTools, unknownToolReason } from './tool-names.js';
 
 /**

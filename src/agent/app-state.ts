@@ -1,0 +1,167 @@
+import { documentRequest, NO_TOOLS, summaryOptions, type Summariser } from '../compaction/auto-compaction.js';
+import { compact, type CompactionOutcome } from '../compaction/compactor.js';
+import { NO_EXTRAS, type CompactionSettings } from '../compaction/settings.js';
+import { cloneMessages, stripSystem, systemMessage, userMessage, type Message } from '../core/message.js';
+import type { ChatRequest, ToolDefinition } from '../core/provider.js';
+import type { StreamEvent } from '../core/events.js';
+import { estimateMessage, estimateRequest, estimateText } from '../tokens/token-estimator.js';
+import type { ChatClient } from '../loop/tool-loop.js';
+import type { ToolRegistry } from '../tools/types.js';
+
+/** What manual compaction needs besides the client: settings, the parent's window, a summariser. */
+export interface AppCompaction {
+  settings: CompactionSettings;
+  /** The parent model's window and input budget. */
+  window: number;
+  inputBudget: number;
+  /** `compaction.model`, when set: summaries go there (budgeted document, its own window). */
+  summariser?: Summariser;
+}
+
+export interface AppStateOptions {
+  client: ChatClient;
+  registry: ToolRegistry;
+  model: string;
+  maxOutputTokens: number;
+  thinkingBudget?: number;
+  sessionId: string;
+  /**
+   * Awaited before a normal turn's request is built (MCP servers still starting get until
+   * `mcp.startupTimeoutMs` to join the tool list).
+   */
+  prepareRequest?: (signal?: AbortSignal) => Promise<void>;
+  /** Builds the system prompt; called once per turn so it is always fresh. */
+  buildSystemPrompt: () => string;
+  history?: Message[];
+  /** Absent: no tail, no pruning, the parent model with an unbounded window (library default). */
+  compaction?: AppCompaction;
+}
+
+/**
+ * The conversation without system messages, and the two requests made from it.
+ *
+ * Invariant: `history` never contains a system message. Every request prepends a freshly built
+ * system prompt. AppState changes only through `appendMessage`, `replaceHistory` and
+ * `applyCompaction`, which callers invoke after the matching records are durable.
+ */
+export class AppState {
+  private history: Message[];
+  constructor(private readonly opts: AppStateOptions) {
+    this.history = stripSystem(cloneMessages(opts.history ?? []));
+  }
+
+  /** The registry's tools now: MCP servers may join or change their lists between turns. */
+  private get tools(): ToolDefinition[] {
+    return this.opts.registry.definitions();
+  }
+
+  get messages(): readonly Message[] {
+    return this.history;
+  }
+
+  get sessionId(): string {
+    return this.opts.sessionId;
+  }
+
+  get client(): ChatClient {
+    return this.opts.client;
+  }
+
+  get toolDefinitions(): readonly ToolDefinition[] {
+    return this.tools;
+  }
+
+  /** The system prompt a turn would send now (built fresh). */
+  systemPrompt(): string {
+    return this.opts.buildSystemPrompt();
+  }
+
+  /** The request a normal turn would send now (system prompt + history + `extra`). */
+  buildRequest(extra: Message[] = []): ChatRequest {
+    return {
+      model: this.opts.model,
+      messages: [systemMessage(this.opts.buildSystemPrompt()), ...cloneMessages(this.history), ...extra],
+      tools: this.tools,
+      maxOutputTokens: this.opts.maxOutputTokens,
+      thinkingBudget: this.opts.thinkingBudget,
+    };
+  }
+
+  /** A normal turn: appends the user's message to history and streams the agent's answer. */
+  streamChat(input: string, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+    this.appendMessage(userMessage(input));
+    if (!this.opts.prepareRequest) {
+      return this.opts.client.streamChat(this.buildRequest(), this.opts.registry, { sessionId: this.opts.sessionId, signal });
+    }
+    return this.streamPrepared(this.opts.prepareRequest, signal);
+  }
+
+  private async *streamPrepared(prepare: (signal?: AbortSignal) => Promise<void>, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+    await prepare(signal);
+    yield* this.opts.client.streamChat(this.buildRequest(), this.opts.registry, { sessionId: this.opts.sessionId, signal });
+  }
+
+  /**
+   * Manual compaction through the one compaction module: the normal turn's request plus one user
+   * message with the compaction prompt when it fits (tools refused, no nested compaction), the
+   * budgeted document otherwise or after a context-length refusal. Streams the summary visibly and
+   * returns the outcome. History is not touched: the caller applies the replacement.
+   */
+  async *streamCompact(focus?: string, signal?: AbortSignal): AsyncGenerator<StreamEvent, CompactionOutcome> {
+    const cfg = this.opts.compaction;
+    const request = this.buildRequest();
+    const sessionId = this.opts.sessionId;
+    const summariser = cfg?.summariser;
+    return yield* compact({
+      history: request.messages,
+      mode: 'manual',
+      settings: cfg?.settings ?? NO_EXTRAS,
+      focus,
+      countText: estimateText,
+      countMessage: estimateMessage,
+      tokensBefore: estimateRequest(request),
+      estimate: (messages) => estimateRequest({ messages, tools: this.tools }),
+      route: (forkEstimate) => ({
+        fork: summariser
+          ? undefined
+          : {
+              estimate: forkEstimate,
+              window: cfg?.window ?? Number.POSITIVE_INFINITY,
+              send: (prompt, s) =>
+                this.opts.client.streamChat(this.buildRequest([userMessage(prompt)]), this.opts.registry, {
+                  sessionId,
+                  signal: s,
+                  disableToolCalls: true,
+                  disableAutoCompaction: true,
+                }),
+            },
+        document: {
+          inputBudget: summariser?.inputBudget ?? cfg?.inputBudget ?? Number.MAX_SAFE_INTEGER,
+          send: (system, user, s) =>
+            (summariser?.client ?? this.opts.client).streamChat(
+              documentRequest(summariser?.model ?? this.opts.model, summariser?.maxOutputTokens ?? this.opts.maxOutputTokens, system, user),
+              NO_TOOLS,
+              summaryOptions(sessionId, s),
+            ),
+        },
+      }),
+      visible: true,
+      signal: signal ?? new AbortController().signal,
+    });
+  }
+
+  appendMessage(message: Message): void {
+    if (message.role === 'system') return;
+    this.history.push(structuredClone(message));
+  }
+
+  /** Take back the last message (a turn that never reached the model is not kept). */
+  dropLastMessage(): void {
+    this.history.pop();
+  }
+
+  /** Install a (system-free) replacement, e.g. after an automatic compaction. */
+  replaceHistory(messages: readonly Message[]): void {
+    this.history = stripSystem(cloneMessages(messages));
+  }
+}

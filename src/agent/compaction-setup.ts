@@ -1,0 +1,78 @@
+import { KeenError } from '../errors.js';
+import { MODEL_CATALOG } from '../config/models.js';
+import { resolveModel, type ResolvedModel } from '../config/resolve.js';
+import type { KeenConfig } from '../config/schema.js';
+import type { LoopCompaction, Summariser } from '../compaction/auto-compaction.js';
+import { artifactRegistry } from '../compaction/artifact-registry.js';
+import { COMPACTION_MAX_TURNS } from '../compaction/policy.js';
+import { DEFAULT_SETTINGS, type CompactionSettings } from '../compaction/settings.js';
+import { computeBudget, DEFAULT_COMPACTION_POLICY, type ContextBudget } from '../tokens/context-budget.js';
+import { ContextMeter } from '../tokens/token-estimator.js';
+import { createChatClient } from '../loop/tool-loop.js';
+import { createAdapter } from '../providers/registry.js';
+import { ArtifactStore } from '../transcript/artifacts.js';
+import type { Tool } from '../tools/registry.js';
+import { createRecallTool } from '../tools/recall.js';
+import type { PermissionGate, ToolRegistry } from '../tools/types.js';
+import type { AppCompaction } from './app-state.js';
+
+/** `compaction.*` from config with the defaults filled in. */
+export function compactionSettings(config: KeenConfig): CompactionSettings {
+  const c = config.compaction ?? {};
+  return {
+    keepRecentTokens: c.keepRecentTokens ?? DEFAULT_SETTINGS.keepRecentTokens,
+    prune: c.prune ?? DEFAULT_SETTINGS.prune,
+    instructions: c.instructions,
+  };
+}
+
+/**
+ * `compaction.model`: a separate summariser, defined like any model (config `models` or the
+ * catalog). Naming the session's own model keeps the cache-parity fork. An unknown name is a
+ * one-line KeenError naming the key.
+ */
+export async function resolveSummariser(
+  config: KeenConfig,
+  main: ResolvedModel,
+  env: NodeJS.ProcessEnv,
+  home: string,
+  cwd: string,
+  permissions: PermissionGate,
+): Promise<Summariser | undefined> {
+  const name = config.compaction?.model;
+  if (!name) return undefined;
+  if (!config.models?.[name] && !MODEL_CATALOG[name]) {
+    throw new KeenError(`compaction.model "${name}" is not a known model: define it under "models" in config or pick one from the catalog`);
+  }
+  const resolved = resolveModel(config, { model: name }, env, home);
+  if (resolved.provider === main.provider && resolved.wireId === main.wireId && resolved.info.contextWindow === main.info.contextWindow) return undefined;
+  const adapter = await createAdapter(resolved.provider, resolved.settings);
+  const budget = computeBudget({ contextWindow: resolved.info.contextWindow, maxOutputTokens: resolved.info.maxOutputTokens }, { ...DEFAULT_COMPACTION_POLICY, auto: false });
+  const client = createChatClient(adapter, { cwd, permissions, budget, newGauge: () => new ContextMeter(), maxTurns: COMPACTION_MAX_TURNS });
+  return { client, model: resolved.wireId, inputBudget: budget.inputBudget, maxOutputTokens: resolved.info.maxOutputTokens };
+}
+
+/**
+ * The session's artifact store: the `recall` tool that reads it, and `wrap`, which stores every
+ * tool output of a registry once as an artifact (the handle pruning replaces it with).
+ */
+export async function sessionArtifacts(
+  sessionDir: string,
+  redacted: readonly string[],
+  opts: { fresh?: boolean } = {},
+): Promise<{ recall: Tool; wrap: (inner: ToolRegistry) => ToolRegistry }> {
+  // `redacted`: the same values the transcript redacts (`secretValues`: environment values that look secret plus config keys).
+  // `fresh`: a new session, whose folder does not exist yet (ArtifactStore.open).
+  const artifacts = await ArtifactStore.open(sessionDir, redacted, opts);
+  return { recall: createRecallTool((n) => artifacts.get(n)), wrap: (inner) => artifactRegistry(inner, artifacts) };
+}
+
+/** What the loop and AppState get: the same settings and summariser on both paths. */
+export function compactionWiring(configured: CompactionSettings, budget: ContextBudget, summariser: Summariser | undefined): { loop: LoopCompaction; app: AppCompaction } {
+  // A tail may take at most a quarter of the input budget, so a compaction always lands well under the threshold.
+  const settings = { ...configured, keepRecentTokens: Math.min(configured.keepRecentTokens, Math.floor(budget.inputBudget / 4)) };
+  return {
+    loop: { settings, summariser },
+    app: { settings, window: budget.window, inputBudget: budget.inputBudget, summariser },
+  };
+}

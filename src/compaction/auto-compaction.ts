@@ -1,0 +1,186 @@
+/**
+ * Automatic compaction inside the tool loop: the policy decides, an optional prune-only step
+ * runs when it is enough, else the one compaction (src/compaction/compactor.ts) runs on a
+ * private child. The loop makes one call per request: {@link AutoCompaction.maybeCompact}.
+ */
+import type { ToolRegistry } from '../tools/types.js';
+import type { StreamEvent } from '../core/events.js';
+import { cloneMessages, stripSystem, systemMessage, systemPart, userMessage, type Message } from '../core/message.js';
+import type { ChatRequest, ProviderConversation, ToolDefinition } from '../core/provider.js';
+import type { StreamOptions } from '../core/stream-options.js';
+import { emptyUsage } from '../core/usage.js';
+import { estimateMessage, estimateText } from '../tokens/token-estimator.js';
+import { compact } from './compactor.js';
+import { attemptFailed, attemptStarted, attemptSucceeded, decideAutoCompaction, newAttemptState, type AttemptState } from './policy.js';
+import { applyPrunePlan, planPrune } from './prune.js';
+import { NO_EXTRAS, type CompactionSettings } from './settings.js';
+import type { SummaryRoute } from './summarise.js';
+
+/** A client the summary request can go to (a ChatClient satisfies it). */
+export interface SummaryClient {
+  streamChat(request: ChatRequest, registry: ToolRegistry, options?: StreamOptions): AsyncIterable<StreamEvent>;
+}
+
+/** A separate summariser (`compaction.model`): its client, wire model, window and output limit. */
+export interface Summariser {
+  client: SummaryClient;
+  model: string;
+  inputBudget: number;
+  maxOutputTokens: number;
+}
+
+/** The compaction part of the loop's environment. */
+export interface LoopCompaction {
+  settings: CompactionSettings;
+  /** Absent: the parent model summarises (fork when it fits, document otherwise). */
+  summariser?: Summariser;
+}
+
+/** A registry with no tools: the budgeted document request offers none. */
+export const NO_TOOLS: ToolRegistry = {
+  definitions: () => [],
+  execute: async (call) => ({ role: 'tool', tool_call_id: call.id, name: call.name, content: 'No tools are available.', is_error: true }),
+};
+
+/** The summary request's stream options: one-shot, no nested compaction, tool calls refused. */
+export function summaryOptions(sessionId: string | undefined, signal: AbortSignal): StreamOptions {
+  return { sessionId, oneShot: true, disableAutoCompaction: true, disableToolCalls: true, signal };
+}
+
+/** The budgeted-document request: the summariser system prompt, no tools, one user message. */
+export function documentRequest(model: string, maxOutputTokens: number, system: string, user: string): ChatRequest {
+  return { model, messages: [systemMessage(system), userMessage(user)], tools: [], maxOutputTokens };
+}
+
+export interface AutoCompactionDeps {
+  budget: { window: number; inputBudget: number; threshold: number; autoEnabled: boolean };
+  compaction?: LoopCompaction;
+  tools: readonly ToolDefinition[];
+  options: StreamOptions;
+  /** The parent's signal: aborting it aborts the child too (never the reverse). */
+  signal: AbortSignal;
+  /** The parent's model and output limit, for a document request to the parent model. */
+  model: string;
+  maxOutputTokens: number;
+  /** A fresh estimate of a request sending `messages` with the parent's tools. */
+  estimate: (messages: readonly Message[]) => number;
+  /** Runs the child loop on a fork of the parent conversation. */
+  runFork: (child: ProviderConversation, childHistory: Message[], options: StreamOptions) => AsyncIterable<StreamEvent>;
+  /** Runs a fresh conversation for `request` on the parent's adapter. */
+  runFresh: (request: ChatRequest, options: StreamOptions) => AsyncIterable<StreamEvent>;
+}
+
+export interface AutoCompaction {
+  /**
+   * Before a request: maybe compact. Returns the replacement (system included) to install, or
+   * undefined to send the request unchanged. Lifecycle events are yielded; nothing of the child.
+   */
+  maybeCompact(at: { conversation: ProviderConversation; history: readonly Message[]; toolTurns: number; estimate: number }): AsyncGenerator<StreamEvent, Message[] | undefined>;
+}
+
+export function createAutoCompaction(deps: AutoCompactionDeps): AutoCompaction {
+  let state: AttemptState = newAttemptState();
+  const settings = deps.compaction?.settings ?? NO_EXTRAS;
+  const summariser = deps.compaction?.summariser;
+
+  return {
+    async *maybeCompact({ conversation, history, toolTurns, estimate }) {
+      const decision = decideAutoCompaction({
+        state,
+        oneShot: !!deps.options.oneShot,
+        disableAutoCompaction: !!deps.options.disableAutoCompaction,
+        autoEnabled: deps.budget.autoEnabled,
+        pendingState: conversation.hasPendingState(),
+        toolTurns,
+        estimate,
+        threshold: deps.budget.threshold,
+      });
+      if (!decision.run) return undefined;
+      state = attemptStarted(state, toolTurns);
+
+      const controller = new AbortController();
+      const followParent = () => controller.abort();
+      if (deps.signal.aborted) controller.abort();
+      deps.signal.addEventListener('abort', followParent, { once: true });
+      yield { type: 'auto_compaction_started', cancel: () => controller.abort() };
+      try {
+        // Prune only, when that alone brings the context under the threshold: no summary request.
+        if (settings.prune) {
+          const rest = stripSystem(history);
+          const plan = planPrune(rest, { count: estimateText });
+          if (plan) {
+            const pruned = [...systemPart(history), ...applyPrunePlan(rest, plan.pruned)];
+            const after = deps.estimate(pruned);
+            if (after < deps.budget.threshold) {
+              state = attemptSucceeded(state);
+              yield {
+                type: 'auto_compaction_applied',
+                replacement: cloneMessages(pruned),
+                summary: '',
+                usage: emptyUsage(),
+                tokensBefore: estimate,
+                tokensAfter: after,
+                pruned: plan.pruned,
+              };
+              return pruned;
+            }
+          }
+        }
+        const route = (forkEstimate: number): SummaryRoute => ({
+          fork: summariser
+            ? undefined
+            : {
+                estimate: forkEstimate,
+                window: deps.budget.window,
+                send: (prompt, signal) => {
+                  const child = conversation.fork();
+                  child.appendUserText(prompt);
+                  return deps.runFork(child, [...cloneMessages(history), userMessage(prompt)], summaryOptions(deps.options.sessionId, signal));
+                },
+              },
+          document: {
+            inputBudget: summariser?.inputBudget ?? deps.budget.inputBudget,
+            send: (system, user, signal) =>
+              summariser
+                ? summariser.client.streamChat(
+                    documentRequest(summariser.model, summariser.maxOutputTokens, system, user),
+                    NO_TOOLS,
+                    summaryOptions(deps.options.sessionId, signal),
+                  )
+                : deps.runFresh(documentRequest(deps.model, deps.maxOutputTokens, system, user), summaryOptions(deps.options.sessionId, signal)),
+          },
+        });
+        const outcome = yield* compact({
+          history,
+          mode: 'auto',
+          settings,
+          countText: estimateText,
+          countMessage: estimateMessage,
+          tokensBefore: estimate,
+          estimate: deps.estimate,
+          route,
+          visible: false,
+          signal: controller.signal,
+        });
+        if (!outcome.ok) {
+          state = attemptFailed(state, estimate, deps.budget.inputBudget);
+          if (outcome.cancelled || controller.signal.aborted) yield { type: 'auto_compaction_cancelled', usage: outcome.usage };
+          else yield { type: 'auto_compaction_failed', reason: outcome.reason, usage: outcome.usage };
+          return undefined;
+        }
+        state = attemptSucceeded(state);
+        yield {
+          type: 'auto_compaction_applied',
+          replacement: cloneMessages(outcome.replacement),
+          summary: outcome.summary,
+          usage: outcome.usage,
+          tokensBefore: estimate,
+          tokensAfter: outcome.tokensAfter,
+        };
+        return outcome.replacement;
+      } finally {
+        deps.signal.removeEventListener('abort', followParent);
+      }
+    },
+  };
+}

@@ -1,0 +1,204 @@
+import type { ToolContext, ToolRegistry } from '../tools/types.js';
+import { createAutoCompaction, NO_TOOLS, type LoopCompaction } from '../compaction/auto-compaction.js';
+import { denyingRegistry } from '../compaction/denying-registry.js';
+import { callScheduler } from './concurrent-calls.js';
+import { COMPACTION_MAX_TURNS } from '../compaction/policy.js';
+import { llmError } from '../core/errors.js';
+import type { StreamEvent } from '../core/events.js';
+import { cloneMessages, type Message, type ToolMessage } from '../core/message.js';
+import type { ChatRequest, ModelTurnEvent, ProviderAdapter, ProviderConversation, ToolDefinition } from '../core/provider.js';
+import type { StreamOptions } from '../core/stream-options.js';
+import { promptTokens } from '../core/usage.js';
+
+/** Local view of the context size: an estimate corrected by provider-reported usage. */
+export interface ContextGauge {
+  estimate(messages: readonly Message[], tools: readonly ToolDefinition[]): number;
+  /** A request covering `messageCount` messages reported this prompt size. */
+  observe(promptTokens: number, messageCount: number, messages?: readonly Message[]): void;
+  /** The history was replaced: forget the last observation. */
+  reset(): void;
+}
+
+/** The budget the trigger checks, from src/tokens/context-budget.ts. */
+export interface LoopBudget {
+  /** The effective context window (capacity or working window). */
+  window: number;
+  inputBudget: number;
+  threshold: number;
+  autoEnabled: boolean;
+}
+
+/** What the loop needs besides the adapter. */
+export interface LoopEnv {
+  cwd: string;
+  permissions: ToolContext['permissions'];
+  budget: LoopBudget;
+  newGauge: () => ContextGauge;
+  /** Model requests per stream before it stops with `max_turns`. */
+  maxTurns: number;
+  /** Compaction settings and the summariser; absent: plain compaction by the parent model. */
+  compaction?: LoopCompaction;
+}
+
+/** A provider client: the one shared tool loop over a thin adapter. */
+export interface ChatClient {
+  readonly providerId: string;
+  streamChat(request: ChatRequest, registry: ToolRegistry, options?: StreamOptions): AsyncGenerator<StreamEvent>;
+}
+
+export function createChatClient(adapter: ProviderAdapter, env: LoopEnv): ChatClient {
+  return {
+    providerId: adapter.id,
+    async *streamChat(request, registry, options = {}) {
+      let conversation: ProviderConversation;
+      try {
+        conversation = await adapter.open(request);
+      } catch (err) {
+        yield { type: 'error', error: llmError('other', (err as Error).message) };
+        return;
+      }
+      yield* runToolLoop({ conversation, history: cloneMessages(request.messages), tools: request.tools, registry, options, env, adapter, request });
+    },
+  };
+}
+
+interface LoopRun {
+  conversation: ProviderConversation;
+  /** The generic history (system included) kept beside the native one: the compaction history. */
+  history: Message[];
+  tools: ToolDefinition[];
+  registry: ToolRegistry;
+  options: StreamOptions;
+  env: LoopEnv;
+  /** The adapter and request the stream was opened with: a budgeted summary request opens a fresh conversation. */
+  adapter?: ProviderAdapter;
+  request?: ChatRequest;
+}
+
+/** A one-shot summary request on a fresh conversation of the same adapter (no tools). */
+async function* runFresh(run: LoopRun, request: ChatRequest, options: StreamOptions): AsyncGenerator<StreamEvent> {
+  if (!run.adapter) {
+    yield { type: 'error', error: llmError('other', 'no adapter to open a summary request on') };
+    return;
+  }
+  let conversation: ProviderConversation;
+  try {
+    conversation = await run.adapter.open(request);
+  } catch (err) {
+    yield { type: 'error', error: llmError('other', (err as Error).message) };
+    return;
+  }
+  yield* runToolLoop({
+    conversation,
+    history: cloneMessages(request.messages),
+    tools: [],
+    registry: NO_TOOLS,
+    options,
+    env: { ...run.env, maxTurns: COMPACTION_MAX_TURNS },
+    adapter: run.adapter,
+    request,
+  });
+}
+
+/**
+ * Request → stream → run tool calls in order → append results → next request, until the model
+ * answers without tools. Before each request after a completed tool turn it may run a private
+ * automatic compaction. Never throws: ends with one `done` or one `error` event.
+ */
+export async function* runToolLoop(run: LoopRun): AsyncGenerator<StreamEvent> {
+  const { conversation, tools, options, env } = run;
+  let history = run.history;
+  const signal = options.signal ?? new AbortController().signal;
+  const registry = options.disableToolCalls ? denyingRegistry(run.registry) : run.registry;
+  const gauge = env.newGauge();
+  const autoCompaction = createAutoCompaction({
+    budget: env.budget,
+    compaction: env.compaction,
+    tools,
+    options,
+    signal,
+    model: run.request?.model ?? '',
+    maxOutputTokens: run.request?.maxOutputTokens ?? MIN_OUTPUT_TOKENS,
+    estimate: (messages) => env.newGauge().estimate(messages, tools),
+    runFork: (child, childHistory, childOptions) =>
+      runToolLoop({ ...run, conversation: child, history: childHistory, options: childOptions, env: { ...env, maxTurns: COMPACTION_MAX_TURNS } }),
+    runFresh: (req, childOptions) => runFresh(run, req, childOptions),
+  });
+  let toolTurns = 0;
+
+  for (let turn = 0; ; turn++) {
+    if (signal.aborted) {
+      yield { type: 'error', error: llmError('cancelled', 'cancelled') };
+      return;
+    }
+    if (toolTurns > 0) {
+      const replacement = yield* autoCompaction.maybeCompact({ conversation, history, toolTurns, estimate: gauge.estimate(history, tools) });
+      if (replacement) {
+        conversation.replaceHistory(replacement);
+        history = cloneMessages(replacement);
+        gauge.reset();
+      }
+      if (signal.aborted) continue;
+    }
+
+    if (turn >= env.maxTurns) {
+      yield { type: 'done', stopReason: 'max_turns' };
+      return;
+    }
+
+    const sentCount = history.length;
+    // Leave the answer room in the window: prompt + max output must fit (Anthropic and Bedrock refuse otherwise).
+    const room = env.budget.window - gauge.estimate(history, tools) - OUTPUT_ROOM_MARGIN;
+    const limits = { maxOutputTokens: Math.max(MIN_OUTPUT_TOKENS, room) };
+    let ended: Extract<ModelTurnEvent, { type: 'turn_end' }> | undefined;
+    for await (const ev of conversation.streamTurn(signal, limits)) {
+      switch (ev.type) {
+        case 'text_delta':
+        case 'reasoning_delta':
+          yield ev;
+          break;
+        case 'usage':
+          gauge.observe(promptTokens(ev.usage), sentCount, history);
+          yield ev;
+          break;
+        case 'error':
+          yield ev;
+          return;
+        case 'turn_end':
+          ended = ev;
+          break;
+      }
+    }
+    if (!ended) {
+      yield { type: 'error', error: llmError(signal.aborted ? 'cancelled' : 'network', signal.aborted ? 'cancelled' : 'the provider stream ended without finishing the turn') };
+      return;
+    }
+    history.push(ended.message);
+    yield { type: 'message', message: ended.message };
+    const calls = ended.message.tool_calls ?? [];
+    if (calls.length === 0) {
+      yield { type: 'done', stopReason: ended.stopReason === 'max_tokens' ? 'max_tokens' : ended.stopReason === 'other' ? 'other' : 'end_turn' };
+      return;
+    }
+
+    const results: ToolMessage[] = [];
+    const runCall = callScheduler(calls, registry, { cwd: env.cwd, signal, permissions: env.permissions });
+    for (const [index, call] of calls.entries()) {
+      yield { type: 'tool_call_started', call };
+      const result = signal.aborted ? { role: 'tool' as const, tool_call_id: call.id, name: call.name, content: 'cancelled', is_error: true } : await runCall(index);
+      results.push(result);
+      yield { type: 'tool_call_finished', call, result };
+    }
+    conversation.appendToolResults(results);
+    for (const result of results) {
+      history.push(result);
+      yield { type: 'message', message: result };
+    }
+    toolTurns++;
+  }
+}
+
+/** Tokens kept free beside prompt + output for estimation error. */
+export const OUTPUT_ROOM_MARGIN = 1024;
+/** The output cap never goes below this, even when the prompt leaves less room. */
+export const MIN_OUTPUT_TOKENS = 1024;

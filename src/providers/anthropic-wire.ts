@@ -1,0 +1,260 @@
+/**
+ * Anthropic Messages wire shapes and the deterministic encoding of lossless messages into them.
+ *
+ * Native history is stored WITHOUT `cache_control`; breakpoints are added to a copy when a request
+ * is built (see {@link buildRequestBody}), so moving the message breakpoint never edits history.
+ */
+import type { NativeEncoder } from '../core/conversation.js';
+import { cutImages, IMAGE_LIMITS, type ImageLimits } from '../tokens/image-budget.js';
+import { partsOf, providerOf, type AssistantMessage, type Message, type ToolMessage } from '../core/message.js';
+import type { ToolDefinition } from '../core/provider.js';
+
+export interface CacheControl {
+  type: 'ephemeral';
+}
+
+export type NativeBlock =
+  | { type: 'text'; text: string; cache_control?: CacheControl }
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown>; cache_control?: CacheControl }
+  | { type: 'tool_result'; tool_use_id: string; content?: string | ToolResultContent[]; is_error?: boolean; cache_control?: CacheControl };
+
+/** What a `tool_result` block may hold: text and base64 images. */
+export type ToolResultContent = { type: 'text'; text: string } | ImageContent;
+
+export interface ImageContent {
+  type: 'image';
+  source: { type: 'base64'; media_type: string; data: string };
+}
+
+/** The image types the Messages API accepts; other images stay a placeholder line. */
+export const ANTHROPIC_IMAGE_TYPES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+
+export interface NativeMessage {
+  role: 'user' | 'assistant';
+  content: NativeBlock[];
+}
+
+export interface NativeSystemBlock {
+  type: 'text';
+  text: string;
+  cache_control?: CacheControl;
+}
+
+export interface NativeTool {
+  name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+  cache_control?: CacheControl;
+}
+
+/** Everything one conversation sends besides the per-request switches. Read-only. */
+export interface NativeHistory {
+  readonly system: readonly NativeSystemBlock[];
+  readonly messages: readonly NativeMessage[];
+  readonly tools: readonly NativeTool[];
+}
+
+export interface RequestSettings {
+  model: string;
+  maxOutputTokens: number;
+  thinkingBudget?: number;
+}
+
+/** The JSON body sent to `POST /v1/messages`; equal histories serialise to equal bytes. */
+export interface WireRequest {
+  model: string;
+  max_tokens: number;
+  system?: NativeSystemBlock[];
+  messages: NativeMessage[];
+  tools?: NativeTool[];
+  thinking?: { type: 'enabled'; budget_tokens: number };
+  stream: true;
+}
+
+/** The provider name stored on reasoning parts this adapter produces and replays. */
+export const ANTHROPIC_REASONING = 'anthropic';
+
+const EPHEMERAL: CacheControl = { type: 'ephemeral' };
+
+export function toNativeTools(tools: readonly ToolDefinition[]): NativeTool[] {
+  return tools.map((t) => ({ name: t.name, description: t.description, input_schema: structuredClone(t.input_schema) }));
+}
+
+/** A tool call's arguments as the `input` object the API demands; unparsable or non-object text becomes `{}`. */
+function parseToolInput(args: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(args);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * A tool result as a `tool_result` block. With images of an accepted type the content is a block
+ * list: the text (which names each image) then one base64 `image` block per image.
+ */
+export function toolResultBlock(result: ToolMessage): NativeBlock {
+  const images = (result.images ?? []).filter((i) => ANTHROPIC_IMAGE_TYPES.has(i.media_type));
+  let content: string | ToolResultContent[] | undefined = result.content !== '' ? result.content : undefined;
+  if (images.length > 0) {
+    content = [
+      // The API rejects empty text blocks.
+      ...(result.content !== '' ? [{ type: 'text' as const, text: result.content }] : []),
+      ...images.map((i) => ({ type: 'image' as const, source: { type: 'base64' as const, media_type: i.media_type, data: i.data } })),
+    ];
+  }
+  // An omitted `content` is the accepted way to say "no output".
+  return {
+    type: 'tool_result',
+    tool_use_id: result.tool_call_id,
+    ...(content !== undefined ? { content } : {}),
+    ...(result.is_error ? { is_error: true } : {}),
+  };
+}
+
+/**
+ * An assistant message's blocks, in part order. Reasoning is replayed only when this API produced
+ * it (a thinking block without its signature is refused, so one is never sent); empty text is
+ * left out (the API rejects it).
+ */
+export function assistantBlocks(message: AssistantMessage): NativeBlock[] {
+  const ours = providerOf(message) === ANTHROPIC_REASONING;
+  const blocks: NativeBlock[] = [];
+  for (const part of partsOf(message)) {
+    if (part.type === 'text') {
+      if (part.text !== '') blocks.push({ type: 'text', text: part.text });
+    } else if (part.type === 'tool_call') {
+      blocks.push({ type: 'tool_use', id: part.id, name: part.name, input: parseToolInput(part.args) });
+    } else if (ours && part.redacted) {
+      const data = part.encrypted_content ?? part.signature;
+      if (data) blocks.push({ type: 'redacted_thinking', data });
+    } else if (ours && part.signature) {
+      blocks.push({ type: 'thinking', thinking: part.text, signature: part.signature });
+    }
+  }
+  return blocks;
+}
+
+/**
+ * Lossless messages → Anthropic history, one message at a time. Consecutive tool results share
+ * one user turn; a user text after tool results stays a separate user message (the API merges
+ * consecutive user turns), so a fork plus `appendUserText` is its parent plus one message.
+ * Messages that would be empty are left out. Never mutates a message it has handed out, so a
+ * clone is two shallow array copies.
+ */
+export class AnthropicEncoder implements NativeEncoder<NativeHistory> {
+  constructor(
+    private readonly tools: NativeTool[],
+    private system: NativeSystemBlock[] = [],
+    private messages: NativeMessage[] = [],
+    private toolTurn = false,
+  ) {}
+
+  push(m: Message): void {
+    if (m.role === 'system') {
+      if (m.content !== '') this.system = [...this.system, { type: 'text', text: m.content }];
+      return;
+    }
+    if (m.role === 'tool') {
+      const last = this.messages[this.messages.length - 1];
+      if (this.toolTurn && last) this.messages[this.messages.length - 1] = { role: 'user', content: [...last.content, toolResultBlock(m)] };
+      else this.messages.push({ role: 'user', content: [toolResultBlock(m)] });
+      this.toolTurn = true;
+      return;
+    }
+    this.toolTurn = false;
+    if (m.role === 'user') {
+      if (m.content !== '') this.messages.push(userTextMessage(m.content));
+      return;
+    }
+    const content = assistantBlocks(m);
+    if (content.length > 0) this.messages.push({ role: 'assistant', content });
+  }
+
+  clone(): AnthropicEncoder {
+    return new AnthropicEncoder(this.tools, this.system, [...this.messages], this.toolTurn);
+  }
+
+  view(): NativeHistory {
+    return { system: this.system, messages: this.messages, tools: this.tools };
+  }
+}
+
+/** The image blocks of the tool results in `messages`, in request order (a plain loop: it runs per request). */
+function resultImages(messages: readonly NativeMessage[]): ImageContent[] {
+  const images: ImageContent[] = [];
+  for (const m of messages) {
+    for (const b of m.content) {
+      if (b.type !== 'tool_result' || !Array.isArray(b.content)) continue;
+      for (const c of b.content) if (c.type === 'image') images.push(c);
+    }
+  }
+  return images;
+}
+
+/**
+ * The messages of one request within the API's request-level image limits (image-budget.ts):
+ * the newest images stay (the cut moves in steps, for prompt caching), each older one becomes
+ * a text block with the placeholder.
+ * Returns `messages` itself when every image fits; otherwise copies only the messages and
+ * blocks that change, so the native history is never edited.
+ */
+export function withinImageLimits(messages: readonly NativeMessage[], limits: ImageLimits = IMAGE_LIMITS.anthropic): readonly NativeMessage[] {
+  const images = resultImages(messages);
+  const cut = cutImages(limits, images, (i) => i.source.data);
+  if (cut.omitted === 0) return messages;
+  const dropped = new Set<ToolResultContent>(images.slice(0, cut.omitted));
+  const placeholder: ToolResultContent = { type: 'text', text: cut.placeholder! };
+  const hit = (b: NativeBlock) => b.type === 'tool_result' && Array.isArray(b.content) && b.content.some((c) => dropped.has(c));
+  return messages.map((m) => {
+    if (!m.content.some(hit)) return m;
+    const content = m.content.map((b) =>
+      b.type === 'tool_result' && Array.isArray(b.content) && hit(b) ? { ...b, content: b.content.map((c) => (dropped.has(c) ? placeholder : c)) } : b,
+    );
+    return { ...m, content };
+  });
+}
+
+function userTextMessage(text: string): NativeMessage {
+  return { role: 'user', content: [{ type: 'text', text }] };
+}
+
+function markLast<T extends object>(items: readonly T[]): T[] {
+  return items.map((item, i) => (i === items.length - 1 ? { ...item, cache_control: EPHEMERAL } : item));
+}
+
+/** Thinking blocks cannot carry a breakpoint; the newest block that can gets it. */
+function markNewestMessage(messages: readonly NativeMessage[]): NativeMessage[] {
+  const last = messages[messages.length - 1];
+  if (!last) return [...messages];
+  const at = last.content.findLastIndex((b) => b.type === 'text' || b.type === 'tool_use' || b.type === 'tool_result');
+  if (at < 0) return [...messages];
+  const content = last.content.map((b, i) => (i === at ? { ...b, cache_control: EPHEMERAL } : b));
+  return [...messages.slice(0, -1), { ...last, content }];
+}
+
+/**
+ * The request body for the current history. Prompt-cache breakpoints (3 of the API's 4): the last
+ * system block, the last tool definition, and the newest message's last cacheable block. The
+ * message breakpoint moves forward each request; earlier prefixes are still found by the API's
+ * lookback over block boundaries, so a request that only appends (the nested compaction request)
+ * reads the parent's cache entry. Images beyond the API's request limits are replaced by a
+ * placeholder in this body only ({@link withinImageLimits}).
+ */
+export function buildRequestBody(history: NativeHistory, settings: RequestSettings): WireRequest {
+  // Thinking needs budget_tokens ≥ 1024 and below max_tokens; a tight output limit shrinks or drops it.
+  const wanted = settings.thinkingBudget ?? 0;
+  const budget = wanted > 0 ? Math.min(wanted, settings.maxOutputTokens - 1) : 0;
+  return {
+    model: settings.model,
+    max_tokens: settings.maxOutputTokens,
+    ...(history.system.length > 0 ? { system: markLast(history.system) } : {}),
+    messages: markNewestMessage(withinImageLimits(history.messages)),
+    ...(history.tools.length > 0 ? { tools: markLast(history.tools) } : {}),
+    ...(budget >= 1024 ? { thinking: { type: 'enabled' as const, budget_tokens: budget } } : {}),
+    stream: true,
+  };
+}

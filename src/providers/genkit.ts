@@ -1,0 +1,156 @@
+import type { GenerateResponse, MessageData } from 'genkit';
+import { KeenError } from '../errors.js';
+import { Conversation, type WireTranslation } from '../core/conversation.js';
+import { lazy } from '../core/lazy.js';
+import { outputLimit } from '../core/provider.js';
+import type { ChatRequest, ProviderAdapter, ProviderConversation, ToolDefinition } from '../core/provider.js';
+import type { Usage } from '../core/usage.js';
+import type { AdapterFactory } from './types.js';
+import { genkitError, isRetryable, retryAfterMs } from './genkit-errors.js';
+import { assistantFromReply, GenkitEncoder } from './genkit-messages.js';
+import type { GenkitRuntime } from './genkit-runtime.js';
+import { createGenkitRuntime, splitBaseUrl } from './genkit-runtime.js';
+import { mapStopReason } from './kit/stop-reason.js';
+import { normaliseUsage } from './kit/usage.js';
+
+const DEFAULT_RETRIES = 2;
+const MAX_RETRY_DELAY_MS = 20_000;
+
+interface TurnConfig {
+  model: string;
+  tools: ToolDefinition[];
+  maxOutputTokens: number;
+  thinkingBudget?: number;
+  maxRetries: number;
+}
+
+/** Gemini counts cached tokens inside promptTokenCount and thoughts outside candidates. */
+function usageOf(res: GenerateResponse): Usage | undefined {
+  const u = res.usage;
+  if (!u || (u.inputTokens === undefined && u.outputTokens === undefined)) return undefined;
+  return normaliseUsage({ prompt: u.inputTokens, output: u.outputTokens, extraOutput: u.thoughtsTokens, cacheRead: u.cachedContentTokens, promptIncludesCache: true });
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** A Genkit failure and the attempts spent on it, for the error line. */
+class GenkitFailure extends Error {
+  constructor(
+    readonly original: unknown,
+    readonly attempts: number,
+  ) {
+    super('genkit request failed');
+  }
+}
+
+/**
+ * The Genkit translation: the encoder (genkit-messages.ts), one `generateStream` per turn with
+ * its own retries (only before anything reached the caller, so no delta is shown twice), and
+ * the decoder over Genkit's final message.
+ */
+function genkitWire(runtime: GenkitRuntime, config: TurnConfig): WireTranslation<readonly MessageData[]> {
+  const generate = (messages: readonly MessageData[], signal: AbortSignal, maxOutputTokens: number) => {
+    const { ai, modules } = runtime;
+    // Fresh tool actions per call: Genkit registers them per request and complains about reuse.
+    const tools = config.tools.map((t) => ai.dynamicTool({ name: t.name, description: t.description, inputJsonSchema: t.input_schema as never }));
+    const thinking = config.thinkingBudget && config.thinkingBudget > 0;
+    return ai.generateStream({
+      model: modules.google.googleAI.model(config.model),
+      // Genkit wraps what it is given; copies keep the encoder's history its own.
+      messages: messages.map((m) => ({ ...m, content: [...m.content] })),
+      tools,
+      returnToolRequests: true,
+      abortSignal: signal,
+      config: {
+        maxOutputTokens,
+        ...(thinking ? { thinkingConfig: { thinkingBudget: config.thinkingBudget, includeThoughts: true } } : {}),
+      },
+    });
+  };
+  return {
+    encoder: () => new GenkitEncoder(),
+    replaceSystem: 'replace',
+    classify: (err, signal) =>
+      err instanceof GenkitFailure ? genkitError(err.original, { model: config.model, signal, attempts: err.attempts }) : genkitError(err, { model: config.model, signal }),
+    async *send(messages, signal, limits) {
+      const maxOutputTokens = outputLimit(config.maxOutputTokens, limits);
+      for (let attempt = 0; ; attempt++) {
+        let received = false;
+        try {
+          const { stream, response } = generate(messages, signal, maxOutputTokens);
+          response.catch(() => {}); // read below; an early failure must not go unhandled
+          for await (const chunk of stream) {
+            for (const part of chunk.content) {
+              if (typeof part.reasoning === 'string' && part.reasoning) {
+                received = true;
+                yield { type: 'reasoning_delta', text: part.reasoning };
+              } else if (typeof part.text === 'string' && part.text) {
+                received = true;
+                yield { type: 'text_delta', text: part.text };
+              } else if (part.toolRequest) {
+                received = true;
+              }
+            }
+          }
+          const res = await response;
+          const message = assistantFromReply(res.message?.content ?? []);
+          const usage = usageOf(res);
+          if (usage) yield { type: 'usage', usage };
+          const native = res.finishReason === 'stop' ? 'stop' : res.finishReason === 'length' ? 'length' : undefined;
+          yield { type: 'turn_end', message, stopReason: mapStopReason(native, (message.tool_calls ?? []).length > 0) };
+          return;
+        } catch (err) {
+          if (!received && !signal.aborted && attempt < config.maxRetries && isRetryable(err)) {
+            await sleep(Math.min(MAX_RETRY_DELAY_MS, retryAfterMs(err) ?? 500 * 2 ** attempt + Math.random() * 250), signal);
+            if (!signal.aborted) continue;
+          }
+          throw new GenkitFailure(err, attempt + 1);
+        }
+      }
+    },
+  };
+}
+
+/** The Gemini model id Genkit's plugin expects (`googleai/` and `models/` prefixes dropped). */
+function geminiModel(model: string): string {
+  return model.replace(/^(googleai\/|models\/)+/, '');
+}
+
+/**
+ * `--provider genkit`: Gemini through Genkit's Google AI plugin. Keen runs the tools itself
+ * (`returnToolRequests`). Key: `apiKey` from config, else GEMINI_API_KEY, else GOOGLE_API_KEY;
+ * endpoint: `baseURL` from config, else GOOGLE_GEMINI_BASE_URL. Genkit is imported on the first
+ * `open`, not here, and one Genkit instance serves every conversation of this adapter.
+ */
+export const createGenkitAdapter: AdapterFactory = async (settings) => {
+  const apiKey = settings.apiKey ?? settings.env.GEMINI_API_KEY ?? settings.env.GOOGLE_API_KEY;
+  if (!apiKey) {
+    throw new KeenError('No Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY), or use --provider to pick another provider.');
+  }
+  const endpoint = { apiKey, ...splitBaseUrl(settings.baseURL ?? settings.env.GOOGLE_GEMINI_BASE_URL) };
+  const runtime = lazy(() => createGenkitRuntime(endpoint, settings.env));
+  const adapter: ProviderAdapter = {
+    id: 'genkit',
+    async open(request: ChatRequest): Promise<ProviderConversation> {
+      const config: TurnConfig = {
+        model: geminiModel(request.model || settings.model),
+        tools: request.tools,
+        maxOutputTokens: request.maxOutputTokens,
+        thinkingBudget: request.thinkingBudget,
+        maxRetries: settings.maxRetries ?? DEFAULT_RETRIES,
+      };
+      return Conversation.open(genkitWire(await runtime(), config), request.messages);
+    },
+  };
+  return adapter;
+};

@@ -1,0 +1,79 @@
+import type OpenAI from 'openai';
+import type { ClientOptions } from 'openai';
+import { KeenError } from '../errors.js';
+import { retryingFetch } from '../net/retry-fetch.js';
+import { sdkFetch } from '../net/http-fetch.js';
+
+/** The `openai` package namespace, loaded on first use (it costs ~150 ms to import). */
+export type OpenAIModule = typeof import('openai');
+
+let loaded: Promise<OpenAIModule> | undefined;
+
+export function loadOpenAI(): Promise<OpenAIModule> {
+  loaded ??= import('openai');
+  return loaded;
+}
+
+/** Where the public OpenAI API lives; used when no baseURL is configured. */
+export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+
+/** Sent to local OpenAI-compatible servers that need no key: the SDK refuses an empty one. */
+export const LOCAL_SERVER_DUMMY_KEY = 'keen-no-key';
+
+export const MISSING_OPENAI_KEY = 'OPENAI_API_KEY is not set. Export it, set a baseURL for a local server, or pick another provider with --provider.';
+
+/** Key and base URL for the public API or a compatible server, from settings first, then env. */
+export interface OpenAIEndpointConfig {
+  /** The key to send: a dummy one for a keyless local server. */
+  apiKey: string;
+  baseURL: string;
+  /** True when talking to api.openai.com rather than a compatible server. */
+  official: boolean;
+  /** Names the endpoint in error messages. */
+  service: string;
+}
+
+/** Throws KeenError(MISSING_OPENAI_KEY) when there is neither a key nor a base URL. */
+export function resolveOpenAIEndpoint(settings: { apiKey?: string; baseURL?: string; env: NodeJS.ProcessEnv }): OpenAIEndpointConfig {
+  const configuredBase = nonEmpty(settings.baseURL) ?? nonEmpty(settings.env.OPENAI_BASE_URL);
+  const key = nonEmpty(settings.apiKey) ?? nonEmpty(settings.env.OPENAI_API_KEY);
+  if (!key && !configuredBase) throw new KeenError(MISSING_OPENAI_KEY);
+  const baseURL = configuredBase ?? OPENAI_DEFAULT_BASE_URL;
+  const official = /^https:\/\/api\.openai\.com(\/|$)/.test(baseURL);
+  return { apiKey: key ?? LOCAL_SERVER_DUMMY_KEY, baseURL, official, service: official ? 'OpenAI' : `the server at ${baseURL}` };
+}
+
+function nonEmpty(v: string | undefined): string | undefined {
+  return v && v.trim() ? v.trim() : undefined;
+}
+
+export interface OpenAIClientSettings {
+  apiKey: ClientOptions['apiKey'];
+  baseURL: string;
+  maxRetries?: number;
+  defaultHeaders?: Record<string, string>;
+  env: NodeJS.ProcessEnv;
+  /** Record mode's fetch (providers/kit/record.ts), when KEEN_RECORD is set. */
+  fetch?: typeof fetch;
+}
+
+/**
+ * Builds an SDK client from explicit settings only: the SDK would otherwise read OPENAI_* from
+ * `process.env` behind our back. Logging is off so nothing (headers included) reaches stderr,
+ * which would also corrupt the terminal UI; failures surface as error events instead.
+ */
+export async function createOpenAIClient(s: OpenAIClientSettings): Promise<{ sdk: OpenAIModule; client: OpenAI }> {
+  const sdk = await loadOpenAI();
+  const client = new sdk.default({
+    apiKey: s.apiKey,
+    baseURL: s.baseURL,
+    organization: s.env.OPENAI_ORG_ID ?? null,
+    project: s.env.OPENAI_PROJECT_ID ?? null,
+    maxRetries: 0,
+    // Keen retries (capped, announced, cancellable waits) around record mode's fetch, if any.
+    fetch: retryingFetch(s.maxRetries ?? 2, s.fetch ?? sdkFetch(s.env)),
+    defaultHeaders: s.defaultHeaders,
+    logLevel: 'off',
+  });
+  return { sdk, client };
+}

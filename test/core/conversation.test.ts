@@ -1,0 +1,140 @@
+/**
+ * The one conversation: history, fork, replacement and pending-state rules, and the never-throw
+ * rule of streamTurn, over a wire whose encoder records exactly what it was fed.
+ */
+import { describe, expect, it } from 'vitest';
+import { Conversation, type NativeEncoder, type WireTranslation } from '../../src/core/conversation.js';
+import { llmError } from '../../src/core/errors.js';
+import { assistantMessage, systemMessage, userMessage, type Message } from '../../src/core/message.js';
+import type { ModelTurnEvent } from '../../src/core/provider.js';
+
+/** Native history = one line per message; `anchor` marks where the cache prefix ends. */
+class LineEncoder implements NativeEncoder<string[]> {
+  constructor(private readonly lines: string[] = []) {}
+  push(m: Message): void {
+    this.lines.push(`${m.role}:${m.role === 'tool' ? m.tool_call_id : m.content}`);
+  }
+  anchor(): void {
+    this.lines.push('|');
+  }
+  clone(): LineEncoder {
+    return new LineEncoder([...this.lines]);
+  }
+  view(): string[] {
+    return this.lines;
+  }
+}
+
+const reply = assistantMessage(
+  [
+    { type: 'text', text: 'ok' },
+    { type: 'tool_call', id: 'c1', name: 'read_file', args: '{}' },
+  ],
+  'test',
+);
+
+function wire(
+  over: Partial<WireTranslation<string[]>> = {},
+  events: () => AsyncIterable<ModelTurnEvent> = async function* () {
+    yield { type: 'text_delta', text: 'ok' };
+    yield { type: 'turn_end', message: reply, stopReason: 'tool_use' };
+  },
+): WireTranslation<string[]> & { sent: string[][] } {
+  const sent: string[][] = [];
+  return {
+    sent,
+    encoder: () => new LineEncoder(),
+    replaceSystem: 'replace',
+    classify: (err) => llmError('other', `classified: ${(err as Error).message}`),
+    async *send(native) {
+      sent.push([...native]);
+      yield* events();
+    },
+    ...over,
+  };
+}
+
+async function run(c: Conversation<string[]>, signal = new AbortController().signal): Promise<ModelTurnEvent[]> {
+  const out: ModelTurnEvent[] = [];
+  for await (const ev of c.streamTurn(signal)) out.push(ev);
+  return out;
+}
+
+describe('Conversation', () => {
+  it('encodes the opening messages once, sends them, and appends the reply to both histories', async () => {
+    const w = wire();
+    const c = Conversation.open(w, [systemMessage('S'), userMessage('go')]);
+    const events = await run(c);
+    expect(events.at(-1)).toMatchObject({ type: 'turn_end', stopReason: 'tool_use' });
+    expect(w.sent).toEqual([['system:S', 'user:go', '|']]);
+    expect(c.messages.at(-1)).toBe(reply);
+    expect(c.native()).toEqual(['system:S', 'user:go', '|', 'assistant:ok']);
+  });
+
+  it('a fork is independent, and appendUserText keeps the cache anchor where it was', async () => {
+    const c = Conversation.open(wire(), [userMessage('go')]);
+    await run(c);
+    c.appendToolResults([{ role: 'tool', tool_call_id: 'c1', name: 'read_file', content: 'x' }]);
+    const child = c.fork() as Conversation<string[]>;
+    child.appendUserText('summarise');
+    expect(child.native()).toEqual(['user:go', '|', 'assistant:ok', 'tool:c1', '|', 'user:summarise']);
+    expect(c.native()).toEqual(['user:go', '|', 'assistant:ok', 'tool:c1', '|']);
+    expect(c.messages).toHaveLength(3);
+  });
+
+  it('pending state: unanswered tool calls, only for wires that pair them', async () => {
+    const paired = Conversation.open(wire({ pairsToolCalls: true }), [userMessage('go')]);
+    await run(paired);
+    expect(paired.hasPendingState()).toBe(true);
+    paired.appendToolResults([{ role: 'tool', tool_call_id: 'c1', name: 'read_file', content: 'x' }]);
+    expect(paired.hasPendingState()).toBe(false);
+    const plain = Conversation.open(wire(), [userMessage('go')]);
+    await run(plain);
+    expect(plain.hasPendingState()).toBe(false);
+  });
+
+  it('replaceHistory keeps the system messages for `keep` wires and takes the replacement whole for `replace`', () => {
+    const replacement = [systemMessage('NEW'), userMessage('summary')];
+    const keep = Conversation.open(wire({ replaceSystem: 'keep' }), [systemMessage('OLD'), userMessage('go')]);
+    keep.replaceHistory(replacement);
+    expect(keep.native()).toEqual(['system:OLD', 'user:summary', '|']);
+    const replace = Conversation.open(wire(), [systemMessage('OLD'), userMessage('go')]);
+    replace.replaceHistory(replacement);
+    expect(replace.native()).toEqual(['system:NEW', 'user:summary', '|']);
+  });
+
+  it('never throws: a wire failure is classified, a stream without turn_end is a network error, history unchanged', async () => {
+    const failing = Conversation.open(
+      // biome-ignore lint/correctness/useYield: a stream that fails before its first event
+      wire({}, async function* () {
+        throw new Error('boom');
+      }),
+      [userMessage('go')],
+    );
+    expect(await run(failing)).toEqual([{ type: 'error', error: { kind: 'other', message: 'classified: boom' } }]);
+    const cut = Conversation.open(
+      wire({}, async function* () {
+        yield { type: 'text_delta', text: 'half' };
+      }),
+      [userMessage('go')],
+    );
+    const events = await run(cut);
+    expect(events.at(-1)).toMatchObject({ type: 'error', error: { kind: 'network' } });
+    expect(cut.messages).toHaveLength(1);
+  });
+
+  it('a signal fired mid-turn ends with cancelled and appends nothing', async () => {
+    const abort = new AbortController();
+    const c = Conversation.open(
+      wire({}, async function* () {
+        yield { type: 'text_delta', text: 'ok' };
+        abort.abort();
+        yield { type: 'turn_end', message: reply, stopReason: 'end_turn' };
+      }),
+      [userMessage('go')],
+    );
+    const events = await run(c, abort.signal);
+    expect(events.at(-1)).toMatchObject({ type: 'error', error: { kind: 'cancelled' } });
+    expect(c.messages).toHaveLength(1);
+  });
+});

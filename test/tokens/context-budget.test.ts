@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import { computeBudget, DEFAULT_COMPACTION_POLICY, shouldAutoCompact, type AutoCompactInput, type CompactionPolicy } from '../../src/tokens/context-budget.js';
+
+const capacity = (contextWindow: number, maxOutputTokens = 8_192) => ({ contextWindow, maxOutputTokens });
+const policy = (p: Partial<CompactionPolicy> = {}): CompactionPolicy => ({ ...DEFAULT_COMPACTION_POLICY, ...p });
+
+describe('computeBudget', () => {
+  it('turns a 100,000-token window into a 95,000 budget and an 85,500 threshold', () => {
+    expect(computeBudget(capacity(100_000), policy())).toEqual({ window: 100_000, inputBudget: 95_000, threshold: 85_500, autoEnabled: true });
+  });
+
+  it('uses 5% of a large window as the margin and 4096 tokens for a small one', () => {
+    expect(computeBudget(capacity(200_000), policy())).toMatchObject({ inputBudget: 190_000, threshold: 171_000 });
+    expect(computeBudget(capacity(50_000), policy())).toMatchObject({ inputBudget: 45_904, threshold: 41_313 });
+    expect(computeBudget(capacity(10_000), policy())).toMatchObject({ inputBudget: 5_904, threshold: 5_313, autoEnabled: true });
+  });
+
+  it('defaults to compacting at 90% of the budget and honours another fraction', () => {
+    expect(DEFAULT_COMPACTION_POLICY).toEqual({ auto: true, threshold: 0.9 });
+    expect(computeBudget(capacity(100_000), policy({ threshold: 0.5 })).threshold).toBe(47_500);
+    expect(computeBudget(capacity(100_000), policy({ threshold: 1 })).threshold).toBe(95_000);
+  });
+
+  it('works inside a smaller working window without changing the model capacity', () => {
+    const cap = capacity(1_000_000, 32_000);
+    expect(computeBudget(cap, policy({ workingWindow: 272_000 }))).toEqual({ window: 272_000, inputBudget: 258_400, threshold: 232_560, autoEnabled: true });
+    expect(cap).toEqual({ contextWindow: 1_000_000, maxOutputTokens: 32_000 });
+    // A working window larger than the capacity cannot raise it.
+    expect(computeBudget(capacity(100_000), policy({ workingWindow: 500_000 })).window).toBe(100_000);
+  });
+
+  it('disables automatic compaction with one warning when a tiny window leaves no budget', () => {
+    for (const window of [4_096, 3_000, 0]) {
+      const b = computeBudget(capacity(window), policy());
+      expect(b.autoEnabled).toBe(false);
+      expect(b.inputBudget).toBe(0);
+      expect(b.warning).toMatch(/^automatic compaction is off: the model's context window .* leaves no input budget/);
+      expect(b.warning).not.toContain('\n');
+    }
+  });
+
+  it('names compaction.workingWindow when that is what leaves no budget', () => {
+    const b = computeBudget(capacity(200_000), policy({ workingWindow: 4_000 }));
+    expect(b.autoEnabled).toBe(false);
+    expect(b.warning).toBe('automatic compaction is off: compaction.workingWindow 4,000 leaves no input budget after the 4,096-token safety margin');
+  });
+
+  it('disables automatic compaction when the threshold fraction leaves a zero threshold', () => {
+    const b = computeBudget(capacity(100_000), policy({ threshold: 0 }));
+    expect(b).toMatchObject({ inputBudget: 95_000, threshold: 0, autoEnabled: false });
+    expect(b.warning).toBe('automatic compaction is off: compaction.threshold 0 gives a threshold of 0 tokens');
+  });
+
+  it('caps a threshold fraction above 1 at the whole budget, with a warning', () => {
+    const b = computeBudget(capacity(100_000), policy({ threshold: 1.5 }));
+    expect(b).toMatchObject({ threshold: 95_000, autoEnabled: true });
+    expect(b.warning).toBe('compaction.threshold 1.5 is above 1; using 1 (the whole input budget)');
+  });
+
+  it('reports the budget but no warning when the user turned automatic compaction off', () => {
+    expect(computeBudget(capacity(100_000), policy({ auto: false }))).toEqual({ window: 100_000, inputBudget: 95_000, threshold: 85_500, autoEnabled: false });
+    expect(computeBudget(capacity(1_000), policy({ auto: false })).warning).toBeUndefined();
+  });
+});
+
+describe('shouldAutoCompact', () => {
+  const ready: AutoCompactInput = {
+    oneShot: false,
+    disableAutoCompaction: false,
+    newToolTurnCompleted: true,
+    suppressed: false,
+    pendingState: false,
+    autoEnabled: true,
+    estimate: 90_000,
+    threshold: 85_500,
+  };
+
+  it('runs when every condition holds and the estimate reached the threshold', () => {
+    expect(shouldAutoCompact(ready)).toMatchObject({ run: true, reason: 'threshold_reached' });
+    expect(shouldAutoCompact({ ...ready, estimate: 85_500 })).toMatchObject({ run: true, reason: 'threshold_reached' });
+  });
+
+  it('sends the request unchanged below the threshold', () => {
+    const d = shouldAutoCompact({ ...ready, estimate: 85_499 });
+    expect(d).toMatchObject({ run: false, reason: 'below_threshold' });
+    expect(d.detail).toBe('estimate 85499 is below the threshold 85500');
+  });
+
+  it.each([
+    ['one_shot', { oneShot: true }],
+    ['disabled_for_stream', { disableAutoCompaction: true }],
+    ['disabled_by_policy', { autoEnabled: false }],
+    ['no_new_tool_turn', { newToolTurnCompleted: false }],
+    ['suppressed', { suppressed: true }],
+    ['pending_state', { pendingState: true }],
+  ] as const)('does not run when %s', (reason, change) => {
+    expect(shouldAutoCompact({ ...ready, ...change })).toMatchObject({ run: false, reason });
+  });
+
+  it('reports the first condition that stops it, in the spec order', () => {
+    const everythingOff: AutoCompactInput = {
+      oneShot: true,
+      disableAutoCompaction: true,
+      autoEnabled: false,
+      newToolTurnCompleted: false,
+      suppressed: true,
+      pendingState: true,
+      estimate: 0,
+      threshold: 85_500,
+    };
+    const order = ['one_shot', 'disabled_for_stream', 'disabled_by_policy', 'no_new_tool_turn', 'suppressed', 'pending_state', 'below_threshold'];
+    const fixes: Partial<AutoCompactInput>[] = [
+      { oneShot: false },
+      { disableAutoCompaction: false },
+      { autoEnabled: true },
+      { newToolTurnCompleted: true },
+      { suppressed: false },
+      { pendingState: false },
+      { estimate: 85_500 },
+    ];
+    let input = everythingOff;
+    for (let i = 0; i < order.length; i++) {
+      expect(shouldAutoCompact(input).reason).toBe(order[i]);
+      input = { ...input, ...fixes[i] };
+    }
+    expect(shouldAutoCompact(input).run).toBe(true);
+  });
+
+  it('never runs on a budget that disabled automatic compaction, however large the estimate', () => {
+    const b = computeBudget(capacity(2_000), policy());
+    expect(shouldAutoCompact({ ...ready, autoEnabled: b.autoEnabled, threshold: b.threshold, estimate: 1e9 })).toMatchObject({ run: false, reason: 'disabled_by_policy' });
+  });
+});
