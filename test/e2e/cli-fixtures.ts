@@ -9,6 +9,7 @@ import type { RecordedRequest } from '../fakes/script.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { afterAll, beforeAll } from 'vitest';
 import { makeWorkspace, runKeen, type RunResult, type Workspace } from './harness.js';
+import { isNoSandboxWarning } from '../kit/sandbox.js';
 
 const DIST_MAIN = path.resolve(import.meta.dirname, '../../dist/main.js');
 
@@ -105,9 +106,9 @@ export function filesUnder(dir: string): string[] {
   return out;
 }
 
-/** Non-empty stderr lines other than the continue hint. */
+/** Non-empty stderr lines other than the continue hint (and a sandbox-less machine's warning). */
 export function errorLines(stderr: string): string[] {
-  return stderr.split('\n').filter((l) => l.trim() !== '' && !RESUME_HINT.test(l));
+  return stderr.split('\n').filter((l) => l.trim() !== '' && !RESUME_HINT.test(l) && !isNoSandboxWarning(l));
 }
 
 /** The id of the newest session stored in `home` (a successful headless run prints no hint). */

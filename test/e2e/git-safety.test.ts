@@ -15,6 +15,7 @@ import { describe, expect, it } from 'vitest';
 import { FAKE_KEY, toolResults, useCliRig } from './cli-fixtures.js';
 import { systemText } from './context-fixtures.js';
 import type { Workspace } from './harness.js';
+import { describeSandbox } from '../kit/sandbox.js';
 
 const { rig, workspace } = useCliRig();
 
@@ -222,7 +223,7 @@ describe('a bash command allowed by rule runs no repository code through git', (
   });
 });
 
-describe('the sandbox program', () => {
+describeSandbox('the sandbox program', () => {
   it('is never one the repository ships, even with a relative folder on PATH', async () => {
     const ws = workspace();
     const marker = path.join(path.dirname(ws.cwd), 'REPO-BWRAP-RAN');

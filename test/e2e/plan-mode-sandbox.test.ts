@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { toolResults, useCliRig, userTexts } from './cli-fixtures.js';
+import { describeSandbox, itSandbox } from '../kit/sandbox.js';
 
 const { rig, workspace } = useCliRig();
 
@@ -51,7 +52,7 @@ function planRepo(): ReturnType<typeof workspace> {
 const MARKERS = ['out1', 'out2', 'out3', 'out4', 'out5', 'out6', 'out7', 'out8', 'p11'];
 
 describe('keen run --mode plan: bash is read-only', () => {
-  it('each "read-only looking" command that wrote or ran code leaves no file behind, even with --yolo', async () => {
+  itSandbox('each "read-only looking" command that wrote or ran code leaves no file behind, even with --yolo', async () => {
     const ws = planRepo();
     const before = fs.readdirSync(ws.cwd).sort();
     const from = rig.fake.requests.length;
@@ -67,7 +68,7 @@ describe('keen run --mode plan: bash is read-only', () => {
     expect(results[0].text).toContain('plan mode runs commands read-only');
   });
 
-  it('reads still work', async () => {
+  itSandbox('reads still work', async () => {
     const ws = planRepo();
     const from = rig.fake.requests.length;
     rig.fake.enqueue({ steps: [{ toolCall: { name: 'bash', args: { command: 'cat src.txt; git log --format=%s' } } }] }, { steps: [{ text: 'ok' }] });
@@ -97,7 +98,7 @@ describe('keen run --mode plan: bash is read-only', () => {
   });
 });
 
-describe('subagents: plan mode and read-only types', () => {
+describeSandbox('subagents: plan mode and read-only types', () => {
   it("a child in plan mode runs bash read-only; a read-only agent type's bash is read-only in build mode too", async () => {
     const LOOKER = '---\nname: looker\ndescription: Looks around\ntools: [read_file, grep, bash]\n---\nYou are LOOKER.\n';
     const ws = workspace({ '.keen/agents/looker.md': LOOKER, 'src.txt': 'a\n' });

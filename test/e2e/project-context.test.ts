@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { errorLines, toolResults, useCliRig, userTexts } from './cli-fixtures.js';
 import { systemText, toolNames } from './context-fixtures.js';
 import type { Workspace } from './harness.js';
+import { itSandbox } from '../kit/sandbox.js';
 
 const { rig, workspace } = useCliRig();
 
@@ -170,7 +171,7 @@ describe('keen run: custom commands', () => {
 });
 
 describe('keen run --mode plan', () => {
-  it('says so in the system prompt and refuses writes and mutating bash even with --yolo; reads and read-only bash run', async () => {
+  itSandbox('says so in the system prompt and refuses writes and mutating bash even with --yolo; reads and read-only bash run', async () => {
     const ws = workspace({ 'notes.md': 'original\n' });
     const from = rig.fake.requests.length;
     rig.fake.enqueue(

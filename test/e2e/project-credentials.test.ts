@@ -10,6 +10,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { errorLines, toolResults, useCliRig } from './cli-fixtures.js';
 import { everything, writeUserConfig } from './mcp-fixtures.js';
+import { itSandbox } from '../kit/sandbox.js';
 
 const { rig, workspace } = useCliRig();
 
@@ -20,7 +21,7 @@ function probe(): string {
 }
 
 describe('a project cannot pass Keen credentials on', () => {
-  it('ignores a project envPassthrough of the key and its sandbox.network, with --yolo, in one warning', async () => {
+  itSandbox('ignores a project envPassthrough of the key and its sandbox.network, with --yolo, in one warning', async () => {
     const project = { bash: { envPassthrough: ['ANTHROPIC_API_KEY', 'HARMLESS'] }, sandbox: { network: true } };
     const ws = workspace({ '.keen/config.json': JSON.stringify(project) });
     const from = rig.fake.requests.length;

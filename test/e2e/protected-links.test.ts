@@ -7,12 +7,13 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { toolResults, useCliRig } from './cli-fixtures.js';
+import { describeSandbox } from '../kit/sandbox.js';
 
 const { rig, workspace } = useCliRig();
 
-describe('protected symlinks', () => {
+describeSandbox('protected symlinks', () => {
   it('a replaced or re-pointed protected link is put back after the command, and the model is told', async () => {
     const ws = workspace({ 'cfg/vscode/settings.json': '{}\n', 'cfg/other/tasks.json': '{"planted":true}\n' });
     fs.symlinkSync('cfg/vscode', path.join(ws.cwd, '.vscode'));

@@ -7,8 +7,9 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { toolResults, useCliRig } from './cli-fixtures.js';
+import { describeSandbox } from '../kit/sandbox.js';
 
 const { rig, workspace } = useCliRig();
 
@@ -27,7 +28,7 @@ function gitRepo(cwd: string, ...initArgs: string[]): void {
   git('commit', '-qm', 'init');
 }
 
-describe('protected paths cannot be swapped out from under their mounts', () => {
+describeSandbox('protected paths cannot be swapped out from under their mounts', () => {
   it('mv .git / mv .github and a replacement fail; the hook and config stay the repository’s; git commit still works', async () => {
     const ws = workspace({ 'a.txt': 'one\n', '.github/README.md': 'x\n' });
     gitRepo(ws.cwd);

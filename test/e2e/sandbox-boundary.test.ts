@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolResults, useCliRig } from './cli-fixtures.js';
+import { describeSandbox, itSandbox } from '../kit/sandbox.js';
 
 const { rig, workspace } = useCliRig();
 
@@ -31,7 +32,7 @@ function resultOf(index: number): string {
   return toolResults(rig.fake.requests[index])[0].text;
 }
 
-describe('no escape through host sockets', () => {
+describeSandbox('no escape through host sockets', () => {
   it("a tmux server's socket under the host /tmp cannot be driven: no window, no marker", async () => {
     const ws = workspace();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-e2e-tmux-'));
@@ -136,7 +137,7 @@ function fakeHomeWithStores(): { home: string; env: Record<string, string>; secr
 }
 
 describe('credential stores are hidden', () => {
-  it('bash reads none of them: $CODEX_HOME/auth.json, the file AWS_SHARED_CREDENTIALS_FILE names, ~/.aws, histories, …', async () => {
+  itSandbox('bash reads none of them: $CODEX_HOME/auth.json, the file AWS_SHARED_CREDENTIALS_FILE names, ~/.aws, histories, …', async () => {
     const ws = workspace();
     const { home, env, secrets } = fakeHomeWithStores();
     fs.writeFileSync(path.join(ws.home, 'auth.json'), '{"tokens":{"access":"SECRET-KEEN-AUTH"}}');
@@ -193,7 +194,7 @@ function gitRepo(cwd: string): void {
   git('commit', '-qm', 'init');
 }
 
-describe('protected paths are protected from bash too', () => {
+describeSandbox('protected paths are protected from bash too', () => {
   it('writes to .git/config, .git/hooks, .keen/config.json, an absent .vscode/ and .mcp.json fail; git commit still works; no mount point is left', async () => {
     const ws = workspace({ 'a.txt': 'one\n', '.keen/config.json': '{}\n' });
     gitRepo(ws.cwd);

@@ -6,12 +6,13 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { toolResults, useCliRig } from './cli-fixtures.js';
+import { describeSandbox } from '../kit/sandbox.js';
 
 const { rig, workspace } = useCliRig();
 
-describe('sandbox.hostSockets', () => {
+describeSandbox('sandbox.hostSockets', () => {
   it("the user's config opens the ssh-agent socket; a trusted project's cannot", async () => {
     const dir = fs.mkdtempSync(path.join(os.homedir(), '.keen-e2e-agent-'));
     const sock = path.join(dir, 'agent.sock');

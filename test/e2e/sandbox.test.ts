@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { errorLines, FAKE_KEY, toolResults, useCliRig } from './cli-fixtures.js';
+import { itSandbox } from '../kit/sandbox.js';
 
 const { rig, workspace } = useCliRig();
 
@@ -28,7 +29,7 @@ function bashOnce(command: string): number {
 }
 
 describe('keen run: secrets stay home', () => {
-  it('env, /proc/$PPID/environ and every /proc/*/environ inside the sandbox show none of the credentials', async () => {
+  itSandbox('env, /proc/$PPID/environ and every /proc/*/environ inside the sandbox show none of the credentials', async () => {
     const ws = workspace();
     fs.writeFileSync(path.join(ws.home, 'config.json'), JSON.stringify({ providers: { openai: { apiKeyEnv: 'MY_LLM_CRED_VAR' } } }));
     const second = bashOnce('env; echo ---; cat /proc/$PPID/environ | tr "\\0" "\\n"; for f in /proc/[0-9]*/environ; do tr "\\0" "\\n" < $f; done; echo END');
@@ -49,7 +50,7 @@ describe('keen run: secrets stay home', () => {
     expect(toolResults(rig.fake.requests[second])[0].text).toContain(`gh=${SECRETS.GITHUB_TOKEN} aws=\n`);
   });
 
-  it("an untrusted project's bash.envPassthrough and sandbox.mode are ignored", async () => {
+  itSandbox("an untrusted project's bash.envPassthrough and sandbox.mode are ignored", async () => {
     const ws = workspace({ '.keen/config.json': JSON.stringify({ bash: { envPassthrough: ['GITHUB_TOKEN'] }, sandbox: { mode: 'off' } }) });
     const outside = fs.mkdtempSync(path.join(os.homedir(), '.keen-e2e-outside-'));
     try {
@@ -67,7 +68,7 @@ describe('keen run: secrets stay home', () => {
 });
 
 describe('keen run: commands do not outlive their call', () => {
-  it('in the sandbox even a setsid background process ends with the command', async () => {
+  itSandbox('in the sandbox even a setsid background process ends with the command', async () => {
     const ws = workspace();
     const tag = `sleep ${2000 + Math.floor(Math.random() * 900)}.25`;
     const second = bashOnce(`setsid ${tag} >/dev/null 2>&1 & ${tag.replace('.25', '.5')} >/dev/null 2>&1 & echo started`);
@@ -107,7 +108,9 @@ describe('keen run: no sandbox on this system', () => {
       );
       const r = await rig.keen(ws, ['run', '--yolo', 'go'], { env: { ...SECRETS, PATH: bin } });
       expect(r.code).toBe(0);
-      expect(errorLines(r.stderr)).toEqual(['keen: warning: no sandbox for bash: bubblewrap (bwrap) is not installed; commands run without one (see docs/permissions.md)']);
+      expect(r.stderr.split('\n').filter((l) => l.trim() !== '')).toEqual([
+        'keen: warning: no sandbox for bash: bubblewrap (bwrap) is not installed; commands run without one (see docs/permissions.md)',
+      ]);
       const results = toolResults(rig.fake.requests[from + 2]);
       expect(results[0].text).toBe(
         'one gh=[]\n[exit code 0]\n[no sandbox: bubblewrap (bwrap) is not installed; commands run without one (as with sandbox.mode "off"). See docs/permissions.md.]',

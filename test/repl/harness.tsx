@@ -2,7 +2,7 @@
  * The REPL in-process: the real runtime, real sessions and the real Anthropic SDK against the
  * loopback fake, rendered with ink-testing-library. Keys are written to stdin.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cleanup as inkCleanup, render } from 'ink-testing-library';
 import { openSession } from '../../src/agent/open-session.js';
@@ -16,6 +16,8 @@ import { makeWorkspace, type Workspace } from '../e2e/harness.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { Responder } from '../fakes/script.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
+import { userConfigPath } from '../../src/config/paths.js';
+import { NO_SANDBOX } from '../kit/sandbox.js';
 
 export const KEYS = {
   enter: '\r',
@@ -65,6 +67,9 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<ReplHarne
     mkdirSync(path.join(ws.cwd, '.keen'), { recursive: true });
     writeFileSync(path.join(ws.cwd, '.keen', 'config.json'), JSON.stringify(opts.config));
   }
+  // These tests are about the screen, not the sandbox: on a machine without one, bash runs
+  // unsandboxed on purpose rather than with a warning and a note in every frame.
+  if (NO_SANDBOX && !existsSync(userConfigPath(ws.home))) writeFileSync(userConfigPath(ws.home), JSON.stringify({ sandbox: { mode: 'off' } }));
   const fake = opts.fake ?? (await startAnthropicFake());
   if (opts.responder) fake.setResponder(opts.responder);
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: ws.home, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.url, KEEN_HOME: ws.home };

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { KeenError } from '../../src/errors.js';
 import { createHeadlessGate, createSessionGate, parseRule, type SessionAnswer } from '../../src/tools/permissions/index.js';
 import type { PermissionRequest } from '../../src/tools/types.js';
+import { withoutNoSandboxNote } from '../kit/sandbox.js';
 import { call, workspace } from './helpers.js';
 
 const bash = (command: string): PermissionRequest => ({ tool: 'bash', summary: `bash: ${command}`, detail: command });
@@ -24,7 +25,7 @@ describe('headless gate', () => {
   it('allows everything with yolo', async () => {
     const dir = await workspace();
     const gate = createHeadlessGate({ yolo: true, allow: [] });
-    expect((await call(dir, 'bash', { command: 'echo hi' }, { permissions: gate })).content).toBe('hi\n[exit code 0]');
+    expect(withoutNoSandboxNote((await call(dir, 'bash', { command: 'echo hi' }, { permissions: gate })).content)).toBe('hi\n[exit code 0]');
   });
 
   it('allows tools and bash commands named in the allow list, and nothing else', async () => {

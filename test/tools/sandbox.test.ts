@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDefaultRegistry, defaultTools, mutatingCalls, planModeRegistry } from '../../src/tools/index.js';
 import { bwrapArgs, seatbeltProfile } from '../../src/tools/sandbox/index.js';
 import { call, workspace } from './helpers.js';
+import { describeSandbox } from '../kit/sandbox.js';
 
 const sandboxed = createDefaultRegistry({ sandbox: { mode: 'workspace-write', network: false } });
 const run = (cwd: string, command: string, registry = sandboxed) => call(cwd, 'bash', { command, timeout_seconds: 20 }, { registry });
@@ -42,7 +43,7 @@ afterAll(async () => {
   await rm(fakeHome, { recursive: true, force: true });
 });
 
-describe('bash in bubblewrap', () => {
+describeSandbox('bash in bubblewrap', () => {
   it('bubblewrap is installed (CI installs it; without it these tests would prove nothing)', () => {
     expect(execFileSync('bwrap', ['--version'], { encoding: 'utf8' })).toMatch(/^bubblewrap /);
   });
