@@ -1,5 +1,6 @@
 /**
- * The budgeted document (ker's fallback): the history flattened into one user message that fits
+ * The budgeted document (the fallback when the parent request cannot carry the summary
+ * instruction): the history flattened into one user message that fits
  * a token budget. Pure. Only the summariser's view is cut; the conversation itself is untouched.
  */
 import type { Message } from '../core/message.js';

@@ -1,6 +1,5 @@
 /**
- * Pruning old tool outputs into artifact handles (ker's pruneToolOutputs, with Kerkov's recall
- * handles). Pure: it plans, the caller persists and applies. Runs at compaction time only, when
+ * Pruning old tool outputs into artifact handles the model can `recall`. Pure: it plans, the caller persists and applies. Runs at compaction time only, when
  * the prompt cache is being invalidated anyway.
  */
 import type { Message } from '../core/message.js';

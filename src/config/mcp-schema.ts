@@ -50,7 +50,7 @@ export const MCP_SERVER_NAME = /^(?!.*__)[A-Za-z0-9_-]{1,40}$/;
 
 /**
  * `mcpServers`: built on first use (`z.lazy`), not when the config module loads — a run without
- * a config file never validates one, and building it cost the launch path ~1 ms. A lazy schema
+ * a config file never validates one, so building it is off the launch path. A lazy schema
  * parses, fails and converts to JSON Schema exactly as the one it wraps.
  */
 export const mcpServersSchema = z.lazy(() =>

@@ -1,7 +1,7 @@
 /**
  * Injected into the bundle by scripts/build.mjs (esbuild `inject`): every free `Headers` and
  * `FormData` in the bundled code — the provider SDKs, Keen — means these instead of Node's
- * globals, which live in undici and cost ~20 ms to load on first touch (fetch-headers.ts). Nothing
+ * globals, which live in undici and load it on first touch (fetch-headers.ts). Nothing
  * here runs in tests from source: there the SDKs meet Node's own classes, which http-fetch.ts
  * accepts as well.
  */

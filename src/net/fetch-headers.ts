@@ -1,7 +1,7 @@
 /**
  * The Fetch standard's `Headers`, in plain JavaScript. Node 20's own `Headers` (like `Request`,
- * `Response` and `FormData`) lives in its bundled undici, which the first use loads and compiles:
- * ~20 ms on this machine, on the path to every first model request. http-fetch.ts answers with
+ * `Response` and `FormData`) lives in its bundled undici, which the first use loads and compiles,
+ * on the path to every first model request (the cost: docs/performance.md). http-fetch.ts answers with
  * these, and the bundle's SDKs build theirs with this class (scripts/build.mjs injects it for the
  * free name `Headers`; see fetch-globals.ts), so a `keen run` never loads undici.
  *

@@ -1,6 +1,6 @@
 /**
  * The `Response` http-fetch.ts hands back, in plain JavaScript (why not Node's own: fetch-headers.ts
- * — loading undici costs ~20 ms before the first request). What the SDKs and Keen read is here:
+ * — it would load undici before the first request). What the SDKs and Keen read is here:
  * status, ok, statusText, headers, url, redirected, the streaming web `body`, `bodyUsed`, `text`,
  * `json`, `arrayBuffer`, `bytes`, `blob`, `clone`. `formData` (nothing of Keen's asks) goes
  * through Node's own Response. Code Keen does not bundle (MCP's SDK, Genkit) gets a real Response

@@ -1,6 +1,6 @@
 /**
- * The first frame, painted before Ink loads. Ink, React and the layout engine take ~150 ms to
- * load and lay out; the user should not wait for them to see a prompt. This module (no
+ * The first frame, painted before Ink loads. Ink, React and the layout engine take a while to
+ * load and lay out (docs/performance.md); the user should not wait for them to see a prompt. This module (no
  * dependencies but Ink's frame rate) writes the same banner, empty prompt and footer Ink will
  * draw, and puts the terminal in raw mode so keys typed meanwhile are neither echoed nor lost: they wait, unread, in
  * stdin's buffer. When Ink is ready, `handOver` erases the painted rows; Ink draws the identical

@@ -98,7 +98,7 @@ export async function startInteractive(flags: ReplFlags, io: InteractiveIo = pro
     kittyKeyboard: { mode: 'auto' },
   });
   const keysShown = firstFrame?.release() ?? Promise.resolve();
-  // The highlighter (lowlight, ~all common grammars: ~50 ms to compile) loads off the startup
+  // The highlighter (lowlight with all common grammars, slow to compile) loads off the startup
   // path: once the session is open and the prompt takes keys — or, when a resumed transcript is
   // about to be replayed with its code blocks, as soon as keys typed at the painted frame show.
   const highlight = () => void loadHighlighter().catch(() => undefined);

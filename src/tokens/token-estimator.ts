@@ -7,8 +7,8 @@
  * whitespace runs) and prices each piece from tables fitted against `gpt-tokenizer`'s o200k
  * encoding. On the held-out mixed corpus it lands within ±6% per kind of text and ~1% overall
  * (random base64 is the worst case, ~12% low); see test/tokens/token-estimator.test.ts and
- * bench/estimator.ts. Why not the tokenizer itself: it costs ~160–260 ms to import and is 4–10×
- * slower, and other providers' tokenizers differ from o200k anyway. {@link ContextMeter} corrects
+ * bench/estimator.ts. Why not the tokenizer itself: it is slow to import and several times
+ * slower (figures in docs/performance.md), and other providers' tokenizers differ from o200k anyway. {@link ContextMeter} corrects
  * the estimate with the usage each provider reports.
  */
 import type { Message } from '../core/message.js';

@@ -1,7 +1,7 @@
 /**
  * The built-in tools' definitions as sent, computed when the bundle is built (scripts/build.mjs
  * runs tool-table-build.ts and defines `KEEN_TOOL_TABLE`): on the way to the first request, turning
- * each tool's zod schema into JSON Schema and counting its tokens cold cost ~7 ms. The sources run
+ * each tool's zod schema into JSON Schema and counting its tokens cold is the slow part. The sources run
  * in tests without it and compute both.
  *
  * Invariant the table relies on: a built-in tool's schema is a module constant, the same for every

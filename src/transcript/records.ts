@@ -138,7 +138,7 @@ export type NewRecord = WithoutEnvelope<SessionRecord>;
 
 /**
  * The schemas are built on first use, one record kind at a time, not when the module loads:
- * building all of them cost a new session ~3 ms before its first request, and its first writes
+ * building all of them delayed a new session's first request, and its first writes
  * (`session_started`, `user_message`, after the model has answered) need only their own two.
  * A value whose kind is known is checked by that kind's schema — exactly what the discriminated
  * union does with it; anything else goes to the union (built then) for its own message.
