@@ -2,7 +2,8 @@
  * Import boundaries of src/, checked by `npm run check` (part of `npm test`). Every folder has a
  * layer; a lower layer never imports a higher one, and nothing imports in a circle.
  *
- *   6  cli, repl            the two front ends (siblings: the REPL never imports the CLI)
+ *   6  cli, repl, acp       the front ends: headless, terminal, editors (siblings, but cli
+ *                           dispatches to the other two)
  *   5  agent                the live session and its wiring; the UI uses only its surface files
  *   4  tools, project, providers, compaction, loop, undo   the engine
  *   3  config, transcript, auth                            foundations
@@ -54,7 +55,7 @@ module.exports = {
       name: 'ui-through-agent-surface',
       severity: 'error',
       comment: 'The front ends open and drive sessions through the agent surface files only.',
-      from: { path: under('cli', 'repl') },
+      from: { path: under('cli', 'repl', 'acp') },
       to: { path: '^src/agent/', pathNot: `^src/agent/(${AGENT_SURFACE.join('|')})\\.ts$` },
     },
     {
@@ -63,6 +64,13 @@ module.exports = {
       comment: 'The REPL and the headless CLI are siblings; shared option types live below them.',
       from: { path: '^src/repl/' },
       to: { path: '^src/cli/' },
+    },
+    {
+      name: 'acp-is-a-front-end',
+      severity: 'error',
+      comment: 'The ACP agent drives sessions as the REPL does, through agent/; it imports neither the CLI nor the REPL.',
+      from: { path: '^src/acp/' },
+      to: { path: under('cli', 'repl') },
     },
     {
       name: 'launcher-stands-alone',
@@ -86,7 +94,7 @@ module.exports = {
       to: {
         path: '^src/',
         pathNot: [
-          under('core', 'security', 'tokens', 'net', 'config', 'transcript', 'auth', 'tools', 'project', 'providers', 'compaction', 'loop', 'undo', 'agent', 'cli', 'repl', 'launch'),
+          under('core', 'security', 'tokens', 'net', 'config', 'transcript', 'auth', 'tools', 'project', 'providers', 'compaction', 'loop', 'undo', 'agent', 'cli', 'repl', 'acp', 'launch'),
           ...LEAVES,
         ],
       },

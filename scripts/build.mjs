@@ -57,8 +57,8 @@ const { buildToolTable } = await import(new URL('../node_modules/.cache/keen-bui
 
 // Packages left out of the bundle: loaded from node_modules with import() when first needed.
 // genkit resolves plugins and protobuf files at run time, ripgrep locates its binary, and the MCP
-// SDK, turndown and React's devtools are rarely used.
-const EXTERNAL = ['genkit', '@genkit-ai/*', '@vscode/ripgrep', '@modelcontextprotocol/sdk', 'turndown', 'react-devtools-core'];
+// and ACP SDKs, turndown and React's devtools are rarely used.
+const EXTERNAL = ['genkit', '@genkit-ai/*', '@vscode/ripgrep', '@modelcontextprotocol/sdk', '@agentclientprotocol/sdk', 'turndown', 'react-devtools-core'];
 
 // The bundle is one function expression that src/launch/launch.ts compiles with V8's code cache
 // (Node 20 has no compile cache, and V8 caches only classic scripts, not ES modules). Its

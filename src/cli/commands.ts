@@ -263,6 +263,13 @@ export async function runCli(argv: string[]): Promise<number> {
     code = await runContextCommand({ ...(await prepare(opts)), ...sessionOf(opts) });
   });
 
+  const acpCommand = program.command('acp').description('serve the Agent Client Protocol on stdin/stdout, for editors such as Zed (docs/acp.md)');
+  usageErrors(acpCommand, 'keen acp');
+  addModelOptions(acpCommand).action(async (opts: RunFlags) => {
+    const [{ serveAcp }, { sessionFlagsOf }] = await Promise.all([import('../acp/serve.js'), import('../agent/flags.js')]);
+    code = await serveAcp(sessionFlagsOf(await prepare(opts)));
+  });
+
   const completion = program.command('completion').description('print a shell completion script: keen completion bash|zsh|fish').argument('<shell>', 'bash, zsh or fish');
   usageErrors(completion, 'keen completion').action(async (shell: string) => {
     const { completionScript } = await import('./completion.js');

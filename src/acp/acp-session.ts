@@ -1,0 +1,168 @@
+/**
+ * One ACP session: a Keen LiveSession driven by `session/prompt`, its events sent to the client as
+ * `session/update` notifications in stream order, its permission questions asked through
+ * `session/request_permission`. One prompt at a time; `cancel` ends it as Ctrl+C does.
+ */
+import type * as acp from '@agentclientprotocol/sdk';
+import type { LiveSession } from '../agent/open-session.js';
+import type { ControllerEvent } from '../agent/session-controller.js';
+import type { ToolCall } from '../core/message.js';
+import type { SessionAnswer } from '../tools/permissions/index.js';
+import type { PermissionMode } from '../tools/permissions/modes.js';
+import type { PermissionRequest } from '../tools/types.js';
+import { replayTranscript } from '../transcript/projection.js';
+import { promptText } from './prompt-text.js';
+import { storedToolCall, textChunk, toolCallFinished, toolCallStarted, toolKind } from './updates.js';
+
+/** The client's side of a session: where updates and permission questions go. */
+export interface AcpPeer {
+  update(update: acp.SessionUpdate): Promise<void>;
+  requestPermission(params: Omit<acp.RequestPermissionRequest, 'sessionId'>): Promise<acp.RequestPermissionResponse>;
+  /** The client takes `compaction_update` (its `session.compaction` capability). */
+  compactionUpdates: boolean;
+}
+
+export const MODES: acp.SessionMode[] = [
+  { id: 'default', name: 'Default', description: 'Ask before edits and commands' },
+  { id: 'acceptEdits', name: 'Accept edits', description: 'Edit files without asking; ask before commands' },
+  { id: 'plan', name: 'Plan', description: 'Read and plan; nothing is changed' },
+  { id: 'bypassPermissions', name: 'Bypass permissions', description: 'Run everything without asking (deny rules still hold)' },
+];
+
+const STOP: Record<string, acp.StopReason> = { end_turn: 'end_turn', max_tokens: 'max_tokens', max_turns: 'max_turn_requests', refusal: 'refusal' };
+
+const OPTIONS: acp.PermissionOption[] = [
+  { optionId: 'once', name: 'Allow once', kind: 'allow_once' },
+  { optionId: 'session', name: 'Allow for this session', kind: 'allow_always' },
+  { optionId: 'deny', name: 'Reject', kind: 'reject_once' },
+];
+
+/** A turn that failed: the prompt request answers with its one line. */
+export class TurnFailed extends Error {}
+
+export class AcpSession {
+  private turn?: AbortController;
+  /** Started calls not yet finished, per tool name (a permission question names the oldest). */
+  private readonly running = new Map<string, ToolCall[]>();
+  private compactions = 0;
+
+  constructor(
+    readonly live: LiveSession,
+    private readonly peer: AcpPeer,
+    private readonly cwd: string,
+  ) {}
+
+  get modes(): acp.SessionModeState {
+    return { currentModeId: this.live.policy.mode, availableModes: MODES };
+  }
+
+  /** Switch the permission mode (and with it plan mode: one plan mode). */
+  setMode(modeId: string): void {
+    const mode = MODES.find((m) => m.id === modeId)?.id as PermissionMode | undefined;
+    if (!mode) throw new TurnFailed(`unknown mode "${modeId}"; choose one of ${MODES.map((m) => m.id).join(', ')}`);
+    this.live.mode.set(mode === 'plan' ? 'plan' : 'build');
+    this.live.policy.mode = mode;
+  }
+
+  /** The commands an editor offers after `/`. */
+  commands(): acp.AvailableCommand[] {
+    const ctx = this.live.loadContext();
+    return [
+      { name: 'compact', description: 'Summarise the conversation now to free context', input: { hint: 'what the summary must keep' } },
+      ...ctx.commands.map((c) => ({ name: c.name, description: c.description ?? 'custom command', input: { hint: 'arguments' } })),
+      ...ctx.skills.map((s) => ({ name: s.name, description: s.description, input: { hint: 'arguments' } })),
+    ];
+  }
+
+  /** Ask the client about a call the policy asks about. */
+  async ask(request: PermissionRequest): Promise<SessionAnswer> {
+    const call = this.running.get(request.tool)?.[0];
+    const response = await this.peer.requestPermission({
+      toolCall: { toolCallId: call?.id ?? `${request.tool}-permission`, title: request.summary, kind: toolKind(request.tool), status: 'pending' },
+      options: OPTIONS,
+    });
+    if (response.outcome.outcome !== 'selected') return 'deny';
+    const id = response.outcome.optionId;
+    return id === 'once' || id === 'session' ? id : 'deny';
+  }
+
+  /** Run one prompt; resolves with its stop reason, rejects with TurnFailed for a failure. */
+  async prompt(blocks: readonly acp.ContentBlock[]): Promise<acp.StopReason> {
+    if (this.turn) throw new TurnFailed('a prompt is already running in this session');
+    const { text, unsupported } = promptText(blocks);
+    if (unsupported.length) throw new TurnFailed(`cannot send ${unsupported.join(', ')}`);
+    const turn = new AbortController();
+    this.turn = turn;
+    try {
+      const compact = /^\/compact(?:\s+([\s\S]*))?$/.exec(text.trim());
+      const expanded = compact ? undefined : this.live.expandSlash(text);
+      const events = compact
+        ? this.live.controller.compact(compact[1]?.trim() || undefined, turn.signal)
+        : this.live.controller.chat(expanded && expanded.kind !== 'none' ? expanded.text : text, turn.signal);
+      let stop: acp.StopReason = 'end_turn';
+      for await (const ev of events) {
+        if (ev.type === 'done') stop = STOP[ev.stopReason] ?? 'end_turn';
+        else if (ev.type === 'error') {
+          if (ev.error.kind === 'cancelled' || turn.signal.aborted) return 'cancelled';
+          throw new TurnFailed(ev.error.message);
+        } else await this.forward(ev);
+      }
+      if (compact) await this.peer.update(textChunk('agent_message_chunk', 'Context compacted.'));
+      return turn.signal.aborted ? 'cancelled' : stop;
+    } finally {
+      this.turn = undefined;
+      this.running.clear();
+    }
+  }
+
+  cancel(): void {
+    this.turn?.abort();
+  }
+
+  private async forward(ev: ControllerEvent): Promise<void> {
+    switch (ev.type) {
+      case 'text_delta':
+        return this.peer.update(textChunk('agent_message_chunk', ev.text));
+      case 'reasoning_delta':
+        return this.peer.update(textChunk('agent_thought_chunk', ev.text));
+      case 'tool_call_started':
+        this.running.set(ev.call.name, [...(this.running.get(ev.call.name) ?? []), ev.call]);
+        return this.peer.update(toolCallStarted(ev.call, this.cwd));
+      case 'tool_call_finished':
+        this.running.set(
+          ev.call.name,
+          (this.running.get(ev.call.name) ?? []).filter((c) => c.id !== ev.call.id),
+        );
+        return this.peer.update(toolCallFinished(ev.call, ev.result, this.cwd));
+      case 'auto_compaction_started':
+        this.compactions++;
+        return this.compaction('in_progress', 'Compacting the conversation to free context…');
+      case 'auto_compaction_applied':
+        return this.compaction('completed', `Context compacted: ~${ev.tokensBefore} → ~${ev.tokensAfter} tokens.`, ev.summary);
+      case 'auto_compaction_cancelled':
+        return this.compaction('cancelled', 'Compaction cancelled; the conversation is unchanged.');
+      case 'auto_compaction_failed':
+        return this.compaction('failed', `Compaction failed (${ev.reason}); the conversation is unchanged.`);
+      default:
+        return;
+    }
+  }
+
+  private compaction(status: acp.CompactionStatus, line: string, summary?: string): Promise<void> {
+    if (!this.peer.compactionUpdates) return this.peer.update(textChunk('agent_thought_chunk', `${line}\n`));
+    const update: acp.SessionUpdate = { sessionUpdate: 'compaction_update', compactionId: `compaction-${this.compactions}`, status };
+    if (summary) update.summary = [{ type: 'text', text: summary }];
+    if (status === 'failed') update.error = line;
+    return this.peer.update(update);
+  }
+
+  /** The stored conversation as updates, for `session/load`. */
+  async replay(): Promise<void> {
+    for (const item of replayTranscript(this.live.shown.records.length ? this.live.shown.records : this.live.records)) {
+      if (item.type === 'user') await this.peer.update(textChunk('user_message_chunk', item.text));
+      else if (item.type === 'assistant') {
+        for (const seg of item.segments) await this.peer.update(seg.type === 'text' ? textChunk('agent_message_chunk', seg.text) : storedToolCall(seg.tool));
+      }
+    }
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * `keen acp`: Keen as an Agent Client Protocol agent (JSON-RPC over stdio) for editors — Zed,
+ * the JetBrains IDEs, Neovim and Emacs plugins. Each `session/new` or `session/load` opens a Keen
+ * session in the client's folder with the options `keen acp` was started with; prompts run
+ * through the same controller, tool loop, permissions and compaction as the terminal.
+ */
+import * as acp from '@agentclientprotocol/sdk';
+import type { SessionFlags } from '../agent/flags.js';
+import { openSession } from '../agent/open-session.js';
+import { errorText } from '../errors.js';
+import { VERSION } from '../version.js';
+import { AcpGate } from './acp-gate.js';
+import { AcpSession, TurnFailed } from './acp-session.js';
+
+export interface AcpOptions {
+  flags: SessionFlags;
+  env: NodeJS.ProcessEnv;
+  /** Where late warnings of a session go (stderr: the editor's log). */
+  onWarning: (line: string) => void;
+}
+
+/** The agent app; `connect` it to a stream. Sessions close when the connection does. */
+export function keenAgent(opts: AcpOptions): { app: acp.AgentApp; closeAll: () => Promise<void> } {
+  const sessions = new Map<string, AcpSession>();
+  let compactionUpdates = false;
+
+  const find = (id: string): AcpSession => {
+    const s = sessions.get(id);
+    if (!s) throw acp.RequestError.sessionNotFound(id);
+    return s;
+  };
+
+  async function open(client: acp.AgentContext, cwd: string, flags: SessionFlags): Promise<AcpSession> {
+    let session: AcpSession | undefined;
+    const gate = new AcpGate((request) => (session ? session.ask(request) : Promise.resolve('deny')));
+    let live: Awaited<ReturnType<typeof openSession>>;
+    try {
+      live = await openSession({ cwd, env: opts.env, flags, interactive: false, permissions: gate, onWarning: opts.onWarning });
+    } catch (err) {
+      throw acp.RequestError.invalidParams(undefined, errorText(err));
+    }
+    gate.configure(live.policy);
+    for (const w of live.warnings) opts.onWarning(`keen: warning: ${w}`);
+    const peer = {
+      compactionUpdates,
+      update: (update: acp.SessionUpdate) => client.notify(acp.methods.client.session.update, { sessionId: live.sessionId, update }),
+      requestPermission: (params: Omit<acp.RequestPermissionRequest, 'sessionId'>) =>
+        client.request(acp.methods.client.session.requestPermission, { sessionId: live.sessionId, ...params }),
+    };
+    session = new AcpSession(live, peer, cwd);
+    sessions.set(live.sessionId, session);
+    return session;
+  }
+
+  const announceCommands = (client: acp.AgentContext, s: AcpSession) =>
+    client.notify(acp.methods.client.session.update, {
+      sessionId: s.live.sessionId,
+      update: { sessionUpdate: 'available_commands_update', availableCommands: s.commands() },
+    });
+
+  const app = acp
+    .agent({ name: 'keen' })
+    .onRequest(acp.methods.agent.initialize, ({ params }) => {
+      compactionUpdates = params.clientCapabilities?.session?.compaction != null;
+      return {
+        protocolVersion: acp.PROTOCOL_VERSION,
+        agentInfo: { name: 'keen', version: VERSION },
+        agentCapabilities: { loadSession: true, promptCapabilities: { image: false, audio: false, embeddedContext: true } },
+        authMethods: [],
+      };
+    })
+    .onRequest(acp.methods.agent.session.new, async ({ params, client }) => {
+      const s = await open(client, params.cwd, opts.flags);
+      // After the response: the client learns the session id first.
+      setImmediate(() => void announceCommands(client, s).catch(() => undefined));
+      return { sessionId: s.live.sessionId, modes: s.modes };
+    })
+    .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
+      const s = await open(client, params.cwd, { ...opts.flags, session: params.sessionId });
+      await s.replay();
+      setImmediate(() => void announceCommands(client, s).catch(() => undefined));
+      return { modes: s.modes };
+    })
+    .onRequest(acp.methods.agent.session.prompt, async ({ params, signal }) => {
+      const s = find(params.sessionId);
+      const onAbort = () => s.cancel();
+      signal.addEventListener('abort', onAbort);
+      try {
+        return { stopReason: await s.prompt(params.prompt) };
+      } catch (err) {
+        if (err instanceof TurnFailed) throw acp.RequestError.internalError(undefined, err.message);
+        throw acp.RequestError.internalError(undefined, errorText(err));
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+      }
+    })
+    .onRequest(acp.methods.agent.session.setMode, ({ params }) => {
+      try {
+        find(params.sessionId).setMode(params.modeId);
+      } catch (err) {
+        if (err instanceof TurnFailed) throw acp.RequestError.invalidParams(undefined, err.message);
+        throw err;
+      }
+      return {};
+    })
+    .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
+      sessions.get(params.sessionId)?.cancel();
+    });
+
+  const closeAll = async () => {
+    for (const s of sessions.values()) s.cancel();
+    await Promise.allSettled([...sessions.values()].map((s) => s.live.close()));
+    sessions.clear();
+  };
+  return { app, closeAll };
+}

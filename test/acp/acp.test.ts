@@ -1,0 +1,222 @@
+/**
+ * `keen acp` end to end: the ACP SDK's client side drives a spawned `bin/keen.js acp` over stdio,
+ * against the Anthropic wire fake, as an editor (Zed, say) would.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import * as acp from '@agentclientprotocol/sdk';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, FAKE_KEY, userTexts } from '../e2e/cli-fixtures.js';
+import { cleanEnv, KEEN_BIN, makeWorkspace, type Workspace } from '../e2e/harness.js';
+import { startAnthropicFake } from '../fakes/anthropic-fake.js';
+import type { ScriptedServer } from '../fakes/scripted-server.js';
+import { isCompactionRequest } from '../repl/fake-requests.js';
+
+type Answer = 'once' | 'session' | 'deny';
+
+interface Editor {
+  agent: acp.ClientContext;
+  updates: acp.SessionUpdate[];
+  permissions: acp.RequestPermissionRequest[];
+  /** How the next permission questions are answered. */
+  answer: Answer;
+  /** Called with every update as it arrives. */
+  onUpdate?: (u: acp.SessionUpdate) => void;
+  stderr: () => string;
+  close(): Promise<void>;
+}
+
+let fake: ScriptedServer;
+const spaces: Workspace[] = [];
+const editors: Editor[] = [];
+
+beforeAll(async () => {
+  assertBuilt();
+  fake = await startAnthropicFake();
+});
+afterEach(async () => {
+  await Promise.all(editors.splice(0).map((e) => e.close()));
+});
+afterAll(async () => {
+  await fake.close();
+  for (const ws of spaces) ws.cleanup();
+});
+
+function workspace(files: Record<string, string> = {}): Workspace {
+  const ws = makeWorkspace(files);
+  spaces.push(ws);
+  return ws;
+}
+
+async function editor(ws: Workspace, clientCapabilities: acp.ClientCapabilities = {}): Promise<Editor> {
+  const child: ChildProcess = spawn(process.execPath, [KEEN_BIN, 'acp'], {
+    cwd: ws.cwd,
+    env: cleanEnv({ ANTHROPIC_API_KEY: FAKE_KEY, ANTHROPIC_BASE_URL: fake.url, KEEN_HOME: ws.home, HOME: ws.home }),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const e: Editor = {
+    agent: undefined as unknown as acp.ClientContext,
+    updates: [],
+    permissions: [],
+    answer: 'once',
+    stderr: () => stderr,
+    close: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.stdin!.end();
+        await exited;
+      }
+    },
+  };
+  const app = acp
+    .client({ name: 'test-editor' })
+    .onNotification(acp.methods.client.session.update, ({ params }) => {
+      e.updates.push(params.update);
+      e.onUpdate?.(params.update);
+    })
+    .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+      e.permissions.push(params);
+      return { outcome: { outcome: 'selected', optionId: e.answer } };
+    });
+  const connection = app.connect(acp.ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>));
+  e.agent = connection.agent;
+  await e.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities });
+  editors.push(e);
+  return e;
+}
+
+const texts = (updates: acp.SessionUpdate[], kind: string) =>
+  updates
+    .filter((u) => u.sessionUpdate === kind)
+    .map((u) => ('content' in u && !Array.isArray(u.content) && u.content.type === 'text' ? u.content.text : ''))
+    .join('');
+
+const prompt = (e: Editor, sessionId: string, text: string) => e.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text }] });
+
+describe('keen acp', () => {
+  it('answers initialize, opens a session with modes and commands, and streams a reply', async () => {
+    const ws = workspace();
+    const e = await editor(ws);
+    const { sessionId, modes } = await e.agent.request(acp.methods.agent.session.new, { cwd: ws.cwd, mcpServers: [] });
+    expect(modes?.currentModeId).toBe('default');
+    expect(modes?.availableModes.map((m) => m.id)).toEqual(['default', 'acceptEdits', 'plan', 'bypassPermissions']);
+    fake.enqueue({ steps: [{ text: 'Hello ' }, { text: 'from Keen.' }] });
+    const from = fake.requests.length;
+    const r = await prompt(e, sessionId, 'say hello');
+    expect(r.stopReason).toBe('end_turn');
+    expect(texts(e.updates, 'agent_message_chunk')).toBe('Hello from Keen.');
+    expect(userTexts(fake.requests[from]).at(-1)).toBe('say hello');
+    const commands = e.updates.find((u) => u.sessionUpdate === 'available_commands_update');
+    expect(commands && 'availableCommands' in commands ? commands.availableCommands.map((c) => c.name) : []).toContain('compact');
+  });
+
+  it('asks through session/request_permission for an edit, shows its diff, and runs it once allowed', async () => {
+    const ws = workspace({ 'notes.md': 'old line\n' });
+    const e = await editor(ws);
+    const { sessionId } = await e.agent.request(acp.methods.agent.session.new, { cwd: ws.cwd, mcpServers: [] });
+    fake.enqueue(
+      { steps: [{ toolCall: { id: 'call_edit', name: 'edit_file', args: { path: 'notes.md', old_string: 'old line', new_string: 'new line' } } }] },
+      { steps: [{ text: 'Edited.' }] },
+    );
+    const r = await prompt(e, sessionId, 'fix the note');
+    expect(r.stopReason).toBe('end_turn');
+    expect(fs.readFileSync(path.join(ws.cwd, 'notes.md'), 'utf8')).toBe('new line\n');
+    expect(e.permissions).toHaveLength(1);
+    expect(e.permissions[0].toolCall.toolCallId).toBe('call_edit');
+    expect(e.permissions[0].options.map((o) => o.kind)).toEqual(['allow_once', 'allow_always', 'reject_once']);
+    const started = e.updates.find((u) => u.sessionUpdate === 'tool_call');
+    expect(started).toMatchObject({ toolCallId: 'call_edit', kind: 'edit', status: 'in_progress', locations: [{ path: path.join(ws.cwd, 'notes.md') }] });
+    expect(started && 'content' in started ? started.content : []).toEqual([{ type: 'diff', path: path.join(ws.cwd, 'notes.md'), oldText: 'old line', newText: 'new line' }]);
+    expect(e.updates.find((u) => u.sessionUpdate === 'tool_call_update')).toMatchObject({ toolCallId: 'call_edit', status: 'completed' });
+  });
+
+  it('a rejected call does not run, and plan mode refuses without asking', async () => {
+    const ws = workspace();
+    const e = await editor(ws);
+    const { sessionId } = await e.agent.request(acp.methods.agent.session.new, { cwd: ws.cwd, mcpServers: [] });
+    e.answer = 'deny';
+    fake.enqueue({ steps: [{ toolCall: { id: 'call_w1', name: 'write_file', args: { path: 'a.txt', content: 'x\n' } } }] }, { steps: [{ text: 'ok' }] });
+    await prompt(e, sessionId, 'write a');
+    expect(fs.existsSync(path.join(ws.cwd, 'a.txt'))).toBe(false);
+    expect(e.updates.find((u) => u.sessionUpdate === 'tool_call_update')).toMatchObject({ toolCallId: 'call_w1', status: 'failed' });
+
+    await e.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: 'plan' });
+    const asked = e.permissions.length;
+    fake.enqueue({ steps: [{ toolCall: { id: 'call_w2', name: 'write_file', args: { path: 'b.txt', content: 'x\n' } } }] }, { steps: [{ text: 'planned' }] });
+    await prompt(e, sessionId, 'write b');
+    expect(e.permissions).toHaveLength(asked);
+    expect(fs.existsSync(path.join(ws.cwd, 'b.txt'))).toBe(false);
+    await expect(e.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: 'yolo' })).rejects.toThrow(/unknown mode "yolo"/);
+  });
+
+  it('session/cancel stops a streaming turn: stopReason cancelled', async () => {
+    const ws = workspace();
+    const e = await editor(ws);
+    const { sessionId } = await e.agent.request(acp.methods.agent.session.new, { cwd: ws.cwd, mcpServers: [] });
+    fake.enqueue({ steps: [{ text: 'Working' }, { delayMs: 30_000 }, { text: ' never shown' }] });
+    e.onUpdate = (u) => {
+      if (u.sessionUpdate === 'agent_message_chunk') void e.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+    };
+    const r = await prompt(e, sessionId, 'work slowly');
+    expect(r.stopReason).toBe('cancelled');
+    expect(texts(e.updates, 'agent_message_chunk')).toBe('Working');
+  });
+
+  it('session/load replays a stored session and the next prompt carries its history', async () => {
+    const ws = workspace();
+    const first = await editor(ws);
+    const { sessionId } = await first.agent.request(acp.methods.agent.session.new, { cwd: ws.cwd, mcpServers: [] });
+    fake.enqueue({ steps: [{ text: 'The answer is 42.' }] });
+    await prompt(first, sessionId, 'what is the answer?');
+    await first.close();
+
+    const second = await editor(ws);
+    await second.agent.request(acp.methods.agent.session.load, { sessionId, cwd: ws.cwd, mcpServers: [] });
+    expect(texts(second.updates, 'user_message_chunk')).toBe('what is the answer?');
+    expect(texts(second.updates, 'agent_message_chunk')).toBe('The answer is 42.');
+    fake.enqueue({ steps: [{ text: 'Still 42.' }] });
+    const from = fake.requests.length;
+    await prompt(second, sessionId, 'and now?');
+    expect(userTexts(fake.requests[from])).toEqual(['what is the answer?', 'and now?']);
+    await expect(second.agent.request(acp.methods.agent.session.load, { sessionId: 'no-such-session', cwd: ws.cwd, mcpServers: [] })).rejects.toThrow(/no-such-session/);
+  });
+
+  it('an automatic compaction shows as it runs: compaction_update where the client takes it, thought lines elsewhere', async () => {
+    const tiny = { models: { tiny: { provider: 'anthropic', contextWindow: 12_000, maxOutputTokens: 1000 } }, model: 'tiny' };
+    const files: Record<string, string> = { '.keen/config.json': JSON.stringify(tiny) };
+    for (let n = 1; n <= 4; n++) files[`log-${n}.txt`] = Array.from({ length: 150 }, (_, k) => `entry ${k} of log ${n}: code_${(k * 7919 + n) % 10007} ok`).join('\n');
+    for (const caps of [{ session: { compaction: {} } }, {}]) {
+      const ws = workspace(files);
+      const e = await editor(ws, caps);
+      const { sessionId } = await e.agent.request(acp.methods.agent.session.new, { cwd: ws.cwd, mcpServers: [] });
+      let turns = 0;
+      fake.setResponder((req) => {
+        if (isCompactionRequest(req)) return { steps: [{ text: '## Goal\nRead every log.' }] };
+        turns++;
+        if (turns > 4) return { steps: [{ text: 'Finished.' }] };
+        return { steps: [{ toolCall: { id: `t${turns}`, name: 'read_file', args: { path: `log-${turns}.txt` } } }] };
+      });
+      try {
+        expect((await prompt(e, sessionId, 'Read every log.')).stopReason).toBe('end_turn');
+      } finally {
+        fake.setResponder(undefined);
+      }
+      if (caps.session) {
+        const updates = e.updates.filter((u) => u.sessionUpdate === 'compaction_update');
+        expect(updates.map((u) => ('status' in u ? u.status : ''))).toEqual(['in_progress', 'completed']);
+        expect(updates[1]).toMatchObject({
+          compactionId: updates[0] && 'compactionId' in updates[0] ? updates[0].compactionId : '',
+          summary: [{ type: 'text', text: '## Goal\nRead every log.' }],
+        });
+      } else {
+        expect(e.updates.some((u) => u.sessionUpdate === 'compaction_update')).toBe(false);
+        expect(texts(e.updates, 'agent_thought_chunk')).toMatch(/Compacting the conversation[\s\S]*Context compacted: ~\d+ → ~\d+ tokens\./);
+      }
+      expect(texts(e.updates, 'agent_message_chunk')).toContain('Finished.');
+    }
+  });
+});
