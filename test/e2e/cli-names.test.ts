@@ -102,6 +102,17 @@ describe('model short names', () => {
     expect(rig.since(from)[0].body?.model).toBe('claude-haiku-5-5');
   });
 
+  it('config `compaction.model: "haiku"` summarises with the catalog haiku', async () => {
+    const ws = workspace({ '.keen/config.json': JSON.stringify({ compaction: { model: 'haiku' } }) });
+    rig.fake.enqueue({ steps: [{ text: 'ok' }] }, { steps: [{ text: '## Goal\nSay hi.' }] });
+    const first = await rig.keen(ws, ['run', 'hi']);
+    expect(first.code, first.stderr).toBe(0);
+    const from = rig.fake.requests.length;
+    const r = await rig.keen(ws, ['compact', '--continue']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(rig.since(from).map((req) => req.body?.model)).toEqual(['claude-haiku-5-5']);
+  });
+
   it('`--model gpt` picks OpenAI and gpt-5', async () => {
     const ws = workspace();
     const from = openai.requests.length;
