@@ -1,4 +1,5 @@
 import { KeenError } from '../errors.js';
+import { canonicalModelName } from '../config/model-lookup.js';
 import { MODEL_CATALOG } from '../config/models.js';
 import { resolveModel, type ResolvedModel } from '../config/resolve.js';
 import type { KeenConfig } from '../config/schema.js';
@@ -41,7 +42,8 @@ export async function resolveSummariser(
 ): Promise<Summariser | undefined> {
   const name = config.compaction?.model;
   if (!name) return undefined;
-  if (!config.models?.[name] && !MODEL_CATALOG[name]) {
+  // A short name (`haiku`) stands for its catalog model here too.
+  if (!config.models?.[name] && !MODEL_CATALOG[canonicalModelName(name, config.models)]) {
     throw new KeenError(`compaction.model "${name}" is not a known model: define it under "models" in config or pick one from the catalog`);
   }
   const resolved = resolveModel(config, { model: name }, env, home);

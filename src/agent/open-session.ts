@@ -193,6 +193,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       flags.model = stored.model;
     }
     const resolved = resolveModel(config, flags, opts.env, home);
+    if (resolved.warning && opts.flags.provider) warnings.push(resolved.warning);
     installProxyFromEnv(opts.env);
     const adapter: ProviderAdapter = opts.inspect ? inspectOnlyAdapter(resolved.provider) : await createAdapter(resolved.provider, resolved.settings);
     const budget = computeBudget(

@@ -2,6 +2,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { KeenError } from '../errors.js';
 import type { McpCommandFlags, RunFlags } from '../agent/flags.js';
 import { VERSION } from '../version.js';
+import { closestCommand, mistypedCommand, type CommandLine } from './mistyped-command.js';
 
 const FORMATS = ['text', 'json', 'stream-json'];
 
@@ -79,7 +80,11 @@ function usageErrors(cmd: Command, path: string): Command {
  */
 function carryGlobalOptions(program: Command, sub: Command): void {
   if (sub === program) return;
-  for (const option of program.options) {
+  // The options typed come first, so a refusal names `--dangerously-skip-permissions`, not the
+  // `--yolo` it implies.
+  const source = (o: Option) => program.getOptionValueSource(o.attributeName());
+  const typedFirst = [...program.options].sort((a, b) => Number(source(b) === 'cli') - Number(source(a) === 'cli'));
+  for (const option of typedFirst) {
     const name = option.attributeName();
     const source = program.getOptionValueSource(name);
     if (source !== 'cli' && source !== 'implied') continue;
@@ -149,10 +154,6 @@ export async function runCli(argv: string[]): Promise<number> {
       code = await runHeadless(prompt, opts);
       return;
     }
-    // `keen bogus` is a mistyped command, not a first message; `keen -- word` sends it anyway.
-    if (prompt.length === 1 && !/\s/.test(prompt[0]) && !argv.includes('--')) {
-      throw new KeenError(`unknown command "${prompt[0]}" (see \`keen help\`; \`keen -- ${prompt[0]}\` sends it as a first message)`, 2);
-    }
     const opts = await prepare(raw);
     let initialPrompt = prompt.join(' ') || undefined;
     if (raw.resume === true) {
@@ -167,6 +168,8 @@ export async function runCli(argv: string[]): Promise<number> {
 
   const run = program
     .command('run')
+    // Codex's name for a headless run.
+    .alias('exec')
     .description('run one turn headless: tools, compaction and persistence as in the REPL')
     .argument('[message...]', 'the message (words are joined; piped stdin is added after them)')
     .option('-p, --print', 'accepted for symmetry with `keen -p`');
@@ -280,10 +283,20 @@ export async function runCli(argv: string[]): Promise<number> {
   usageErrors(help, 'keen help').action((name: string | undefined) => {
     if (!name) return program.outputHelp();
     const target = program.commands.find((c) => c.name() === name || c.aliases().includes(name));
-    if (!target) throw new KeenError(`unknown command "${name}" (see \`keen help\`)`, 2);
+    if (!target) {
+      const meant = closestCommand(name, commandLineOf(program).commands);
+      throw new KeenError(`unknown command "${name}"${meant ? `; did you mean \`keen ${meant}\`?` : ''} (see \`keen help\`)`, 2);
+    }
     target.outputHelp();
   });
 
+  // `keen sesions` and `keen sesion list` are mistyped commands, not a first message for the
+  // model (mistyped-command.ts has the rule); `keen -- word` sends it anyway.
+  const slip = mistypedCommand(argv.slice(2), commandLineOf(program));
+  if (slip) {
+    const meant = slip.suggestion ? `; did you mean \`keen ${slip.suggestion}\`?` : '';
+    throw new KeenError(`unknown command "${slip.word}"${meant} (see \`keen help\`; \`keen -- ${slip.words.join(' ')}\` sends it as a first message)`, 2);
+  }
   try {
     await program.parseAsync(argv);
   } catch (err) {
@@ -292,6 +305,19 @@ export async function runCli(argv: string[]): Promise<number> {
     return (await jsonUsageFailure(argv, err.message)) ?? 2;
   }
   return code;
+}
+
+/** Words that follow a command: `keen mcp list|add|remove`, `keen completion bash|zsh|fish`, `keen login codex`. */
+const ARGUMENT_WORDS = ['list', 'add', 'remove', 'bash', 'zsh', 'fish', 'codex'];
+
+/** The program's flags and commands, as mistypedCommand needs them. */
+function commandLineOf(program: Command): CommandLine {
+  const flags = new Map<string, 'none' | 'required' | 'optional'>();
+  for (const o of program.options) {
+    const takes = o.required ? 'required' : o.optional ? 'optional' : 'none';
+    for (const f of [o.long, o.short]) if (f) flags.set(f, takes);
+  }
+  return { flags, commands: program.commands.flatMap((c) => [c.name(), ...c.aliases()]), argumentWords: ARGUMENT_WORDS };
 }
 
 /** A usage error of a run asking for JSON still prints one result object. */

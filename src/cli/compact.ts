@@ -11,7 +11,7 @@ const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
  * non-zero with the transcript unchanged; SIGINT, SIGTERM and SIGHUP cancel it (exit 130, unchanged).
  */
 export async function runCompactCommand(focus: string | undefined, flags: RunFlags): Promise<number> {
-  if (!flags.session && !flags.continue) throw new KeenError('keen compact needs --session <id> or --continue (list sessions with `keen sessions`)');
+  if (!flags.session && !flags.continue) throw new KeenError('keen compact needs --session <id> or --continue (list sessions with `keen sessions`)', 2);
   const session = await openCliSession(flags);
   if (session.controller.appState.messages.length === 0) {
     await session.close();

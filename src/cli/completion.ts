@@ -11,7 +11,8 @@ function specOf(program: Command): Spec {
   const flags = (cmd: Command) => cmd.options.filter((o) => !o.hidden).flatMap((o) => [o.long, o.short].filter((f): f is string => !!f));
   return {
     rootOptions: [...flags(program), '--help', '--version'],
-    commands: program.commands.map((c) => ({ name: c.name(), description: c.description(), options: [...flags(c), '--help'] })),
+    // An alias (`exec` for `run`) completes as its command does.
+    commands: program.commands.flatMap((c) => [c.name(), ...c.aliases()].map((name) => ({ name, description: c.description(), options: [...flags(c), '--help'] }))),
   };
 }
 

@@ -24,7 +24,7 @@ export async function runMcpCommand(action: string, args: string[], flags: McpCo
     case 'remove':
       return removeServer(home, args);
     default:
-      throw new KeenError(`unknown mcp action "${action}": use keen mcp list, keen mcp add or keen mcp remove`);
+      throw new KeenError(`unknown mcp action "${action}": use keen mcp list, keen mcp add or keen mcp remove`, 2);
   }
 }
 
@@ -66,21 +66,21 @@ async function listServers(home: string, flags: McpCommandFlags): Promise<number
 
 function addServer(home: string, args: string[], flags: McpCommandFlags): number {
   const transport = flags.transport ?? 'stdio';
-  if (!['stdio', 'http', 'sse'].includes(transport)) throw new KeenError(`unknown transport "${transport}": use stdio, http or sse`);
+  if (!['stdio', 'http', 'sse'].includes(transport)) throw new KeenError(`unknown transport "${transport}": use stdio, http or sse`, 2);
   const [name, ...afterName] = args;
   // `keen mcp add NAME -- CMD ARGS...`: the `--` only ends Keen's options.
   const rest = afterName[0] === '--' ? afterName.slice(1) : afterName;
-  if (!name) throw new KeenError('keen mcp add needs a name: keen mcp add NAME -- COMMAND [ARGS...]');
-  if (!MCP_SERVER_NAME.test(name)) throw new KeenError(`invalid server name "${name}": use letters, digits, "-" and "_" (no "__"), at most 40`);
+  if (!name) throw new KeenError('keen mcp add needs a name: keen mcp add NAME -- COMMAND [ARGS...]', 2);
+  if (!MCP_SERVER_NAME.test(name)) throw new KeenError(`invalid server name "${name}": use letters, digits, "-" and "_" (no "__"), at most 40`, 2);
   let entry: McpServerEntry;
   if (transport === 'stdio') {
-    if (rest.length === 0) throw new KeenError(`keen mcp add ${name} needs a command: keen mcp add ${name} -- COMMAND [ARGS...]`);
-    if (flags.header.length) throw new KeenError('--header is for http and sse servers');
+    if (rest.length === 0) throw new KeenError(`keen mcp add ${name} needs a command: keen mcp add ${name} -- COMMAND [ARGS...]`, 2);
+    if (flags.header.length) throw new KeenError('--header is for http and sse servers', 2);
     entry = { command: rest[0], ...(rest.length > 1 ? { args: rest.slice(1) } : {}) };
     if (flags.env.length) entry.env = pairs(flags.env, '=', '--env');
   } else {
-    if (rest.length !== 1) throw new KeenError(`keen mcp add --transport ${transport} ${name} needs exactly one URL`);
-    if (flags.env.length) throw new KeenError('--env is for stdio servers');
+    if (rest.length !== 1) throw new KeenError(`keen mcp add --transport ${transport} ${name} needs exactly one URL`, 2);
+    if (flags.env.length) throw new KeenError('--env is for stdio servers', 2);
     entry = { type: transport as 'http' | 'sse', url: rest[0] };
     if (flags.header.length) entry.headers = pairs(flags.header, ':', '--header');
   }
@@ -96,7 +96,7 @@ function addServer(home: string, args: string[], flags: McpCommandFlags): number
 
 function removeServer(home: string, args: string[]): number {
   const [name] = args;
-  if (!name || args.length !== 1) throw new KeenError('keen mcp remove needs exactly one server name');
+  if (!name || args.length !== 1) throw new KeenError('keen mcp remove needs exactly one server name', 2);
   const file = userConfigPath(home);
   const raw = readRaw(file);
   const servers = { ...((raw.mcpServers ?? {}) as Record<string, unknown>) };
@@ -114,7 +114,7 @@ function pairs(items: string[], sep: string, flag: string): Record<string, strin
   const out: Record<string, string> = {};
   for (const item of items) {
     const k = item.indexOf(sep);
-    if (k <= 0) throw new KeenError(`${flag} "${item}" must look like ${sep === '=' ? 'KEY=VALUE' : 'Name: value'}`);
+    if (k <= 0) throw new KeenError(`${flag} "${item}" must look like ${sep === '=' ? 'KEY=VALUE' : 'Name: value'}`, 2);
     out[item.slice(0, k).trim()] = item.slice(k + 1).trim();
   }
   return out;

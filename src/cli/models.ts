@@ -1,7 +1,7 @@
 import type { KeenConfig } from '../config/schema.js';
 import { applyEnvOverrides } from '../config/env-overrides.js';
 import { loadConfig } from '../config/load.js';
-import { DEFAULT_MODEL, FALLBACK_CAPACITY, MODEL_CATALOG } from '../config/models.js';
+import { DEFAULT_MODEL, FALLBACK_CAPACITY, MODEL_CATALOG, MODEL_SHORT_NAMES } from '../config/models.js';
 import { keenHome } from '../config/paths.js';
 import { priceOf } from '../config/prices.js';
 import { enterDirectory } from './prompt-input.js';
@@ -16,6 +16,8 @@ export interface ModelRow {
   /** USD per million input/output tokens at list price, when known. */
   price: { input: number; output: number } | null;
   default_for: string[];
+  /** Short names that stand for this model (`opus`), unless the config defines that name. */
+  short_names: string[];
 }
 
 /** The catalog and the configured models, configured entries applied over the catalog. */
@@ -36,6 +38,9 @@ export function modelRows(config: KeenConfig): ModelRow[] {
       default_for: Object.entries(DEFAULT_MODEL)
         .filter(([, m]) => m === name)
         .map(([p]) => p),
+      short_names: Object.entries(MODEL_SHORT_NAMES)
+        .filter(([short, full]) => full === name && !(short in configured))
+        .map(([short]) => short),
     };
   });
 }
@@ -59,7 +64,13 @@ export async function runModelsCommand(opts: { outputFormat?: string; cwd?: stri
       n(r.context_window),
       n(r.max_output_tokens),
       r.price ? `${r.price.input}/${r.price.output}` : '-',
-      [r.source !== 'catalog' ? r.source : '', r.default_for.length ? `default for ${r.default_for.join(', ')}` : ''].filter(Boolean).join('; '),
+      [
+        r.source !== 'catalog' ? r.source : '',
+        r.short_names.length ? `short ${r.short_names.join(', ')}` : '',
+        r.default_for.length ? `default for ${r.default_for.join(', ')}` : '',
+      ]
+        .filter(Boolean)
+        .join('; '),
     ]),
   ];
   const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));

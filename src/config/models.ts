@@ -33,6 +33,22 @@ export const MODEL_CATALOG: Record<string, ModelInfo> = {
   'gemini-2.5-flash': { provider: 'genkit', contextWindow: 1_048_576, maxOutputTokens: 65_536 },
 };
 
+/**
+ * Short names people type (`--model opus`, `"model": "haiku"`): each family's current model in
+ * the catalog above. A `models.<name>` entry of the config with the same name wins.
+ */
+export const MODEL_SHORT_NAMES: Record<string, string> = {
+  sonnet: 'claude-sonnet-5-5',
+  opus: 'claude-opus-5-5',
+  haiku: 'claude-haiku-5-5',
+  gpt: 'gpt-5',
+  'gpt-mini': 'gpt-5-mini',
+  codex: 'gpt-5-codex',
+  gemini: 'gemini-2.5-pro',
+  'gemini-pro': 'gemini-2.5-pro',
+  'gemini-flash': 'gemini-2.5-flash',
+};
+
 /** The model each provider uses when none is configured. */
 export const DEFAULT_MODEL: Record<ProviderId, string> = {
   anthropic: 'claude-sonnet-5-5',

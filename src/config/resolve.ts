@@ -1,6 +1,6 @@
 import { KeenError } from '../errors.js';
 import { PROVIDER_IDS, type ProviderId, type ProviderSettings } from './provider-settings.js';
-import { closeNames, providerByPrefix } from './model-lookup.js';
+import { canonicalModelName, closeNames, providerByPrefix, providerMismatch } from './model-lookup.js';
 import { DEFAULT_MODEL, FALLBACK_CAPACITY, MODEL_CATALOG, type ModelInfo } from './models.js';
 import type { KeenConfig } from './schema.js';
 
@@ -20,6 +20,8 @@ export interface ResolvedModel {
   wireId: string;
   info: ModelInfo;
   settings: ProviderSettings;
+  /** One line to show when `--provider` is not the model's own (see providerMismatch). */
+  warning?: string;
 }
 
 /**
@@ -36,7 +38,9 @@ export function resolveModel(config: KeenConfig, flags: RuntimeFlags, env: NodeJ
   if (requested !== undefined && !(PROVIDER_IDS as readonly string[]).includes(requested)) {
     throw new KeenError(`unknown provider "${requested}"; choose one of ${PROVIDER_IDS.join(', ')}`, 2);
   }
-  const name = flags.model ?? (flags.provider ? undefined : config.model) ?? DEFAULT_MODEL[(requested ?? 'anthropic') as ProviderId];
+  const typed = flags.model ?? (flags.provider ? undefined : config.model) ?? DEFAULT_MODEL[(requested ?? 'anthropic') as ProviderId];
+  // `opus`, `haiku`, `gpt` …: the catalog's current model of that family.
+  const name = canonicalModelName(typed, config.models);
   const entry = config.models?.[name];
   const catalog = MODEL_CATALOG[name];
   const known = entry?.provider ?? catalog?.provider ?? (entry || catalog ? undefined : providerByPrefix(name));
@@ -47,6 +51,7 @@ export function resolveModel(config: KeenConfig, flags: RuntimeFlags, env: NodeJ
   }
   // A flag beats config: `--model gpt-5` picks gpt-5's provider even when config names another.
   const provider = (flags.provider ?? (flags.model ? known : undefined) ?? config.provider ?? known ?? 'anthropic') as ProviderId;
+  const warning = flags.provider ? providerMismatch(name, provider, entry?.provider ?? catalog?.provider ?? providerByPrefix(name)) : undefined;
   const info: ModelInfo = {
     provider,
     contextWindow: entry?.contextWindow ?? catalog?.contextWindow ?? FALLBACK_CAPACITY.contextWindow,
@@ -68,5 +73,5 @@ export function resolveModel(config: KeenConfig, flags: RuntimeFlags, env: NodeJ
   if (keyEnv && !settings.apiKey && !settings.baseURL) {
     throw new KeenError(`${keyEnv} is not set (named by ${keyField} in config). Export it, or pick another provider with --provider.`);
   }
-  return { provider, name, wireId: settings.model, info, settings };
+  return { provider, name, wireId: settings.model, info, settings, warning };
 }

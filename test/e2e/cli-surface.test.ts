@@ -62,7 +62,7 @@ describe('help and unknown commands', () => {
     for (const cmd of ['run', 'compact', 'sessions', 'models', 'context', 'completion', 'help']) expect(top.stdout).toMatch(new RegExp(`^  ${cmd}\\b`, 'm'));
     const run = await rig.keen(ws, ['help', 'run']);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^Usage: keen run /);
+    expect(run.stdout).toMatch(/^Usage: keen run(\|exec)? /);
     expect(run.stdout).toContain('--output-format');
     expect(run.stdout).toContain('--max-turns');
     expect(rig.since(from)).toHaveLength(0);
