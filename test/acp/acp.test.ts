@@ -92,7 +92,10 @@ async function editor(ws: Workspace, clientCapabilities: acp.ClientCapabilities 
 const texts = (updates: acp.SessionUpdate[], kind: string) =>
   updates
     .filter((u) => u.sessionUpdate === kind)
-    .map((u) => ('content' in u && !Array.isArray(u.content) && u.content.type === 'text' ? u.content.text : ''))
+    .map((u) => {
+      const content = 'content' in u ? u.content : undefined;
+      return content && !Array.isArray(content) && content.type === 'text' ? content.text : '';
+    })
     .join('');
 
 const prompt = (e: Editor, sessionId: string, text: string) => e.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text }] });
