@@ -60,10 +60,18 @@ export interface LiveTurn {
 
 export interface Busy {
   kind: 'chat' | 'compact' | 'command';
-  /** Loader text: `Thinking…`, `Running bash…`, `Compacting...`. */
+  /** Loader text: `Thinking…`, `Responding…`, `Running bash…`, `Compacting...`. */
   status: string;
   /** An automatic compaction is running inside the chat turn. */
   autoCompacting: boolean;
+  /** When the turn started (ms, the clock runTurn was given): the loader shows the seconds since. */
+  startedAt?: number;
+  /** Output tokens the provider reported for this turn's finished requests. */
+  reportedTokens?: number;
+  /** Estimated tokens streamed (text and reasoning) since the last report. */
+  streamedTokens?: number;
+  /** The context a running compaction summarises (tokens, the session's measure when it started). */
+  summarising?: number;
 }
 
 export interface SessionInfo {
@@ -142,9 +150,14 @@ export type UiAction =
   | { type: 'reset'; items: NewItem[]; scrollback?: number }
   /** Add items; with `scrollback`, every earlier item and that many new ones go to plain scrollback. */
   | { type: 'append'; items: NewItem[]; scrollback?: number }
-  | { type: 'turn-start'; mode: 'chat' | 'compact'; status: string }
+  /** `at`: the clock's time (ms) when the turn started. */
+  | { type: 'turn-start'; mode: 'chat' | 'compact'; status: string; at?: number }
   | { type: 'command-busy'; status: string | undefined }
   | { type: 'text'; text: string }
+  /** Streamed reasoning: not shown, but counted (the model is thinking). */
+  | { type: 'reasoning'; text: string }
+  /** A request of the turn finished and the provider reported its output tokens. */
+  | { type: 'output-usage'; tokens: number }
   | { type: 'tool-start'; card: ToolCardData }
   | { type: 'tool-diff'; diff: string }
   | { type: 'tool-end'; id: string; status: ToolStatus; output: string }
@@ -174,6 +187,7 @@ export type UiAction =
   | { type: 'close' };
 
 export const STATUS_THINKING = 'Thinking…';
+export const STATUS_RESPONDING = 'Responding…';
 export const STATUS_COMPACTING = 'Compacting...';
 export const NOTICE_AUTO_COMPACTED = 'Context compacted automatically';
 /** Inputs waiting while the agent is busy, at most. */
