@@ -39,7 +39,8 @@ export type TranscriptItem =
   | { kind: 'tool'; id: number; card: ToolCardData; expanded: boolean }
   | { kind: 'notice'; id: number; text: string; tone: NoticeTone }
   | { kind: 'error'; id: number; title: string; message: string }
-  | { kind: 'block'; id: number; title: string; lines: string[] }
+  /** Command output; `palette` colours its glyphs (`context`: the bar of `/context`). */
+  | { kind: 'block'; id: number; title: string; lines: string[]; palette?: 'context' }
   /** A whole diff a permission prompt had to cut to fit the terminal, written above the prompt. */
   | { kind: 'diff'; id: number; title: string; diff: string };
 
@@ -79,6 +80,8 @@ export interface SessionInfo {
   provider: string;
   model: string;
   inputBudget: number;
+  /** The context window (the budget's): the footer's percentage is of it, as `/context`'s is. */
+  window: number;
   /** Estimated input tokens of the next request. */
   contextTokens: number;
   /** The agent mode (`plan` shows in the footer). */
