@@ -6,6 +6,7 @@
 import { editorReducer, emptyEditor } from '../input/editor.js';
 import { classifyLines, openBlockRows, type MarkdownState } from '../markdown/markdown-lines.js';
 import { estimateText } from '../../tokens/text-tokens.js';
+import { shownOptions } from './picker-filter.js';
 import {
   NOTICE_AUTO_COMPACTED,
   QUEUE_LIMIT,
@@ -212,7 +213,9 @@ export function uiReducer(s: UiState, a: UiAction): UiState {
     case 'picker-open':
       return { ...s, picker: { ...a.picker, selected: a.picker.selected ?? 0 } };
     case 'picker-move':
-      return s.picker ? { ...s, picker: { ...s.picker, selected: clamp(s.picker.selected + a.delta, s.picker.options.length) } } : s;
+      return s.picker ? { ...s, picker: { ...s.picker, selected: clamp(s.picker.selected + a.delta, shownOptions(s.picker).length) } } : s;
+    case 'picker-filter':
+      return s.picker && a.filter !== (s.picker.filter ?? '') ? { ...s, picker: { ...s.picker, filter: a.filter, selected: 0 } } : s;
     case 'picker-close':
       return { ...s, picker: undefined };
     case 'exit-armed':

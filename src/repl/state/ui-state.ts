@@ -100,7 +100,10 @@ export interface PickerView {
   kind: 'resume' | 'model' | 'rewind';
   title: string;
   options: PickerOption[];
+  /** Index into the options the filter lets through (`shownOptions`). */
   selected: number;
+  /** Typed while the picker is open: only options holding every word are listed. */
+  filter?: string;
 }
 
 export interface PermissionView {
@@ -184,6 +187,8 @@ export type UiAction =
   | { type: 'permission-close' }
   | { type: 'picker-open'; picker: Omit<PickerView, 'selected'> & { selected?: number } }
   | { type: 'picker-move'; delta: number }
+  /** The picker's filter text changed (typed, or a character erased). */
+  | { type: 'picker-filter'; filter: string }
   | { type: 'picker-close' }
   | { type: 'exit-armed'; armed: boolean }
   | { type: 'toggle-expand' }
