@@ -74,6 +74,9 @@ function appendText(s: UiState, text: string): UiState {
   // A table or a list that may still grow is committed whole once it ends (a table's columns
   // depend on every row, a list's nesting and numbering on its items).
   keep -= openBlockRows(complete.slice(0, keep), live.md, keep < complete.length);
+  // Blank lines alone are held for the block after them: Ink's <Static> drops an item whose
+  // output is one empty line, so a blank line before a held table or list was lost.
+  if (complete.slice(0, keep).every(isBlank)) keep = 0;
   const held = complete.slice(keep);
   const rest = pending.slice(lastNl + 1);
   const committed = commitLines(s, live, complete.slice(0, keep));
