@@ -86,6 +86,8 @@ export function createKeyRouter(rt: ReplRuntime): KeyRouter {
       const option = selectedOption(picker);
       if (option) rt.choose(picker.kind, option.value);
     } else if (key.backspace || key.delete) rt.store.dispatch({ type: 'picker-filter', filter: (picker.filter ?? '').slice(0, -1) });
+    // Before any filter, 1-9 choose a row; after, digits filter like any other character.
+    else if (!picker.filter && /^[1-9]$/.test(input) && Number(input) <= picker.options.length) rt.choose(picker.kind, picker.options[Number(input) - 1].value);
     // Typing filters the list (state/picker-filter.ts).
     else if (input && !key.ctrl && !key.meta && !CONTROL_KEY.test(input)) rt.store.dispatch({ type: 'picker-filter', filter: (picker.filter ?? '') + input });
   }
