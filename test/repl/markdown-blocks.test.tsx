@@ -11,7 +11,12 @@ import type { UiAction, UiState } from '../../src/repl/state/ui-state.js';
 afterEach(() => cleanup());
 
 const kinds = (s: UiState) => s.items.map((i) => (i.kind === 'markdown' ? i.lines.map((l) => l.kind).join(',') : i.kind));
-const TABLE = ['| Name | Description | Owner |', '|---|---|---|', '| alpha | a rather long description of the first thing | someone@example.com |', '| beta | short | other@example.com |'];
+const TABLE = [
+  '| Name | Description | Owner |',
+  '|---|---|---|',
+  '| alpha | a rather long description of the first thing | someone@example.com |',
+  '| beta | short | other@example.com |',
+];
 
 describe('blank lines between streamed blocks', () => {
   it('a blank line before a table (or list) arrives with it, never as an item of its own', () => {

@@ -69,7 +69,10 @@ describe('seeing progress', () => {
     const report = Number(/[\d,]+ of 8,000 tokens \(([\d.]+)%\)/.exec(screen)![1]);
     expect(footer).toBe(Math.round(report));
     // Each part of the bar in a colour of its own.
-    const bar = t.capture(true).split('\n').find((l) => l.includes('[') && l.includes('▚'))!;
+    const bar = t
+      .capture(true)
+      .split('\n')
+      .find((l) => l.includes('[') && l.includes('▚'))!;
     const colours = new Set([...bar.matchAll(/\x1b\[([0-9;]*3[0-7])m/g)].map((m) => m[1]));
     expect(colours.size).toBeGreaterThanOrEqual(3);
     // The compaction said what it summarises.
@@ -81,7 +84,13 @@ describe('seeing progress', () => {
       const store = await SessionStore.create(rig.ws.home, { cwd: rig.ws.cwd, provider: 'anthropic', model: 'claude-sonnet-4-5', keenVersion: 'test', fsync: false, env: {} });
       const topic = i === 7 ? 'zebra migration' : `topic number ${i}`;
       await store.append({ kind: 'user_message', message: { role: 'user', content: `Please look into the ${topic} and explain in detail what the code does there` } });
-      await store.append({ kind: 'assistant_turn', text: `About ${topic}.`, tools: [], usage: { input: 10, output: 5, cache_read: 0, cache_write: 0 }, messages: [{ role: 'assistant', content: `About ${topic}.` }] });
+      await store.append({
+        kind: 'assistant_turn',
+        text: `About ${topic}.`,
+        tools: [],
+        usage: { input: 10, output: 5, cache_read: 0, cache_write: 0 },
+        messages: [{ role: 'assistant', content: `About ${topic}.` }],
+      });
       await store.close();
     }
     rig.fake.setResponder(() => ({ steps: [{ text: 'Resumed answer.' }] }));
