@@ -123,7 +123,7 @@ async function streaming(): Promise<void> {
 
   const store = createUiStore(initialUiState());
   const runtime = new ReplRuntime({ cwd: '/bench/project', env: {}, flags: {}, store, version: 'bench', onExit: () => undefined });
-  store.dispatch({ type: 'session', info: { sessionId: 'bench', provider: 'anthropic', model: 'bench', inputBudget: 190_000, contextTokens: 50_000 } });
+  store.dispatch({ type: 'session', info: { sessionId: 'bench', provider: 'anthropic', model: 'bench', inputBudget: 190_000, window: 200_000, contextTokens: 50_000 } });
 
   const stdout = new FakeStdout();
   const stdin = new FakeStdin();

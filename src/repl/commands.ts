@@ -41,11 +41,11 @@ export async function runCommand(rt: CommandHost, name: string, args: string): P
       return;
     case 'usage': {
       const info = rt.store.getState().session;
-      rt.append({ kind: 'block', title: 'Usage this session', lines: usageLines(rt.spendSoFar(), { tokens: info?.contextTokens ?? 0, budget: info?.inputBudget ?? 0 }) });
+      rt.append({ kind: 'block', title: 'Usage this session', lines: usageLines(rt.spendSoFar(), { tokens: info?.contextTokens ?? 0, window: info?.window ?? 0 }) });
       return;
     }
     case 'context':
-      rt.append({ kind: 'block', title: 'Context', lines: contextLines(sessionContextReport(rt.requireSession()), 48) });
+      rt.append({ kind: 'block', title: 'Context', lines: contextLines(sessionContextReport(rt.requireSession()), 48), palette: 'context' });
       return;
     case 'sessions': {
       const session = rt.requireSession();

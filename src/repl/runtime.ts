@@ -180,6 +180,7 @@ export class ReplRuntime implements CommandHost {
         {
           onUsage: (u) => this.onUsage(u),
           onHistoryReplaced: () => this.store.dispatch({ type: 'context', tokens: this.estimateContext() }),
+          measure: () => this.estimateContext(),
         },
         this.opts.batchMs ?? TEXT_BATCH_MS,
       );

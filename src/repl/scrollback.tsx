@@ -16,6 +16,7 @@
  * equals their strings joined with newlines), which is what `redraw` writes.
  */
 import { Box, renderToString } from 'ink';
+import { ColumnsContext } from './components/columns.js';
 import { Text } from './components/text.js';
 import { TRANSCRIPT_STYLE, TranscriptItemView } from './components/transcript-item.js';
 import type { NewItem, TranscriptItem } from './state/ui-state.js';
@@ -70,9 +71,11 @@ export const CACHED_WIDTHS = 3;
 export function renderItems(items: readonly NewItem[], columns: number): string[] {
   const render = (batch: readonly NewItem[]) =>
     renderToString(
-      <Box flexDirection="column" width={TRANSCRIPT_STYLE.width}>
-        {batch.flatMap((item, i) => [...(i > 0 ? [<Text key={`s${i}`}>{SEPARATOR}</Text>] : []), <TranscriptItemView key={i} item={item as TranscriptItem} />])}
-      </Box>,
+      <ColumnsContext.Provider value={columns}>
+        <Box flexDirection="column" width={TRANSCRIPT_STYLE.width}>
+          {batch.flatMap((item, i) => [...(i > 0 ? [<Text key={`s${i}`}>{SEPARATOR}</Text>] : []), <TranscriptItemView key={i} item={item as TranscriptItem} />])}
+        </Box>
+      </ColumnsContext.Provider>,
       { columns },
     );
   if (items.length > 1) {

@@ -41,6 +41,7 @@ export function showSession(target: SessionViewTarget, session: LiveSession, how
       provider: session.provider,
       model: session.model,
       inputBudget: session.budget.inputBudget,
+      window: session.budget.window,
       contextTokens: footer.contextTokens,
       mode: session.mode.get(),
       permissionMode: footer.permissionMode,

@@ -26,6 +26,10 @@ export interface TurnHooks {
   onUsage?(usage: Usage): void;
   /** History was replaced (automatic checkpoint or manual compaction). */
   onHistoryReplaced?(): void;
+  /** The session's context measure now (what an automatic compaction is about to summarise). */
+  measure?(): number;
+  /** The clock for the loader's elapsed time (ms). */
+  now?(): number;
 }
 
 export interface TurnResult {
@@ -50,7 +54,8 @@ export async function runTurn(store: UiStore, handle: TurnHandle, events: AsyncI
     dispatch({ type: 'text', text });
   };
   const result: TurnResult = { failed: false, cancelled: false };
-  dispatch({ type: 'turn-start', mode: handle.mode, status: handle.mode === 'compact' ? STATUS_COMPACTING : STATUS_THINKING });
+  const at = (hooks.now ?? Date.now)();
+  dispatch({ type: 'turn-start', mode: handle.mode, status: handle.mode === 'compact' ? STATUS_COMPACTING : STATUS_THINKING, at });
   try {
     for await (const ev of events) {
       if (ev.type === 'text_delta') {
@@ -61,6 +66,9 @@ export async function runTurn(store: UiStore, handle: TurnHandle, events: AsyncI
       }
       flushText();
       switch (ev.type) {
+        case 'reasoning_delta':
+          dispatch({ type: 'reasoning', text: ev.text });
+          break;
         case 'tool_call_started':
           dispatch({ type: 'tool-start', card: cardFor(ev.call) });
           break;
@@ -71,6 +79,7 @@ export async function runTurn(store: UiStore, handle: TurnHandle, events: AsyncI
           break;
         case 'auto_compaction_started':
           handle.childCancel = ev.cancel;
+          if (hooks.measure) dispatch({ type: 'context', tokens: hooks.measure() });
           dispatch({ type: 'auto-compaction', phase: 'started' });
           break;
         case 'auto_compaction_cancelled':
@@ -95,6 +104,7 @@ export async function runTurn(store: UiStore, handle: TurnHandle, events: AsyncI
           hooks.onHistoryReplaced?.();
           break;
         case 'usage':
+          dispatch({ type: 'output-usage', tokens: ev.usage.output });
           hooks.onUsage?.(ev.usage);
           break;
         case 'error': {

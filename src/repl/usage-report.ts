@@ -16,7 +16,7 @@ export function addSpend(spend: SpendByModel, model: string, usage: Usage): void
 const n = (v: number) => v.toLocaleString('en-US');
 
 /** The lines of the /usage block. */
-export function usageLines(spend: SpendByModel, context: { tokens: number; budget: number }): string[] {
+export function usageLines(spend: SpendByModel, context: { tokens: number; window: number }): string[] {
   let total = emptyUsage();
   let cost = 0;
   let priced = true;
@@ -31,14 +31,15 @@ export function usageLines(spend: SpendByModel, context: { tokens: number; budge
   }
   const prompt = total.input + total.cache_read + total.cache_write;
   const hitRate = prompt > 0 ? Math.round((total.cache_read / prompt) * 100) : 0;
-  const pct = context.budget > 0 ? Math.round((context.tokens / context.budget) * 100) : 0;
+  // The footer's and /context's measure: a share of the window.
+  const pct = context.window > 0 ? Math.round((context.tokens / context.window) * 100) : 0;
   const lines = [
     `input        ${n(total.input)} tokens`,
     `output       ${n(total.output)} tokens`,
     `cache read   ${n(total.cache_read)} tokens (${hitRate}% of prompt tokens)`,
     `cache write  ${n(total.cache_write)} tokens`,
     priced ? `cost         ≈ $${cost.toFixed(cost < 1 ? 4 : 2)} (list prices, compaction included)` : 'cost         unknown for this model (no list price)',
-    `context      ${pct}% of the ${n(context.budget)}-token input budget`,
+    `context      ${pct}% of the ${n(context.window)}-token window`,
   ];
   return lines;
 }

@@ -79,13 +79,13 @@ describe('error card', () => {
 });
 
 describe('footer', () => {
-  const session = { sessionId: '20250101-000000-abcdef', provider: 'anthropic', model: 'claude-sonnet-5-5', inputBudget: 1000, contextTokens: 120 };
+  const session = { sessionId: '20250101-000000-abcdef', provider: 'anthropic', model: 'claude-sonnet-5-5', inputBudget: 950, window: 1000, contextTokens: 120 };
 
   it('shows the model, the context used and the session id', () => {
     expect(render(<Footer session={session} exitArmed={false} />).lastFrame()).toBe(' anthropic/claude-sonnet-5-5 · 12% context · session 20250101-000000-abcdef');
   });
 
-  it('suggests /compact past 70% of the input budget', () => {
+  it('suggests /compact past 70% of the window', () => {
     expect(render(<Footer session={{ ...session, contextTokens: 710 }} exitArmed={false} />).lastFrame()).toBe(
       ' anthropic/claude-sonnet-5-5 · 71% context · /compact to free context · session\n 20250101-000000-abcdef',
     );

@@ -54,7 +54,7 @@ function history(test: (all: string) => boolean, what: string, timeoutMs = 20_00
   return rig.t!.waitForScrollback(test, { lines: HISTORY, what, timeoutMs });
 }
 
-const idle = (s: string) => s.includes('Type a message') && !/Thinking|Running/.test(s.split('\n').slice(-8).join('\n'));
+const idle = (s: string) => s.includes('Type a message') && !/Thinking|Responding|Running/.test(s.split('\n').slice(-8).join('\n'));
 let questions: string[] = [];
 
 /**

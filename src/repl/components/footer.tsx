@@ -4,14 +4,19 @@ import { memo } from 'react';
 import type { SessionInfo } from '../state/ui-state.js';
 import { color } from '../theme.js';
 
-/** Context use (of the input budget) above which the footer suggests /compact. */
+/** Context use (of the window) above which the footer suggests /compact. */
 export const COMPACT_HINT_PERCENT = 70;
 
+/**
+ * The session's context measure as a share of the window: the figure `/context` and `/usage` show
+ * (src/agent/context-report.ts), rounded. Before, the footer divided by the input budget and
+ * `/context` by the window, so a small window showed 278% against 135.6%.
+ */
 export function contextPercent(info: SessionInfo): number {
-  return info.inputBudget > 0 ? Math.min(999, Math.round((info.contextTokens / info.inputBudget) * 100)) : 0;
+  return info.window > 0 ? Math.min(999, Math.round((info.contextTokens / info.window) * 100)) : 0;
 }
 
-/** provider/model · context % of the input budget (· the /compact hint past 70%) · session id. */
+/** provider/model · context % of the window (· the /compact hint past 70%) · session id. */
 export const Footer = memo(function Footer({ session, exitArmed }: { session?: SessionInfo; exitArmed: boolean }) {
   if (exitArmed) {
     return (

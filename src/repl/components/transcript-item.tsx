@@ -3,6 +3,7 @@ import { Text } from './text.js';
 import { classifyText, type MarkdownLine } from '../markdown/markdown-lines.js';
 import type { NewItem, NoticeTone, TranscriptItem } from '../state/ui-state.js';
 import { color, type Role } from '../theme.js';
+import { BlockView } from './block-view.js';
 import { DiffView } from './diff-view.js';
 import { ErrorCard } from './error-card.js';
 import { MarkdownView } from './markdown-view.js';
@@ -90,14 +91,7 @@ export function TranscriptItemView({ item }: { item: TranscriptItem }) {
     case 'error':
       return <ErrorCard title={item.title} message={item.message} />;
     case 'block':
-      return (
-        <Box flexDirection="column" marginTop={1}>
-          <Text bold>{item.title}</Text>
-          <Box paddingLeft={2}>
-            <Text>{item.lines.join('\n')}</Text>
-          </Box>
-        </Box>
-      );
+      return <BlockView title={item.title} lines={item.lines} palette={item.palette} />;
     case 'diff':
       return (
         <Box flexDirection="column" marginTop={1}>

@@ -6,6 +6,7 @@
 import type { Key } from 'ink';
 import type { ReplRuntime } from '../runtime.js';
 import { mcpSlashCommands } from '../mcp-commands.js';
+import { selectedOption } from '../state/picker-filter.js';
 import { complete } from './completion.js';
 import type { EditorCommand } from './editor.js';
 import { BYPASS_HINT, replNextMode } from './mode-cycle.js';
@@ -81,8 +82,14 @@ export function createKeyRouter(rt: ReplRuntime): KeyRouter {
     if (key.upArrow) rt.store.dispatch({ type: 'picker-move', delta: -1 });
     else if (key.downArrow || key.tab) rt.store.dispatch({ type: 'picker-move', delta: 1 });
     else if (key.escape) rt.store.dispatch({ type: 'picker-close' });
-    else if (key.return) rt.choose(picker.kind, picker.options[picker.selected].value);
-    else if (/^[1-9]$/.test(input) && Number(input) <= picker.options.length) rt.choose(picker.kind, picker.options[Number(input) - 1].value);
+    else if (key.return) {
+      const option = selectedOption(picker);
+      if (option) rt.choose(picker.kind, option.value);
+    } else if (key.backspace || key.delete) rt.store.dispatch({ type: 'picker-filter', filter: (picker.filter ?? '').slice(0, -1) });
+    // Before any filter, 1-9 choose a row; after, digits filter like any other character.
+    else if (!picker.filter && /^[1-9]$/.test(input) && Number(input) <= picker.options.length) rt.choose(picker.kind, picker.options[Number(input) - 1].value);
+    // Typing filters the list (state/picker-filter.ts).
+    else if (input && !key.ctrl && !key.meta && !CONTROL_KEY.test(input)) rt.store.dispatch({ type: 'picker-filter', filter: (picker.filter ?? '') + input });
   }
 
   function editorKey(input: string, key: Key): void {

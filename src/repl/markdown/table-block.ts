@@ -56,6 +56,23 @@ function pad(text: string, width: number, align: Align): string {
   return text + ' '.repeat(gap);
 }
 
+/** Columns the aligned layout takes (cells and ` │ ` between them). */
+export function tableColumns(table: TableLine): number {
+  const columns = Math.max(table.header.length, ...table.rows.map((r) => r.length));
+  let width = 3 * Math.max(0, columns - 1);
+  for (let i = 0; i < columns; i++) width += Math.max(1, cellWidth(table.header[i] ?? ''), ...table.rows.map((r) => cellWidth(r[i] ?? '')));
+  return width;
+}
+
+/**
+ * A table too wide for the terminal, as one block per row: `header: value` a line (the value
+ * wraps), so no cell is broken across the columns of others. Header cells left empty take the
+ * column's number.
+ */
+export function tableRecords(table: TableLine): { name: string; value: string }[][] {
+  return table.rows.map((row) => row.map((value, i) => ({ name: table.header[i] || `${i + 1}`, value })));
+}
+
 /** Header line, rule line and row lines with the columns aligned. */
 export function layoutTable(table: TableLine): { header: string; rule: string; rows: string[] } {
   const columns = Math.max(table.header.length, ...table.rows.map((r) => r.length));

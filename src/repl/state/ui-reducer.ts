@@ -5,12 +5,16 @@
  */
 import { editorReducer, emptyEditor } from '../input/editor.js';
 import { classifyLines, openBlockRows, type MarkdownState } from '../markdown/markdown-lines.js';
+import { estimateText } from '../../tokens/text-tokens.js';
+import { shownOptions } from './picker-filter.js';
 import {
   NOTICE_AUTO_COMPACTED,
   QUEUE_LIMIT,
   STATUS_COMPACTING,
+  STATUS_RESPONDING,
   STATUS_THINKING,
   runningStatus,
+  type Busy,
   type LiveTurn,
   type NewItem,
   type TranscriptItem,
@@ -70,6 +74,9 @@ function appendText(s: UiState, text: string): UiState {
   // A table or a list that may still grow is committed whole once it ends (a table's columns
   // depend on every row, a list's nesting and numbering on its items).
   keep -= openBlockRows(complete.slice(0, keep), live.md, keep < complete.length);
+  // Blank lines alone are held for the block after them: Ink's <Static> drops an item whose
+  // output is one empty line, so a blank line before a held table or list was lost.
+  if (complete.slice(0, keep).every(isBlank)) keep = 0;
   const held = complete.slice(keep);
   const rest = pending.slice(lastNl + 1);
   const committed = commitLines(s, live, complete.slice(0, keep));
@@ -89,7 +96,24 @@ function flushLive(s: UiState): UiState {
 }
 
 function setStatus(s: UiState, status: string, autoCompacting = false): UiState {
-  return s.busy ? { ...s, busy: { ...s.busy, status, autoCompacting } } : s;
+  if (!s.busy) return s;
+  const summarising = autoCompacting ? s.busy.summarising : s.busy.kind === 'compact' ? s.busy.summarising : undefined;
+  return { ...s, busy: { ...s.busy, status, autoCompacting, summarising } };
+}
+
+/**
+ * Streamed text or reasoning: its estimated tokens join the turn's count; a chat turn's loader
+ * says `Responding…` while text streams and `Thinking…` while the model reasons.
+ */
+function streamed(s: UiState, text: string, kind: 'text' | 'reasoning'): UiState {
+  const busy = s.busy;
+  if (!busy || !text) return s;
+  const next: Busy = { ...busy, streamedTokens: (busy.streamedTokens ?? 0) + estimateText(text) };
+  if (busy.kind === 'chat' && !busy.autoCompacting) {
+    if (kind === 'text' && busy.status === STATUS_THINKING) next.status = STATUS_RESPONDING;
+    if (kind === 'reasoning' && busy.status === STATUS_RESPONDING) next.status = STATUS_THINKING;
+  }
+  return { ...s, busy: next };
 }
 
 function clamp(n: number, max: number): number {
@@ -122,13 +146,23 @@ export function uiReducer(s: UiState, a: UiAction): UiState {
       return {
         ...s,
         live: { mode: a.mode, pending: '', md: {}, lead: true },
-        busy: { kind: a.mode, status: a.status, autoCompacting: false },
+        busy: {
+          kind: a.mode,
+          status: a.status,
+          autoCompacting: false,
+          ...(a.at !== undefined ? { startedAt: a.at } : {}),
+          ...(a.mode === 'compact' && s.session ? { summarising: s.session.contextTokens } : {}),
+        },
         exitArmed: false,
       };
     case 'command-busy':
       return a.status === undefined ? { ...s, busy: undefined } : { ...s, busy: { kind: 'command', status: a.status, autoCompacting: false } };
     case 'text':
-      return appendText(s, a.text);
+      return appendText(streamed(s, a.text, 'text'), a.text);
+    case 'reasoning':
+      return streamed(s, a.text, 'reasoning');
+    case 'output-usage':
+      return s.busy && a.tokens > 0 ? { ...s, busy: { ...s.busy, reportedTokens: (s.busy.reportedTokens ?? 0) + a.tokens, streamedTokens: 0 } } : s;
     case 'tool-start': {
       const flushed = flushLive(s);
       if (!flushed.live) return s;
@@ -146,7 +180,10 @@ export function uiReducer(s: UiState, a: UiAction): UiState {
       return setStatus({ ...next, live: { ...live, tool: undefined, lead: true } }, status);
     }
     case 'auto-compaction': {
-      if (a.phase === 'started') return setStatus(s, STATUS_COMPACTING, true);
+      if (a.phase === 'started') {
+        const started = s.busy && s.session ? { ...s, busy: { ...s.busy, summarising: s.session.contextTokens } } : s;
+        return setStatus(started, STATUS_COMPACTING, true);
+      }
       const restored = setStatus(s, STATUS_THINKING);
       if (a.phase === 'cancelled') return withItems(flushLive(restored), [{ kind: 'notice', text: 'Automatic compaction cancelled; continuing without it', tone: 'muted' }]);
       if (a.phase === 'failed') {
@@ -179,7 +216,9 @@ export function uiReducer(s: UiState, a: UiAction): UiState {
     case 'picker-open':
       return { ...s, picker: { ...a.picker, selected: a.picker.selected ?? 0 } };
     case 'picker-move':
-      return s.picker ? { ...s, picker: { ...s.picker, selected: clamp(s.picker.selected + a.delta, s.picker.options.length) } } : s;
+      return s.picker ? { ...s, picker: { ...s.picker, selected: clamp(s.picker.selected + a.delta, shownOptions(s.picker).length) } } : s;
+    case 'picker-filter':
+      return s.picker && a.filter !== (s.picker.filter ?? '') ? { ...s, picker: { ...s.picker, filter: a.filter, selected: 0 } } : s;
     case 'picker-close':
       return { ...s, picker: undefined };
     case 'exit-armed':

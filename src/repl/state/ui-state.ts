@@ -39,7 +39,8 @@ export type TranscriptItem =
   | { kind: 'tool'; id: number; card: ToolCardData; expanded: boolean }
   | { kind: 'notice'; id: number; text: string; tone: NoticeTone }
   | { kind: 'error'; id: number; title: string; message: string }
-  | { kind: 'block'; id: number; title: string; lines: string[] }
+  /** Command output; `palette` colours its glyphs (`context`: the bar of `/context`). */
+  | { kind: 'block'; id: number; title: string; lines: string[]; palette?: 'context' }
   /** A whole diff a permission prompt had to cut to fit the terminal, written above the prompt. */
   | { kind: 'diff'; id: number; title: string; diff: string };
 
@@ -60,10 +61,18 @@ export interface LiveTurn {
 
 export interface Busy {
   kind: 'chat' | 'compact' | 'command';
-  /** Loader text: `Thinking…`, `Running bash…`, `Compacting...`. */
+  /** Loader text: `Thinking…`, `Responding…`, `Running bash…`, `Compacting...`. */
   status: string;
   /** An automatic compaction is running inside the chat turn. */
   autoCompacting: boolean;
+  /** When the turn started (ms, the clock runTurn was given): the loader shows the seconds since. */
+  startedAt?: number;
+  /** Output tokens the provider reported for this turn's finished requests. */
+  reportedTokens?: number;
+  /** Estimated tokens streamed (text and reasoning) since the last report. */
+  streamedTokens?: number;
+  /** The context a running compaction summarises (tokens, the session's measure when it started). */
+  summarising?: number;
 }
 
 export interface SessionInfo {
@@ -71,6 +80,8 @@ export interface SessionInfo {
   provider: string;
   model: string;
   inputBudget: number;
+  /** The context window (the budget's): the footer's percentage is of it, as `/context`'s is. */
+  window: number;
   /** Estimated input tokens of the next request. */
   contextTokens: number;
   /** The agent mode (`plan` shows in the footer). */
@@ -89,7 +100,10 @@ export interface PickerView {
   kind: 'resume' | 'model' | 'rewind';
   title: string;
   options: PickerOption[];
+  /** Index into the options the filter lets through (`shownOptions`). */
   selected: number;
+  /** Typed while the picker is open: only options holding every word are listed. */
+  filter?: string;
 }
 
 export interface PermissionView {
@@ -142,9 +156,14 @@ export type UiAction =
   | { type: 'reset'; items: NewItem[]; scrollback?: number }
   /** Add items; with `scrollback`, every earlier item and that many new ones go to plain scrollback. */
   | { type: 'append'; items: NewItem[]; scrollback?: number }
-  | { type: 'turn-start'; mode: 'chat' | 'compact'; status: string }
+  /** `at`: the clock's time (ms) when the turn started. */
+  | { type: 'turn-start'; mode: 'chat' | 'compact'; status: string; at?: number }
   | { type: 'command-busy'; status: string | undefined }
   | { type: 'text'; text: string }
+  /** Streamed reasoning: not shown, but counted (the model is thinking). */
+  | { type: 'reasoning'; text: string }
+  /** A request of the turn finished and the provider reported its output tokens. */
+  | { type: 'output-usage'; tokens: number }
   | { type: 'tool-start'; card: ToolCardData }
   | { type: 'tool-diff'; diff: string }
   | { type: 'tool-end'; id: string; status: ToolStatus; output: string }
@@ -168,12 +187,15 @@ export type UiAction =
   | { type: 'permission-close' }
   | { type: 'picker-open'; picker: Omit<PickerView, 'selected'> & { selected?: number } }
   | { type: 'picker-move'; delta: number }
+  /** The picker's filter text changed (typed, or a character erased). */
+  | { type: 'picker-filter'; filter: string }
   | { type: 'picker-close' }
   | { type: 'exit-armed'; armed: boolean }
   | { type: 'toggle-expand' }
   | { type: 'close' };
 
 export const STATUS_THINKING = 'Thinking…';
+export const STATUS_RESPONDING = 'Responding…';
 export const STATUS_COMPACTING = 'Compacting...';
 export const NOTICE_AUTO_COMPACTED = 'Context compacted automatically';
 /** Inputs waiting while the agent is busy, at most. */
