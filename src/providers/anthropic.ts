@@ -73,6 +73,7 @@ async function createClient(apiKey: AnthropicCredential, baseURL: string, maxRet
  */
 function anthropicWire(ctx: ClientContext, settings: RequestSettings, tools: NativeTool[]): WireTranslation<NativeHistory> {
   return {
+    service: 'Anthropic',
     encoder: () => new AnthropicEncoder(tools),
     replaceSystem: 'keep',
     classify: (err, signal) => mapAnthropicError(err, { signal, baseURL: ctx.baseURL }),
@@ -82,11 +83,8 @@ function anthropicWire(ctx: ClientContext, settings: RequestSettings, tools: Nat
       const stream = await ctx.messages.create(body as unknown as MessageCreateParamsStreaming, { signal });
       const assembler = new TurnAssembler();
       for await (const event of stream) yield* assembler.accept(event);
-      // The SDK ends iteration quietly when the signal fires mid-stream: no turn then.
-      const turn = signal.aborted ? undefined : assembler.finish();
-      if (!turn) return;
-      yield { type: 'usage', usage: turn.usage };
-      yield { type: 'turn_end', message: turn.message, stopReason: turn.stopReason };
+      // The SDK ends iteration quietly when the signal fires mid-stream; the conversation sees the signal.
+      return assembler.finish();
     },
   };
 }

@@ -1,17 +1,15 @@
-import type { GenerateResponse, MessageData } from 'genkit';
+import type { MessageData } from 'genkit';
 import { KeenError } from '../errors.js';
 import { Conversation, type WireTranslation } from '../core/conversation.js';
 import { lazy } from '../core/lazy.js';
 import { outputLimit } from '../core/provider.js';
 import type { ChatRequest, ProviderAdapter, ProviderConversation, ToolDefinition } from '../core/provider.js';
-import type { Usage } from '../core/usage.js';
 import type { AdapterFactory } from './types.js';
 import { genkitError, isRetryable, retryAfterMs } from './genkit-errors.js';
-import { assistantFromReply, GenkitEncoder } from './genkit-messages.js';
+import { GenkitEncoder } from './genkit-messages.js';
+import { blockedReply, replyOf } from './genkit-reply.js';
 import type { GenkitRuntime } from './genkit-runtime.js';
 import { createGenkitRuntime, splitBaseUrl } from './genkit-runtime.js';
-import { mapStopReason } from './kit/stop-reason.js';
-import { normaliseUsage } from './kit/usage.js';
 
 const DEFAULT_RETRIES = 2;
 const MAX_RETRY_DELAY_MS = 20_000;
@@ -22,13 +20,6 @@ interface TurnConfig {
   maxOutputTokens: number;
   thinkingBudget?: number;
   maxRetries: number;
-}
-
-/** Gemini counts cached tokens inside promptTokenCount and thoughts outside candidates. */
-function usageOf(res: GenerateResponse): Usage | undefined {
-  const u = res.usage;
-  if (!u || (u.inputTokens === undefined && u.outputTokens === undefined)) return undefined;
-  return normaliseUsage({ prompt: u.inputTokens, output: u.outputTokens, extraOutput: u.thoughtsTokens, cacheRead: u.cachedContentTokens, promptIncludesCache: true });
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -78,6 +69,7 @@ function genkitWire(runtime: GenkitRuntime, config: TurnConfig): WireTranslation
     });
   };
   return {
+    service: 'Gemini',
     encoder: () => new GenkitEncoder(),
     replaceSystem: 'replace',
     classify: (err, signal) =>
@@ -102,14 +94,10 @@ function genkitWire(runtime: GenkitRuntime, config: TurnConfig): WireTranslation
               }
             }
           }
-          const res = await response;
-          const message = assistantFromReply(res.message?.content ?? []);
-          const usage = usageOf(res);
-          if (usage) yield { type: 'usage', usage };
-          const native = res.finishReason === 'stop' ? 'stop' : res.finishReason === 'length' ? 'length' : undefined;
-          yield { type: 'turn_end', message, stopReason: mapStopReason(native, (message.tool_calls ?? []).length > 0) };
-          return;
+          return replyOf(await response);
         } catch (err) {
+          const blocked = blockedReply(err);
+          if (blocked) return blocked;
           if (!received && !signal.aborted && attempt < config.maxRetries && isRetryable(err)) {
             await sleep(Math.min(MAX_RETRY_DELAY_MS, retryAfterMs(err) ?? 500 * 2 ** attempt + Math.random() * 250), signal);
             if (!signal.aborted) continue;
