@@ -1,4 +1,4 @@
-import type { MessageData } from 'genkit';
+import type { GenerateResponseChunk, MessageData } from 'genkit';
 import { KeenError } from '../errors.js';
 import { Conversation, type WireTranslation } from '../core/conversation.js';
 import { lazy } from '../core/lazy.js';
@@ -8,6 +8,7 @@ import type { AdapterFactory } from './types.js';
 import { genkitError, isRetryable, retryAfterMs } from './genkit-errors.js';
 import { GenkitEncoder } from './genkit-messages.js';
 import { blockedReply, replyOf } from './genkit-reply.js';
+import { chunksOf } from './genkit-stream.js';
 import type { GenkitRuntime } from './genkit-runtime.js';
 import { createGenkitRuntime, splitBaseUrl } from './genkit-runtime.js';
 
@@ -45,18 +46,19 @@ class GenkitFailure extends Error {
 }
 
 /**
- * The Genkit translation: the encoder (genkit-messages.ts), one `generateStream` per turn with
+ * The Genkit translation: the encoder (genkit-messages.ts), one streamed `generate` per turn with
  * its own retries (only before anything reached the caller, so no delta is shown twice), and
  * the decoder over Genkit's final message.
  */
 function genkitWire(runtime: GenkitRuntime, config: TurnConfig): WireTranslation<readonly MessageData[]> {
-  const generate = (messages: readonly MessageData[], signal: AbortSignal, maxOutputTokens: number) => {
+  const generate = (messages: readonly MessageData[], signal: AbortSignal, maxOutputTokens: number, onChunk: (chunk: GenerateResponseChunk) => void) => {
     const { ai, modules } = runtime;
     // Fresh tool actions per call: Genkit registers them per request and complains about reuse.
     const tools = config.tools.map((t) => ai.dynamicTool({ name: t.name, description: t.description, inputJsonSchema: t.input_schema as never }));
     const thinking = config.thinkingBudget && config.thinkingBudget > 0;
-    return ai.generateStream({
+    return ai.generate({
       model: modules.google.googleAI.model(config.model),
+      onChunk,
       // Genkit wraps what it is given; copies keep the encoder's history its own.
       messages: messages.map((m) => ({ ...m, content: [...m.content] })),
       tools,
@@ -79,10 +81,11 @@ function genkitWire(runtime: GenkitRuntime, config: TurnConfig): WireTranslation
       for (let attempt = 0; ; attempt++) {
         let received = false;
         try {
-          const { stream, response } = generate(messages, signal, maxOutputTokens);
-          response.catch(() => {}); // read below; an early failure must not go unhandled
-          for await (const chunk of stream) {
-            for (const part of chunk.content) {
+          const stream = chunksOf((onChunk: (chunk: GenerateResponseChunk) => void) => generate(messages, signal, maxOutputTokens, onChunk));
+          for (;;) {
+            const step = await stream.next();
+            if (step.done) return replyOf(step.value);
+            for (const part of step.value.content) {
               if (typeof part.reasoning === 'string' && part.reasoning) {
                 received = true;
                 yield { type: 'reasoning_delta', text: part.reasoning };
@@ -94,7 +97,6 @@ function genkitWire(runtime: GenkitRuntime, config: TurnConfig): WireTranslation
               }
             }
           }
-          return replyOf(await response);
         } catch (err) {
           const blocked = blockedReply(err);
           if (blocked) return blocked;
