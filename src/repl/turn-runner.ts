@@ -38,7 +38,7 @@ export interface TurnResult {
 export const TEXT_BATCH_MS = 16;
 
 /** The warning a turn's stop reason becomes on screen, if any: the one place for all of them. */
-export function stopNotice(ev: Extract<ControllerEvent, { type: 'done' }>, mode: TurnHandle['mode']): string | undefined {
+function stopNotice(ev: Extract<ControllerEvent, { type: 'done' }>, mode: TurnHandle['mode']): string | undefined {
   if (ev.stopReason === 'max_turns') return 'Stopped after the maximum number of tool turns (config maxTurns)';
   if (ev.stopReason === 'refusal') return ev.explanation ? `The model declined to answer: ${ev.explanation}` : 'The model declined to answer';
   if (ev.stopReason === 'max_tokens' && mode === 'chat') return 'The answer stopped at the output token limit';
