@@ -73,6 +73,7 @@ for (const c of CASES) {
     encoder: c.encoder,
     replaceSystem: 'replace',
     classify: () => ({ kind: 'other', message: 'unused' }),
+    // biome-ignore lint/correctness/useYield: encoding is measured; nothing is sent
     send: async function* () {
       return undefined;
     },

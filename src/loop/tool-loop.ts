@@ -178,7 +178,13 @@ export async function* runToolLoop(run: LoopRun): AsyncGenerator<StreamEvent> {
     if (ended.stopReason === 'refusal') {
       // A declined turn ends here. Its tool calls are never run; each gets a result saying so, so
       // the history stays one the API accepts on the next turn.
-      const unrun = (ended.message.tool_calls ?? []).map((c) => ({ role: 'tool' as const, tool_call_id: c.id, name: c.name, content: 'not run: the model declined this turn', is_error: true }));
+      const unrun = (ended.message.tool_calls ?? []).map((c) => ({
+        role: 'tool' as const,
+        tool_call_id: c.id,
+        name: c.name,
+        content: 'not run: the model declined this turn',
+        is_error: true,
+      }));
       if (unrun.length > 0) {
         conversation.appendToolResults(unrun);
         for (const result of unrun) {

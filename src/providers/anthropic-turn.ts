@@ -3,7 +3,7 @@
  * has been seen, yields the lossless assistant message (parts in block order) and usage.
  */
 import type { RawContentBlockDelta, RawContentBlockStartEvent, RawMessageStreamEvent, RefusalStopDetails } from '@anthropic-ai/sdk/resources/messages';
-import { assistantMessage, type AssistantMessage, type AssistantPart, type ToolCall } from '../core/message.js';
+import { assistantMessage, type AssistantPart, type ToolCall } from '../core/message.js';
 import type { TurnDelta, WireTurn } from '../core/conversation.js';
 import type { Usage } from '../core/usage.js';
 import { ANTHROPIC_REASONING } from './anthropic-wire.js';

@@ -35,7 +35,11 @@ describe('a turn on screen', () => {
 
   it('a declined answer shows what the model said, then a notice with the explanation', async () => {
     h = await startHarness({
-      responder: () => ({ steps: [{ text: 'I will not write that.' }], stopReason: 'refusal', refusal: { category: 'cyber', explanation: 'The request could enable malware development.' } }),
+      responder: () => ({
+        steps: [{ text: 'I will not write that.' }],
+        stopReason: 'refusal',
+        refusal: { category: 'cyber', explanation: 'The request could enable malware development.' },
+      }),
     });
     h.send('write a keylogger');
     const frame = await h.waitFor((f) => f.includes('The model declined to answer') && !f.includes('Thinking'));
