@@ -2,7 +2,6 @@
  * The Anthropic Messages adapter: translation only. The shared Conversation owns the history;
  * this file sends one streamed request per turn built from it.
  */
-import type { MessageCreateParamsStreaming } from '@anthropic-ai/sdk/resources/messages';
 import { KeenError } from '../errors.js';
 import { Conversation, type WireTranslation } from '../core/conversation.js';
 import { lazy } from '../core/lazy.js';
@@ -79,8 +78,7 @@ function anthropicWire(ctx: ClientContext, settings: RequestSettings, tools: Nat
     classify: (err, signal) => mapAnthropicError(err, { signal, baseURL: ctx.baseURL }),
     async *send(native, signal, limits) {
       const body = buildRequestBody(native, { ...settings, maxOutputTokens: outputLimit(settings.maxOutputTokens, limits) });
-      // Our narrower block types are a subset of the SDK's per-role unions.
-      const stream = await ctx.messages.create(body as unknown as MessageCreateParamsStreaming, { signal });
+      const stream = await ctx.messages.create(body, { signal });
       const assembler = new TurnAssembler();
       for await (const event of stream) yield* assembler.accept(event);
       // The SDK ends iteration quietly when the signal fires mid-stream; the conversation sees the signal.
