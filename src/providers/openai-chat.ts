@@ -74,7 +74,7 @@ function chatWire(endpoint: ChatEndpoint, request: ChatRequest): WireTranslation
       const maxOutputTokens = outputLimit(request.maxOutputTokens, limits);
       const body: ChatCompletionCreateParamsStreaming = {
         model: request.model || endpoint.model,
-        messages: messages as ChatCompletionMessageParam[],
+        messages: [...messages],
         stream: true,
         stream_options: { include_usage: true },
       };

@@ -1,5 +1,5 @@
 import type OpenAI from 'openai';
-import type { ResponseCreateParamsStreaming, ResponseInputItem } from 'openai/resources/responses/responses';
+import type { ResponseCreateParamsStreaming } from 'openai/resources/responses/responses';
 import { Conversation, type WireTranslation } from '../core/conversation.js';
 import { outputLimit } from '../core/provider.js';
 import type { ChatRequest, ProviderConversation } from '../core/provider.js';
@@ -44,7 +44,7 @@ function responsesWire(endpoint: ResponsesEndpoint, request: ChatRequest): WireT
       const body: ResponseCreateParamsStreaming = {
         model: request.model || endpoint.model,
         // Images beyond the request limits become a placeholder in this body only.
-        input: withinImageLimits(state.input) as ResponseInputItem[],
+        input: [...withinImageLimits(state.input)],
         stream: true,
         store: false,
         include: ['reasoning.encrypted_content'],
