@@ -51,8 +51,20 @@ export function replyOf(res: GenkitReply): WireTurn {
   return { message, stopReason, ...(usage ? { usage } : {}), ...(explanation ? { explanation } : {}) };
 }
 
-/** The refused reply a GenerationBlockedError carries, or undefined for any other error. */
+/**
+ * The refused reply a GenerationBlockedError carries, or undefined for any other error. A blocked
+ * prompt is a reply without candidates (Gemini sends only `promptFeedback`); the plugin raises it
+ * as "No valid candidates returned." and drops the block reason.
+ */
 export function blockedReply(err: unknown): WireTurn | undefined {
-  const res = (err as { detail?: { response?: GenkitReply } } | null | undefined)?.detail?.response;
-  return res?.finishReason === 'blocked' ? replyOf(res) : undefined;
+  const e = err as { detail?: { response?: GenkitReply }; status?: string; originalMessage?: string } | null | undefined;
+  const res = e?.detail?.response;
+  if (res?.finishReason === 'blocked') return replyOf(res);
+  if (e?.status === 'FAILED_PRECONDITION' && e.originalMessage === NO_CANDIDATES) {
+    return { message: assistantFromReply([]), stopReason: 'refusal', explanation: 'Gemini blocked the prompt' };
+  }
+  return undefined;
 }
+
+/** The Google AI plugin's message for a response without candidates. */
+const NO_CANDIDATES = 'No valid candidates returned.';

@@ -108,6 +108,14 @@ async function writeGeminiStream(reply: FakeReply, res: http.ServerResponse, sig
   // part after it (or, without a call, on the first text part after it), never on the thought.
   let owed: string | undefined;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  if (reply.refusal?.prompt) {
+    // A blocked prompt: one chunk with the feedback and the prompt's usage, and no candidates.
+    const blockReason = reply.refusal.native ?? 'PROHIBITED_CONTENT';
+    const input = reply.usage?.input ?? 0;
+    writeSse(res, undefined, { promptFeedback: { blockReason }, usageMetadata: { promptTokenCount: input, totalTokenCount: input }, modelVersion: 'gemini-fake' });
+    res.end();
+    return;
+  }
   const chunk = (parts: Record<string, unknown>[], last: boolean) => {
     const candidate: Record<string, unknown> = { content: { role: 'model', parts }, index: 0 };
     const body: Record<string, unknown> = { candidates: [candidate], modelVersion: 'gemini-fake' };

@@ -54,6 +54,8 @@ export interface FakeReply {
     explanation?: string;
     /** Gemini safety categories rated `blocked: true`. */
     blocked?: string[];
+    /** Gemini: the prompt itself was blocked (`promptFeedback.blockReason`, no candidates at all). */
+    prompt?: boolean;
   };
   /** Answer with this HTTP error instead of a stream. */
   error?: { status: number; type?: string; message: string };
