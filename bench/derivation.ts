@@ -69,10 +69,14 @@ const { messages, chars } = history();
 console.log(`history: ${messages.length} messages, ~${Math.round(chars / 4 / 1000)}k tokens; ${SAMPLES} new messages per provider`);
 for (const c of CASES) {
   const wire: WireTranslation<unknown> = {
+    service: c.name,
     encoder: c.encoder,
     replaceSystem: 'replace',
     classify: () => ({ kind: 'other', message: 'unused' }),
-    send: async function* () {},
+    // biome-ignore lint/correctness/useYield: encoding is measured; nothing is sent
+    send: async function* () {
+      return undefined;
+    },
   };
   let t0 = performance.now();
   const conversation = Conversation.open(wire, messages);

@@ -4,7 +4,7 @@ import { describeRetryWait, onRetryWait } from '../net/retry-fetch.js';
 import { addUsage, emptyUsage, type Usage } from '../core/usage.js';
 import type { RunFlags } from '../agent/flags.js';
 import { headlessPrompt } from './headless-prompt.js';
-import { exitCodeOf, MAX_TURNS_MESSAGE, startupResult, turnResult, type RunResult } from './headless/result.js';
+import { exitCodeOf, startupResult, turnResult, unfinishedMessage, type RunResult } from './headless/result.js';
 import { initEvent, toStreamEvent } from './headless/stream-events.js';
 import { readInputLines } from './headless/stream-input.js';
 import { runHeadlessTurn, type TurnObserver, type TurnOutcome } from './headless/turn.js';
@@ -156,11 +156,11 @@ function streamPrinter(session: LiveSession): TurnObserver {
   };
 }
 
-/** The failure line, the max-turns line, and how to continue a saved session that did not finish. */
+/** The failure, max-turns or refusal line, and how to continue a saved session that did not finish. */
 function reportEnd(session: LiveSession, outcome: TurnOutcome): void {
-  if (outcome.failure) process.stderr.write(forStream(process.stderr, `keen: ${session.store.redactText(outcome.failure.message)}\n`));
-  else if (outcome.stopReason === 'max_turns') process.stderr.write(`keen: ${MAX_TURNS_MESSAGE}\n`);
-  else return;
+  const unfinished = outcome.failure?.message ?? unfinishedMessage(outcome);
+  if (unfinished === undefined) return;
+  process.stderr.write(forStream(process.stderr, `keen: ${session.store.redactText(unfinished)}\n`));
   if (session.store.persisted) process.stderr.write(`Run \`keen run --session ${session.sessionId}\` to continue.\n`);
 }
 

@@ -1,6 +1,7 @@
 import { isAbortError, llmError, type LlmError } from './errors.js';
-import { stripSystem, systemPart, userMessage, type Message, type ToolMessage } from './message.js';
-import type { ModelTurnEvent, ProviderConversation, TurnLimits } from './provider.js';
+import { stripSystem, systemPart, userMessage, type AssistantMessage, type Message, type ToolMessage } from './message.js';
+import type { ModelTurnEvent, ProviderConversation, TurnLimits, TurnStopReason } from './provider.js';
+import type { Usage } from './usage.js';
 
 /**
  * Folds lossless messages into one wire API's native history, one message at a time, so a new
@@ -20,14 +21,31 @@ export interface NativeEncoder<N> {
   view(): N;
 }
 
+/** What a wire's `send` yields while the reply streams. */
+export type TurnDelta = Extract<ModelTurnEvent, { type: 'text_delta' | 'reasoning_delta' }>;
+
+/** One decoded reply, as a wire's `send` returns it once the service said the reply is complete. */
+export interface WireTurn {
+  /** The lossless assistant message (its tool calls included). */
+  message: AssistantMessage;
+  stopReason: TurnStopReason;
+  usage?: Usage;
+  /** Why the service declined (stop reason `refusal`), when it said. */
+  explanation?: string;
+}
+
 /**
  * What a provider adapter is: translation only. Encode (via the encoder), send one request and
- * decode its stream into deltas, usage and one `turn_end` with the lossless assistant message,
- * and classify failures. `send` may throw; the conversation maps what it throws with `classify`.
+ * decode its stream: yield the deltas, return the reply, or undefined when the stream ended
+ * before the service said the reply was complete. `send` may throw; the conversation maps what
+ * it throws with `classify`. The end of every turn (cancelled, cut short, usage, `turn_end`) is
+ * the conversation's.
  */
 export interface WireTranslation<N> {
+  /** The service's name in the one-line errors, e.g. "Anthropic", "the server at http://…". */
+  service: string;
   encoder(): NativeEncoder<N>;
-  send(native: N, signal: AbortSignal, limits: TurnLimits | undefined): AsyncIterable<ModelTurnEvent>;
+  send(native: N, signal: AbortSignal, limits: TurnLimits | undefined): AsyncGenerator<TurnDelta, WireTurn | undefined>;
   classify(err: unknown, signal: AbortSignal): LlmError;
   /**
    * After a compaction: `keep` keeps this conversation's system messages and takes only the
@@ -42,7 +60,7 @@ export interface WireTranslation<N> {
  * The one provider-neutral conversation: it owns the lossless history (system messages first)
  * and derives the native request from it through the adapter's encoder. Appends, forks (the
  * nested compaction request), replacement after a compaction and the pending-state rule live
- * here once; abort linking and the never-throw rule of `streamTurn` too.
+ * here once; abort linking, the never-throw rule and the end of every turn of `streamTurn` too.
  */
 export class Conversation<N> implements ProviderConversation {
   private constructor(
@@ -76,28 +94,19 @@ export class Conversation<N> implements ProviderConversation {
     else signal.addEventListener('abort', follow, { once: true });
     let ended = false;
     try {
-      for await (const ev of this.wire.send(this.encoder.view(), local.signal, limits)) {
-        if (ev.type === 'turn_end') {
-          if (signal.aborted) break;
-          this.append(ev.message);
-          ended = true;
-          yield ev;
-          return;
-        }
-        if (ev.type === 'error') {
-          ended = true;
-          yield ev;
-          return;
-        }
-        yield ev;
-      }
+      const turn = yield* this.wire.send(this.encoder.view(), local.signal, limits);
       ended = true;
-      yield {
-        type: 'error',
-        error: signal.aborted
-          ? llmError('cancelled', 'Request cancelled.')
-          : llmError('network', 'The provider stream ended before the reply was complete (connection closed early).'),
-      };
+      if (signal.aborted) {
+        yield { type: 'error', error: llmError('cancelled', 'Request cancelled.') };
+        return;
+      }
+      if (!turn) {
+        yield { type: 'error', error: llmError('network', `The connection to ${this.wire.service} closed before the reply finished.`) };
+        return;
+      }
+      if (turn.usage) yield { type: 'usage', usage: turn.usage };
+      this.append(turn.message);
+      yield { type: 'turn_end', message: turn.message, stopReason: turn.stopReason, ...(turn.explanation ? { explanation: turn.explanation } : {}) };
     } catch (err) {
       ended = true;
       yield { type: 'error', error: isAbortError(err, signal) ? llmError('cancelled', 'Request cancelled.') : this.wire.classify(err, signal) };

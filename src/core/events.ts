@@ -35,8 +35,9 @@ export type StreamEvent =
   | { type: 'auto_compaction_cancelled'; usage?: Usage }
   | { type: 'auto_compaction_failed'; reason: string; usage?: Usage }
   | { type: 'error'; error: LlmError }
-  | { type: 'done'; stopReason: StopReason };
+  /** `explanation`: why the model declined (stop reason `refusal`), when the service said. */
+  | { type: 'done'; stopReason: StopReason; explanation?: string };
 
-export type StopReason = 'end_turn' | 'max_tokens' | 'max_turns' | 'other';
+export type StopReason = 'end_turn' | 'max_tokens' | 'max_turns' | 'refusal' | 'other';
 
 export type StreamEventType = StreamEvent['type'];

@@ -35,7 +35,7 @@ export function outputLimit(configured: number, limits: TurnLimits | undefined):
 }
 
 /** Why one model request stopped (mapped from every wire API in providers/kit/stop-reason.ts). */
-export type TurnStopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'other';
+export type TurnStopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'refusal' | 'other';
 
 /**
  * What one provider turn reports to the loop: deltas as they arrive, then usage and one
@@ -45,7 +45,8 @@ export type ModelTurnEvent =
   | { type: 'text_delta'; text: string }
   | { type: 'reasoning_delta'; text: string }
   | { type: 'usage'; usage: Usage }
-  | { type: 'turn_end'; message: AssistantMessage; stopReason: TurnStopReason }
+  /** `explanation`: why the service declined (stop reason `refusal`), when it said. */
+  | { type: 'turn_end'; message: AssistantMessage; stopReason: TurnStopReason; explanation?: string }
   | { type: 'error'; error: LlmError };
 
 /**

@@ -175,6 +175,26 @@ export async function* runToolLoop(run: LoopRun): AsyncGenerator<StreamEvent> {
     }
     history.push(ended.message);
     yield { type: 'message', message: ended.message };
+    if (ended.stopReason === 'refusal') {
+      // A declined turn ends here. Its tool calls are never run; each gets a result saying so, so
+      // the history stays one the API accepts on the next turn.
+      const unrun = (ended.message.tool_calls ?? []).map((c) => ({
+        role: 'tool' as const,
+        tool_call_id: c.id,
+        name: c.name,
+        content: 'not run: the model declined this turn',
+        is_error: true,
+      }));
+      if (unrun.length > 0) {
+        conversation.appendToolResults(unrun);
+        for (const result of unrun) {
+          history.push(result);
+          yield { type: 'message', message: result };
+        }
+      }
+      yield { type: 'done', stopReason: 'refusal', ...(ended.explanation ? { explanation: ended.explanation } : {}) };
+      return;
+    }
     const calls = ended.message.tool_calls ?? [];
     if (calls.length === 0) {
       yield { type: 'done', stopReason: ended.stopReason === 'max_tokens' ? 'max_tokens' : ended.stopReason === 'other' ? 'other' : 'end_turn' };

@@ -2,9 +2,9 @@
  * Decodes one streamed Anthropic reply: emits deltas as they arrive and, once `message_stop`
  * has been seen, yields the lossless assistant message (parts in block order) and usage.
  */
-import type { RawContentBlockDelta, RawContentBlockStartEvent, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
-import { assistantMessage, type AssistantMessage, type AssistantPart, type ToolCall } from '../core/message.js';
-import type { ModelTurnEvent, TurnStopReason } from '../core/provider.js';
+import type { RawContentBlockDelta, RawContentBlockStartEvent, RawMessageStreamEvent, RefusalStopDetails } from '@anthropic-ai/sdk/resources/messages';
+import { assistantMessage, type AssistantPart, type ToolCall } from '../core/message.js';
+import type { TurnDelta, WireTurn } from '../core/conversation.js';
 import type { Usage } from '../core/usage.js';
 import { ANTHROPIC_REASONING } from './anthropic-wire.js';
 import { mapStopReason } from './kit/stop-reason.js';
@@ -17,13 +17,6 @@ type OpenBlock =
   /** Server-side blocks (web search results, ...) this client neither shows nor replays. */
   | { kind: 'ignored' };
 
-export interface AssembledTurn {
-  /** The lossless reply: its parts in block order, thinking signatures verbatim. */
-  message: AssistantMessage;
-  stopReason: TurnStopReason;
-  usage: Usage;
-}
-
 interface RawUsage {
   input_tokens?: number | null;
   output_tokens?: number | null;
@@ -35,12 +28,13 @@ export class TurnAssembler {
   private readonly blocks = new Map<number, OpenBlock>();
   private readonly usage: Usage = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
   private stopReason: string | null = null;
+  private stopDetails: RefusalStopDetails | null = null;
   private stopped = false;
   /** A stream without its opening `message_start` is not a reply (a proxy's or a broken server's). */
   private started = false;
 
   /** Folds one SSE event in; returns the events to report now. */
-  accept(event: RawMessageStreamEvent): ModelTurnEvent[] {
+  accept(event: RawMessageStreamEvent): TurnDelta[] {
     switch (event.type) {
       case 'message_start':
         this.started = true;
@@ -53,6 +47,7 @@ export class TurnAssembler {
         return this.delta(event.index, event.delta);
       case 'message_delta':
         this.stopReason = event.delta.stop_reason ?? this.stopReason;
+        this.stopDetails = event.delta.stop_details ?? this.stopDetails;
         this.takeUsage(event.usage);
         return [];
       case 'message_stop':
@@ -64,7 +59,7 @@ export class TurnAssembler {
   }
 
   /** The finished turn, or undefined when the stream ended before `message_stop`. */
-  finish(): AssembledTurn | undefined {
+  finish(): WireTurn | undefined {
     if (!this.stopped || !this.started) return undefined;
     const parts: AssistantPart[] = [];
     for (const index of [...this.blocks.keys()].sort((a, b) => a - b)) {
@@ -80,10 +75,12 @@ export class TurnAssembler {
       }
     }
     const message = assistantMessage(parts, ANTHROPIC_REASONING);
-    return { message, stopReason: mapStopReason(this.stopReason, (message.tool_calls ?? []).length > 0), usage: { ...this.usage } };
+    const stopReason = mapStopReason(this.stopReason, (message.tool_calls ?? []).length > 0);
+    const explanation = stopReason === 'refusal' ? refusalExplanation(this.stopDetails) : undefined;
+    return { message, stopReason, usage: { ...this.usage }, ...(explanation ? { explanation } : {}) };
   }
 
-  private delta(index: number, delta: RawContentBlockDelta): ModelTurnEvent[] {
+  private delta(index: number, delta: RawContentBlockDelta): TurnDelta[] {
     const block = this.blocks.get(index);
     if (delta.type === 'text_delta' && block?.kind === 'text') {
       block.text += delta.text;
@@ -106,6 +103,12 @@ export class TurnAssembler {
     if (u.cache_read_input_tokens != null) this.usage.cache_read = u.cache_read_input_tokens;
     if (u.cache_creation_input_tokens != null) this.usage.cache_write = u.cache_creation_input_tokens;
   }
+}
+
+/** `stop_details` of a refused turn: the explanation, else the policy category, when given. */
+function refusalExplanation(details: RefusalStopDetails | null): string | undefined {
+  if (details?.type !== 'refusal') return undefined;
+  return details.explanation?.trim() || (details.category ? `policy category ${details.category}` : undefined);
 }
 
 function openBlock(block: RawContentBlockStartEvent['content_block']): OpenBlock {

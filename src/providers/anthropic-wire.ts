@@ -4,50 +4,50 @@
  * Native history is stored WITHOUT `cache_control`; breakpoints are added to a copy when a request
  * is built (see {@link buildRequestBody}), so moving the message breakpoint never edits history.
  */
+import type {
+  Base64ImageSource,
+  CacheControlEphemeral,
+  ImageBlockParam,
+  MessageCreateParamsStreaming,
+  RedactedThinkingBlockParam,
+  TextBlockParam,
+  ThinkingBlockParam,
+  Tool,
+  ToolResultBlockParam,
+  ToolUseBlockParam,
+} from '@anthropic-ai/sdk/resources/messages';
 import type { NativeEncoder } from '../core/conversation.js';
 import { cutImages, IMAGE_LIMITS, type ImageLimits } from '../tokens/image-budget.js';
 import { partsOf, providerOf, type AssistantMessage, type Message, type ToolMessage } from '../core/message.js';
 import type { ToolDefinition } from '../core/provider.js';
 
-export interface CacheControl {
-  type: 'ephemeral';
-}
-
-export type NativeBlock =
-  | { type: 'text'; text: string; cache_control?: CacheControl }
-  | { type: 'thinking'; thinking: string; signature: string }
-  | { type: 'redacted_thinking'; data: string }
-  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown>; cache_control?: CacheControl }
-  | { type: 'tool_result'; tool_use_id: string; content?: string | ToolResultContent[]; is_error?: boolean; cache_control?: CacheControl };
+/** The SDK's block types: what this encoder builds is exactly what `messages.create` takes. */
+export type NativeBlock = TextBlockParam | ThinkingBlockParam | RedactedThinkingBlockParam | ToolUseBlockParam | ToolResultBlockParam;
 
 /** What a `tool_result` block may hold: text and base64 images. */
-export type ToolResultContent = { type: 'text'; text: string } | ImageContent;
+type ToolResultContent = Exclude<ToolResultBlockParam['content'], string | undefined>[number];
 
-export interface ImageContent {
-  type: 'image';
-  source: { type: 'base64'; media_type: string; data: string };
-}
+/** A base64 image inside a tool result. */
+type ImageContent = ImageBlockParam & { source: Base64ImageSource };
+
+type AnthropicImageType = Base64ImageSource['media_type'];
 
 /** The image types the Messages API accepts; other images stay a placeholder line. */
-export const ANTHROPIC_IMAGE_TYPES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+export const ANTHROPIC_IMAGE_TYPES: ReadonlySet<string> = new Set<AnthropicImageType>(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
 
+function isAnthropicImage<T extends { media_type: string }>(image: T): image is T & { media_type: AnthropicImageType } {
+  return ANTHROPIC_IMAGE_TYPES.has(image.media_type);
+}
+
+/** A message whose content is always a block list (assignable to the SDK's `MessageParam`). */
 export interface NativeMessage {
   role: 'user' | 'assistant';
   content: NativeBlock[];
 }
 
-export interface NativeSystemBlock {
-  type: 'text';
-  text: string;
-  cache_control?: CacheControl;
-}
+type NativeSystemBlock = TextBlockParam;
 
-export interface NativeTool {
-  name: string;
-  description: string;
-  input_schema: Record<string, unknown>;
-  cache_control?: CacheControl;
-}
+export type NativeTool = Tool;
 
 /** Everything one conversation sends besides the per-request switches. Read-only. */
 export interface NativeHistory {
@@ -62,24 +62,14 @@ export interface RequestSettings {
   thinkingBudget?: number;
 }
 
-/** The JSON body sent to `POST /v1/messages`; equal histories serialise to equal bytes. */
-export interface WireRequest {
-  model: string;
-  max_tokens: number;
-  system?: NativeSystemBlock[];
-  messages: NativeMessage[];
-  tools?: NativeTool[];
-  thinking?: { type: 'enabled'; budget_tokens: number };
-  stream: true;
-}
-
 /** The provider name stored on reasoning parts this adapter produces and replays. */
 export const ANTHROPIC_REASONING = 'anthropic';
 
-const EPHEMERAL: CacheControl = { type: 'ephemeral' };
+const EPHEMERAL: CacheControlEphemeral = { type: 'ephemeral' };
 
 export function toNativeTools(tools: readonly ToolDefinition[]): NativeTool[] {
-  return tools.map((t) => ({ name: t.name, description: t.description, input_schema: structuredClone(t.input_schema) }));
+  // A tool's input schema is a JSON Schema object (`type: "object"`), as the API requires.
+  return tools.map((t) => ({ name: t.name, description: t.description, input_schema: structuredClone(t.input_schema) as Tool.InputSchema }));
 }
 
 /** A tool call's arguments as the `input` object the API demands; unparsable or non-object text becomes `{}`. */
@@ -97,7 +87,7 @@ function parseToolInput(args: string): Record<string, unknown> {
  * list: the text (which names each image) then one base64 `image` block per image.
  */
 export function toolResultBlock(result: ToolMessage): NativeBlock {
-  const images = (result.images ?? []).filter((i) => ANTHROPIC_IMAGE_TYPES.has(i.media_type));
+  const images = (result.images ?? []).filter(isAnthropicImage);
   let content: string | ToolResultContent[] | undefined = result.content !== '' ? result.content : undefined;
   if (images.length > 0) {
     content = [
@@ -189,7 +179,8 @@ function resultImages(messages: readonly NativeMessage[]): ImageContent[] {
   for (const m of messages) {
     for (const b of m.content) {
       if (b.type !== 'tool_result' || !Array.isArray(b.content)) continue;
-      for (const c of b.content) if (c.type === 'image') images.push(c);
+      // Only base64 images are built here; the check narrows `source`, not the block itself.
+      for (const c of b.content) if (c.type === 'image' && c.source.type === 'base64') images.push(c as ImageContent);
     }
   }
   return images;
@@ -244,7 +235,7 @@ function markNewestMessage(messages: readonly NativeMessage[]): NativeMessage[] 
  * reads the parent's cache entry. Images beyond the API's request limits are replaced by a
  * placeholder in this body only ({@link withinImageLimits}).
  */
-export function buildRequestBody(history: NativeHistory, settings: RequestSettings): WireRequest {
+export function buildRequestBody(history: NativeHistory, settings: RequestSettings): MessageCreateParamsStreaming {
   // Thinking needs budget_tokens ≥ 1024 and below max_tokens; a tight output limit shrinks or drops it.
   const wanted = settings.thinkingBudget ?? 0;
   const budget = wanted > 0 ? Math.min(wanted, settings.maxOutputTokens - 1) : 0;

@@ -2,7 +2,6 @@
  * The Anthropic Messages adapter: translation only. The shared Conversation owns the history;
  * this file sends one streamed request per turn built from it.
  */
-import type { MessageCreateParamsStreaming } from '@anthropic-ai/sdk/resources/messages';
 import { KeenError } from '../errors.js';
 import { Conversation, type WireTranslation } from '../core/conversation.js';
 import { lazy } from '../core/lazy.js';
@@ -73,20 +72,17 @@ async function createClient(apiKey: AnthropicCredential, baseURL: string, maxRet
  */
 function anthropicWire(ctx: ClientContext, settings: RequestSettings, tools: NativeTool[]): WireTranslation<NativeHistory> {
   return {
+    service: 'Anthropic',
     encoder: () => new AnthropicEncoder(tools),
     replaceSystem: 'keep',
     classify: (err, signal) => mapAnthropicError(err, { signal, baseURL: ctx.baseURL }),
     async *send(native, signal, limits) {
       const body = buildRequestBody(native, { ...settings, maxOutputTokens: outputLimit(settings.maxOutputTokens, limits) });
-      // Our narrower block types are a subset of the SDK's per-role unions.
-      const stream = await ctx.messages.create(body as unknown as MessageCreateParamsStreaming, { signal });
+      const stream = await ctx.messages.create(body, { signal });
       const assembler = new TurnAssembler();
       for await (const event of stream) yield* assembler.accept(event);
-      // The SDK ends iteration quietly when the signal fires mid-stream: no turn then.
-      const turn = signal.aborted ? undefined : assembler.finish();
-      if (!turn) return;
-      yield { type: 'usage', usage: turn.usage };
-      yield { type: 'turn_end', message: turn.message, stopReason: turn.stopReason };
+      // The SDK ends iteration quietly when the signal fires mid-stream; the conversation sees the signal.
+      return assembler.finish();
     },
   };
 }

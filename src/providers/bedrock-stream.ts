@@ -1,41 +1,32 @@
 import type { ConverseStreamOutput } from '@aws-sdk/client-bedrock-runtime';
-import { assistantMessage, type AssistantMessage, type AssistantPart, type ToolCall } from '../core/message.js';
-import type { ModelTurnEvent, TurnStopReason } from '../core/provider.js';
+import type { TurnDelta, WireTurn } from '../core/conversation.js';
+import { assistantMessage, type AssistantPart, type ToolCall } from '../core/message.js';
 import type { Usage } from '../core/usage.js';
 import { BEDROCK_REASONING } from './bedrock-wire.js';
 import { mapStopReason } from './kit/stop-reason.js';
 import { normaliseUsage } from './kit/usage.js';
-
-/** What one ConverseStream reply amounts to once it has been read to the end. */
-export interface ConverseTurn {
-  message: AssistantMessage;
-  stopReason: TurnStopReason;
-  usage?: Usage;
-}
 
 type Block =
   | { kind: 'text'; text: string }
   | { kind: 'reasoning'; text: string; signature?: string; redacted: Uint8Array[] }
   | { kind: 'tool'; id: string; name: string; input: string };
 
-/** Thrown when the event stream ends without `messageStop` (a cut connection); mapped to `network`. */
-export class TruncatedStreamError extends Error {
-  override name = 'TruncatedStreamError';
-  constructor() {
-    super('the Bedrock stream was truncated before the reply finished');
-  }
-}
-
 function toolCallOf(b: Extract<Block, { kind: 'tool' }>): ToolCall {
   return { id: b.id, name: b.name, args: b.input || '{}' };
 }
 
+/** Why Bedrock declined, by its stop reason (the stream carries no explanation of its own). */
+const REFUSALS: Record<string, string> = {
+  guardrail_intervened: 'a Bedrock guardrail intervened',
+  content_filtered: 'Bedrock filtered the content',
+};
+
 /**
  * Reads a ConverseStream event stream, yielding text/reasoning deltas, and returns the lossless
- * reply (parts in block order, redacted reasoning as base64). Throws what the SDK throws (and
- * {@link TruncatedStreamError}); the caller maps errors.
+ * reply (parts in block order, redacted reasoning as base64), or undefined when the stream ended
+ * without `messageStop` (a cut connection). Throws what the SDK throws; the caller maps errors.
  */
-export async function* readConverseStream(stream: AsyncIterable<ConverseStreamOutput>): AsyncGenerator<ModelTurnEvent, ConverseTurn> {
+export async function* readConverseStream(stream: AsyncIterable<ConverseStreamOutput>): AsyncGenerator<TurnDelta, WireTurn | undefined> {
   const blocks = new Map<number, Block>();
   let stopReason: string | undefined;
   let stopped = false;
@@ -74,7 +65,7 @@ export async function* readConverseStream(stream: AsyncIterable<ConverseStreamOu
       usage = normaliseUsage({ prompt: u.inputTokens, output: u.outputTokens, cacheRead: u.cacheReadInputTokens, cacheWrite: u.cacheWriteInputTokens, promptIncludesCache: false });
     }
   }
-  if (!stopped) throw new TruncatedStreamError();
+  if (!stopped) return undefined;
 
   const parts: AssistantPart[] = [];
   for (const [, b] of [...blocks.entries()].sort((a, c) => a[0] - c[0])) {
@@ -85,5 +76,7 @@ export async function* readConverseStream(stream: AsyncIterable<ConverseStreamOu
     } else parts.push({ type: 'tool_call', ...toolCallOf(b) });
   }
   const message = assistantMessage(parts, BEDROCK_REASONING);
-  return { message, stopReason: mapStopReason(stopReason, (message.tool_calls ?? []).length > 0), usage };
+  const mapped = mapStopReason(stopReason, (message.tool_calls ?? []).length > 0);
+  const explanation = mapped === 'refusal' && stopReason ? REFUSALS[stopReason] : undefined;
+  return { message, stopReason: mapped, ...(usage ? { usage } : {}), ...(explanation ? { explanation } : {}) };
 }

@@ -243,7 +243,7 @@ export function converseInput(s: WireState): ConverseStreamRequest {
   if (cache?.system && system.length > 0) system.push(CACHE_POINT);
   const tools: Tool[] = [...s.tools];
   if (cache?.tools && tools.length > 0) tools.push(CACHE_POINT);
-  let messages = withinImageLimits(s.history.messages) as BedrockMessage[];
+  let messages = [...withinImageLimits(s.history.messages)];
   const a = s.history.anchor;
   if (cache?.messages && a && a.index < messages.length) {
     messages = messages.map((m, i) => {
@@ -263,6 +263,6 @@ export function converseInput(s: WireState): ConverseStreamRequest {
   };
   if (system.length > 0) input.system = system;
   if (tools.length > 0) input.toolConfig = { tools };
-  if (thinking) input.additionalModelRequestFields = { thinking: { type: 'enabled', budget_tokens: thinking } } as never;
+  if (thinking) input.additionalModelRequestFields = { thinking: { type: 'enabled', budget_tokens: thinking } };
   return input;
 }

@@ -6,7 +6,7 @@ import type { ChatRequest, ProviderAdapter, ProviderConversation } from '../core
 import type { ProviderSettings } from './types.js';
 import { bedrockError } from './bedrock-errors.js';
 import { recordingHandler } from './bedrock-record.js';
-import { TruncatedStreamError, readConverseStream } from './bedrock-stream.js';
+import { readConverseStream } from './bedrock-stream.js';
 import { ConverseEncoder, converseInput, toolSpecs, type ConverseHistory } from './bedrock-wire.js';
 import { type HttpTimeouts, MODEL_API_TIMEOUTS } from '../net/http-fetch.js';
 import { proxiedRequestHandler } from '../net/proxy.js';
@@ -63,6 +63,7 @@ async function createClient(settings: ProviderSettings, limits: HttpTimeouts): P
 function converseWire(client: BedrockRuntimeClient, request: ChatRequest, modelId: string, profile: string | undefined): WireTranslation<ConverseHistory> {
   const tools = toolSpecs(request.tools);
   return {
+    service: 'Bedrock',
     encoder: () => new ConverseEncoder(modelId),
     replaceSystem: 'keep',
     classify: (err, signal) => bedrockError(err, { modelId, profile, signal }),
@@ -70,10 +71,7 @@ function converseWire(client: BedrockRuntimeClient, request: ChatRequest, modelI
       const { ConverseStreamCommand } = await loadSdk();
       const input = converseInput({ modelId, history, tools, maxTokens: outputLimit(request.maxOutputTokens, limits), thinkingBudget: request.thinkingBudget });
       const res = await client.send(new ConverseStreamCommand(input), { abortSignal: signal });
-      if (!res.stream) throw new TruncatedStreamError();
-      const turn = yield* readConverseStream(res.stream);
-      if (turn.usage) yield { type: 'usage', usage: turn.usage };
-      yield { type: 'turn_end', message: turn.message, stopReason: turn.stopReason };
+      return res.stream ? yield* readConverseStream(res.stream) : undefined;
     },
   };
 }

@@ -1,17 +1,16 @@
-import type { GenerateResponse, MessageData } from 'genkit';
+import type { GenerateResponseChunk, MessageData } from 'genkit';
 import { KeenError } from '../errors.js';
 import { Conversation, type WireTranslation } from '../core/conversation.js';
 import { lazy } from '../core/lazy.js';
 import { outputLimit } from '../core/provider.js';
 import type { ChatRequest, ProviderAdapter, ProviderConversation, ToolDefinition } from '../core/provider.js';
-import type { Usage } from '../core/usage.js';
 import type { AdapterFactory } from './types.js';
 import { genkitError, isRetryable, retryAfterMs } from './genkit-errors.js';
-import { assistantFromReply, GenkitEncoder } from './genkit-messages.js';
+import { GenkitEncoder } from './genkit-messages.js';
+import { blockedReply, replyOf } from './genkit-reply.js';
+import { chunksOf } from './genkit-stream.js';
 import type { GenkitRuntime } from './genkit-runtime.js';
 import { createGenkitRuntime, splitBaseUrl } from './genkit-runtime.js';
-import { mapStopReason } from './kit/stop-reason.js';
-import { normaliseUsage } from './kit/usage.js';
 
 const DEFAULT_RETRIES = 2;
 const MAX_RETRY_DELAY_MS = 20_000;
@@ -22,13 +21,6 @@ interface TurnConfig {
   maxOutputTokens: number;
   thinkingBudget?: number;
   maxRetries: number;
-}
-
-/** Gemini counts cached tokens inside promptTokenCount and thoughts outside candidates. */
-function usageOf(res: GenerateResponse): Usage | undefined {
-  const u = res.usage;
-  if (!u || (u.inputTokens === undefined && u.outputTokens === undefined)) return undefined;
-  return normaliseUsage({ prompt: u.inputTokens, output: u.outputTokens, extraOutput: u.thoughtsTokens, cacheRead: u.cachedContentTokens, promptIncludesCache: true });
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -54,18 +46,19 @@ class GenkitFailure extends Error {
 }
 
 /**
- * The Genkit translation: the encoder (genkit-messages.ts), one `generateStream` per turn with
+ * The Genkit translation: the encoder (genkit-messages.ts), one streamed `generate` per turn with
  * its own retries (only before anything reached the caller, so no delta is shown twice), and
  * the decoder over Genkit's final message.
  */
 function genkitWire(runtime: GenkitRuntime, config: TurnConfig): WireTranslation<readonly MessageData[]> {
-  const generate = (messages: readonly MessageData[], signal: AbortSignal, maxOutputTokens: number) => {
+  const generate = (messages: readonly MessageData[], signal: AbortSignal, maxOutputTokens: number, onChunk: (chunk: GenerateResponseChunk) => void) => {
     const { ai, modules } = runtime;
     // Fresh tool actions per call: Genkit registers them per request and complains about reuse.
     const tools = config.tools.map((t) => ai.dynamicTool({ name: t.name, description: t.description, inputJsonSchema: t.input_schema as never }));
     const thinking = config.thinkingBudget && config.thinkingBudget > 0;
-    return ai.generateStream({
+    return ai.generate({
       model: modules.google.googleAI.model(config.model),
+      onChunk,
       // Genkit wraps what it is given; copies keep the encoder's history its own.
       messages: messages.map((m) => ({ ...m, content: [...m.content] })),
       tools,
@@ -78,6 +71,7 @@ function genkitWire(runtime: GenkitRuntime, config: TurnConfig): WireTranslation
     });
   };
   return {
+    service: 'Gemini',
     encoder: () => new GenkitEncoder(),
     replaceSystem: 'replace',
     classify: (err, signal) =>
@@ -87,10 +81,11 @@ function genkitWire(runtime: GenkitRuntime, config: TurnConfig): WireTranslation
       for (let attempt = 0; ; attempt++) {
         let received = false;
         try {
-          const { stream, response } = generate(messages, signal, maxOutputTokens);
-          response.catch(() => {}); // read below; an early failure must not go unhandled
-          for await (const chunk of stream) {
-            for (const part of chunk.content) {
+          const stream = chunksOf((onChunk: (chunk: GenerateResponseChunk) => void) => generate(messages, signal, maxOutputTokens, onChunk));
+          for (;;) {
+            const step = await stream.next();
+            if (step.done) return replyOf(step.value);
+            for (const part of step.value.content) {
               if (typeof part.reasoning === 'string' && part.reasoning) {
                 received = true;
                 yield { type: 'reasoning_delta', text: part.reasoning };
@@ -102,14 +97,9 @@ function genkitWire(runtime: GenkitRuntime, config: TurnConfig): WireTranslation
               }
             }
           }
-          const res = await response;
-          const message = assistantFromReply(res.message?.content ?? []);
-          const usage = usageOf(res);
-          if (usage) yield { type: 'usage', usage };
-          const native = res.finishReason === 'stop' ? 'stop' : res.finishReason === 'length' ? 'length' : undefined;
-          yield { type: 'turn_end', message, stopReason: mapStopReason(native, (message.tool_calls ?? []).length > 0) };
-          return;
         } catch (err) {
+          const blocked = blockedReply(err);
+          if (blocked) return blocked;
           if (!received && !signal.aborted && attempt < config.maxRetries && isRetryable(err)) {
             await sleep(Math.min(MAX_RETRY_DELAY_MS, retryAfterMs(err) ?? 500 * 2 ** attempt + Math.random() * 250), signal);
             if (!signal.aborted) continue;

@@ -1,17 +1,17 @@
 import type OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions/completions';
-import { Conversation, type WireTranslation } from '../core/conversation.js';
+import { Conversation, type TurnDelta, type WireTranslation, type WireTurn } from '../core/conversation.js';
 import { lazy } from '../core/lazy.js';
-import { assistantMessage, type AssistantMessage, type AssistantPart } from '../core/message.js';
-import { outputLimit, type TurnStopReason } from '../core/provider.js';
-import type { ChatRequest, ModelTurnEvent, ProviderAdapter, ProviderConversation } from '../core/provider.js';
+import { assistantMessage, type AssistantPart } from '../core/message.js';
+import { outputLimit } from '../core/provider.js';
+import type { ChatRequest, ProviderAdapter, ProviderConversation } from '../core/provider.js';
 import type { Usage } from '../core/usage.js';
 import { recordingFetch } from './kit/record.js';
 import { mapStopReason } from './kit/stop-reason.js';
 import { normaliseUsage } from './kit/usage.js';
 import type { AdapterFactory, ProviderSettings } from './types.js';
 import { ChatEncoder, OPENAI_CHAT_REASONING, toChatTools, type ReasoningField } from './openai-chat-messages.js';
-import { mapOpenAIError, TruncatedStream, type OpenAIErrorContext } from './openai-errors.js';
+import { mapOpenAIError, type OpenAIErrorContext } from './openai-errors.js';
 import { createOpenAIClient, resolveOpenAIEndpoint, type OpenAIModule } from './openai-sdk.js';
 
 export { MISSING_OPENAI_KEY } from './openai-sdk.js';
@@ -64,6 +64,7 @@ function chatWire(endpoint: ChatEndpoint, request: ChatRequest): WireTranslation
   let sdk: OpenAIModule | undefined;
   const tools = request.tools.length > 0 ? toChatTools(request.tools) : undefined;
   return {
+    service: endpoint.errors.service,
     encoder: () => new ChatEncoder(),
     replaceSystem: 'replace',
     classify: (err, signal) => mapOpenAIError(err, signal, sdk, endpoint.errors),
@@ -73,7 +74,7 @@ function chatWire(endpoint: ChatEndpoint, request: ChatRequest): WireTranslation
       const maxOutputTokens = outputLimit(request.maxOutputTokens, limits);
       const body: ChatCompletionCreateParamsStreaming = {
         model: request.model || endpoint.model,
-        messages: messages as ChatCompletionMessageParam[],
+        messages: [...messages],
         stream: true,
         stream_options: { include_usage: true },
       };
@@ -85,11 +86,7 @@ function chatWire(endpoint: ChatEndpoint, request: ChatRequest): WireTranslation
       const stream = await loaded.client.chat.completions.create(body, { signal });
       const acc = new ChatTurnAccumulator();
       for await (const chunk of stream) yield* acc.add(chunk);
-      if (signal.aborted) return;
-      if (!acc.finished) throw new TruncatedStream(endpoint.errors);
-      const { message, stopReason, usage } = acc.result();
-      if (usage) yield { type: 'usage', usage };
-      yield { type: 'turn_end', message, stopReason };
+      return acc.finished ? acc.result() : undefined;
     },
   };
 }
@@ -100,9 +97,14 @@ interface PartialCall {
   args: string;
 }
 
-/** Assembles one streamed Chat Completions reply: text, reasoning, tool calls by index, usage. */
+/**
+ * Assembles one streamed Chat Completions reply: text, reasoning, tool calls by index, usage. A
+ * refusal (`delta.refusal`, or `message.refusal` from servers that send whole messages) is the
+ * answer's text, and the turn stops for `refusal`.
+ */
 class ChatTurnAccumulator {
   private text = '';
+  private refused = false;
   private reasoning = '';
   private reasoningField: ReasoningField = 'reasoning_content';
   private readonly calls = new Map<number, PartialCall>();
@@ -110,10 +112,11 @@ class ChatTurnAccumulator {
   private usage: Usage | undefined;
   finished = false;
 
-  *add(chunk: ChatCompletionChunk): Generator<ModelTurnEvent> {
+  *add(chunk: ChatCompletionChunk): Generator<TurnDelta> {
     if (chunk.usage) this.usage = usageOf(chunk.usage);
     for (const choice of chunk.choices ?? []) {
-      const delta = (choice.delta ?? {}) as ChatCompletionChunk.Choice.Delta & { reasoning_content?: unknown; reasoning?: unknown };
+      const whole = (choice as { message?: { refusal?: unknown } }).message;
+      const delta = (choice.delta ?? whole ?? {}) as ChatCompletionChunk.Choice.Delta & { reasoning_content?: unknown; reasoning?: unknown };
       const field = typeof delta.reasoning_content === 'string' ? 'reasoning_content' : typeof delta.reasoning === 'string' ? 'reasoning' : undefined;
       const thought = field ? (delta[field] as string) : '';
       if (field && thought) {
@@ -124,6 +127,11 @@ class ChatTurnAccumulator {
       if (typeof delta.content === 'string' && delta.content) {
         this.text += delta.content;
         yield { type: 'text_delta', text: delta.content };
+      }
+      if (typeof delta.refusal === 'string' && delta.refusal) {
+        this.refused = true;
+        this.text += delta.refusal;
+        yield { type: 'text_delta', text: delta.refusal };
       }
       for (const tc of delta.tool_calls ?? []) {
         const index = tc.index ?? this.indexWithoutIndex(tc.id);
@@ -151,7 +159,7 @@ class ChatTurnAccumulator {
     return this.calls.size - 1;
   }
 
-  result(): { message: AssistantMessage; stopReason: TurnStopReason; usage?: Usage } {
+  result(): WireTurn {
     const parts: AssistantPart[] = [];
     if (this.reasoning) parts.push({ type: 'reasoning', text: this.reasoning, meta: { field: this.reasoningField } });
     if (this.text) parts.push({ type: 'text', text: this.text });
@@ -160,7 +168,9 @@ class ChatTurnAccumulator {
       parts.push({ type: 'tool_call', id: c.id || `call_${index}_${Date.now().toString(36)}`, name: c.name, args: c.args.trim() ? c.args : '{}' });
     }
     const message = assistantMessage(parts, OPENAI_CHAT_REASONING);
-    return { message, stopReason: mapStopReason(this.finishReason, calls.length > 0), usage: this.usage };
+    const stopReason = mapStopReason(this.refused ? 'refusal' : this.finishReason, calls.length > 0);
+    const explanation = this.finishReason === 'content_filter' ? 'the content filter stopped the answer' : undefined;
+    return { message, stopReason, ...(this.usage ? { usage: this.usage } : {}), ...(explanation ? { explanation } : {}) };
   }
 }
 

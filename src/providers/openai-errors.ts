@@ -15,14 +15,6 @@ export interface OpenAIErrorContext {
   redact?: (text: string) => string;
 }
 
-/** Thrown by a wire when the stream closed before the reply said it was finished. */
-export class TruncatedStream extends Error {
-  override name = 'TruncatedStream';
-  constructor(readonly ctx: OpenAIErrorContext) {
-    super(`the connection to ${ctx.service} closed before the reply finished`);
-  }
-}
-
 /** Thrown by a wire for a failure the stream reported in-band (already classified). */
 export class StreamFailure extends Error {
   override name = 'StreamFailure';
@@ -37,7 +29,6 @@ export function mapOpenAIError(err: unknown, signal: AbortSignal | undefined, sd
   if (isAbortError(err, signal) || (sdk && err instanceof sdk.APIUserAbortError)) {
     return llmError('cancelled', 'Request cancelled.');
   }
-  if (err instanceof TruncatedStream) return truncatedStream(ctx);
   if (err instanceof StreamFailure) return err.error;
   // A credential callback (Codex token refresh) failing arrives wrapped by the SDK.
   const cause = (err as { cause?: unknown } | undefined)?.cause;
@@ -87,11 +78,6 @@ export function streamError(code: string, message: string, ctx: OpenAIErrorConte
     return llmError('auth', `${cap(ctx.service)} rejected the credentials: ${text}. ${ctx.authHint}`);
   }
   return llmError('other', `${cap(ctx.service)} reported an error${code ? ` (${code})` : ''}: ${text}`);
-}
-
-/** The stream closed before the reply said it was finished. */
-function truncatedStream(ctx: OpenAIErrorContext): LlmError {
-  return llmError('network', `The connection to ${ctx.service} closed before the reply finished.`);
 }
 
 function cap(s: string): string {

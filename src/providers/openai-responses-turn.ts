@@ -1,17 +1,11 @@
 import type { ResponseStreamEvent, ResponseUsage } from 'openai/resources/responses/responses';
 import type { LlmError } from '../core/errors.js';
-import { assistantMessage, type AssistantMessage, type AssistantPart } from '../core/message.js';
-import type { ModelTurnEvent, TurnStopReason } from '../core/provider.js';
+import { assistantMessage, type AssistantPart } from '../core/message.js';
+import type { TurnDelta, WireTurn } from '../core/conversation.js';
 import type { Usage } from '../core/usage.js';
 import { mapStopReason } from './kit/stop-reason.js';
 import { normaliseUsage } from './kit/usage.js';
 import { streamError, type OpenAIErrorContext } from './openai-errors.js';
-
-export interface ResponsesTurnResult {
-  message: AssistantMessage;
-  stopReason: TurnStopReason;
-  usage?: Usage;
-}
 
 /**
  * Folds one streamed Responses reply into deltas (yielded as they arrive) and the lossless
@@ -25,6 +19,8 @@ export class ResponsesTurnAccumulator {
   private usage: Usage | undefined;
   private status: 'completed' | 'incomplete' | undefined;
   private incompleteReason: string | undefined;
+  /** The model answered with a refusal content part. */
+  private refused = false;
   /** Set when the stream reported a failure in-band. */
   error: LlmError | undefined;
 
@@ -37,10 +33,13 @@ export class ResponsesTurnAccumulator {
     return this.status !== undefined;
   }
 
-  *add(event: ResponseStreamEvent): Generator<ModelTurnEvent> {
+  *add(event: ResponseStreamEvent): Generator<TurnDelta> {
     switch (event.type) {
       case 'response.output_text.delta':
+        if (event.delta) yield { type: 'text_delta', text: event.delta };
+        break;
       case 'response.refusal.delta':
+        this.refused = true;
         if (event.delta) yield { type: 'text_delta', text: event.delta };
         break;
       case 'response.reasoning_summary_text.delta':
@@ -77,6 +76,7 @@ export class ResponsesTurnAccumulator {
 
   private itemDone(item: Extract<ResponseStreamEvent, { type: 'response.output_item.done' }>['item']): void {
     if (item.type === 'message') {
+      if (item.content.some((c) => c.type === 'refusal')) this.refused = true;
       const text = item.content.map((c) => (c.type === 'output_text' ? c.text : c.type === 'refusal' ? c.refusal : '')).join('');
       this.parts.push({ type: 'text', text, ...(item.phase ? { meta: { phase: item.phase } } : {}) });
     } else if (item.type === 'reasoning') {
@@ -93,11 +93,12 @@ export class ResponsesTurnAccumulator {
     }
   }
 
-  result(): ResponsesTurnResult {
+  result(): WireTurn {
     const message = assistantMessage([...this.parts], this.reasoningProvider);
     const hasCalls = (message.tool_calls ?? []).length > 0;
-    const native = this.status === 'incomplete' ? (this.incompleteReason ?? 'incomplete') : 'completed';
-    return { message, stopReason: mapStopReason(native, hasCalls), usage: this.usage };
+    const native = this.refused ? 'refusal' : this.status === 'incomplete' ? (this.incompleteReason ?? 'incomplete') : 'completed';
+    const explanation = this.incompleteReason === 'content_filter' ? 'the content filter stopped the answer' : undefined;
+    return { message, stopReason: mapStopReason(native, hasCalls), ...(this.usage ? { usage: this.usage } : {}), ...(explanation ? { explanation } : {}) };
   }
 }
 

@@ -1,9 +1,9 @@
 import type OpenAI from 'openai';
-import type { ResponseCreateParamsStreaming, ResponseInputItem } from 'openai/resources/responses/responses';
+import type { ResponseCreateParamsStreaming } from 'openai/resources/responses/responses';
 import { Conversation, type WireTranslation } from '../core/conversation.js';
 import { outputLimit } from '../core/provider.js';
 import type { ChatRequest, ProviderConversation } from '../core/provider.js';
-import { mapOpenAIError, StreamFailure, TruncatedStream, type OpenAIErrorContext } from './openai-errors.js';
+import { mapOpenAIError, StreamFailure, type OpenAIErrorContext } from './openai-errors.js';
 import { ResponsesEncoder, toResponsesTools, withinImageLimits, type ResponsesState } from './openai-responses-items.js';
 import { ResponsesTurnAccumulator } from './openai-responses-turn.js';
 import type { OpenAIModule } from './openai-sdk.js';
@@ -32,6 +32,7 @@ function responsesWire(endpoint: ResponsesEndpoint, request: ChatRequest): WireT
   let sdk: OpenAIModule | undefined;
   const tools = request.tools.length > 0 ? toResponsesTools(request.tools) : undefined;
   return {
+    service: endpoint.errors.service,
     encoder: () => new ResponsesEncoder(endpoint.reasoningProvider, endpoint.codex),
     replaceSystem: 'replace',
     pairsToolCalls: true,
@@ -43,7 +44,7 @@ function responsesWire(endpoint: ResponsesEndpoint, request: ChatRequest): WireT
       const body: ResponseCreateParamsStreaming = {
         model: request.model || endpoint.model,
         // Images beyond the request limits become a placeholder in this body only.
-        input: withinImageLimits(state.input) as ResponseInputItem[],
+        input: [...withinImageLimits(state.input)],
         stream: true,
         store: false,
         include: ['reasoning.encrypted_content'],
@@ -60,12 +61,8 @@ function responsesWire(endpoint: ResponsesEndpoint, request: ChatRequest): WireT
         yield* acc.add(event);
         if (acc.error) break;
       }
-      if (signal.aborted) return;
-      if (acc.error) throw new StreamFailure(acc.error);
-      if (!acc.finished) throw new TruncatedStream(endpoint.errors);
-      const { message, stopReason, usage } = acc.result();
-      if (usage) yield { type: 'usage', usage };
-      yield { type: 'turn_end', message, stopReason };
+      if (acc.error && !signal.aborted) throw new StreamFailure(acc.error);
+      return acc.finished ? acc.result() : undefined;
     },
   };
 }

@@ -41,6 +41,14 @@ export interface TurnResult {
 /** Default delta batching interval: about one frame. */
 export const TEXT_BATCH_MS = 16;
 
+/** The warning a turn's stop reason becomes on screen, if any: the one place for all of them. */
+function stopNotice(ev: Extract<ControllerEvent, { type: 'done' }>, mode: TurnHandle['mode']): string | undefined {
+  if (ev.stopReason === 'max_turns') return 'Stopped after the maximum number of tool turns (config maxTurns)';
+  if (ev.stopReason === 'refusal') return ev.explanation ? `The model declined to answer: ${ev.explanation}` : 'The model declined to answer';
+  if (ev.stopReason === 'max_tokens' && mode === 'chat') return 'The answer stopped at the output token limit';
+  return undefined;
+}
+
 export async function runTurn(store: UiStore, handle: TurnHandle, events: AsyncIterable<ControllerEvent>, hooks: TurnHooks = {}, batchMs = TEXT_BATCH_MS): Promise<TurnResult> {
   const dispatch = store.dispatch;
   let buffered = '';
@@ -121,15 +129,14 @@ export async function runTurn(store: UiStore, handle: TurnHandle, events: AsyncI
           }
           break;
         }
-        case 'done':
-          if (ev.stopReason === 'max_turns') {
+        case 'done': {
+          const notice = stopNotice(ev, handle.mode);
+          if (notice) {
             dispatch({ type: 'flush' });
-            dispatch({ type: 'append', items: [{ kind: 'notice', text: 'Stopped after the maximum number of tool turns (config maxTurns)', tone: 'warning' }] });
-          } else if (ev.stopReason === 'max_tokens' && handle.mode === 'chat') {
-            dispatch({ type: 'flush' });
-            dispatch({ type: 'append', items: [{ kind: 'notice', text: 'The answer stopped at the output token limit', tone: 'warning' }] });
+            dispatch({ type: 'append', items: [{ kind: 'notice', text: notice, tone: 'warning' }] });
           }
           break;
+        }
         default:
           break;
       }

@@ -7,6 +7,7 @@ import { Conversation, type NativeEncoder, type WireTranslation } from '../../sr
 import { llmError } from '../../src/core/errors.js';
 import { assistantMessage, systemMessage, userMessage, type Message } from '../../src/core/message.js';
 import type { ModelTurnEvent } from '../../src/core/provider.js';
+import type { TurnDelta, WireTurn } from '../../src/core/conversation.js';
 
 /** Native history = one line per message; `anchor` marks where the cache prefix ends. */
 class LineEncoder implements NativeEncoder<string[]> {
@@ -35,20 +36,21 @@ const reply = assistantMessage(
 
 function wire(
   over: Partial<WireTranslation<string[]>> = {},
-  events: () => AsyncIterable<ModelTurnEvent> = async function* () {
+  events: () => AsyncGenerator<TurnDelta, WireTurn | undefined> = async function* () {
     yield { type: 'text_delta', text: 'ok' };
-    yield { type: 'turn_end', message: reply, stopReason: 'tool_use' };
+    return { message: reply, stopReason: 'tool_use' };
   },
 ): WireTranslation<string[]> & { sent: string[][] } {
   const sent: string[][] = [];
   return {
     sent,
     encoder: () => new LineEncoder(),
+    service: 'the test service',
     replaceSystem: 'replace',
     classify: (err) => llmError('other', `classified: ${(err as Error).message}`),
     async *send(native) {
       sent.push([...native]);
-      yield* events();
+      return yield* events();
     },
     ...over,
   };
@@ -115,12 +117,31 @@ describe('Conversation', () => {
     const cut = Conversation.open(
       wire({}, async function* () {
         yield { type: 'text_delta', text: 'half' };
+        return undefined;
       }),
       [userMessage('go')],
     );
     const events = await run(cut);
-    expect(events.at(-1)).toMatchObject({ type: 'error', error: { kind: 'network' } });
+    expect(events.at(-1)).toEqual({ type: 'error', error: { kind: 'network', message: 'The connection to the test service closed before the reply finished.' } });
     expect(cut.messages).toHaveLength(1);
+  });
+
+  it('ends a finished reply the same way for every wire: usage, then turn_end with the explanation', async () => {
+    const declined = assistantMessage([{ type: 'text', text: 'I cannot help with that.' }], 'test');
+    const usage = { input: 3, output: 2, cache_read: 0, cache_write: 0 };
+    const c = Conversation.open(
+      wire({}, async function* () {
+        yield { type: 'text_delta', text: 'I cannot help with that.' };
+        return { message: declined, stopReason: 'refusal', usage, explanation: 'policy category cyber' };
+      }),
+      [userMessage('go')],
+    );
+    expect(await run(c)).toEqual([
+      { type: 'text_delta', text: 'I cannot help with that.' },
+      { type: 'usage', usage },
+      { type: 'turn_end', message: declined, stopReason: 'refusal', explanation: 'policy category cyber' },
+    ]);
+    expect(c.messages.at(-1)).toBe(declined);
   });
 
   it('a signal fired mid-turn ends with cancelled and appends nothing', async () => {
@@ -129,7 +150,7 @@ describe('Conversation', () => {
       wire({}, async function* () {
         yield { type: 'text_delta', text: 'ok' };
         abort.abort();
-        yield { type: 'turn_end', message: reply, stopReason: 'end_turn' };
+        return { message: reply, stopReason: 'end_turn' };
       }),
       [userMessage('go')],
     );

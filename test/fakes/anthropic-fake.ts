@@ -4,7 +4,7 @@
  */
 import type http from 'node:http';
 import type { FakeReply, FakeStep, RecordedRequest } from './script.js';
-import { argsText, sleep, stopReasonOf } from './script.js';
+import { argsText, refusalsAsText, sleep, stopReasonOf } from './script.js';
 import { anthropicImageError } from './image-checks.js';
 import { startScriptedServer, type ScriptedServer } from './scripted-server.js';
 
@@ -92,7 +92,7 @@ function writeError(error: NonNullable<FakeReply['error']>, res: http.ServerResp
 
 function usageOf(reply: FakeReply, req: RecordedRequest) {
   const prompt = JSON.stringify([req.body?.system ?? '', req.body?.messages ?? [], req.body?.tools ?? []]);
-  const produced = (reply.steps ?? []).reduce((n, s) => n + stepChars(s), 0);
+  const produced = refusalsAsText(reply).reduce((n, s) => n + stepChars(s), 0);
   return {
     input_tokens: reply.usage?.input ?? Math.ceil(prompt.length / 4),
     cache_creation_input_tokens: reply.usage?.cacheWrite ?? 0,
@@ -101,7 +101,7 @@ function usageOf(reply: FakeReply, req: RecordedRequest) {
   };
 }
 
-function stepChars(step: FakeStep): number {
+function stepChars(step: Exclude<FakeStep, { refusal: string }>): number {
   if ('text' in step) return step.text.length;
   if ('thinking' in step) return step.thinking.length;
   if ('toolCall' in step) return argsText(step.toolCall.args).length;
@@ -142,7 +142,7 @@ async function writeStream(reply: FakeReply, res: http.ServerResponse, req: Reco
   await send(res, 'ping', { type: 'ping' });
   let index = 0;
   let tools = 0;
-  for (const step of reply.steps ?? []) {
+  for (const step of refusalsAsText(reply)) {
     if ('cut' in step) {
       res.destroy();
       return;
@@ -182,7 +182,7 @@ async function writeStream(reply: FakeReply, res: http.ServerResponse, req: Reco
   }
   await send(res, 'message_delta', {
     type: 'message_delta',
-    delta: { stop_reason: stopReasonOf(reply), stop_sequence: null },
+    delta: { stop_reason: stopReasonOf(reply), stop_sequence: null, stop_details: stopDetailsOf(reply) },
     usage,
   });
   await send(res, 'message_stop', { type: 'message_stop' });
@@ -196,7 +196,7 @@ function writeJson(reply: FakeReply, res: http.ServerResponse, req: RecordedRequ
   }
   let tools = 0;
   const content: unknown[] = [];
-  for (const step of reply.steps ?? []) {
+  for (const step of refusalsAsText(reply)) {
     if ('text' in step) content.push({ type: 'text', text: step.text });
     else if ('thinking' in step) {
       const signature = step.signature ?? `sig_fake_${id}`;
@@ -218,10 +218,17 @@ function writeJson(reply: FakeReply, res: http.ServerResponse, req: RecordedRequ
     content,
     stop_reason: stopReasonOf(reply),
     stop_sequence: null,
+    stop_details: stopDetailsOf(reply),
     usage: usageOf(reply, req),
   };
   res.writeHead(200, { 'content-type': 'application/json', 'request-id': 'req_fake' });
   res.end(JSON.stringify(message));
+}
+
+/** `stop_details`: set for a refusal (its category and explanation may each be null), else null. */
+function stopDetailsOf(reply: FakeReply): unknown {
+  if (stopReasonOf(reply) !== 'refusal') return null;
+  return { type: 'refusal', category: reply.refusal?.category ?? null, explanation: reply.refusal?.explanation ?? null };
 }
 
 function parseOr(text: string): unknown {

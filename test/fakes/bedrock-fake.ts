@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import type { FakeReply, RecordedRequest, Responder } from './script.js';
-import { argsText, sleep, stopReasonOf } from './script.js';
+import { argsText, refusalsAsText, sleep, stopReasonOf } from './script.js';
 import { converseImageError } from './image-checks.js';
 import type { ScriptedServer } from './scripted-server.js';
 import { startScriptedServer } from './scripted-server.js';
@@ -160,7 +160,7 @@ async function writeEventStream(reply: FakeReply, res: http.ServerResponse, issu
     open = undefined;
   };
   let toolSeq = 0;
-  for (const step of reply.steps ?? []) {
+  for (const step of refusalsAsText(reply)) {
     if ('delayMs' in step) {
       await sleep(step.delayMs);
     } else if ('cut' in step) {
@@ -206,7 +206,9 @@ async function writeEventStream(reply: FakeReply, res: http.ServerResponse, issu
     }
   }
   close();
-  send('messageStop', { stopReason: stopReasonOf(reply) });
+  // Bedrock declines with `guardrail_intervened` (a guardrail's blocked message is the text) or `content_filtered`.
+  const stop = stopReasonOf(reply);
+  send('messageStop', { stopReason: stop === 'refusal' ? (reply.refusal?.native ?? 'guardrail_intervened') : stop });
   const u = reply.usage ?? { input: 0, output: 0 };
   const usage: Record<string, number> = {
     inputTokens: u.input,

@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import type { FakeReply, FakeStep, RecordedRequest } from './script.js';
-import { sleep, stopReasonOf } from './script.js';
+import { refusalsAsText, sleep, stopReasonOf } from './script.js';
 import type { ScriptedServer } from './scripted-server.js';
 import { startScriptedServer, writeSse } from './scripted-server.js';
 
@@ -87,9 +87,15 @@ function callKey(call: { name?: string; args?: unknown }): string {
 
 let signatureSeq = 0;
 
-const FINISH: Record<string, string> = { end_turn: 'STOP', tool_use: 'STOP', max_tokens: 'MAX_TOKENS' };
+const FINISH: Record<string, string> = { end_turn: 'STOP', tool_use: 'STOP', max_tokens: 'MAX_TOKENS', refusal: 'SAFETY' };
 
-function partOf(step: Exclude<FakeStep, { delayMs: number } | { cut: true } | { redacted: string }>): Record<string, unknown> {
+/** Gemini's safety ratings: every category rated, the blocked ones HIGH with `blocked: true`. */
+function safetyRatings(blocked: readonly string[]): Record<string, unknown>[] {
+  const categories = ['HARM_CATEGORY_SEXUALLY_EXPLICIT', 'HARM_CATEGORY_HATE_SPEECH', 'HARM_CATEGORY_HARASSMENT', 'HARM_CATEGORY_DANGEROUS_CONTENT'];
+  return categories.map((category) => (blocked.includes(category) ? { category, probability: 'HIGH', blocked: true } : { category, probability: 'NEGLIGIBLE' }));
+}
+
+function partOf(step: Exclude<FakeStep, { delayMs: number } | { cut: true } | { redacted: string } | { refusal: string }>): Record<string, unknown> {
   if ('text' in step) return { text: step.text };
   if ('thinking' in step) return { text: step.thinking, thought: true };
   const call: Record<string, unknown> = { name: step.toolCall.name, args: step.toolCall.args ?? {} };
@@ -102,11 +108,25 @@ async function writeGeminiStream(reply: FakeReply, res: http.ServerResponse, sig
   // part after it (or, without a call, on the first text part after it), never on the thought.
   let owed: string | undefined;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  if (reply.refusal?.prompt) {
+    // A blocked prompt: one chunk with the feedback and the prompt's usage, and no candidates.
+    const blockReason = reply.refusal.native ?? 'PROHIBITED_CONTENT';
+    const input = reply.usage?.input ?? 0;
+    writeSse(res, undefined, { promptFeedback: { blockReason }, usageMetadata: { promptTokenCount: input, totalTokenCount: input }, modelVersion: 'gemini-fake' });
+    res.end();
+    return;
+  }
   const chunk = (parts: Record<string, unknown>[], last: boolean) => {
     const candidate: Record<string, unknown> = { content: { role: 'model', parts }, index: 0 };
     const body: Record<string, unknown> = { candidates: [candidate], modelVersion: 'gemini-fake' };
     if (last) {
-      candidate.finishReason = FINISH[stopReasonOf(reply)];
+      const stop = stopReasonOf(reply);
+      candidate.finishReason = stop === 'refusal' ? (reply.refusal?.native ?? 'SAFETY') : FINISH[stop];
+      // A blocked candidate carries the ratings that blocked it, and no content when nothing was said.
+      if (stop === 'refusal') {
+        candidate.safetyRatings = safetyRatings(reply.refusal?.blocked ?? []);
+        if (parts.length === 1 && parts[0].text === '') delete candidate.content;
+      }
       const u = reply.usage ?? { input: 0, output: 0 };
       const cached = u.cacheRead ?? 0;
       // Gemini counts cached tokens inside promptTokenCount.
@@ -126,7 +146,8 @@ async function writeGeminiStream(reply: FakeReply, res: http.ServerResponse, sig
     if (pending) chunk([pending], false);
     pending = undefined;
   };
-  for (const step of reply.steps ?? []) {
+  const steps = refusalsAsText(reply);
+  for (const step of steps) {
     if ('delayMs' in step) {
       flush();
       await sleep(step.delayMs);
@@ -140,7 +161,7 @@ async function writeGeminiStream(reply: FakeReply, res: http.ServerResponse, sig
       flush();
       pending = partOf(step);
       if ('thinking' in step) owed ??= step.signature ?? `thought-sig-${++signatureSeq}`;
-      else if (owed && ('toolCall' in step || !reply.steps!.some((s) => 'toolCall' in s))) {
+      else if (owed && ('toolCall' in step || !steps.some((s) => 'toolCall' in s))) {
         pending.thoughtSignature = owed;
         if ('toolCall' in step) signatures.set(callKey(pending.functionCall as { name: string; args: unknown }), owed);
         owed = undefined;

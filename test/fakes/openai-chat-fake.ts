@@ -101,6 +101,9 @@ async function encodeChatReply(reply: FakeReply, res: http.ServerResponse, req: 
       await sleep(step.delayMs);
     } else if ('text' in step) {
       writeSse(res, undefined, delta({ content: step.text }));
+    } else if ('refusal' in step) {
+      // A model refusal streams in its own field; `content` stays null in those chunks.
+      writeSse(res, undefined, delta({ content: null, refusal: step.refusal }));
     } else if ('thinking' in step) {
       reasoning += step.thinking;
       writeSse(res, undefined, delta({ reasoning_content: step.thinking }));
@@ -116,7 +119,8 @@ async function encodeChatReply(reply: FakeReply, res: http.ServerResponse, req: 
     }
   }
   const stop = stopReasonOf(reply);
-  writeSse(res, undefined, delta({}, stop === 'tool_use' ? 'tool_calls' : stop === 'max_tokens' ? 'length' : 'stop'));
+  const finish = stop === 'tool_use' ? 'tool_calls' : stop === 'max_tokens' ? 'length' : stop === 'refusal' ? 'content_filter' : 'stop';
+  writeSse(res, undefined, delta({}, finish));
   // Without a scripted usage, report a realistic prompt size (~4 characters a token) as a real server would.
   const u = reply.usage ?? { input: Math.ceil(JSON.stringify(req.body ?? '').length / 4), output: 5 };
   const cached = u.cacheRead ?? 0;

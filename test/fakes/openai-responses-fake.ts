@@ -109,6 +109,22 @@ async function encodeResponsesReply(reply: FakeReply, res: http.ServerResponse, 
       continue;
     }
     if ('redacted' in step) continue;
+    if ('refusal' in step) {
+      closeMessage();
+      followed('message');
+      const id = `msg_fake${output.length}`;
+      const index = output.length;
+      send('response.output_item.added', { output_index: index, item: { id, type: 'message', status: 'in_progress', role: 'assistant', content: [] } });
+      send('response.content_part.added', { item_id: id, output_index: index, content_index: 0, part: { type: 'refusal', refusal: '' } });
+      send('response.refusal.delta', { item_id: id, output_index: index, content_index: 0, delta: step.refusal });
+      send('response.refusal.done', { item_id: id, output_index: index, content_index: 0, refusal: step.refusal });
+      const part = { type: 'refusal', refusal: step.refusal };
+      send('response.content_part.done', { item_id: id, output_index: index, content_index: 0, part });
+      const item = { id, type: 'message', status: 'completed', role: 'assistant', content: [part] };
+      send('response.output_item.done', { output_index: index, item });
+      output.push(item);
+      continue;
+    }
     if ('text' in step) {
       if (!open) {
         followed('message');
@@ -175,8 +191,10 @@ async function encodeResponsesReply(reply: FakeReply, res: http.ServerResponse, 
     output_tokens_details: { reasoning_tokens: 0 },
     total_tokens: u.input + cached + u.output,
   };
-  if (stopReasonOf(reply) === 'max_tokens') {
-    send('response.incomplete', { response: { ...base('incomplete'), incomplete_details: { reason: 'max_output_tokens' }, usage } });
+  const stop = stopReasonOf(reply);
+  if (stop === 'max_tokens' || stop === 'refusal') {
+    const reason = stop === 'refusal' ? 'content_filter' : 'max_output_tokens';
+    send('response.incomplete', { response: { ...base('incomplete'), incomplete_details: { reason }, usage } });
   } else {
     send('response.completed', { response: { ...base('completed'), usage } });
   }

@@ -15,6 +15,11 @@ export type FakeStep =
   /** Redacted reasoning (Anthropic `redacted_thinking`, Bedrock `redactedContent`); base64 data. Others skip it. */
   | { redacted: string }
   | { toolCall: { id?: string; name: string; args: unknown } }
+  /**
+   * The model's refusal text, where the service has a field for it: Chat Completions
+   * `delta.refusal`, a Responses `refusal` content part. The other services send it as text.
+   */
+  | { refusal: string }
   | { delayMs: number }
   /** Destroy the socket here, mid-stream, without a proper end. */
   | { cut: true };
@@ -31,8 +36,27 @@ export interface FakeReply {
   /** Answer with these bytes exactly (a recorded response, see recording.ts) instead of encoding steps. */
   raw?: { status: number; contentType: string; body: Buffer; headers?: Record<string, string> };
   usage?: FakeUsage;
-  /** Defaults to tool_use when the steps hold a tool call, else end_turn. */
-  stopReason?: 'end_turn' | 'tool_use' | 'max_tokens';
+  /**
+   * Defaults to tool_use when the steps hold a tool call, else end_turn. `refusal` is each
+   * service's own signal that it declined: Anthropic `stop_reason: "refusal"` with
+   * `stop_details`, Chat `finish_reason: "content_filter"`, Responses `response.incomplete` with
+   * reason `content_filter`, Bedrock `stopReason` `guardrail_intervened`, Gemini `finishReason`
+   * `SAFETY` with the blocked safety ratings.
+   */
+  stopReason?: 'end_turn' | 'tool_use' | 'max_tokens' | 'refusal';
+  /** With `stopReason: 'refusal'`: the details the service sends with it. */
+  refusal?: {
+    /** The service's value where it has several (Bedrock `content_filtered`, Gemini `PROHIBITED_CONTENT`, ...). */
+    native?: string;
+    /** Anthropic `stop_details.category`. */
+    category?: string;
+    /** Anthropic `stop_details.explanation`. */
+    explanation?: string;
+    /** Gemini safety categories rated `blocked: true`. */
+    blocked?: string[];
+    /** Gemini: the prompt itself was blocked (`promptFeedback.blockReason`, no candidates at all). */
+    prompt?: boolean;
+  };
   /** Answer with this HTTP error instead of a stream. */
   error?: { status: number; type?: string; message: string };
   /** Wait this long before answering at all (headers included). */
@@ -53,7 +77,7 @@ export function hasToolCall(reply: FakeReply): boolean {
   return (reply.steps ?? []).some((s) => 'toolCall' in s);
 }
 
-export function stopReasonOf(reply: FakeReply): 'end_turn' | 'tool_use' | 'max_tokens' {
+export function stopReasonOf(reply: FakeReply): NonNullable<FakeReply['stopReason']> {
   return reply.stopReason ?? (hasToolCall(reply) ? 'tool_use' : 'end_turn');
 }
 
@@ -62,3 +86,8 @@ export function argsText(args: unknown): string {
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** The steps for a service without a refusal field: a refusal step is text there. */
+export function refusalsAsText(reply: FakeReply): Exclude<FakeStep, { refusal: string }>[] {
+  return (reply.steps ?? []).map((s) => ('refusal' in s ? { text: s.refusal } : s));
+}

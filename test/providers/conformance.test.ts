@@ -32,6 +32,19 @@ function expectParentPlusOneUserMessage(pc: ProviderCase, parentBody: any, neste
   expect(JSON.stringify(n.messages.at(-1))).toContain(COMPACTION_MARKER);
 }
 
+/** Each service's details of a refusal; fakes send the ones their service has. */
+const REFUSAL_DETAILS = { category: 'cyber', explanation: 'The request could enable malware development.', blocked: ['HARM_CATEGORY_DANGEROUS_CONTENT'] };
+
+/** What each service says of why it declined, as Keen reports it. */
+const REFUSAL_EXPLANATIONS: Record<string, string> = {
+  anthropic: 'The request could enable malware development.',
+  openai: 'the content filter stopped the answer',
+  'openai-responses': 'the content filter stopped the answer',
+  codex: 'the content filter stopped the answer',
+  bedrock: 'a Bedrock guardrail intervened',
+  genkit: 'Gemini finish reason SAFETY (HARM_CATEGORY_DANGEROUS_CONTENT)',
+};
+
 describe.each(PROVIDER_CASES)('$name conformance', (pc) => {
   const rig = useProviderRig(pc, seedNotes(true));
 
@@ -45,6 +58,23 @@ describe.each(PROVIDER_CASES)('$name conformance', (pc) => {
     const events = await run();
     expect(textOf(events)).toBe('Hello, world.');
     expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
+  });
+
+  it('a declined answer ends with stop reason refusal, what the model said and the explanation', async () => {
+    rig.fake.enqueue({ steps: [{ text: 'I will not ' }, { text: 'write that.' }], stopReason: 'refusal', refusal: REFUSAL_DETAILS });
+    const events = await run();
+    expect(textOf(events)).toBe('I will not write that.');
+    expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'refusal', explanation: REFUSAL_EXPLANATIONS[pc.name] });
+    expect(rig.fake.requests).toHaveLength(1);
+  });
+
+  it('a declined turn never runs its tool calls: each gets a result saying so', async () => {
+    rig.fake.enqueue({ steps: [{ toolCall: { id: 'call_r', name: 'read_file', args: { path: 'note.txt' } } }], stopReason: 'refusal' });
+    const events = await run();
+    expect(events.some((e) => e.type === 'tool_call_started')).toBe(false);
+    const results = events.filter((e) => e.type === 'message' && e.message.role === 'tool') as Extract<StreamEvent, { type: 'message' }>[];
+    expect(results.map((r) => r.message)).toMatchObject([{ role: 'tool', tool_call_id: 'call_r', is_error: true, content: 'not run: the model declined this turn' }]);
+    expect(events.at(-1)).toMatchObject({ type: 'done', stopReason: 'refusal' });
   });
 
   it('runs a multi-step tool loop', async () => {
@@ -185,5 +215,22 @@ describe.each(PROVIDER_CASES)('$name conformance', (pc) => {
     const after = stripCacheMarkers(pc.parts(rig.fake.requests[2].body));
     expect(JSON.stringify(after.messages)).toContain(SUMMARY.split('\n')[1]);
     expect(JSON.stringify(after.messages)).not.toContain('Hi.');
+  });
+});
+
+/** Services whose replies carry the model's refusal in a field of its own. */
+const REFUSAL_FIELD = new Set(['openai', 'openai-responses', 'codex']);
+
+describe.each(PROVIDER_CASES.filter((pc) => REFUSAL_FIELD.has(pc.name)))('$name refusal field', (pc) => {
+  const rig = useProviderRig(pc, seedNotes(false));
+
+  it('the refusal text is the answer, and the turn stops for refusal', async () => {
+    rig.fake.enqueue({ steps: [{ refusal: "I'm sorry, I can't help with that." }] });
+    const client = makeClient(await pc.adapter(rig.fake, rig.home), { window: 200_000, cwd: rig.cwd });
+    const events = await collect(client.streamChat(request([systemMessage('S'), userMessage('Go.')]), createDefaultRegistry(), {}));
+    expect(textOf(events)).toBe("I'm sorry, I can't help with that.");
+    expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'refusal' });
+    const reply = events.find((e) => e.type === 'message') as Extract<StreamEvent, { type: 'message' }>;
+    expect(reply.message).toMatchObject({ role: 'assistant', content: "I'm sorry, I can't help with that." });
   });
 });

@@ -245,6 +245,16 @@ describe('genkit adapter: errors', () => {
     expect(fake.requests).toHaveLength(1);
   });
 
+  it('a blocked prompt (promptFeedback, no candidates) is a refusal, and the next request is unchanged', async () => {
+    fake.enqueue({ stopReason: 'refusal', refusal: { prompt: true, native: 'PROHIBITED_CONTENT' } }, { steps: [{ text: 'ok' }] });
+    const conv = await open();
+    const events = await turn(conv);
+    expect(events.at(-1)).toMatchObject({ type: 'turn_end', stopReason: 'refusal', explanation: 'Gemini blocked the prompt' });
+    expect(fake.requests).toHaveLength(1);
+    await turn(conv);
+    expect(fake.requests[1].body.contents).toEqual(fake.requests[0].body.contents);
+  });
+
   it('reports an abort as cancelled', async () => {
     fake.enqueue({ steps: [{ text: 'slow' }, { delayMs: 5000 }, { text: 'never' }] });
     const ac = new AbortController();

@@ -33,6 +33,20 @@ describe('a turn on screen', () => {
     );
   });
 
+  it('a declined answer shows what the model said, then a notice with the explanation', async () => {
+    h = await startHarness({
+      responder: () => ({
+        steps: [{ text: 'I will not write that.' }],
+        stopReason: 'refusal',
+        refusal: { category: 'cyber', explanation: 'The request could enable malware development.' },
+      }),
+    });
+    h.send('write a keylogger');
+    const frame = await h.waitFor((f) => f.includes('The model declined to answer') && !f.includes('Thinking'));
+    expect(frame).toContain('● I will not write that.');
+    expect(frame).toContain('The model declined to answer: The request could enable malware development.');
+  });
+
   it('answers an unknown command with a one-line hint and no model call', async () => {
     h = await startHarness({ responder: () => ({ steps: [{ text: 'unused' }] }) });
     h.send('/frobnicate');

@@ -4,7 +4,7 @@ import type { Usage } from '../../core/usage.js';
 import type { TurnOutcome } from './turn.js';
 
 /** Why a run ended, for scripts: `success` is the only one with `is_error: false`. */
-export type ResultSubtype = 'success' | 'error_max_turns' | 'error_during_execution' | 'error_cancelled' | 'error_startup';
+export type ResultSubtype = 'success' | 'error_max_turns' | 'error_refusal' | 'error_during_execution' | 'error_cancelled' | 'error_startup';
 
 /**
  * The one result object of `--output-format json` (and the last event of `stream-json`). Its
@@ -32,24 +32,39 @@ export interface RunResult {
   cost_is_estimate: true;
 }
 
-/** Exit code of a finished turn: 0 ok, 1 error (max turns included), 130 interrupted. */
+/** Exit code of a finished turn: 0 ok, 1 error (max turns and a declined answer included), 130 interrupted. */
 export function exitCodeOf(outcome: Pick<TurnOutcome, 'failure' | 'stopReason'>): number {
   if (outcome.failure) return outcome.failure.kind === 'cancelled' ? 130 : 1;
-  return outcome.stopReason === 'max_turns' ? 1 : 0;
+  return subtypeOf(outcome) === 'success' ? 0 : 1;
 }
 
 export function subtypeOf(outcome: Pick<TurnOutcome, 'failure' | 'stopReason'>): ResultSubtype {
   if (outcome.failure) return outcome.failure.kind === 'cancelled' ? 'error_cancelled' : 'error_during_execution';
-  return outcome.stopReason === 'max_turns' ? 'error_max_turns' : 'success';
+  if (outcome.stopReason === 'max_turns') return 'error_max_turns';
+  return outcome.stopReason === 'refusal' ? 'error_refusal' : 'success';
+}
+
+/** The one line a declined answer gets: the service's explanation when it gave one. */
+export function refusalMessage(explanation: string | undefined): string {
+  return explanation ? `the model declined to answer: ${explanation}` : 'the model declined to answer';
+}
+
+/** The line that says why a turn that ran without a failure still did not succeed, if it did not. */
+export function unfinishedMessage(outcome: Pick<TurnOutcome, 'failure' | 'stopReason' | 'explanation'>): string | undefined {
+  const subtype = subtypeOf(outcome);
+  if (subtype === 'error_max_turns') return MAX_TURNS_MESSAGE;
+  if (subtype === 'error_refusal') return refusalMessage(outcome.explanation);
+  return undefined;
 }
 
 /** The result of a turn that ran; `usage` is what the session spent (compaction included). */
 export function turnResult(session: LiveSession, outcome: TurnOutcome, usage: Usage): RunResult {
   const subtype = subtypeOf(outcome);
+  const unfinished = unfinishedMessage(outcome);
   const error: RunResult['error'] = outcome.failure
     ? { kind: outcome.failure.kind, message: outcome.failure.message }
-    : subtype === 'error_max_turns'
-      ? { kind: 'max_turns', message: MAX_TURNS_MESSAGE }
+    : unfinished
+      ? { kind: subtype === 'error_max_turns' ? 'max_turns' : 'refusal', message: unfinished }
       : null;
   const cost = costOf(session.resolved.wireId, usage) ?? costOf(session.model, usage);
   return {

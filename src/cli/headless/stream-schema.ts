@@ -36,7 +36,7 @@ export const streamEventSchema = z.discriminatedUnion('type', [
   }),
   z.strictObject({
     type: z.literal('result'),
-    subtype: z.enum(['success', 'error_max_turns', 'error_during_execution', 'error_cancelled', 'error_startup']),
+    subtype: z.enum(['success', 'error_max_turns', 'error_refusal', 'error_during_execution', 'error_cancelled', 'error_startup']),
     is_error: z.boolean(),
     result: z.string(),
     error: z.strictObject({ kind: z.string(), message: z.string() }).nullable(),

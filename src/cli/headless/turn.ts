@@ -12,6 +12,8 @@ export interface TurnOutcome {
   /** The visible answer: pre-compaction text + post-compaction text, trailing newlines cut. */
   result: string;
   stopReason?: StopReason;
+  /** Why the model declined (stop reason `refusal`), when the service said. */
+  explanation?: string;
   failure?: LlmError;
   /** Model requests of the turn (automatic compaction's private request not counted). */
   numTurns: number;
@@ -60,6 +62,7 @@ export async function runHeadlessTurn(session: LiveSession, input: string, obser
           break;
         case 'done':
           outcome.stopReason = ev.stopReason;
+          if (ev.explanation) outcome.explanation = ev.explanation;
           break;
         case 'error':
           outcome.failure = ev.error;
