@@ -18,7 +18,6 @@ import { expandSlash, looksLikeSlash, type SlashExpansion } from '../project/sla
 import { GitStatusCache } from '../project/git-status.js';
 import { buildSystemPrompt } from '../project/system-prompt.js';
 import { redactText, secretValues } from '../transcript/redact.js';
-import { setMaxRetryWait } from '../net/retry-fetch.js';
 import { emptyUsage } from '../core/usage.js';
 import { interruptedToolResults } from '../transcript/interrupted.js';
 import { latestSession } from '../transcript/list.js';
@@ -137,7 +136,6 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
   const projectTrusted = resolveTrust(home, opts.cwd, { trustFlag: opts.flags.trust, yolo: opts.flags.yolo });
   const loaded = loadConfig(home, opts.cwd, { projectTrusted });
   const config = applyEnvOverrides(loaded.config, opts.env);
-  setMaxRetryWait(config.maxRetryWait === undefined ? undefined : config.maxRetryWait * 1000);
   const warnings: string[] = loaded.notice ? [loaded.notice] : [];
   // Each config file was read and validated once, by loadConfig; the wiring takes it from there.
   const policy = permissionPolicy(home, opts, projectTrusted, loaded.files);

@@ -61,7 +61,7 @@ export function splitBaseUrl(url: string | undefined): { baseUrl?: string; apiVe
 }
 
 /** Where Gemini requests go when no base URL is configured. */
-const GEMINI_ORIGIN = 'https://generativelanguage.googleapis.com';
+export const GEMINI_ORIGIN = 'https://generativelanguage.googleapis.com';
 
 export async function createGenkitRuntime(endpoint: GeminiEndpoint, env: NodeJS.ProcessEnv = {}): Promise<GenkitRuntime> {
   const modules = await loadGenkit();

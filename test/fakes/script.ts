@@ -33,8 +33,11 @@ export interface FakeReply {
   usage?: FakeUsage;
   /** Defaults to tool_use when the steps hold a tool call, else end_turn. */
   stopReason?: 'end_turn' | 'tool_use' | 'max_tokens';
-  /** Answer with this HTTP error instead of a stream. */
-  error?: { status: number; type?: string; message: string };
+  /**
+   * Answer with this HTTP error instead of a stream. `retryDelay`: the wait the service asks for,
+   * in its own form (Gemini: `google.rpc.RetryInfo` in the error details, e.g. "34.4s").
+   */
+  error?: { status: number; type?: string; message: string; retryDelay?: string };
   /** Wait this long before answering at all (headers included). */
   delayMs?: number;
 }
