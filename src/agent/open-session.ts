@@ -10,7 +10,6 @@ import { computeBudget, DEFAULT_COMPACTION_POLICY, type ContextBudget } from '..
 import { ContextMeter } from '../tokens/token-estimator.js';
 import type { ProviderAdapter } from '../core/provider.js';
 import { createChatClient } from '../loop/tool-loop.js';
-import { installProxyFromEnv } from '../net/http-fetch.js';
 import { createAdapter } from '../providers/registry.js';
 import type { ModeHolder } from '../project/agent-mode.js';
 import { projectContextSource, type ProjectContext } from '../project/project-context.js';
@@ -191,7 +190,6 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       flags.model = stored.model;
     }
     const resolved = resolveModel(config, flags, opts.env, home);
-    installProxyFromEnv(opts.env);
     const adapter: ProviderAdapter = opts.inspect ? inspectOnlyAdapter(resolved.provider) : await createAdapter(resolved.provider, resolved.settings);
     const budget = computeBudget(
       { contextWindow: resolved.info.contextWindow, maxOutputTokens: resolved.info.maxOutputTokens },

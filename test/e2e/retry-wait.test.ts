@@ -127,7 +127,10 @@ describe('Gemini retry hints', () => {
     expect(Date.now() - announcedAt).toBeLessThan(3000);
     expect(gemini.requests).toHaveLength(1);
     expect(r.stderr).toMatch(/keen: 127\.0\.0\.1:\d+ answered 429; retrying in 34 s \(retry 1 of 2; Ctrl\+C stops\)/);
-    const events = r.stdout.split('\n').filter(Boolean).map((l) => streamEventSchema.parse(JSON.parse(l)));
+    const events = r.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => streamEventSchema.parse(JSON.parse(l)));
     expect(events.filter((e) => e.type === 'retry_wait')).toEqual([{ type: 'retry_wait', host: new URL(gemini.url).host, status: 429, wait_ms: 34_400, retry: 1, of: 2 }]);
   });
 

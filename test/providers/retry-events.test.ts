@@ -48,7 +48,14 @@ describe('retry_wait events', () => {
     it(`${p.name}: two sessions in one process each get their own waits`, async () => {
       const [a, b] = await Promise.all([p.start(), p.start()]);
       fakes.push(a, b);
-      const settings = (fake: ScriptedServer): ProviderSettings => ({ model: 'test-model', apiKey: 'sk-test', baseURL: p.baseURL(fake.url), maxRetries: 2, home: '/nonexistent', env: {} });
+      const settings = (fake: ScriptedServer): ProviderSettings => ({
+        model: 'test-model',
+        apiKey: 'sk-test',
+        baseURL: p.baseURL(fake.url),
+        maxRetries: 2,
+        home: '/nonexistent',
+        env: {},
+      });
       // Session A is throttled twice, session B once.
       a.enqueue({ error: { status: 429, message: 'slow down' } }, { error: { status: 429, message: 'slow down' } }, { steps: [{ text: 'A' }] });
       b.enqueue({ error: { status: 429, message: 'slow down' } }, { steps: [{ text: 'B' }] });
