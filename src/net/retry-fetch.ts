@@ -27,8 +27,8 @@ export interface RetryPolicy {
   maxWaitMs: number;
 }
 
-export const DEFAULT_MAX_RETRIES = 2;
-export const DEFAULT_MAX_RETRY_WAIT_MS = 60_000;
+const DEFAULT_MAX_RETRIES = 2;
+const DEFAULT_MAX_RETRY_WAIT_MS = 60_000;
 
 /** The policy from the settings (`maxRetryWait` in ms), defaults filled in. */
 export function retryPolicy(settings: { maxRetries?: number; maxRetryWaitMs?: number }): RetryPolicy {
@@ -64,7 +64,7 @@ export function planRetry(policy: RetryPolicy, retry: number, askedMs: number | 
 }
 
 /** The note an error gets when the server asked for a wait longer than the cap. */
-export function tooLongNote(waitMs: number, maxWaitMs: number): string {
+function tooLongNote(waitMs: number, maxWaitMs: number): string {
   return `the server asked to wait ${seconds(waitMs)} before retrying, more than Keen waits (${seconds(maxWaitMs)}, config maxRetryWait)`;
 }
 
@@ -86,7 +86,7 @@ export function retryableStatus(status: number): boolean {
 }
 
 /** A proxy refused the tunnel with a status retrying cannot change (407 credentials, 403 policy). */
-export function refusedForGood(err: unknown): boolean {
+function refusedForGood(err: unknown): boolean {
   for (let e = err as { code?: unknown; status?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
     if (e.code === PROXY_REFUSED) return typeof e.status !== 'number' || !retryableStatus(e.status);
   }
