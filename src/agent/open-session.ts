@@ -10,7 +10,6 @@ import { computeBudget, DEFAULT_COMPACTION_POLICY, type ContextBudget } from '..
 import { ContextMeter } from '../tokens/token-estimator.js';
 import type { ProviderAdapter } from '../core/provider.js';
 import { createChatClient } from '../loop/tool-loop.js';
-import { installProxyFromEnv } from '../net/http-fetch.js';
 import { createAdapter } from '../providers/registry.js';
 import type { ModeHolder } from '../project/agent-mode.js';
 import { projectContextSource, type ProjectContext } from '../project/project-context.js';
@@ -18,7 +17,6 @@ import { expandSlash, looksLikeSlash, type SlashExpansion } from '../project/sla
 import { GitStatusCache } from '../project/git-status.js';
 import { buildSystemPrompt } from '../project/system-prompt.js';
 import { redactText, secretValues } from '../transcript/redact.js';
-import { setMaxRetryWait } from '../net/retry-fetch.js';
 import { emptyUsage } from '../core/usage.js';
 import { interruptedToolResults } from '../transcript/interrupted.js';
 import { latestSession } from '../transcript/list.js';
@@ -137,7 +135,6 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
   const projectTrusted = resolveTrust(home, opts.cwd, { trustFlag: opts.flags.trust, yolo: opts.flags.yolo });
   const loaded = loadConfig(home, opts.cwd, { projectTrusted });
   const config = applyEnvOverrides(loaded.config, opts.env);
-  setMaxRetryWait(config.maxRetryWait === undefined ? undefined : config.maxRetryWait * 1000);
   const warnings: string[] = loaded.notice ? [loaded.notice] : [];
   // Each config file was read and validated once, by loadConfig; the wiring takes it from there.
   const policy = permissionPolicy(home, opts, projectTrusted, loaded.files);
@@ -194,7 +191,6 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     }
     const resolved = resolveModel(config, flags, opts.env, home);
     if (resolved.warning && opts.flags.provider) warnings.push(resolved.warning);
-    installProxyFromEnv(opts.env);
     const adapter: ProviderAdapter = opts.inspect ? inspectOnlyAdapter(resolved.provider) : await createAdapter(resolved.provider, resolved.settings);
     const budget = computeBudget(
       { contextWindow: resolved.info.contextWindow, maxOutputTokens: resolved.info.maxOutputTokens },

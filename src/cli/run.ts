@@ -1,6 +1,6 @@
 import type { LiveSession } from '../agent/open-session.js';
 import { errorText, KeenError } from '../errors.js';
-import { describeRetryWait, onRetryWait } from '../net/retry-fetch.js';
+import { describeRetryWait } from '../net/retry-fetch.js';
 import { addUsage, emptyUsage, type Usage } from '../core/usage.js';
 import type { RunFlags } from '../agent/flags.js';
 import { headlessPrompt } from './headless-prompt.js';
@@ -66,16 +66,14 @@ export async function runHeadless(words: string[], flags: RunFlags): Promise<num
     if (format !== 'text') writeJson(startupResult(errorText(err), Date.now() - started));
     throw err;
   }
-  // A retry wait is announced on stderr; after SIGHUP the terminal is gone, and a write to it
+  // Retry waits are announced on stderr; after SIGHUP the terminal is gone, and a write to it
   // must not turn into a crash (stdout gets the same guard at its first write: stdout()).
-  const stopWaitNotices = onRetryWait((w) => process.stderr.write(forStream(process.stderr, `keen: ${describeRetryWait(w)}\n`)));
   process.stderr.on('error', () => undefined);
   try {
     if (format === 'stream-json') writeJson(initEvent(session), session);
     if (input !== undefined) return await oneTurn(session, await headlessPrompt(session, input), format);
     return await streamTurns(session);
   } finally {
-    stopWaitNotices();
     await session.close();
   }
 }
@@ -110,7 +108,12 @@ async function streamTurns(session: LiveSession): Promise<number> {
 async function turnWithOutput(session: LiveSession, input: string, format: OutputFormat): Promise<{ outcome: TurnOutcome; result: RunResult }> {
   const spentBefore: Usage = session.controller.spent;
   const text = textPrinter();
-  const observe = format === 'text' ? text.observe : format === 'stream-json' ? streamPrinter(session) : () => undefined;
+  const print = format === 'text' ? text.observe : format === 'stream-json' ? streamPrinter(session) : () => undefined;
+  const observe: TurnObserver = (ev) => {
+    // In every format, a retry wait is one stderr line (stream-json also has it as an event).
+    if (ev.type === 'retry_wait') process.stderr.write(forStream(process.stderr, `keen: ${describeRetryWait(ev.wait)}\n`));
+    print(ev);
+  };
   const outcome = await runHeadlessTurn(session, input, observe);
   if (format === 'text') text.finish();
   const result = turnResult(session, outcome, usageSince(spentBefore, session.controller.spent));

@@ -68,6 +68,8 @@ async function* runAttempt(stream: AsyncIterable<StreamEvent>, visible: boolean)
       if (ev.type === 'tool_call_started') out.text = ''; // keep only text after the last tool activity
       if (visible) yield ev;
     } else if (ev.type === 'usage') out.usage = addUsage(out.usage, ev.usage);
+    // A summary request's retry wait is announced like the turn's own.
+    else if (ev.type === 'retry_wait') yield ev;
     else if (ev.type === 'error') out.error = ev.error;
     else if (ev.type === 'done') out.stop = ev.stopReason;
   }

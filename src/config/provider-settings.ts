@@ -21,8 +21,10 @@ export interface ProviderSettings {
   /** AWS profile for Bedrock. */
   awsProfile?: string;
   region?: string;
-  /** SDK retries for 429/5xx before the error surfaces. */
+  /** Retries for 408/409/429/5xx and connection failures before the error surfaces. */
   maxRetries?: number;
+  /** The longest wait before a retry, in ms (config `maxRetryWait`, seconds). */
+  maxRetryWaitMs?: number;
   /** KEEN_HOME, for providers that keep auth state (Codex). */
   home: string;
   env: NodeJS.ProcessEnv;

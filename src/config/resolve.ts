@@ -67,6 +67,7 @@ export function resolveModel(config: KeenConfig, flags: RuntimeFlags, env: NodeJ
     awsProfile: flags.profile ?? config.awsProfile,
     region: config.region,
     maxRetries: config.maxRetries,
+    maxRetryWaitMs: config.maxRetryWait === undefined ? undefined : config.maxRetryWait * 1000,
     home,
     env,
   };

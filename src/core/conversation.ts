@@ -22,7 +22,7 @@ export interface NativeEncoder<N> {
 }
 
 /** What a wire's `send` yields while the reply streams. */
-export type TurnDelta = Extract<ModelTurnEvent, { type: 'text_delta' | 'reasoning_delta' }>;
+export type TurnDelta = Extract<ModelTurnEvent, { type: 'text_delta' | 'reasoning_delta' | 'retry_wait' }>;
 
 /** One decoded reply, as a wire's `send` returns it once the service said the reply is complete. */
 export interface WireTurn {

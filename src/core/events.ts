@@ -2,6 +2,18 @@ import type { LlmError } from './errors.js';
 import type { Message, ToolCall, ToolMessage } from './message.js';
 import type { Usage } from './usage.js';
 
+/** A wait Keen is about to do before retrying a model request (announced, then waited). */
+export interface RetryWait {
+  /** Host the request went to. */
+  host: string;
+  /** HTTP status, or 0 for a connection failure. */
+  status: number;
+  waitMs: number;
+  /** 1-based retry number and the number allowed. */
+  retry: number;
+  of: number;
+}
+
 /**
  * Everything a running chat stream reports, as one discriminated union on `type`.
  *
@@ -12,6 +24,8 @@ import type { Usage } from './usage.js';
  * - After `auto_compaction_applied`, the history is `replacement` and later `message` events extend
  *   it. The replacement includes the system message(s); strip them before storing.
  * - The `auto_compaction_*` events are control events, never assistant content.
+ * - `retry_wait` comes before a retried request, while nothing of its reply was shown: the
+ *   wait it names is then waited (Ctrl+C ends it).
  */
 export type StreamEvent =
   | { type: 'text_delta'; text: string }
@@ -20,6 +34,7 @@ export type StreamEvent =
   | { type: 'tool_call_finished'; call: ToolCall; result: ToolMessage }
   | { type: 'message'; message: Message }
   | { type: 'usage'; usage: Usage }
+  | { type: 'retry_wait'; wait: RetryWait }
   | { type: 'auto_compaction_started'; cancel: () => void }
   | {
       type: 'auto_compaction_applied';

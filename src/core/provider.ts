@@ -1,4 +1,5 @@
 import type { LlmError } from './errors.js';
+import type { RetryWait } from './events.js';
 import type { AssistantMessage, Message, ToolMessage } from './message.js';
 import type { Usage } from './usage.js';
 
@@ -40,11 +41,13 @@ export type TurnStopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'refusal' 
 /**
  * What one provider turn reports to the loop: deltas as they arrive, then usage and one
  * `turn_end` carrying the lossless assistant message (its tool calls included), or one `error`.
+ * A `retry_wait` announces a wait before the request is sent again (see src/net/retry-fetch.ts).
  */
 export type ModelTurnEvent =
   | { type: 'text_delta'; text: string }
   | { type: 'reasoning_delta'; text: string }
   | { type: 'usage'; usage: Usage }
+  | { type: 'retry_wait'; wait: RetryWait }
   /** `explanation`: why the service declined (stop reason `refusal`), when it said. */
   | { type: 'turn_end'; message: AssistantMessage; stopReason: TurnStopReason; explanation?: string }
   | { type: 'error'; error: LlmError };

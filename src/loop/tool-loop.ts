@@ -155,6 +155,7 @@ export async function* runToolLoop(run: LoopRun): AsyncGenerator<StreamEvent> {
       switch (ev.type) {
         case 'text_delta':
         case 'reasoning_delta':
+        case 'retry_wait':
           yield ev;
           break;
         case 'usage':

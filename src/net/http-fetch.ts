@@ -1,7 +1,7 @@
 /**
  * `fetch` over Node's own HTTP client (node:http / node:https): what the provider SDKs that take
  * a `fetch` (Anthropic, OpenAI Chat/Responses, Codex), MCP's HTTP transports and web_fetch speak
- * through, and the global fetch once a proxy is set (Genkit). Proxies: Keen's own CONNECT tunnel
+ * through, and Genkit's requests to Gemini once a proxy is set (genkit-runtime.ts). Proxies: Keen's own CONNECT tunnel
  * (proxy.ts `tunnelAgent`, connect-tunnel.ts), which a timeout or an abort also ends.
  *
  * Why not the built-in fetch: Node 20's fetch (undici) compiles its llhttp WebAssembly parser on
@@ -61,18 +61,6 @@ export function sdkFetch(env: NodeJS.ProcessEnv, timeouts: HttpTimeouts = MODEL_
   const agentFor = proxyConfigured(env) ? (url: URL) => tunnelAgent(url.href, env) : undefined;
   if (web) return (async (input: string | URL | Request, init?: RequestInit) => toWebResponse(await httpFetch(input, init, { ...timeouts, agentFor }))) as typeof fetch;
   return ((input: string | URL | Request, init?: RequestInit) => httpFetch(input, init, { ...timeouts, agentFor })) as typeof fetch;
-}
-
-let installed = false;
-
-/**
- * With a proxy variable set, the process's global fetch becomes {@link sdkFetch} (once), for the
- * code that calls the global (Genkit's plugin). Without one nothing changes.
- */
-export function installProxyFromEnv(env: NodeJS.ProcessEnv): void {
-  if (installed || !proxyConfigured(env)) return;
-  globalThis.fetch = sdkFetch(env, MODEL_API_TIMEOUTS, { web: true });
-  installed = true;
 }
 
 /** Time limits of one request; each unset one is none. */

@@ -4,8 +4,8 @@
  *   `keen login codex` speak through `sdkFetch` (http-fetch.ts): node:http through Keen's own
  *   CONNECT tunnel ({@link tunnelAgent}, connect-tunnel.ts).
  * - Bedrock's SDK uses Node's http stack: it gets {@link proxiedRequestHandler}, the same agents.
- * - Genkit's plugin calls the global fetch: `installProxyFromEnv` (http-fetch.ts) makes that the
- *   same tunnelling fetch.
+ * - Genkit's plugin calls the global fetch: its requests to Gemini are routed to `sdkFetch`
+ *   (providers/genkit-runtime.ts), nobody else's.
  * Nothing is loaded without a proxy variable.
  */
 import type { Agent } from 'node:http';

@@ -1,47 +1,71 @@
 /**
- * Retries for the SDKs that take a `fetch` (Anthropic, OpenAI Chat/Responses, Codex), in one
- * place. The SDKs would wait as long as `retry-after` says (a day, for `retry-after: 86400`)
- * and the OpenAI SDK's wait cannot be cancelled. Here:
+ * Keen's one retry policy, for every provider. The SDKs would wait as long as `retry-after` says
+ * (a day, for `retry-after: 86400`) and the OpenAI SDK's wait cannot be cancelled. Here:
  *
  * - 408/409/429/5xx and connection failures are retried `maxRetries` times (not a proxy's refusal
- *   of the tunnel with a status retrying cannot change: 407, 403), waiting what
- *   `retry-after-ms` / `retry-after` asks, else an exponential backoff (0.5 s … 8 s);
- * - a wait longer than the cap (`maxRetryWait`, default 60 s) is not waited: the response is
- *   handed back at once, its error message naming the wait, so the user sees one line;
- * - every wait is announced (stderr in headless mode, a notice in the REPL) and ends within
- *   a few milliseconds of Ctrl+C (the request's abort signal).
+ *   of the tunnel with a status retrying cannot change: 407, 403), waiting what the server asks
+ *   (`retry-after-ms` / `retry-after`, Gemini's `RetryInfo.retryDelay`), else an exponential
+ *   backoff (0.5 s … 8 s);
+ * - a wait longer than the cap (`maxRetryWait`, default 60 s) is not waited: the error is handed
+ *   back at once, its message naming the wait, so the user sees one line;
+ * - every wait is reported to the request's own listener (a `retry_wait` stream event) before it
+ *   starts, and ends within a few milliseconds of Ctrl+C (the request's abort signal).
  *
- * The SDK client is built with `maxRetries: 0` and `fetch: retryingFetch(...)`.
+ * The fetch-based SDKs (Anthropic, OpenAI Chat/Responses, Codex) get `maxRetries: 0` and
+ * `fetch: retryingFetch(policy, …)`, and pass the listener per request ({@link withRetryListener}).
+ * Bedrock and Genkit loop with {@link planRetry} and {@link waitFor} around their SDK call.
  */
 import { PROXY_REFUSED } from '../core/errors.js';
+import type { RetryWait } from '../core/events.js';
 
-/** A wait Keen is about to do before retrying a request. */
-export interface RetryWait {
-  /** Host the request went to. */
-  host: string;
-  /** HTTP status, or 0 for a connection failure. */
-  status: number;
-  waitMs: number;
-  /** 1-based retry number and the number allowed. */
-  retry: number;
-  of: number;
+export type { RetryWait };
+
+/** How often and how long Keen retries; one per adapter (config `maxRetries`, `maxRetryWait`). */
+export interface RetryPolicy {
+  maxRetries: number;
+  /** The longest wait before a retry; a server asking for more gets no retry. */
+  maxWaitMs: number;
 }
 
-export const DEFAULT_MAX_RETRY_WAIT_MS = 60_000;
+const DEFAULT_MAX_RETRIES = 2;
+const DEFAULT_MAX_RETRY_WAIT_MS = 60_000;
 
-type Listener = (wait: RetryWait) => void;
-const listeners = new Set<Listener>();
-let maxWaitMs = DEFAULT_MAX_RETRY_WAIT_MS;
-
-/** Announce retry waits to `listener` (headless: stderr; REPL: a notice). Returns the unsubscribe. */
-export function onRetryWait(listener: Listener): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
+/** The policy from the settings (`maxRetryWait` in ms), defaults filled in. */
+export function retryPolicy(settings: { maxRetries?: number; maxRetryWaitMs?: number }): RetryPolicy {
+  return {
+    maxRetries: Math.max(0, settings.maxRetries ?? DEFAULT_MAX_RETRIES),
+    maxWaitMs: settings.maxRetryWaitMs === undefined ? DEFAULT_MAX_RETRY_WAIT_MS : Math.max(0, settings.maxRetryWaitMs),
+  };
 }
 
-/** The longest wait Keen does before a retry (config `maxRetryWait`, seconds). */
-export function setMaxRetryWait(ms: number | undefined): void {
-  maxWaitMs = ms === undefined ? DEFAULT_MAX_RETRY_WAIT_MS : Math.max(0, ms);
+/** Receives the waits of one request. */
+export type RetryListener = (wait: RetryWait) => void;
+
+const LISTENER = Symbol('keen.retryListener');
+
+/**
+ * Request options that carry `listener` to {@link retryingFetch} (the SDKs pass `fetchOptions`
+ * through to the fetch they were given).
+ */
+export function withRetryListener(listener: RetryListener): Omit<RequestInit, 'body' | 'headers' | 'method' | 'signal'> {
+  return { [LISTENER]: listener } as Omit<RequestInit, 'body' | 'headers' | 'method' | 'signal'>;
+}
+
+/** What to do about retry number `retry` (1-based), given the wait the server asked for. */
+export type RetryPlan = { kind: 'wait'; waitMs: number } | { kind: 'too_long'; waitMs: number; note: string } | { kind: 'give_up' };
+
+/** The plan for retry number `retry` (1-based) when the server asked for `askedMs` (or nothing). Pure but for `random`. */
+export function planRetry(policy: RetryPolicy, retry: number, askedMs: number | undefined, random = Math.random): RetryPlan {
+  if (retry > policy.maxRetries) return { kind: 'give_up' };
+  // Keen's own backoff stays under the cap; a server's request beyond it is refused.
+  if (askedMs === undefined) return { kind: 'wait', waitMs: Math.min(backoffMs(retry, random), policy.maxWaitMs) };
+  if (askedMs > policy.maxWaitMs) return { kind: 'too_long', waitMs: askedMs, note: tooLongNote(askedMs, policy.maxWaitMs) };
+  return { kind: 'wait', waitMs: askedMs };
+}
+
+/** The note an error gets when the server asked for a wait longer than the cap. */
+function tooLongNote(waitMs: number, maxWaitMs: number): string {
+  return `the server asked to wait ${seconds(waitMs)} before retrying, more than Keen waits (${seconds(maxWaitMs)}, config maxRetryWait)`;
 }
 
 /** One line for a wait, e.g. for stderr. */
@@ -81,8 +105,8 @@ export function requestedWaitMs(headers: Headers, now = Date.now()): number | un
   return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
 }
 
-function backoffMs(retry: number): number {
-  return Math.min(500 * 2 ** (retry - 1), 8000) * (1 - Math.random() * 0.25);
+function backoffMs(retry: number, random: () => number): number {
+  return Math.min(500 * 2 ** (retry - 1), 8000) * (1 - random() * 0.25);
 }
 
 function abortError(): Error {
@@ -91,7 +115,8 @@ function abortError(): Error {
   return err;
 }
 
-function sleep(ms: number, signal: AbortSignal | null | undefined): Promise<void> {
+/** Waits `ms`; rejects with an AbortError as soon as `signal` fires. */
+export function waitFor(ms: number, signal: AbortSignal | null | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(abortError());
     const timer = setTimeout(done, ms);
@@ -127,41 +152,49 @@ async function withNote(res: Response, note: string): Promise<Response> {
   return new Response(body, { status: res.status, statusText: res.statusText, headers });
 }
 
-/** A fetch that retries as described above, then returns the last response (or throws the last error). */
-export function retryingFetch(maxRetries: number, inner: typeof fetch = globalThis.fetch): typeof fetch {
+/**
+ * A fetch that retries as described above, then returns the last response (or throws the last
+ * error). Each request's waits go to the listener its init carries ({@link withRetryListener}).
+ */
+export function retryingFetch(policy: RetryPolicy, inner: typeof fetch): typeof fetch {
   return async (input, init) => {
-    const signal = init?.signal;
+    const { listener, init: sent } = takeListener(init);
+    const signal = sent?.signal;
     const host = hostOf(input);
+    const announce = (status: number, waitMs: number, retry: number) => listener?.({ host, status, waitMs, retry, of: policy.maxRetries });
     for (let retry = 1; ; retry++) {
       let res: Response;
       try {
-        res = await inner(input, retry === 1 ? init : countRetry(init, retry - 1));
+        res = await inner(input, retry === 1 ? sent : countRetry(sent, retry - 1));
       } catch (err) {
-        if (signal?.aborted || retry > maxRetries || refusedForGood(err)) throw err;
-        const wait = backoffMs(retry);
-        announce({ host, status: 0, waitMs: wait, retry, of: maxRetries });
-        await sleep(wait, signal);
+        if (signal?.aborted || refusedForGood(err)) throw err;
+        const plan = planRetry(policy, retry, undefined);
+        if (plan.kind !== 'wait') throw err;
+        announce(0, plan.waitMs, retry);
+        await waitFor(plan.waitMs, signal);
         continue;
       }
       if (res.ok && /text\/html/i.test(res.headers.get('content-type') ?? '')) return htmlInsteadOfApi(res, host);
-      if (!retryableStatus(res.status) || retry > maxRetries) return res;
-      const asked = requestedWaitMs(res.headers);
-      const wait = asked ?? backoffMs(retry);
-      if (wait > maxWaitMs) {
-        // Not announced: the error line itself names the wait (one line, not two).
-        return withNote(res, `the server asked to wait ${seconds(wait)} before retrying, more than Keen waits (${seconds(maxWaitMs)}, config maxRetryWait)`);
-      }
-      announce({ host, status: res.status, waitMs: wait, retry, of: maxRetries });
+      if (!retryableStatus(res.status)) return res;
+      const plan = planRetry(policy, retry, requestedWaitMs(res.headers));
+      if (plan.kind === 'give_up') return res;
+      // Not announced: the error line itself names the wait (one line, not two).
+      if (plan.kind === 'too_long') return withNote(res, plan.note);
+      announce(res.status, plan.waitMs, retry);
       await res.body?.cancel().catch(() => undefined);
-      await sleep(wait, signal);
+      await waitFor(plan.waitMs, signal);
     }
   };
 }
 
-function announce(wait: RetryWait): void {
-  for (const l of listeners) l(wait);
+function takeListener(init: RequestInit | undefined): { listener?: RetryListener; init?: RequestInit } {
+  const listener = (init as { [LISTENER]?: RetryListener } | undefined)?.[LISTENER];
+  if (!listener || !init) return { init };
+  const { [LISTENER]: _, ...rest } = init as RequestInit & { [LISTENER]?: RetryListener };
+  return { listener, init: rest };
 }
 
+/** The host of a URL, for the announcement; "the server" when it cannot be parsed. */
 function hostOf(input: Parameters<typeof fetch>[0]): string {
   try {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;

@@ -2,6 +2,7 @@
  * The Anthropic Messages adapter: translation only. The shared Conversation owns the history;
  * this file sends one streamed request per turn built from it.
  */
+import { announcingWaits } from './kit/retry-events.js';
 import { KeenError } from '../errors.js';
 import { Conversation, type WireTranslation } from '../core/conversation.js';
 import { lazy } from '../core/lazy.js';
@@ -13,7 +14,7 @@ import { AnthropicEncoder, buildRequestBody, toNativeTools, type NativeHistory, 
 import { recordingFetch } from './kit/record.js';
 import type { Messages } from './anthropic-sdk.js';
 import type { AdapterFactory } from './types.js';
-import { retryingFetch } from '../net/retry-fetch.js';
+import { retryingFetch, retryPolicy, withRetryListener, type RetryPolicy } from '../net/retry-fetch.js';
 import { sdkFetch } from '../net/http-fetch.js';
 import { anthropicCredential, type AnthropicCredential } from './anthropic-auth.js';
 
@@ -35,7 +36,7 @@ export const createAnthropicAdapter: AdapterFactory = async (settings) => {
   const apiKey = anthropicCredential(settings);
   if (!apiKey) throw new KeenError(ANTHROPIC_MISSING_KEY_MESSAGE);
   const baseURL = settings.baseURL || settings.env.ANTHROPIC_BASE_URL || ANTHROPIC_DEFAULT_BASE_URL;
-  const load = lazy(() => createClient(apiKey, baseURL, settings.maxRetries ?? 2, settings.env));
+  const load = lazy(() => createClient(apiKey, baseURL, retryPolicy(settings), settings.env));
   const adapter: ProviderAdapter = {
     id: 'anthropic',
     async open(request: ChatRequest): Promise<ProviderConversation> {
@@ -54,13 +55,13 @@ export const createAnthropicAdapter: AdapterFactory = async (settings) => {
 /**
  * Every value is explicit so the SDK reads no ANTHROPIC_* variable, credential profile or config
  * file behind our back. Logging and tracing are off: nothing may reach the terminal under the UI.
- * The SDK retries 408/409/429/5xx and connection failures `maxRetries` times, honouring
- * `retry-after-ms` / `retry-after`, before an error surfaces.
+ * The SDK does not retry: Keen's policy does (net/retry-fetch.ts).
  */
-async function createClient(apiKey: AnthropicCredential, baseURL: string, maxRetries: number, env: NodeJS.ProcessEnv): Promise<ClientContext> {
+async function createClient(apiKey: AnthropicCredential, baseURL: string, retry: RetryPolicy, env: NodeJS.ProcessEnv): Promise<ClientContext> {
   const { createMessagesClient } = await import('./anthropic-sdk.js');
   // Keen retries (capped, announced, cancellable waits); a KEEN_RECORD session records every attempt.
-  const fetch = retryingFetch(maxRetries, recordingFetch(env, 'anthropic', undefined, [apiKey.apiKey, apiKey.authToken]) ?? sdkFetch(env));
+  const send = sdkFetch(env);
+  const fetch = retryingFetch(retry, recordingFetch(env, 'anthropic', send, [apiKey.apiKey, apiKey.authToken]) ?? send);
   const messages = createMessagesClient({ ...apiKey, baseURL, maxRetries: 0, fetch, logLevel: 'off', openTelemetry: false });
   return { messages, baseURL };
 }
@@ -78,7 +79,7 @@ function anthropicWire(ctx: ClientContext, settings: RequestSettings, tools: Nat
     classify: (err, signal) => mapAnthropicError(err, { signal, baseURL: ctx.baseURL }),
     async *send(native, signal, limits) {
       const body = buildRequestBody(native, { ...settings, maxOutputTokens: outputLimit(settings.maxOutputTokens, limits) });
-      const stream = await ctx.messages.create(body, { signal });
+      const stream = yield* announcingWaits((listener) => ctx.messages.create(body, { signal, fetchOptions: withRetryListener(listener) }));
       const assembler = new TurnAssembler();
       for await (const event of stream) yield* assembler.accept(event);
       // The SDK ends iteration quietly when the signal fires mid-stream; the conversation sees the signal.

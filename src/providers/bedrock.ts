@@ -6,10 +6,12 @@ import type { ChatRequest, ProviderAdapter, ProviderConversation } from '../core
 import type { ProviderSettings } from './types.js';
 import { bedrockError } from './bedrock-errors.js';
 import { recordingHandler } from './bedrock-record.js';
+import { sendWithRetries } from './bedrock-retry.js';
 import { readConverseStream } from './bedrock-stream.js';
 import { ConverseEncoder, converseInput, toolSpecs, type ConverseHistory } from './bedrock-wire.js';
 import { type HttpTimeouts, MODEL_API_TIMEOUTS } from '../net/http-fetch.js';
 import { proxiedRequestHandler } from '../net/proxy.js';
+import { retryPolicy } from '../net/retry-fetch.js';
 
 const importSdk = lazy(() => import('@aws-sdk/client-bedrock-runtime'));
 
@@ -30,6 +32,20 @@ export function bedrockEndpoint(settings: ProviderSettings): string | undefined 
   return settings.baseURL ?? settings.env.AWS_ENDPOINT_URL_BEDROCK_RUNTIME ?? settings.env.AWS_ENDPOINT_URL;
 }
 
+function defaultEndpoint(region: string | undefined): string {
+  return `https://bedrock-runtime.${region ?? 'us-east-1'}.amazonaws.com`;
+}
+
+/** The host requests go to, for the retry announcement. */
+function bedrockHost(settings: ProviderSettings): string {
+  const url = bedrockEndpoint(settings) ?? defaultEndpoint(settings.region ?? settings.env.AWS_REGION ?? settings.env.AWS_DEFAULT_REGION);
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'Bedrock';
+  }
+}
+
 async function createClient(settings: ProviderSettings, limits: HttpTimeouts): Promise<BedrockRuntimeClient> {
   const [sdk, { NodeHttpHandler, NodeHttp2Handler }] = await Promise.all([loadSdk(), import('@smithy/node-http-handler')]);
   const config: BedrockRuntimeClientConfig = { logger: SILENT_LOGGER };
@@ -37,7 +53,8 @@ async function createClient(settings: ProviderSettings, limits: HttpTimeouts): P
   const region = settings.region ?? settings.env.AWS_REGION ?? settings.env.AWS_DEFAULT_REGION;
   if (region) config.region = region;
   if (settings.awsProfile) config.profile = settings.awsProfile;
-  if (settings.maxRetries !== undefined) config.maxAttempts = Math.max(0, settings.maxRetries) + 1;
+  // Keen retries (bedrock-retry.ts): the SDK's waits could be neither capped nor cancelled.
+  config.maxAttempts = 1;
   const endpoint = bedrockEndpoint(settings);
   if (endpoint) config.endpoint = endpoint;
   // The model APIs' time limits (http-fetch.ts MODEL_API_TIMEOUTS). Over HTTP/1.1 the SDK sets
@@ -48,7 +65,7 @@ async function createClient(settings: ProviderSettings, limits: HttpTimeouts): P
   config.requestHandler = endpoint?.startsWith('http://')
     ? new NodeHttpHandler({ connectionTimeout: limits.connectTimeoutMs, socketTimeout: limits.bodyTimeoutMs })
     : new NodeHttp2Handler({ disableConcurrentStreams: true, requestTimeout: limits.bodyTimeoutMs });
-  const proxied = await proxiedRequestHandler(settings.env, endpoint ?? `https://bedrock-runtime.${region ?? 'us-east-1'}.amazonaws.com`, limits);
+  const proxied = await proxiedRequestHandler(settings.env, endpoint ?? defaultEndpoint(region), limits);
   if (proxied) config.requestHandler = proxied as BedrockRuntimeClientConfig['requestHandler'];
   const recording = await recordingHandler(settings.env, config.requestHandler as never, !!endpoint?.startsWith('http://'));
   if (recording) config.requestHandler = recording as never;
@@ -60,7 +77,10 @@ async function createClient(settings: ProviderSettings, limits: HttpTimeouts): P
  * anchor), one ConverseStream request per turn, the decoder (bedrock-stream.ts) and the error
  * map. System blocks survive a compaction (`keep`).
  */
-function converseWire(client: BedrockRuntimeClient, request: ChatRequest, modelId: string, profile: string | undefined): WireTranslation<ConverseHistory> {
+function converseWire(client: BedrockRuntimeClient, request: ChatRequest, modelId: string, settings: ProviderSettings): WireTranslation<ConverseHistory> {
+  const profile = settings.awsProfile;
+  const retry = retryPolicy(settings);
+  const host = bedrockHost(settings);
   const tools = toolSpecs(request.tools);
   return {
     service: 'Bedrock',
@@ -70,7 +90,7 @@ function converseWire(client: BedrockRuntimeClient, request: ChatRequest, modelI
     async *send(history, signal, limits) {
       const { ConverseStreamCommand } = await loadSdk();
       const input = converseInput({ modelId, history, tools, maxTokens: outputLimit(request.maxOutputTokens, limits), thinkingBudget: request.thinkingBudget });
-      const res = await client.send(new ConverseStreamCommand(input), { abortSignal: signal });
+      const res = yield* sendWithRetries(retry, host, signal, () => client.send(new ConverseStreamCommand(input), { abortSignal: signal }));
       return res.stream ? yield* readConverseStream(res.stream) : undefined;
     },
   };
@@ -88,7 +108,7 @@ export async function createBedrockAdapter(settings: ProviderSettings, limits: H
     id: 'bedrock',
     async open(request: ChatRequest): Promise<ProviderConversation> {
       const modelId = request.model || settings.model;
-      return Conversation.open(converseWire(await client(), request, modelId, settings.awsProfile), request.messages);
+      return Conversation.open(converseWire(await client(), request, modelId, settings), request.messages);
     },
   };
   return adapter;

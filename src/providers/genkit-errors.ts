@@ -1,5 +1,6 @@
 import type { LlmError } from '../core/errors.js';
 import { isAbortError, llmError } from '../core/errors.js';
+import { retryableStatus } from '../net/retry-fetch.js';
 import { isContextOverflow, isNetworkFailure, NETWORK_TEXT } from './kit/error-table.js';
 
 interface GenkitLikeError {
@@ -7,7 +8,7 @@ interface GenkitLikeError {
   status?: string;
   code?: number;
   message?: string;
-  detail?: { error?: { message?: string; code?: number; status?: string } };
+  detail?: { error?: { message?: string; code?: number; status?: string; details?: unknown } };
   responseMetadata?: { retryAfterMs?: number };
 }
 
@@ -30,24 +31,40 @@ function serviceMessage(err: unknown): string {
   return (e.message ?? String(err)).replace(/^[A-Z_]+: /, '').replace(/^(Error fetching from|Failed to fetch from) \S+: (\[[^\]]*\] )?/, '');
 }
 
-/** Worth another attempt: throttling, overload, or no connection at all. */
-export function isRetryable(err: unknown): boolean {
+/**
+ * The status to retry a failed request with (0: no connection), or undefined when another
+ * attempt cannot help: 408/409/429/5xx and failed connections are worth one.
+ */
+export function genkitRetryStatus(err: unknown): number | undefined {
   const status = httpStatusOf(err);
-  if (status !== undefined) return status === 429 || status === 500 || status === 503 || status === 504;
-  return /fetch failed/i.test((err as GenkitLikeError)?.message ?? '');
+  if (status !== undefined) return retryableStatus(status) ? status : undefined;
+  return /fetch failed/i.test((err as GenkitLikeError)?.message ?? '') ? 0 : undefined;
 }
 
-/** Server-requested delay (Retry-After), when Genkit parsed one. */
-export function retryAfterMs(err: unknown): number | undefined {
-  const ms = (err as GenkitLikeError)?.responseMetadata?.retryAfterMs;
+/**
+ * The wait the service asked for, in ms: Gemini's `google.rpc.RetryInfo` `retryDelay` in the
+ * error details (a protobuf Duration, "34.4s"), else a Retry-After header Genkit parsed. Pure.
+ */
+export function geminiRequestedWaitMs(err: unknown): number | undefined {
+  const e = (err ?? {}) as GenkitLikeError;
+  const details = e.detail?.error?.details;
+  for (const d of Array.isArray(details) ? details : []) {
+    const info = d as { '@type'?: unknown; retryDelay?: unknown };
+    if (typeof info['@type'] !== 'string' || !info['@type'].endsWith('google.rpc.RetryInfo')) continue;
+    const m = typeof info.retryDelay === 'string' ? /^(\d+(?:\.\d+)?)s$/.exec(info.retryDelay.trim()) : null;
+    if (m) return Number(m[1]) * 1000;
+  }
+  const ms = e.responseMetadata?.retryAfterMs;
   return typeof ms === 'number' && ms >= 0 ? ms : undefined;
 }
 
 /** Maps anything Genkit or the Google AI plugin throws to one readable line and a kind. */
-export function genkitError(err: unknown, ctx: { model: string; signal?: AbortSignal; attempts?: number }): LlmError {
+export function genkitError(err: unknown, ctx: { model: string; signal?: AbortSignal; attempts?: number; note?: string }): LlmError {
   if (isAbortError(err, ctx.signal)) return llmError('cancelled', 'Request cancelled.');
   const status = httpStatusOf(err);
-  const message = serviceMessage(err).trim();
+  const said = serviceMessage(err).trim();
+  // The retry policy's note (a wait beyond maxRetryWait) ends the line.
+  const message = ctx.note ? `${said.replace(/[.\s]+$/, '')}; ${ctx.note}` : said;
   if (isContextOverflow(message)) {
     return llmError('context_window', `Gemini: the request is larger than ${ctx.model}'s context window: ${message}`, status);
   }

@@ -1,6 +1,8 @@
 import type { Genkit } from 'genkit';
 import { lazy } from '../core/lazy.js';
-import { recordGlobalFetch } from './kit/record.js';
+import { MODEL_API_TIMEOUTS, sdkFetch } from '../net/http-fetch.js';
+import { proxyConfigured } from '../net/proxy.js';
+import { recordingFetch } from './kit/record.js';
 
 type GenkitModule = typeof import('genkit');
 type GooglePlugin = typeof import('@genkit-ai/google-genai');
@@ -61,16 +63,41 @@ export function splitBaseUrl(url: string | undefined): { baseUrl?: string; apiVe
 }
 
 /** Where Gemini requests go when no base URL is configured. */
-const GEMINI_ORIGIN = 'https://generativelanguage.googleapis.com';
+export const GEMINI_ORIGIN = 'https://generativelanguage.googleapis.com';
 
 export async function createGenkitRuntime(endpoint: GeminiEndpoint, env: NodeJS.ProcessEnv = {}): Promise<GenkitRuntime> {
   const modules = await loadGenkit();
-  // The plugin takes no fetch of its own: record mode wraps the global one, for this endpoint only.
-  recordGlobalFetch(env, 'genkit', endpoint.baseUrl ?? GEMINI_ORIGIN, [endpoint.apiKey]);
+  routeGeminiRequests(endpoint.baseUrl ?? GEMINI_ORIGIN, env, [endpoint.apiKey]);
   const plugin = modules.google.googleAI({
     apiKey: endpoint.apiKey,
     ...(endpoint.baseUrl ? { baseUrl: endpoint.baseUrl } : {}),
     ...(endpoint.apiVersion ? { apiVersion: endpoint.apiVersion } : {}),
   });
   return { ai: modules.genkit.genkit({ plugins: [plugin] }), modules };
+}
+
+/** Origin → the fetch its requests take; read by the one router on the global fetch. */
+const geminiRoutes = new Map<string, typeof fetch>();
+/** The global fetch before the router was installed (what every other request gets). */
+let unrouted: typeof fetch | undefined;
+
+/**
+ * Genkit's Google plugin calls the global fetch and takes no fetch of its own, so this is the one
+ * place Keen replaces it: only when a proxy or record mode needs Keen's fetch, and only for
+ * requests under the Gemini endpoint's origin; every other caller of the global fetch gets the
+ * original one. Without a proxy and record mode nothing changes.
+ */
+function routeGeminiRequests(origin: string, env: NodeJS.ProcessEnv, keys: readonly string[]): void {
+  const direct = proxyConfigured(env) ? sdkFetch(env, MODEL_API_TIMEOUTS, { web: true }) : undefined;
+  const original = unrouted ?? globalThis.fetch;
+  const send = recordingFetch(env, 'genkit', direct ?? original, keys) ?? direct;
+  if (!send) return;
+  geminiRoutes.set(origin, send);
+  if (unrouted) return;
+  unrouted = original;
+  globalThis.fetch = (input, init) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    for (const [prefix, fetch] of geminiRoutes) if (url.startsWith(prefix)) return fetch(input, init);
+    return original(input, init);
+  };
 }

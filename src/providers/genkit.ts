@@ -5,34 +5,22 @@ import { lazy } from '../core/lazy.js';
 import { outputLimit } from '../core/provider.js';
 import type { ChatRequest, ProviderAdapter, ProviderConversation, ToolDefinition } from '../core/provider.js';
 import type { AdapterFactory } from './types.js';
-import { genkitError, isRetryable, retryAfterMs } from './genkit-errors.js';
+import { planRetry, retryPolicy, waitFor, type RetryPolicy } from '../net/retry-fetch.js';
+import { geminiRequestedWaitMs, genkitError, genkitRetryStatus } from './genkit-errors.js';
 import { GenkitEncoder } from './genkit-messages.js';
 import { blockedReply, replyOf } from './genkit-reply.js';
 import { chunksOf } from './genkit-stream.js';
 import type { GenkitRuntime } from './genkit-runtime.js';
-import { createGenkitRuntime, splitBaseUrl } from './genkit-runtime.js';
-
-const DEFAULT_RETRIES = 2;
-const MAX_RETRY_DELAY_MS = 20_000;
+import { createGenkitRuntime, GEMINI_ORIGIN, splitBaseUrl } from './genkit-runtime.js';
 
 interface TurnConfig {
   model: string;
   tools: ToolDefinition[];
   maxOutputTokens: number;
   thinkingBudget?: number;
-  maxRetries: number;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
+  retry: RetryPolicy;
+  /** Where the requests go, for the retry announcement. */
+  host: string;
 }
 
 /** A Genkit failure and the attempts spent on it, for the error line. */
@@ -40,15 +28,17 @@ class GenkitFailure extends Error {
   constructor(
     readonly original: unknown,
     readonly attempts: number,
+    readonly note?: string,
   ) {
     super('genkit request failed');
   }
 }
 
 /**
- * The Genkit translation: the encoder (genkit-messages.ts), one streamed `generate` per turn with
- * its own retries (only before anything reached the caller, so no delta is shown twice), and
- * the decoder over Genkit's final message.
+ * The Genkit translation: the encoder (genkit-messages.ts), one streamed `generate` per turn,
+ * retried under Keen's policy (net/retry-fetch.ts: same cap and announcement as every provider;
+ * only before anything reached the caller, so no delta is shown twice), and the decoder over
+ * Genkit's final message.
  */
 function genkitWire(runtime: GenkitRuntime, config: TurnConfig): WireTranslation<readonly MessageData[]> {
   const generate = (messages: readonly MessageData[], signal: AbortSignal, maxOutputTokens: number, onChunk: (chunk: GenerateResponseChunk) => void) => {
@@ -75,10 +65,12 @@ function genkitWire(runtime: GenkitRuntime, config: TurnConfig): WireTranslation
     encoder: () => new GenkitEncoder(),
     replaceSystem: 'replace',
     classify: (err, signal) =>
-      err instanceof GenkitFailure ? genkitError(err.original, { model: config.model, signal, attempts: err.attempts }) : genkitError(err, { model: config.model, signal }),
+      err instanceof GenkitFailure
+        ? genkitError(err.original, { model: config.model, signal, attempts: err.attempts, note: err.note })
+        : genkitError(err, { model: config.model, signal }),
     async *send(messages, signal, limits) {
       const maxOutputTokens = outputLimit(config.maxOutputTokens, limits);
-      for (let attempt = 0; ; attempt++) {
+      for (let retry = 1; ; retry++) {
         let received = false;
         try {
           const stream = chunksOf((onChunk: (chunk: GenerateResponseChunk) => void) => generate(messages, signal, maxOutputTokens, onChunk));
@@ -100,15 +92,23 @@ function genkitWire(runtime: GenkitRuntime, config: TurnConfig): WireTranslation
         } catch (err) {
           const blocked = blockedReply(err);
           if (blocked) return blocked;
-          if (!received && !signal.aborted && attempt < config.maxRetries && isRetryable(err)) {
-            await sleep(Math.min(MAX_RETRY_DELAY_MS, retryAfterMs(err) ?? 500 * 2 ** attempt + Math.random() * 250), signal);
-            if (!signal.aborted) continue;
-          }
-          throw new GenkitFailure(err, attempt + 1);
+          const status = received || signal.aborted ? undefined : genkitRetryStatus(err);
+          const plan = status === undefined ? undefined : planRetry(config.retry, retry, geminiRequestedWaitMs(err));
+          if (status === undefined || !plan || plan.kind !== 'wait') throw new GenkitFailure(err, retry, plan?.kind === 'too_long' ? plan.note : undefined);
+          yield { type: 'retry_wait', wait: { host: config.host, status, waitMs: plan.waitMs, retry, of: config.retry.maxRetries } };
+          await waitFor(plan.waitMs, signal);
         }
       }
     },
   };
+}
+
+function hostOf(baseUrl: string | undefined): string {
+  try {
+    return new URL(baseUrl ?? GEMINI_ORIGIN).host;
+  } catch {
+    return 'Gemini';
+  }
 }
 
 /** The Gemini model id Genkit's plugin expects (`googleai/` and `models/` prefixes dropped). */
@@ -137,7 +137,8 @@ export const createGenkitAdapter: AdapterFactory = async (settings) => {
         tools: request.tools,
         maxOutputTokens: request.maxOutputTokens,
         thinkingBudget: request.thinkingBudget,
-        maxRetries: settings.maxRetries ?? DEFAULT_RETRIES,
+        retry: retryPolicy(settings),
+        host: hostOf(endpoint.baseUrl),
       };
       return Conversation.open(genkitWire(await runtime(), config), request.messages);
     },

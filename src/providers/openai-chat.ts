@@ -1,25 +1,25 @@
-import type OpenAI from 'openai';
+import { announcingWaits } from './kit/retry-events.js';
+import { withRetryListener } from '../net/retry-fetch.js';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions/completions';
 import { Conversation, type TurnDelta, type WireTranslation, type WireTurn } from '../core/conversation.js';
-import { lazy } from '../core/lazy.js';
 import { assistantMessage, type AssistantPart } from '../core/message.js';
 import { outputLimit } from '../core/provider.js';
 import type { ChatRequest, ProviderAdapter, ProviderConversation } from '../core/provider.js';
 import type { Usage } from '../core/usage.js';
-import { recordingFetch } from './kit/record.js';
 import { mapStopReason } from './kit/stop-reason.js';
 import { normaliseUsage } from './kit/usage.js';
 import type { AdapterFactory, ProviderSettings } from './types.js';
 import { ChatEncoder, OPENAI_CHAT_REASONING, toChatTools, type ReasoningField } from './openai-chat-messages.js';
 import { mapOpenAIError, type OpenAIErrorContext } from './openai-errors.js';
-import { createOpenAIClient, resolveOpenAIEndpoint, type OpenAIModule } from './openai-sdk.js';
+import { openAIPlatform } from './openai-platform.js';
+import type { LoadedOpenAI, OpenAIModule } from './openai-sdk.js';
 
 export { MISSING_OPENAI_KEY } from './openai-sdk.js';
 export { OPENAI_CHAT_REASONING } from './openai-chat-messages.js';
 
 interface ChatEndpoint {
   model: string;
-  getClient: () => Promise<{ sdk: OpenAIModule; client: OpenAI }>;
+  getClient: () => Promise<LoadedOpenAI>;
   errors: OpenAIErrorContext;
   /** api.openai.com wants `max_completion_tokens`; most compatible servers only know `max_tokens`. */
   officialApi: boolean;
@@ -31,26 +31,8 @@ interface ChatEndpoint {
  * settings.baseURL, else OPENAI_BASE_URL. With a base URL and no key, a dummy key is sent.
  */
 export const createOpenAIChatAdapter: AdapterFactory = async (settings: ProviderSettings): Promise<ProviderAdapter> => {
-  const target = resolveOpenAIEndpoint(settings);
-  const retries = settings.maxRetries ?? 2;
-  const endpoint: ChatEndpoint = {
-    model: settings.model,
-    officialApi: target.official,
-    errors: {
-      service: target.service,
-      authHint: "Check OPENAI_API_KEY (or the model's apiKeyEnv).",
-      retries,
-    },
-    getClient: lazy(() =>
-      createOpenAIClient({
-        apiKey: target.apiKey,
-        baseURL: target.baseURL,
-        maxRetries: retries,
-        env: settings.env,
-        fetch: recordingFetch(settings.env, 'openai', undefined, [target.apiKey]),
-      }),
-    ),
-  };
+  const platform = openAIPlatform(settings, 'openai');
+  const endpoint: ChatEndpoint = { model: settings.model, officialApi: platform.official, errors: platform.errors, getClient: platform.getClient };
   return {
     id: 'openai',
     async open(request: ChatRequest): Promise<ProviderConversation> {
@@ -83,7 +65,7 @@ function chatWire(endpoint: ChatEndpoint, request: ChatRequest): WireTranslation
         if (endpoint.officialApi) body.max_completion_tokens = maxOutputTokens;
         else body.max_tokens = maxOutputTokens;
       }
-      const stream = await loaded.client.chat.completions.create(body, { signal });
+      const stream = yield* announcingWaits((listener) => loaded.client.chat.completions.create(body, { signal, fetchOptions: withRetryListener(listener) }));
       const acc = new ChatTurnAccumulator();
       for await (const chunk of stream) yield* acc.add(chunk);
       return acc.finished ? acc.result() : undefined;

@@ -2,9 +2,8 @@ import { CodexCredentials } from '../auth/codex-credentials.js';
 import type { ChatRequest, ProviderAdapter, ProviderConversation } from '../core/provider.js';
 import type { AdapterFactory, ProviderSettings } from './types.js';
 import { openResponsesConversation, type ResponsesEndpoint } from './openai-responses-wire.js';
-import { lazy } from '../core/lazy.js';
-import { recordingFetch } from './kit/record.js';
-import { createOpenAIClient } from './openai-sdk.js';
+import { retryPolicy } from '../net/retry-fetch.js';
+import { openAIClientLoader } from './openai-sdk.js';
 
 export const CODEX_DEFAULT_BASE_URL = 'https://chatgpt.com/backend-api/codex';
 
@@ -22,7 +21,7 @@ export const CODEX_REASONING = 'codex';
 export const createCodexAdapter: AdapterFactory = async (settings: ProviderSettings): Promise<ProviderAdapter> => {
   const credentials = await CodexCredentials.load(settings.home, settings.env);
   const baseURL = (settings.baseURL ?? settings.env.KEEN_CODEX_BASE_URL?.trim()) || CODEX_DEFAULT_BASE_URL;
-  const retries = settings.maxRetries ?? 2;
+  const retry = retryPolicy(settings);
   const headers: Record<string, string> = { 'OpenAI-Beta': 'responses=experimental', originator: 'keen' };
   const accountId = credentials.accountId;
   if (accountId) headers['chatgpt-account-id'] = accountId;
@@ -33,21 +32,20 @@ export const createCodexAdapter: AdapterFactory = async (settings: ProviderSetti
     errors: {
       service: 'Codex',
       authHint: 'Run `keen login codex` to sign in again.',
-      retries,
+      retries: retry.maxRetries,
       redact: (text) => credentials.redact(text),
     },
-    getClient: lazy(() =>
-      createOpenAIClient({
-        // Called before every request, so a token that expires mid-session is refreshed in time.
-        apiKey: () => credentials.accessToken(),
-        baseURL: baseURL.replace(/\/+$/, ''),
-        maxRetries: retries,
-        defaultHeaders: headers,
-        // No OPENAI_ORG_ID / OPENAI_PROJECT_ID headers: those belong to the API platform.
-        env: {},
-        fetch: recordingFetch(settings.env, 'codex'),
-      }),
-    ),
+    getClient: openAIClientLoader({
+      provider: 'codex',
+      // Called before every request, so a token that expires mid-session is refreshed in time.
+      apiKey: () => credentials.accessToken(),
+      baseURL: baseURL.replace(/\/+$/, ''),
+      retry,
+      defaultHeaders: headers,
+      env: settings.env,
+      // No OPENAI_ORG_ID / OPENAI_PROJECT_ID headers: those belong to the API platform.
+      platformHeaders: false,
+    }),
   };
   return {
     id: 'codex',

@@ -1,4 +1,6 @@
 import type OpenAI from 'openai';
+import { announcingWaits } from './kit/retry-events.js';
+import { withRetryListener } from '../net/retry-fetch.js';
 import type { ResponseCreateParamsStreaming } from 'openai/resources/responses/responses';
 import { Conversation, type WireTranslation } from '../core/conversation.js';
 import { outputLimit } from '../core/provider.js';
@@ -55,7 +57,7 @@ function responsesWire(endpoint: ResponsesEndpoint, request: ChatRequest): WireT
       if (request.thinkingBudget && request.thinkingBudget > 0) {
         body.reasoning = { effort: effortFor(request.thinkingBudget), summary: 'auto' };
       }
-      const stream = await loaded.client.responses.create(body, { signal });
+      const stream = yield* announcingWaits((listener) => loaded.client.responses.create(body, { signal, fetchOptions: withRetryListener(listener) }));
       const acc = new ResponsesTurnAccumulator(endpoint.reasoningProvider, endpoint.errors);
       for await (const event of stream) {
         yield* acc.add(event);

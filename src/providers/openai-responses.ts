@@ -1,9 +1,7 @@
 import type { ChatRequest, ProviderAdapter, ProviderConversation } from '../core/provider.js';
 import type { AdapterFactory, ProviderSettings } from './types.js';
 import { openResponsesConversation, type ResponsesEndpoint } from './openai-responses-wire.js';
-import { lazy } from '../core/lazy.js';
-import { recordingFetch } from './kit/record.js';
-import { createOpenAIClient, resolveOpenAIEndpoint } from './openai-sdk.js';
+import { openAIPlatform } from './openai-platform.js';
 
 /** Reasoning parts produced by the Responses API carry this provider tag. */
 export const OPENAI_RESPONSES_REASONING = 'openai-responses';
@@ -15,26 +13,13 @@ export const OPENAI_RESPONSES_REASONING = 'openai-responses';
  * from the replacement.
  */
 export const createOpenAIResponsesAdapter: AdapterFactory = async (settings: ProviderSettings): Promise<ProviderAdapter> => {
-  const target = resolveOpenAIEndpoint(settings);
-  const retries = settings.maxRetries ?? 2;
+  const platform = openAIPlatform(settings, 'openai-responses');
   const endpoint: ResponsesEndpoint = {
     model: settings.model,
     reasoningProvider: OPENAI_RESPONSES_REASONING,
     codex: false,
-    errors: {
-      service: target.service,
-      authHint: "Check OPENAI_API_KEY (or the model's apiKeyEnv).",
-      retries,
-    },
-    getClient: lazy(() =>
-      createOpenAIClient({
-        apiKey: target.apiKey,
-        baseURL: target.baseURL,
-        maxRetries: retries,
-        env: settings.env,
-        fetch: recordingFetch(settings.env, 'openai-responses', undefined, [target.apiKey]),
-      }),
-    ),
+    errors: platform.errors,
+    getClient: platform.getClient,
   };
   return {
     id: 'openai-responses',

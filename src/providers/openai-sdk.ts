@@ -1,8 +1,10 @@
 import type OpenAI from 'openai';
 import type { ClientOptions } from 'openai';
+import { lazy } from '../core/lazy.js';
 import { KeenError } from '../errors.js';
-import { retryingFetch } from '../net/retry-fetch.js';
 import { sdkFetch } from '../net/http-fetch.js';
+import { retryingFetch, type RetryPolicy } from '../net/retry-fetch.js';
+import { recordingFetch } from './kit/record.js';
 
 /** The `openai` package namespace, loaded on first use (it costs ~150 ms to import). */
 export type OpenAIModule = typeof import('openai');
@@ -47,33 +49,49 @@ function nonEmpty(v: string | undefined): string | undefined {
   return v && v.trim() ? v.trim() : undefined;
 }
 
+/** What differs between the three OpenAI-speaking adapters (Chat Completions, Responses, Codex). */
 export interface OpenAIClientSettings {
+  /** Names the adapter in recordings (providers/kit/record.ts). */
+  provider: 'openai' | 'openai-responses' | 'codex';
   apiKey: ClientOptions['apiKey'];
   baseURL: string;
-  maxRetries?: number;
+  retry: RetryPolicy;
   defaultHeaders?: Record<string, string>;
+  /** Keen's environment: proxy variables and record mode. */
   env: NodeJS.ProcessEnv;
-  /** Record mode's fetch (providers/kit/record.ts), when KEEN_RECORD is set. */
-  fetch?: typeof fetch;
+  /** Send OPENAI_ORG_ID / OPENAI_PROJECT_ID from `env` (the API platform's; not Codex). */
+  platformHeaders: boolean;
+  /** Credentials a recording must not keep (the key in use). */
+  secrets?: readonly (string | undefined)[];
+}
+
+/** A loaded client: the SDK namespace (its error classes) and the client. */
+export interface LoadedOpenAI {
+  sdk: OpenAIModule;
+  client: OpenAI;
 }
 
 /**
- * Builds an SDK client from explicit settings only: the SDK would otherwise read OPENAI_* from
- * `process.env` behind our back. Logging is off so nothing (headers included) reaches stderr,
- * which would also corrupt the terminal UI; failures surface as error events instead.
+ * The one OpenAI client factory. Builds a client from explicit settings only: the SDK would
+ * otherwise read OPENAI_* from `process.env` behind our back. Logging is off so nothing (headers
+ * included) reaches stderr, which would also corrupt the terminal UI; failures surface as error
+ * events instead. The SDK does not retry: Keen's policy does (capped, announced, cancellable
+ * waits), around record mode's fetch when KEEN_RECORD is set. The SDK loads on the first call.
  */
-export async function createOpenAIClient(s: OpenAIClientSettings): Promise<{ sdk: OpenAIModule; client: OpenAI }> {
-  const sdk = await loadOpenAI();
-  const client = new sdk.default({
-    apiKey: s.apiKey,
-    baseURL: s.baseURL,
-    organization: s.env.OPENAI_ORG_ID ?? null,
-    project: s.env.OPENAI_PROJECT_ID ?? null,
-    maxRetries: 0,
-    // Keen retries (capped, announced, cancellable waits) around record mode's fetch, if any.
-    fetch: retryingFetch(s.maxRetries ?? 2, s.fetch ?? sdkFetch(s.env)),
-    defaultHeaders: s.defaultHeaders,
-    logLevel: 'off',
+export function openAIClientLoader(s: OpenAIClientSettings): () => Promise<LoadedOpenAI> {
+  return lazy(async () => {
+    const sdk = await loadOpenAI();
+    const send = sdkFetch(s.env);
+    const client = new sdk.default({
+      apiKey: s.apiKey,
+      baseURL: s.baseURL,
+      organization: s.platformHeaders ? (s.env.OPENAI_ORG_ID ?? null) : null,
+      project: s.platformHeaders ? (s.env.OPENAI_PROJECT_ID ?? null) : null,
+      maxRetries: 0,
+      fetch: retryingFetch(s.retry, recordingFetch(s.env, s.provider, send, s.secrets) ?? send),
+      defaultHeaders: s.defaultHeaders,
+      logLevel: 'off',
+    });
+    return { sdk, client };
   });
-  return { sdk, client };
 }

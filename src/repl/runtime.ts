@@ -29,7 +29,6 @@ import { QUEUE_LIMIT, type NewItem } from './state/ui-state.js';
 import type { UiStore } from './state/ui-store.js';
 import type { TurnHandle } from './turn-runner.js';
 import { addSpend, type SpendByModel } from './usage-report.js';
-import { describeRetryWait, onRetryWait } from '../net/retry-fetch.js';
 
 export type SessionOpener = (opts: OpenSessionOptions) => Promise<LiveSession>;
 type RuntimeParts = typeof import('./runtime-parts.js');
@@ -83,7 +82,6 @@ export class ReplRuntime implements CommandHost {
     this.store = opts.store;
     this.queue = new MessageQueue(opts.store);
     this.broker = new PermissionBroker(this.store, () => opts.scrollback?.size?.(), opts.promptGuardMs);
-    onRetryWait((w) => this.notice(describeRetryWait(w), 'warning'));
   }
 
   get busy(): boolean {

@@ -3,6 +3,7 @@
  * UI actions. Text deltas are batched (one dispatch per `batchMs`) and flushed before any other
  * event, so a checkpoint always commits exactly the text already on screen.
  */
+import { describeRetryWait } from '../net/retry-fetch.js';
 import { MANUAL_COMPACTION_STATUS, type ControllerEvent } from '../agent/session-controller.js';
 import type { Usage } from '../core/usage.js';
 import type { UiStore } from './state/ui-store.js';
@@ -114,6 +115,9 @@ export async function runTurn(store: UiStore, handle: TurnHandle, events: AsyncI
         case 'usage':
           dispatch({ type: 'output-usage', tokens: ev.usage.output });
           hooks.onUsage?.(ev.usage);
+          break;
+        case 'retry_wait':
+          dispatch({ type: 'append', items: [{ kind: 'notice', text: describeRetryWait(ev.wait), tone: 'warning' }] });
           break;
         case 'error': {
           result.failed = true;

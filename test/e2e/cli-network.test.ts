@@ -9,6 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startBedrockFake } from '../fakes/bedrock-fake.js';
 import { startGeminiFake } from '../fakes/gemini-fake.js';
+import { startOpenAIResponsesFake, writeFakeCodexAuth } from '../fakes/openai-responses-fake.js';
 import { errorLines, filesUnder, toolResults, useCliRig } from './cli-fixtures.js';
 import { startConnectProxy, useConnectProxy } from '../fakes/connect-proxy.js';
 
@@ -132,6 +133,27 @@ describe('proxies for Genkit (its plugin calls the global fetch)', () => {
       expect(proxy.tunnels).toEqual([]);
     } finally {
       await gemini.close();
+    }
+  });
+});
+
+describe('proxies for Codex', () => {
+  it('HTTPS_PROXY tunnels the Codex request (it used to go direct unless record mode was on)', async () => {
+    const codex = await startOpenAIResponsesFake();
+    try {
+      const ws = workspace();
+      const codexHome = path.join(ws.home, 'codex');
+      await writeFakeCodexAuth(codexHome);
+      proxy.tunnels.length = 0;
+      codex.enqueue({ steps: [{ text: 'codex via proxy' }] });
+      const r = await rig.keen(ws, ['run', '--provider', 'codex', 'hi'], {
+        env: { CODEX_HOME: codexHome, KEEN_CODEX_BASE_URL: codex.url, HTTPS_PROXY: proxy.url, HTTP_PROXY: proxy.url },
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe('codex via proxy\n');
+      expect(proxy.tunnels).toEqual([new URL(codex.url).host]);
+    } finally {
+      await codex.close();
     }
   });
 });

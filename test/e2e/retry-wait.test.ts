@@ -1,12 +1,18 @@
 /**
- * `retry-after` is capped and interruptible on every provider that goes through Keen's fetch:
- * a server asking for a day makes Keen give up at once with one line naming the wait; a
- * shorter wait is announced on stderr and Ctrl+C ends it within a second.
+ * Retry waits are capped and interruptible on every provider: a server asking for a day makes
+ * Keen give up at once with one line naming the wait; a shorter wait is announced on stderr (and
+ * as a stream-json event) and Ctrl+C ends it within a second. Anthropic and OpenAI ask with
+ * `retry-after`, Gemini with `google.rpc.RetryInfo` in its error body; Bedrock's throttling is
+ * retried by Keen, not the AWS SDK, and announced the same way.
  */
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { streamEventSchema } from '../../src/cli/headless/stream-schema.js';
+import { startBedrockFake } from '../fakes/bedrock-fake.js';
+import { startGeminiFake } from '../fakes/gemini-fake.js';
+import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { errorLines, useCliRig } from './cli-fixtures.js';
 import { cleanEnv, KEEN_BIN, type Workspace } from './harness.js';
 
@@ -34,21 +40,24 @@ const PROVIDERS = [
   { name: 'openai-responses', env: () => ({ OPENAI_API_KEY: 'k-retry-test', OPENAI_BASE_URL: `${url}/v1` }) },
 ];
 
-function run(ws: Workspace, provider: string, env: Record<string, string>, onStderr?: (text: string, kill: (s: NodeJS.Signals) => void) => void) {
-  return new Promise<{ code: number | null; stderr: string; ms: number }>((resolve) => {
+function run(ws: Workspace, provider: string, env: Record<string, string>, onStderr?: (text: string, kill: (s: NodeJS.Signals) => void) => void, args: string[] = []) {
+  return new Promise<{ code: number | null; stderr: string; stdout: string; ms: number }>((resolve) => {
     const started = Date.now();
-    const child = spawn(process.execPath, [KEEN_BIN, 'run', '--provider', provider, 'hi'], {
+    const child = spawn(process.execPath, [KEEN_BIN, 'run', '--provider', provider, ...args, 'hi'], {
       cwd: ws.cwd,
       env: cleanEnv({ KEEN_HOME: ws.home, ...env }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
-    child.stdout.resume();
+    let stdout = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
     child.stderr.on('data', (d) => {
       stderr += d;
       onStderr?.(stderr, (s) => child.kill(s));
     });
-    child.on('close', (code) => resolve({ code, stderr, ms: Date.now() - started }));
+    child.on('close', (code) => resolve({ code, stderr, stdout, ms: Date.now() - started }));
   });
 }
 
@@ -85,4 +94,85 @@ describe('retry waits', () => {
       expect(r.stderr).toMatch(/keen: 127\.0\.0\.1:\d+ answered 429; retrying in 30 s \(retry 1 of 2; Ctrl\+C stops\)/);
     });
   }
+});
+
+describe('Gemini retry hints', () => {
+  let gemini: ScriptedServer;
+  beforeAll(async () => {
+    gemini = await startGeminiFake();
+  });
+  afterAll(() => gemini.close());
+  const env = () => ({ GEMINI_API_KEY: 'test-gemini-key', GOOGLE_GEMINI_BASE_URL: gemini.url });
+  const quota = (retryDelay: string) => ({ error: { status: 429, message: 'You exceeded your current quota, please check your plan and billing details.', retryDelay } });
+
+  it('a RetryInfo retryDelay of 34.4s is announced (stderr and stream-json) and Ctrl+C ends it', async () => {
+    const ws = workspace();
+    gemini.requests.length = 0;
+    gemini.setResponder(() => quota('34.4s'));
+    let announcedAt = 0;
+    const r = await run(
+      ws,
+      'genkit',
+      env(),
+      (text, kill) => {
+        if (!announcedAt && /retrying in 34 s/.test(text)) {
+          announcedAt = Date.now();
+          kill('SIGINT');
+        }
+      },
+      ['--output-format', 'stream-json'],
+    );
+    expect(announcedAt).toBeGreaterThan(0);
+    expect(r.code).toBe(130);
+    expect(Date.now() - announcedAt).toBeLessThan(3000);
+    expect(gemini.requests).toHaveLength(1);
+    expect(r.stderr).toMatch(/keen: 127\.0\.0\.1:\d+ answered 429; retrying in 34 s \(retry 1 of 2; Ctrl\+C stops\)/);
+    const events = r.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => streamEventSchema.parse(JSON.parse(l)));
+    expect(events.filter((e) => e.type === 'retry_wait')).toEqual([{ type: 'retry_wait', host: new URL(gemini.url).host, status: 429, wait_ms: 34_400, retry: 1, of: 2 }]);
+  });
+
+  it('a retryDelay of a day gives up at once with one line naming the wait', async () => {
+    const ws = workspace();
+    gemini.requests.length = 0;
+    gemini.setResponder(() => quota('86400s'));
+    const r = await run(ws, 'genkit', env());
+    expect(r.code).toBe(1);
+    expect(gemini.requests).toHaveLength(1);
+    const lines = errorLines(r.stderr);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('asked to wait 86400 s');
+    expect(lines[0]).toContain('maxRetryWait');
+  });
+});
+
+describe('Bedrock retries', () => {
+  let bedrock: ScriptedServer;
+  beforeAll(async () => {
+    bedrock = await startBedrockFake();
+  });
+  afterAll(() => bedrock.close());
+
+  it('throttling is announced like every provider, and maxRetries counts it', async () => {
+    const ws = workspace();
+    bedrock.setResponder(() => ({ error: { status: 429, type: 'ThrottlingException', message: 'Too many requests, please wait before trying again.' } }));
+    const r = await run(ws, 'bedrock', {
+      AWS_ACCESS_KEY_ID: 'AKIAFAKEFAKEFAKE',
+      AWS_SECRET_ACCESS_KEY: 'test-secret',
+      AWS_REGION: 'us-east-1',
+      AWS_CONFIG_FILE: '/nonexistent/keen-test/aws-config',
+      AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/keen-test/aws-credentials',
+      AWS_EC2_METADATA_DISABLED: 'true',
+      AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrock.url,
+      KEEN_MAX_RETRIES: '1',
+    });
+    expect(r.code).toBe(1);
+    expect(bedrock.requests).toHaveLength(2);
+    const lines = errorLines(r.stderr);
+    expect(lines[0]).toMatch(/^keen: 127\.0\.0\.1:\d+ answered 429; retrying in [\d.]+ s \(retry 1 of 1; Ctrl\+C stops\)$/);
+    expect(lines[1]).toMatch(/^keen: Bedrock is throttling requests .*after 2 attempts/);
+    expect(lines).toHaveLength(2);
+  });
 });

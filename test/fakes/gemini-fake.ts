@@ -10,7 +10,7 @@ const STREAM_PATH = /^\/v1beta\/models\/([^/:]+):streamGenerateContent\?alt=sse$
  * A loopback Gemini API speaking `POST /v1beta/models/<model>:streamGenerateContent?alt=sse`:
  * each step is one SSE `GenerateContentResponse` chunk (text, `thought` text, `functionCall`),
  * the last chunk carries `finishReason` and `usageMetadata`. Errors use Google's error JSON
- * (`{error:{code,message,status}}`). Like the service, it refuses a request without an API key.
+ * (`{error:{code,message,status}}`; a 429 with a retry hint adds the service's `details`). Like the service, it refuses a request without an API key.
  */
 export async function startGeminiFake(): Promise<ScriptedServer> {
   const signatures = new Map<string, string>();
@@ -54,7 +54,34 @@ function writeGoogleError(error: NonNullable<FakeReply['error']>, res: http.Serv
   res.writeHead(error.status, { 'content-type': 'application/json; charset=UTF-8' });
   // Protocol-neutral scripts may carry another API's error type; Google statuses are UPPER_SNAKE.
   const status = error.type && /^[A-Z_]+$/.test(error.type) ? error.type : (STATUS_NAMES[error.status] ?? 'UNKNOWN');
-  res.end(JSON.stringify({ error: { code: error.status, message: error.message, status } }, null, 2));
+  const details = error.retryDelay ? quotaDetails(error.retryDelay) : undefined;
+  const message = error.retryDelay ? `${error.message}\nPlease retry in ${error.retryDelay}.` : error.message;
+  res.end(JSON.stringify({ error: { code: error.status, message, status, ...(details ? { details } : {}) } }, null, 2));
+}
+
+/**
+ * What the Gemini API sends with a quota 429: a help link, the quota that ran out, and
+ * `google.rpc.RetryInfo` with the wait as a protobuf Duration.
+ */
+function quotaDetails(retryDelay: string): unknown[] {
+  return [
+    {
+      '@type': 'type.googleapis.com/google.rpc.Help',
+      links: [{ description: 'Learn more about Gemini API quotas', url: 'https://ai.google.dev/gemini-api/docs/rate-limits' }],
+    },
+    {
+      '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
+      violations: [
+        {
+          quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests',
+          quotaId: 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier',
+          quotaDimensions: { model: 'gemini-fake', location: 'global' },
+          quotaValue: '5',
+        },
+      ],
+    },
+    { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay },
+  ];
 }
 
 /**

@@ -57,8 +57,11 @@ export interface FakeReply {
     /** Gemini: the prompt itself was blocked (`promptFeedback.blockReason`, no candidates at all). */
     prompt?: boolean;
   };
-  /** Answer with this HTTP error instead of a stream. */
-  error?: { status: number; type?: string; message: string };
+  /**
+   * Answer with this HTTP error instead of a stream. `retryDelay`: the wait the service asks for,
+   * in its own form (Gemini: `google.rpc.RetryInfo` in the error details, e.g. "34.4s").
+   */
+  error?: { status: number; type?: string; message: string; retryDelay?: string };
   /** Wait this long before answering at all (headers included). */
   delayMs?: number;
 }

@@ -329,7 +329,10 @@ describe('anthropic adapter: errors', () => {
   it('reports rate_limit once the retries are used up, and overloaded (529) as rate_limit', async () => {
     fake.enqueue({ error: { status: 429, message: 'slow down' } }, { error: { status: 429, message: 'slow down' } });
     const events = await turn(await open(undefined, {}, settings({ maxRetries: 1 })));
-    expect(events).toMatchObject([{ type: 'error', error: { kind: 'rate_limit', status: 429 } }]);
+    expect(events).toMatchObject([
+      { type: 'retry_wait', wait: { status: 429, retry: 1, of: 1 } },
+      { type: 'error', error: { kind: 'rate_limit', status: 429 } },
+    ]);
     expect(fake.requests).toHaveLength(2);
 
     fake.enqueue({ error: { status: 529, message: 'Overloaded' } });

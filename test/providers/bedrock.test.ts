@@ -291,6 +291,29 @@ describe('bedrock adapter: errors', () => {
     expect(fake.requests).toHaveLength(2);
   });
 
+  it('throttling waits go through Keen: announced in the stream, capped by maxRetryWait', async () => {
+    const throttled = { error: { status: 429, type: 'ThrottlingException', message: 'Too many requests, please wait before trying again.' } };
+    fake.enqueue(throttled, throttled, { steps: [{ text: 'made it' }] });
+    const events = await turn(await open(undefined, undefined, settings({ maxRetryWaitMs: 5 })));
+    const waits = only(events, 'retry_wait').map((e) => e.wait);
+    const host = new URL(fake.url).host;
+    expect(waits.map((w) => [w.host, w.status, w.retry, w.of])).toEqual([
+      [host, 429, 1, 2],
+      [host, 429, 2, 2],
+    ]);
+    for (const w of waits) expect(w.waitMs).toBeLessThanOrEqual(5);
+    expect(last(events)).toMatchObject({ type: 'turn_end', message: { content: 'made it' } });
+    expect(fake.requests).toHaveLength(3);
+  });
+
+  it('maxRetries 0 sends one request and no wait', async () => {
+    fake.setResponder(() => ({ error: { status: 503, type: 'ServiceUnavailableException', message: 'Bedrock is unable to process your request.' } }));
+    const events = await turn(await open(undefined, undefined, settings({ maxRetries: 0 })));
+    expect(only(events, 'retry_wait')).toEqual([]);
+    expect(errorOf(events).status).toBe(503);
+    expect(fake.requests).toHaveLength(1);
+  });
+
   it('surfaces throttling as rate_limit once the retries are spent', async () => {
     fake.setResponder(() => ({ error: { status: 429, message: 'Too many requests, please wait before trying again.' } }));
     const err = errorOf(await turn(await open(undefined, undefined, settings({ maxRetries: 1 }))));

@@ -230,6 +230,38 @@ describe('genkit adapter: errors', () => {
     expect(fake.requests).toHaveLength(2);
   });
 
+  it('honours the RetryInfo retryDelay of a quota 429: the wait is announced in the stream, then waited', async () => {
+    fake.enqueue({ error: { status: 429, message: 'You exceeded your current quota.', retryDelay: '0.05s' } }, { steps: [{ text: 'made it' }] });
+    const events = await turn(await open());
+    const host = new URL(fake.url).host;
+    expect(only(events, 'retry_wait')).toEqual([{ type: 'retry_wait', wait: { host, status: 429, waitMs: 50, retry: 1, of: 2 } }]);
+    expect(last(events)).toMatchObject({ type: 'turn_end', message: { content: 'made it' } });
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it('a retryDelay beyond maxRetryWait gives up at once with one line naming the wait', async () => {
+    fake.enqueue({ error: { status: 429, message: 'You exceeded your current quota.', retryDelay: '34.4s' } });
+    const events = await turn(await open(undefined, undefined, settings({ maxRetryWaitMs: 10_000 })));
+    expect(only(events, 'retry_wait')).toEqual([]);
+    const err = errorOf(events);
+    expect(err.kind).toBe('rate_limit');
+    expect(err.message).toContain('the server asked to wait 34 s before retrying, more than Keen waits (10 s, config maxRetryWait)');
+    expect(err.message).not.toContain('\n');
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('caps its own backoff at maxRetryWait and announces every wait', async () => {
+    fake.enqueue({ error: { status: 503, message: 'The model is overloaded.' } }, { error: { status: 503, message: 'The model is overloaded.' } }, { steps: [{ text: 'ok' }] });
+    const events = await turn(await open(undefined, undefined, settings({ maxRetryWaitMs: 5 })));
+    const waits = only(events, 'retry_wait').map((e) => e.wait);
+    expect(waits.map((w) => [w.status, w.retry, w.of])).toEqual([
+      [503, 1, 2],
+      [503, 2, 2],
+    ]);
+    for (const w of waits) expect(w.waitMs).toBeLessThanOrEqual(5);
+    expect(last(events)).toMatchObject({ type: 'turn_end' });
+  });
+
   it('turns a rejected key into one clear auth line', async () => {
     fake.enqueue({ error: { status: 400, message: 'API key not valid. Please pass a valid API key.' } });
     const err = errorOf(await turn(await open()));

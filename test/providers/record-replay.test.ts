@@ -12,6 +12,8 @@ import { tempDir } from '../loop/loop-harness.js';
 import { PROVIDER_CASES } from './conformance-cases.js';
 import { createAnthropicAdapter } from '../../src/providers/anthropic.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
+import { createGenkitAdapter } from '../../src/providers/genkit.js';
+import { startGeminiFake } from '../fakes/gemini-fake.js';
 
 const REPLY: FakeReply = { steps: [{ thinking: 'Look first.' }, { text: 'Reading.' }, { toolCall: { id: 'call_r', name: 'read_file', args: { path: 'a.txt' } } }] };
 
@@ -105,6 +107,35 @@ describe("record mode and the adapter's own key", () => {
       expect(saved).toContain('my key is [REDACTED]');
     } finally {
       await fake.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("Genkit's requests, the only ones routed on the global fetch", () => {
+  it('record mode records the Gemini endpoint and nothing else that calls the global fetch', async () => {
+    const dir = tempDir('keen-record-genkit-');
+    const home = tempDir('keen-home-');
+    const gemini = await startGeminiFake();
+    const other = await startAnthropicFake();
+    try {
+      gemini.enqueue({ steps: [{ text: 'Recorded.' }] });
+      const adapter = await createGenkitAdapter({ maxRetries: 0, home, env: { KEEN_RECORD: dir }, model: 'gemini-2.5-flash', apiKey: 'gemini-test-key', baseURL: gemini.url });
+      await oneTurn(adapter, 'hi');
+      await waitForRecordings(dir, 1);
+      other.enqueue({ steps: [{ text: 'not recorded' }] });
+      const res = await fetch(`${other.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': 'k' },
+        body: JSON.stringify({ model: 'm', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      await res.text();
+      expect(other.requests).toHaveLength(1);
+      expect(loadRecordings(dir).map((r) => r.provider)).toEqual(['genkit']);
+    } finally {
+      await gemini.close();
+      await other.close();
       fs.rmSync(dir, { recursive: true, force: true });
       fs.rmSync(home, { recursive: true, force: true });
     }

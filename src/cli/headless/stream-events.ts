@@ -14,6 +14,7 @@ export type StreamJsonEvent =
   | { type: 'tool_call'; id: string; name: string; input: unknown }
   | { type: 'tool_result'; id: string; name: string; is_error: boolean; content: string }
   | { type: 'usage'; input: number; output: number; cache_read: number; cache_write: number }
+  | { type: 'retry_wait'; host: string; status: number; wait_ms: number; retry: number; of: number }
   | { type: 'compaction'; subtype: 'started' | 'applied' | 'failed' | 'cancelled'; tokens_before?: number; tokens_after?: number; reason?: string };
 
 export function initEvent(session: LiveSession): StreamJsonEvent {
@@ -52,6 +53,8 @@ export function toStreamEvent(ev: ControllerEvent): StreamJsonEvent | undefined 
       return { type: 'tool_result', id: ev.call.id, name: ev.call.name, is_error: ev.result.is_error === true, content: ev.result.content };
     case 'usage':
       return { type: 'usage', ...ev.usage };
+    case 'retry_wait':
+      return { type: 'retry_wait', host: ev.wait.host, status: ev.wait.status, wait_ms: Math.round(ev.wait.waitMs), retry: ev.wait.retry, of: ev.wait.of };
     case 'auto_compaction_started':
       return { type: 'compaction', subtype: 'started' };
     case 'auto_compaction_applied':

@@ -28,6 +28,14 @@ export const streamEventSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('tool_result'), id: z.string(), name: z.string(), is_error: z.boolean(), content: z.string() }),
   z.strictObject({ type: z.literal('usage'), ...usage }),
   z.strictObject({
+    type: z.literal('retry_wait'),
+    host: z.string(),
+    status: z.number().int().nonnegative(),
+    wait_ms: z.number().int().nonnegative(),
+    retry: z.number().int().positive(),
+    of: z.number().int().nonnegative(),
+  }),
+  z.strictObject({
     type: z.literal('compaction'),
     subtype: z.enum(['started', 'applied', 'failed', 'cancelled']),
     tokens_before: z.number().int().optional(),

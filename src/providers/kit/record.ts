@@ -118,21 +118,3 @@ export function recordingFetch(env: NodeJS.ProcessEnv, provider: string, send: t
     return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
   };
 }
-
-const patchedOrigins = new Set<string>();
-
-/**
- * Record mode for an SDK that takes no `fetch` and calls the global one (Genkit's Google plugin):
- * the global fetch is wrapped once, and only requests under `origin` are recorded. Does nothing
- * when record mode is off.
- */
-export function recordGlobalFetch(env: NodeJS.ProcessEnv, provider: string, origin: string, keys: readonly (string | undefined)[] = []): void {
-  if (!recordDir(env) || patchedOrigins.has(origin)) return;
-  const original = globalThis.fetch;
-  const recording = recordingFetch(env, provider, original, keys)!;
-  patchedOrigins.add(origin);
-  globalThis.fetch = (input, init) => {
-    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    return url.startsWith(origin) ? recording(input, init) : original(input, init);
-  };
-}
