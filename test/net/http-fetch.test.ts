@@ -87,11 +87,17 @@ describe('httpFetch', () => {
 
   it('an abort before the answer rejects with the signal reason (AbortError), and the server sees the request go away', async () => {
     let closed!: () => void;
+    let arrived!: () => void;
     const serverSawClose = new Promise<void>((resolve) => (closed = resolve));
-    const base = await serve((req) => req.socket.once('close', closed));
+    const serverGotRequest = new Promise<void>((resolve) => (arrived = resolve));
+    const base = await serve((req) => {
+      req.socket.once('close', closed);
+      arrived();
+    });
     const controller = new AbortController();
     const pending = httpFetch(`${base}/slow`, { signal: controller.signal }).catch((e: unknown) => e);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Abort once the request is at the server (not after a fixed delay: a loaded machine is slower).
+    await serverGotRequest;
     controller.abort();
     const err = (await pending) as DOMException;
     expect(err.name).toBe('AbortError');
