@@ -1,5 +1,5 @@
 /**
- * Where a submitted line goes: a `#` memory note, an MCP prompt (`/mcp__server__prompt`), a custom
+ * Where a submitted line goes: a `!command` (shell-command.ts), a `#` memory note, an MCP prompt (`/mcp__server__prompt`), a custom
  * command or skill (`/<name> args`, its expansion sent, what the user typed shown), a built-in
  * slash command, an unknown command (a hint), or a chat message with its `@mentions` and MCP
  * resources attached. Works on the narrow {@link CommandHost}, not on the runtime.
@@ -8,14 +8,24 @@ import type { CommandHost } from './command-host.js';
 import { runCommand } from './commands.js';
 import { memoryInput } from './context-commands.js';
 import { expandMentions } from './input/mentions.js';
+import { shellCommandOf } from './shell-message.js';
 import { parseInput, unknownCommandHint } from './slash-commands.js';
 
 /**
  * `pasted`: the text came from a paste, so it is a message whatever it starts with. `#` notes
- * are typed single-line input only (a multi-line text starting with `# ` is markdown).
+ * and `!` commands are typed single-line input only (a multi-line text starting with `# ` is markdown).
  */
 export async function dispatchInput(host: CommandHost, text: string, origin: { pasted?: boolean } = {}): Promise<void> {
   if (origin.pasted) return chat(host, text);
+  const command = shellCommandOf(text);
+  if (command !== undefined) {
+    // `!command`: run now as the bash tool would, its output for the model's next turn.
+    const session = host.requireSession();
+    const { shellTurn } = await import('./shell-command.js');
+    host.append({ kind: 'user', text: text.trim(), attachments: [] });
+    await host.streamTurn((signal) => shellTurn(session, command, { cwd: host.cwd, gate: host.permissionGate, signal }));
+    return;
+  }
   if (!text.trim().includes('\n') && (await memoryInput(host, text))) return;
   const parsed = parseInput(text);
   if (parsed.kind === 'unknown' && parsed.name.startsWith('mcp__') && (await mcpPrompt(host, text, parsed.name))) return;

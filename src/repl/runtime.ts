@@ -155,7 +155,7 @@ export class ReplRuntime implements CommandHost {
   /** A turn sending `prompt` after the command line the user typed (/init). */
   async chatAs(prompt: string): Promise<void> {
     const session = this.requireSession();
-    await this.stream('chat', (signal) => session.controller.chat(prompt, signal));
+    await this.streamTurn((signal) => session.controller.chat(prompt, signal));
   }
 
   /** Manual compaction (`/compact [focus]`). */
@@ -165,10 +165,10 @@ export class ReplRuntime implements CommandHost {
       this.notice('Nothing to compact yet.', 'muted');
       return;
     }
-    await this.stream('compact', (signal) => session.controller.compact(focus || undefined, signal));
+    await this.streamTurn((signal) => session.controller.compact(focus || undefined, signal), 'compact');
   }
 
-  private async stream(mode: TurnHandle['mode'], start: (signal: AbortSignal) => AsyncIterable<ControllerEvent>): Promise<void> {
+  async streamTurn(start: (signal: AbortSignal) => AsyncIterable<ControllerEvent>, mode: TurnHandle['mode'] = 'chat'): Promise<void> {
     const handle: TurnHandle = { mode, abort: new AbortController() };
     this.turn = handle;
     try {
@@ -291,6 +291,10 @@ export class ReplRuntime implements CommandHost {
   /** The live permission policy (its mode and session rules change from the REPL). */
   get permissionPolicy(): Policy {
     return this.requireGate().policy;
+  }
+
+  get permissionGate(): ReplGate {
+    return this.requireGate();
   }
 
   /** Show `mode` in the footer. */
