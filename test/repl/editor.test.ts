@@ -39,3 +39,18 @@ describe('prompt editor', () => {
     expect(run(s, { type: 'kill-line-start' }).text).toBe('');
   });
 });
+
+describe('the / menu selection', () => {
+  it('moves and wraps among the rows, and any edit resets it', () => {
+    let s = run(emptyEditor(), { type: 'insert', text: '/s' });
+    expect(s.menu).toBeUndefined();
+    s = run(s, { type: 'menu-move', delta: 1, rows: 2 });
+    expect(s.menu).toBe(1);
+    s = run(s, { type: 'menu-move', delta: 1, rows: 2 });
+    expect(s.menu).toBe(0);
+    s = run(s, { type: 'menu-move', delta: -1, rows: 2 });
+    expect(s.menu).toBe(1);
+    expect(run(s, { type: 'insert', text: 'k' }).menu).toBeUndefined();
+    expect(run(s, { type: 'clear' }).menu).toBeUndefined();
+  });
+});

@@ -14,6 +14,8 @@ export interface EditorState {
   browsing: number;
   /** The text being written when browsing started (restored by ↓ past the newest entry). */
   draft: string;
+  /** The selected row of the `/` menu (slash commands matching the input); absent: the first. Any edit resets it. */
+  menu?: number;
 }
 
 export type EditorCommand =
@@ -35,6 +37,8 @@ export type EditorCommand =
   | { type: 'set'; text: string; cursor?: number }
   | { type: 'clear' }
   | { type: 'history-loaded'; entries: readonly string[] }
+  /** Move the `/` menu's selection by `delta` among `rows` rows (wrapping). */
+  | { type: 'menu-move'; delta: number; rows: number }
   | { type: 'remember'; text: string };
 
 /** Entries kept in memory (and on disk) per project. */
@@ -54,13 +58,13 @@ function lineEnd(text: string, at: number): number {
 }
 
 function edit(s: EditorState, text: string, cursor: number): EditorState {
-  return { ...s, text, cursor, browsing: -1 };
+  return { ...s, text, cursor, browsing: -1, menu: undefined };
 }
 
 function recall(s: EditorState, index: number): EditorState {
   if (index < 0 || index >= s.history.length) return s;
   const text = s.history[index];
-  return { ...s, text, cursor: text.length, browsing: index, draft: s.browsing === -1 ? s.text : s.draft };
+  return { ...s, text, cursor: text.length, browsing: index, draft: s.browsing === -1 ? s.text : s.draft, menu: undefined };
 }
 
 /** Normalise pasted or typed text: CR/CRLF become LF; tabs become two spaces. */
@@ -115,7 +119,7 @@ export function editorReducer(s: EditorState, cmd: EditorCommand): EditorState {
       const end = lineEnd(text, cursor);
       if (end === text.length) {
         if (s.browsing === -1) return s;
-        if (s.browsing === s.history.length - 1) return { ...s, text: s.draft, cursor: s.draft.length, browsing: -1, draft: '' };
+        if (s.browsing === s.history.length - 1) return { ...s, text: s.draft, cursor: s.draft.length, browsing: -1, draft: '', menu: undefined };
         return recall(s, s.browsing + 1);
       }
       const column = cursor - lineStart(text, cursor);
@@ -141,7 +145,12 @@ export function editorReducer(s: EditorState, cmd: EditorCommand): EditorState {
     case 'set':
       return edit(s, cmd.text, Math.max(0, Math.min(cmd.cursor ?? cmd.text.length, cmd.text.length)));
     case 'clear':
-      return { ...s, text: '', cursor: 0, browsing: -1, draft: '' };
+      return { ...s, text: '', cursor: 0, browsing: -1, draft: '', menu: undefined };
+    case 'menu-move': {
+      if (cmd.rows <= 0) return s;
+      const menu = ((((s.menu ?? 0) + cmd.delta) % cmd.rows) + cmd.rows) % cmd.rows;
+      return { ...s, menu };
+    }
     case 'history-loaded':
       // Entries typed before the file finished loading stay newest.
       return { ...s, history: [...cmd.entries, ...s.history].slice(-HISTORY_LIMIT) };

@@ -6,7 +6,7 @@
 import type { Key } from 'ink';
 import type { ReplRuntime } from '../runtime.js';
 import { mcpSlashCommands } from '../mcp-commands.js';
-import { complete } from './completion.js';
+import { complete, slashCandidates } from './completion.js';
 import type { EditorCommand } from './editor.js';
 import { BYPASS_HINT, replNextMode } from './mode-cycle.js';
 
@@ -85,8 +85,34 @@ export function createKeyRouter(rt: ReplRuntime): KeyRouter {
     else if (/^[1-9]$/.test(input) && Number(input) <= picker.options.length) rt.choose(picker.kind, picker.options[Number(input) - 1].value);
   }
 
+  /** The `/` menu under the input: ↑/↓ move its selection, Tab takes it into the input, Enter runs it. True: the key was the menu's. */
+  function menuKey(key: Key): boolean {
+    const { editor } = rt.store.getState();
+    const menu = editor.browsing === -1 ? slashCandidates(editor.text) : [];
+    if (menu.length === 0) return false;
+    if (key.upArrow || key.downArrow) {
+      edit({ type: 'menu-move', delta: key.upArrow ? -1 : 1, rows: menu.length });
+      return true;
+    }
+    const chosen = menu[Math.min(editor.menu ?? 0, menu.length - 1)];
+    if (key.tab && !key.shift) {
+      const text = `/${chosen.name}${chosen.args ? ' ' : ''}`;
+      edit({ type: 'set', text });
+      rt.store.dispatch({ type: 'candidates', candidates: [] });
+      return true;
+    }
+    // A bare `/` with the selection untouched is not a choice (Enter there must not compact).
+    if (key.return && !key.shift && !key.meta && (editor.text !== '/' || editor.menu !== undefined)) {
+      edit({ type: 'set', text: `/${chosen.name}` });
+      submit();
+      return true;
+    }
+    return false;
+  }
+
   function editorKey(input: string, key: Key): void {
     const { editor } = rt.store.getState();
+    if (menuKey(key)) return;
     if (key.return) {
       if (key.shift || key.meta) edit({ type: 'newline' });
       else if (editor.cursor > 0 && editor.text[editor.cursor - 1] === '\\') {
@@ -147,6 +173,8 @@ export function createKeyRouter(rt: ReplRuntime): KeyRouter {
       }
       if (input === PASTE_END) return;
       if (key.ctrl && input === 'c') return rt.interrupt();
+      // Ctrl+L: clear the screen and write the transcript again (what a stray write garbled).
+      if (key.ctrl && input === 'l') return void rt.opts.scrollback?.redraw?.().catch(() => undefined);
       // Keys typed ahead while the prompt appears go to the input (input/prompt-guard.ts).
       if (state.permission && !rt.broker.holdsKey()) return permissionKey(input, key);
       if (state.picker) return pickerKey(input, key);
