@@ -7,7 +7,7 @@ import type { Key } from 'ink';
 import type { ReplRuntime } from '../runtime.js';
 import { mcpSlashCommands } from '../mcp-commands.js';
 import { complete, slashCandidates } from './completion.js';
-import type { EditorCommand } from './editor.js';
+import { type EditorCommand, expandPastes } from './editor.js';
 import { BYPASS_HINT, replNextMode } from './mode-cycle.js';
 
 /** Bracketed paste markers as Ink delivers them (escape stripped). */
@@ -20,15 +20,19 @@ export interface KeyRouter {
 
 export function createKeyRouter(rt: ReplRuntime): KeyRouter {
   let pasting = false;
+  /** The bracketed paste being received: inserted whole at its end marker (a long one collapses to a label). */
+  let pasteBuffer = '';
   /** The input holds pasted text (bracketed paste): it is sent as a message, never run as a command. */
   let pasted = false;
   const edit = (command: EditorCommand) => rt.store.dispatch({ type: 'edit', command });
 
   const submit = () => {
-    const text = rt.store.getState().editor.text;
-    if (!text.trim()) return;
+    const editor = rt.store.getState().editor;
+    if (!editor.text.trim()) return;
+    // Long pastes go whole to the model; the transcript shows their labels.
+    const { text, shown } = expandPastes(editor);
     edit({ type: 'clear' });
-    rt.submit(text, { pasted });
+    rt.submit(text, { pasted, shown });
     pasted = false;
   };
 
@@ -61,7 +65,8 @@ export function createKeyRouter(rt: ReplRuntime): KeyRouter {
       submit();
       return;
     }
-    edit({ type: 'insert', text: input });
+    // Several lines in one read are a paste without markers: a long one collapses as a bracketed one does.
+    edit({ type: 'paste', text: input });
   };
 
   function permissionKey(input: string, key: Key): void {
@@ -160,8 +165,11 @@ export function createKeyRouter(rt: ReplRuntime): KeyRouter {
     handle(input, key) {
       if (rt.exited) return;
       if (pasting) {
-        if (input === PASTE_END) pasting = false;
-        else edit({ type: 'insert', text: key.return ? '\n' : key.tab ? '\t' : input });
+        if (input === PASTE_END) {
+          pasting = false;
+          edit({ type: 'paste', text: pasteBuffer });
+          pasteBuffer = '';
+        } else pasteBuffer += key.return ? '\n' : key.tab ? '\t' : input;
         return;
       }
       const state = rt.store.getState();
