@@ -7,6 +7,7 @@ import type { LiveSession } from '../agent/open-session.js';
 import { MANUAL_COMPACTION_STATUS } from '../agent/session-controller.js';
 import type { SessionRecord } from '../transcript/records.js';
 import { replayTranscript } from '../transcript/projection.js';
+import { withoutRewound } from '../undo/rewound.js';
 import { splitAttachments } from './input/mentions.js';
 import { NOTICE_AUTO_COMPACTED, type NewItem } from './state/ui-state.js';
 import { parseShellMessage } from './shell-message.js';
@@ -47,7 +48,8 @@ function artifactsLine(n: number): string {
 export function replayItems(records: readonly SessionRecord[], limit = REPLAY_LIMIT, complete = true): NewItem[] {
   const bySeq = new Map(records.map((r) => [r.seq, r]));
   const items: NewItem[] = [];
-  for (const r of replayTranscript(records)) {
+  // Turns a rewind took back are not shown (as the model no longer has them).
+  for (const r of replayTranscript(withoutRewound(records))) {
     switch (r.type) {
       case 'user': {
         const shell = parseShellMessage(r.text);
