@@ -58,7 +58,11 @@ export function replayItems(records: readonly SessionRecord[], limit = REPLAY_LI
           const failed = !/\n\[exit code 0\]$/.test(shell.output);
           items.push(
             { kind: 'user', text: `!${shell.command}`, attachments: [] },
-            { kind: 'tool', card: { id: `shell-${r.seq}`, name: 'bash', args: shell.command, status: failed ? 'error' : 'done', output: clipOutput(shell.output) }, expanded: false },
+            {
+              kind: 'tool',
+              card: { id: `shell-${r.seq}`, name: 'bash', args: shell.command, status: failed ? 'error' : 'done', output: clipOutput(shell.output) },
+              expanded: false,
+            },
           );
           break;
         }

@@ -21,7 +21,12 @@ const toolLoop: Message[] = [
 describe('buildConversation', () => {
   it('a rewind to before a compacted message goes back to the history as it was then', () => {
     // seq 2 q1, 3 a1, 4 q2, 5 a2, 6 compaction, 7 q3, 8 a3, 9 rewind to before q2.
-    const list = records(user('q1'), turn('a1'), user('q2'), turn('a2'), compaction('manual', 'Summary'), user('q3'), turn('a3'), { kind: 'undo', turn_seqs: [], files: [], conversation_to_seq: 4 });
+    const list = records(user('q1'), turn('a1'), user('q2'), turn('a2'), compaction('manual', 'Summary'), user('q3'), turn('a3'), {
+      kind: 'undo',
+      turn_seqs: [],
+      files: [],
+      conversation_to_seq: 4,
+    });
     expect(buildConversation(list)).toEqual([
       { role: 'user', content: 'q1' },
       { role: 'assistant', content: 'a1' },
