@@ -52,6 +52,18 @@ describe('!command in the REPL', () => {
     expect(rig.fake.requests).toHaveLength(0);
   });
 
+  it('an ask rule still asks, and No runs nothing', async () => {
+    fs.writeFileSync(path.join(rig.ws.home, 'config.json'), JSON.stringify({ permissions: { ask: ['bash(touch:*)'] } }));
+    const t = rig.start();
+    await t.waitFor(/context · session/);
+    t.type('!touch asked.txt');
+    await t.waitFor('Allow bash?');
+    await t.answer('n');
+    await t.waitFor(/✗ bash touch asked\.txt/);
+    expect(fs.existsSync(path.join(rig.ws.cwd, 'asked.txt'))).toBe(false);
+    expect(rig.fake.requests).toHaveLength(0);
+  });
+
   it("plan mode's read-only sandbox applies", async () => {
     const t = rig.start({ args: ['--permission-mode', 'plan'] });
     await t.waitFor('Type a message');
@@ -60,6 +72,19 @@ describe('!command in the REPL', () => {
     expect(screen).toMatch(/cannot touch 'planned\.txt': Read-only file system/);
     expect(fs.existsSync(path.join(rig.ws.cwd, 'planned.txt'))).toBe(false);
     expect(rig.fake.requests).toHaveLength(0);
+  });
+
+  it('Esc stops a running command; nothing of it joins the conversation', async () => {
+    rig.fake.enqueue({ steps: [{ text: 'Fine.' }] });
+    const t = rig.start();
+    await t.waitFor(/context · session/);
+    t.type('!echo started-long; sleep 30; echo never-printed');
+    await t.waitFor('○ bash echo started-long');
+    t.keys('Escape');
+    await t.waitFor('Interrupted');
+    t.type('next');
+    await t.waitFor('Fine.');
+    expect(JSON.stringify(rig.fake.requests[0].body.messages)).not.toContain('started-long');
   });
 
   it('a pasted `!…` is a message, never a command', async () => {
