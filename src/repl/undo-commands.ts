@@ -29,11 +29,8 @@ export async function undoCommand(rt: CommandHost, args: string): Promise<void> 
       return;
     }
     const outcome = await undoTurns({ dir, sink: session.store, cwd: rt.cwd, turns: 1, force });
-    if (outcome.files.length === 0) {
-      rt.notice(`Nothing to undo: the files turn ${outcome.turns.join(', ')} changed are already as they were before it.`, 'muted');
-      return;
-    }
-    rt.notice(undoSummary(outcome), 'success');
+    // Files already as they were: the summary says there was nothing to undo.
+    rt.notice(undoSummary(outcome), outcome.files.length === 0 ? 'muted' : 'success');
   } catch (err) {
     rt.notice(`${errorText(err)}`.replace('use --force', 'use /undo --force'), 'error');
   }
