@@ -29,7 +29,7 @@ import { createRememberTool, createSkillTool, createTaskTool, defaultTools, muta
 import type { McpManager } from '../tools/mcp/manager.js';
 import { createToolRegistry, type Tool } from '../tools/registry.js';
 import { createHeadlessGate, type Policy } from '../tools/permissions/index.js';
-import type { PermissionGate } from '../tools/types.js';
+import type { PermissionGate, ToolRegistry } from '../tools/types.js';
 import { checkpointsDir } from '../undo/undo-turns.js';
 import { withCheckpoints } from '../undo/checkpointing-registry.js';
 import { FileCheckpoints } from '../undo/file-checkpoints.js';
@@ -121,6 +121,11 @@ export interface LiveSession {
   expandSlash(input: string): SlashExpansion;
   /** The session's MCP servers, when any are configured. */
   mcp?: McpManager;
+  /**
+   * The parent's tools as the model's calls run them (plan mode, checkpoints), without the
+   * artifact store: a REPL `!command` runs here, its output going into a user message.
+   */
+  userCalls: ToolRegistry;
   close(): Promise<void>;
 }
 
@@ -287,13 +292,12 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     // every output is stored once as an artifact (the handle a prune leaves).
     const liveMcp = mcp;
     const parentTools = [...baseTools, artifacts.recall, createTaskTool(runner)];
-    const parentRegistry = artifacts.wrap(
-      planModeRegistry(
-        withCheckpoints(liveMcp ? (await import('../tools/mcp/registry.js')).createMcpAwareRegistry(parentTools, liveMcp) : createToolRegistry(parentTools), checkpoints),
-        () => mode.get() === 'plan',
-        (call) => mutatingCalls(call.name.startsWith('mcp__') && liveMcp ? [...parentTools, ...liveMcp.tools()] : parentTools)(call),
-      ),
+    const parentCalls = planModeRegistry(
+      withCheckpoints(liveMcp ? (await import('../tools/mcp/registry.js')).createMcpAwareRegistry(parentTools, liveMcp) : createToolRegistry(parentTools), checkpoints),
+      () => mode.get() === 'plan',
+      (call) => mutatingCalls(call.name.startsWith('mcp__') && liveMcp ? [...parentTools, ...liveMcp.tools()] : parentTools)(call),
     );
+    const parentRegistry = artifacts.wrap(parentCalls);
     const appState = new AppState({
       client,
       registry: parentRegistry,
@@ -342,6 +346,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       // Only `/name …` can expand: anything else is sent as typed without reading the folders.
       expandSlash: (input) => (looksLikeSlash(input) ? expandSlash(input, loadContext()) : { kind: 'none' }),
       mcp: liveMcp,
+      userCalls: parentCalls,
       close: async () => {
         git.close();
         await liveMcp?.close();

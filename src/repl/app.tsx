@@ -91,7 +91,7 @@ function Screen({ state, onWiped }: { state: UiState; onWiped?: () => void }) {
         {(!asking || (state.permission && state.editor.text)) && (
           <Box flexDirection="column" marginTop={1}>
             <PromptInput editor={state.editor} windowLines={windowLines(rows, INPUT_FIXED_ROWS, INPUT_WINDOW_LINES)} />
-            <Suggestions text={state.editor.text} candidates={state.candidates} />
+            <Suggestions text={state.editor.text} candidates={state.candidates} selected={state.editor.menu} />
           </Box>
         )}
         <Footer session={state.session} exitArmed={state.exitArmed} />

@@ -1,5 +1,6 @@
 import type { LiveSession, SessionFlags } from '../agent/open-session.js';
-import type { Policy } from '../tools/permissions/index.js';
+import type { ControllerEvent } from '../agent/session-controller.js';
+import type { ExplainingGate, Policy } from '../tools/permissions/index.js';
 import type { NewItem, NoticeTone } from './state/ui-state.js';
 import type { UiStore } from './state/ui-store.js';
 import type { SpendByModel } from './usage-report.js';
@@ -12,6 +13,8 @@ export interface CommandHost {
   readonly cwd: string;
   readonly store: UiStore;
   readonly permissionPolicy: Policy;
+  /** The gate the model's tool calls go through (a `!command` uses it too). */
+  readonly permissionGate: ExplainingGate & { readonly policy: Policy };
   requireSession(): LiveSession;
   append(...items: NewItem[]): void;
   notice(text: string, tone?: NoticeTone): void;
@@ -23,6 +26,8 @@ export interface CommandHost {
   compact(focus: string): Promise<void>;
   /** A turn sending `prompt` (the user's command line is already on screen). */
   chatAs(prompt: string): Promise<void>;
+  /** A turn that shows `start`'s events (cards, errors); Esc and Ctrl+C abort its signal. */
+  streamTurn(start: (signal: AbortSignal) => AsyncIterable<ControllerEvent>): Promise<void>;
   spendSoFar(): SpendByModel;
   exit(code?: number): Promise<void>;
 }

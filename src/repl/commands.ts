@@ -17,10 +17,11 @@ const sessionList = () => import('../transcript/list.js');
 
 export const KEY_HELP = [
   'Enter send · Shift+Enter, Alt+Enter, Ctrl+J or \\ then Enter: new line',
-  '↑/↓ input history · Tab complete /commands and @files (@file attaches the file)',
-  'Esc cancel a compaction · Ctrl+C interrupt the agent; twice when idle to exit',
-  'Ctrl+O expand tool output · input typed while the agent works is queued (up to 5)',
-  'Shift+Tab cycle the permission mode (default → acceptEdits → plan → bypassPermissions)',
+  '↑/↓ input history (in the / menu: move, Enter or Tab takes it) · Tab complete /commands and @files (@file attaches the file)',
+  '!command run a shell command yourself (its output goes to the model with your next message)',
+  'Esc interrupt the agent or cancel a compaction · Ctrl+C interrupt; twice when idle to exit',
+  'Ctrl+O expand tool output · Ctrl+L redraw the screen · input typed while the agent works is queued (up to 5)',
+  'Shift+Tab cycle the permission mode (default → acceptEdits → plan)',
 ];
 
 export function helpLines(): string[] {

@@ -1,5 +1,5 @@
 /**
- * Where a submitted line goes: a `#` memory note, an MCP prompt (`/mcp__server__prompt`), a custom
+ * Where a submitted line goes: a `!command` (shell-command.ts), a `#` memory note, an MCP prompt (`/mcp__server__prompt`), a custom
  * command or skill (`/<name> args`, its expansion sent, what the user typed shown), a built-in
  * slash command, an unknown command (a hint), or a chat message with its `@mentions` and MCP
  * resources attached. Works on the narrow {@link CommandHost}, not on the runtime.
@@ -8,14 +8,26 @@ import type { CommandHost } from './command-host.js';
 import { runCommand } from './commands.js';
 import { memoryInput } from './context-commands.js';
 import { expandMentions } from './input/mentions.js';
+import type { InputOrigin } from './message-queue.js';
+import { shellCommandOf } from './shell-message.js';
 import { parseInput, unknownCommandHint } from './slash-commands.js';
 
 /**
- * `pasted`: the text came from a paste, so it is a message whatever it starts with. `#` notes
- * are typed single-line input only (a multi-line text starting with `# ` is markdown).
+ * `origin.pasted`: the text came from a paste, so it is a message whatever it starts with (shown
+ * as `origin.shown`: long pastes as their labels). `#` notes and `!` commands are typed
+ * single-line input only (a multi-line text starting with `# ` is markdown).
  */
-export async function dispatchInput(host: CommandHost, text: string, origin: { pasted?: boolean } = {}): Promise<void> {
-  if (origin.pasted) return chat(host, text);
+export async function dispatchInput(host: CommandHost, text: string, origin: InputOrigin = {}): Promise<void> {
+  if (origin.pasted || origin.shown !== undefined) return chat(host, text, undefined, origin.shown);
+  const command = shellCommandOf(text);
+  if (command !== undefined) {
+    // `!command`: run now as the bash tool would, its output for the model's next turn.
+    const session = host.requireSession();
+    const { shellTurn } = await import('./shell-command.js');
+    host.append({ kind: 'user', text: text.trim(), attachments: [] });
+    await host.streamTurn((signal) => shellTurn(session, command, { cwd: host.cwd, gate: host.permissionGate, signal }));
+    return;
+  }
   if (!text.trim().includes('\n') && (await memoryInput(host, text))) return;
   const parsed = parseInput(text);
   if (parsed.kind === 'unknown' && parsed.name.startsWith('mcp__') && (await mcpPrompt(host, text, parsed.name))) return;
@@ -39,13 +51,13 @@ export async function dispatchInput(host: CommandHost, text: string, origin: { p
   await chat(host, text);
 }
 
-/** A turn that shows `text` and sends `send` (a custom command's or skill's expansion) when given. */
-async function chat(host: CommandHost, text: string, send?: string): Promise<void> {
+/** A turn that shows `shown` (default `text`) and sends `send` (a custom command's or skill's expansion) when given. */
+async function chat(host: CommandHost, text: string, send?: string, shown = text): Promise<void> {
   const session = host.requireSession();
   // A command or skill body is repository text: its @mentions are not expanded (only the user's are).
   const expanded = send === undefined ? expandMentions(text, host.cwd) : { text: send, attachments: [], problems: [] };
   const resources = send === undefined && session.mcp ? await (await import('./mcp-commands.js')).expandMcpResources(expanded.text, session.mcp) : undefined;
-  host.append({ kind: 'user', text, attachments: [...expanded.attachments.map((a) => a.path), ...(resources?.attached ?? [])] });
+  host.append({ kind: 'user', text: shown, attachments: [...expanded.attachments.map((a) => a.path), ...(resources?.attached ?? [])] });
   for (const problem of [...expanded.problems, ...(resources?.problems ?? [])]) host.notice(problem, 'warning');
   await host.chatAs(resources?.text ?? expanded.text);
 }

@@ -7,9 +7,11 @@ import type { LiveSession } from '../agent/open-session.js';
 import { MANUAL_COMPACTION_STATUS } from '../agent/session-controller.js';
 import type { SessionRecord } from '../transcript/records.js';
 import { replayTranscript } from '../transcript/projection.js';
+import { withoutRewound } from '../undo/rewound.js';
 import { splitAttachments } from './input/mentions.js';
 import { NOTICE_AUTO_COMPACTED, type NewItem } from './state/ui-state.js';
-import { argsOf } from './tool-cards.js';
+import { parseShellMessage } from './shell-message.js';
+import { argsOf, clipOutput } from './tool-cards.js';
 
 /**
  * Items replayed at most; older ones are summarised in one line. Only the last screens go through
@@ -46,9 +48,24 @@ function artifactsLine(n: number): string {
 export function replayItems(records: readonly SessionRecord[], limit = REPLAY_LIMIT, complete = true): NewItem[] {
   const bySeq = new Map(records.map((r) => [r.seq, r]));
   const items: NewItem[] = [];
-  for (const r of replayTranscript(records)) {
+  // Turns a rewind took back are not shown (as the model no longer has them).
+  for (const r of replayTranscript(withoutRewound(records))) {
     switch (r.type) {
       case 'user': {
+        const shell = parseShellMessage(r.text);
+        if (shell) {
+          // A `!command`: what the user typed and its bash card, as when it ran.
+          const failed = !/\n\[exit code 0\]$/.test(shell.output);
+          items.push(
+            { kind: 'user', text: `!${shell.command}`, attachments: [] },
+            {
+              kind: 'tool',
+              card: { id: `shell-${r.seq}`, name: 'bash', args: shell.command, status: failed ? 'error' : 'done', output: clipOutput(shell.output) },
+              expanded: false,
+            },
+          );
+          break;
+        }
         const { text, attachments } = splitAttachments(r.text);
         items.push({ kind: 'user', text, attachments });
         break;

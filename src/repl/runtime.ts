@@ -20,7 +20,7 @@ import { promptTokens, type Usage } from '../core/usage.js';
 import type { Policy, SessionAnswer } from '../tools/permissions/index.js';
 import type { CommandHost } from './command-host.js';
 import type { InputHistory } from './input/history-store.js';
-import { MessageQueue } from './message-queue.js';
+import { type InputOrigin, MessageQueue } from './message-queue.js';
 import { PermissionBroker } from './permission-broker.js';
 import type { ReplGate } from './repl-gate.js';
 import type { TranscriptScrollback } from './scrollback.js';
@@ -111,15 +111,15 @@ export class ReplRuntime implements CommandHost {
 
   // ---- input ---------------------------------------------------------------------------------
 
-  /** The user pressed Enter on `text`: run it now, or queue it while busy. `pasted`: it is a message, never a command. */
-  submit(text: string, opts: { remember?: boolean; pasted?: boolean } = {}): void {
+  /** The user pressed Enter on `text`: run it now, or queue it while busy (`origin`: message-queue.ts). */
+  submit(text: string, opts: InputOrigin & { remember?: boolean } = {}): void {
     if (!text.trim() || this.exiting) return;
     if (opts.remember !== false) {
       this.store.dispatch({ type: 'edit', command: { type: 'remember', text } });
       void this.opts.history?.append(text);
     }
     if (this.busy || this.queue.length > 0) {
-      if (!this.queue.push(text, opts.pasted)) {
+      if (!this.queue.push(text, opts)) {
         this.notice(`The queue is full (${QUEUE_LIMIT}); wait for the agent to finish, or press Ctrl+C to interrupt it.`, 'warning');
         this.store.dispatch({ type: 'edit', command: { type: 'set', text } });
         return;
@@ -127,13 +127,13 @@ export class ReplRuntime implements CommandHost {
       this.drain();
       return;
     }
-    this.launch(text, opts.pasted);
+    this.launch(text, opts);
   }
 
-  private launch(text: string, pasted = false): void {
+  private launch(text: string, origin: InputOrigin = {}): void {
     this.running = true;
     this.current = this.requireParts()
-      .dispatchInput(this, text, { pasted })
+      .dispatchInput(this, text, origin)
       .catch((err) => this.store.dispatch({ type: 'append', items: [{ kind: 'error', title: 'Error', message: errorText(err) }] }))
       .finally(() => {
         this.running = false;
@@ -147,13 +147,13 @@ export class ReplRuntime implements CommandHost {
   private drain(): void {
     if (this.busy || this.exiting) return;
     const next = this.queue.shift();
-    if (next) this.launch(next.text, next.pasted);
+    if (next) this.launch(next.text, next.origin);
   }
 
   /** A turn sending `prompt` after the command line the user typed (/init). */
   async chatAs(prompt: string): Promise<void> {
     const session = this.requireSession();
-    await this.stream('chat', (signal) => session.controller.chat(prompt, signal));
+    await this.streamTurn((signal) => session.controller.chat(prompt, signal));
   }
 
   /** Manual compaction (`/compact [focus]`). */
@@ -163,10 +163,10 @@ export class ReplRuntime implements CommandHost {
       this.notice('Nothing to compact yet.', 'muted');
       return;
     }
-    await this.stream('compact', (signal) => session.controller.compact(focus || undefined, signal));
+    await this.streamTurn((signal) => session.controller.compact(focus || undefined, signal), 'compact');
   }
 
-  private async stream(mode: TurnHandle['mode'], start: (signal: AbortSignal) => AsyncIterable<ControllerEvent>): Promise<void> {
+  async streamTurn(start: (signal: AbortSignal) => AsyncIterable<ControllerEvent>, mode: TurnHandle['mode'] = 'chat'): Promise<void> {
     const handle: TurnHandle = { mode, abort: new AbortController() };
     this.turn = handle;
     try {
@@ -290,6 +290,10 @@ export class ReplRuntime implements CommandHost {
   /** The live permission policy (its mode and session rules change from the REPL). */
   get permissionPolicy(): Policy {
     return this.requireGate().policy;
+  }
+
+  get permissionGate(): ReplGate {
+    return this.requireGate();
   }
 
   /** Show `mode` in the footer. */

@@ -46,6 +46,8 @@ export interface TranscriptScrollback {
   take(items: readonly NewItem[]): boolean;
   /** The terminal's size now (what the permission prompt must fit). */
   size?(): { rows: number; columns: number };
+  /** Clear the screen and write the whole transcript again (Ctrl+L). */
+  redraw?(opts?: { tailFirst?: boolean }): Promise<void>;
 }
 
 const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));

@@ -22,7 +22,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: 'permissions', aliases: [], args: '[mode M | allow|ask|deny RULE]', description: 'show or change the permission mode and rules' },
   { name: 'undo', aliases: [], args: '[--force]', description: 'restore the files the last turn changed' },
   { name: 'rewind', aliases: [], args: '[message] [--files]', description: 'restore files and conversation to before a message' },
-  { name: 'usage', aliases: [], description: 'tokens, cache hits and cost so far' },
+  { name: 'usage', aliases: ['cost'], description: 'tokens, cache hits and cost so far' },
   { name: 'memory', aliases: [], description: 'show the memory files (# fact saves to project memory, #~ fact to user memory)' },
   { name: 'skills', aliases: [], description: 'list the skills (/<skill> [args] runs one)' },
   { name: 'mode', aliases: [], args: '[plan|build]', description: 'show or switch the agent mode' },
@@ -57,10 +57,15 @@ export function unknownCommandHint(name: string): string {
   return `Unknown command /${name}.${near ? ` Did you mean /${near.name}?` : ''} Type /help for the list.`;
 }
 
-/** Commands whose name or alias starts with `prefix` (without the slash), project commands and skills included. */
+/**
+ * Commands whose name starts with `prefix` (without the slash), project commands and skills
+ * included; when no name does, those with an alias that does (`/cos` offers `/usage`, `/co` does not).
+ */
 export function matchCommands(prefix: string): SlashCommand[] {
   const p = prefix.toLowerCase();
-  return [...SLASH_COMMANDS, ...projectCommands].filter((c) => c.name.toLowerCase().startsWith(p) || c.aliases.some((a) => a.startsWith(p)));
+  const all = [...SLASH_COMMANDS, ...projectCommands];
+  const named = all.filter((c) => c.name.toLowerCase().startsWith(p));
+  return named.length > 0 ? named : all.filter((c) => c.aliases.some((a) => a.startsWith(p)));
 }
 
 let projectCommands: readonly SlashCommand[] = [];

@@ -11,7 +11,8 @@ import type { SessionRecord, ToolActivity } from './records.js';
 /**
  * The system-free model history the records describe: `user_message` appends its message,
  * `assistant_turn` appends its messages, `compaction_applied` replaces everything before it with
- * (a clone of) its messages, `prune_applied` swaps the named tool outputs for their handles. A checkpoint is a normal `assistant_turn`; the compaction written in
+ * (a clone of) its messages, an `undo` with `conversation_to_seq` goes back to the history as it
+ * was before that user message (before a compaction too, when the records reach back to it), `prune_applied` swaps the named tool outputs for their handles. A checkpoint is a normal `assistant_turn`; the compaction written in
  * the same batch replaces it. The result is a fresh deep copy: mutating it never touches `records`.
  */
 export function buildConversation(records: readonly SessionRecord[]): Message[] {
@@ -34,8 +35,16 @@ export function buildConversation(records: readonly SessionRecord[]): Message[] 
         messages.push(copyMessage(r.message));
         break;
       case 'undo': {
-        const at = r.conversation_to_seq === undefined ? undefined : lengthAt.get(r.conversation_to_seq);
-        if (at !== undefined) messages = messages.slice(0, at);
+        if (r.conversation_to_seq === undefined) break;
+        const at = lengthAt.get(r.conversation_to_seq);
+        if (at !== undefined) {
+          messages = messages.slice(0, at);
+          break;
+        }
+        // A rewind to before a compaction (or before where this read started): the history as it
+        // was at that message, from the records before it.
+        const target = records.findIndex((x) => x.kind === 'user_message' && x.seq === r.conversation_to_seq);
+        if (target >= 0) messages = buildConversation(records.slice(0, target));
         break;
       }
       case 'assistant_turn':
@@ -43,6 +52,8 @@ export function buildConversation(records: readonly SessionRecord[]): Message[] 
         break;
       case 'compaction_applied':
         messages = stripSystem(cloneMessages(r.messages));
+        // Lengths before the compaction no longer index this history.
+        lengthAt.clear();
         break;
       case 'prune_applied':
         messages = applyPrunePlan(messages, r.pruned);

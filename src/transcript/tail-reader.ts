@@ -17,7 +17,7 @@ import { TRANSCRIPT_FORMAT, validateRecord, type SessionRecord } from './records
  * Whenever that cannot be shown cheaply, it falls back to `loadTranscript` (today's full load):
  * no compaction, a first line that is not `session_started`, a record before the compaction's
  * batch whose seq is not the one just before it, a compaction whose batch did not load whole, any seq problem after the anchor (a raised or repeated seq may involve records
- * before it), or no model to resume with (a compaction written before the store stamped it, and
+ * before it), a rewind (`undo` with `conversation_to_seq`) to a message before the anchor, or no model to resume with (a compaction written before the store stamped it, and
  * no `model_changed` after it).
  *
  * Damaged lines before the anchor do not change the history and are not read here: they are
@@ -119,6 +119,8 @@ async function readTail(fh: FileHandle, path: string): Promise<TailTranscript | 
   ) {
     return undefined;
   }
+  // A rewind to a message before the anchor needs the history as it was then: read it all.
+  if (parser.records.some((r) => r.kind === 'undo' && r.conversation_to_seq !== undefined && r.conversation_to_seq < anchor.firstSeq)) return undefined;
   const model = modelAtEnd(parser.records);
   if (!model) return undefined;
   const problems = parser.problems;

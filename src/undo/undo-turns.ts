@@ -126,12 +126,16 @@ export async function undoTurns(req: UndoRequest): Promise<UndoOutcome> {
   };
 }
 
-/** One line per undo, e.g. `Undid turn 3: restored a.txt; removed new.txt`. */
+/** One line per undo, e.g. `Undid the file changes of 1 turn: restored a.txt; removed new.txt (created by Keen).` */
 export function undoSummary(outcome: UndoOutcome): string {
   const turns = outcome.turns.length === 1 ? 'turn' : 'turns';
   const restored = outcome.files.filter((f) => f.action === 'restored').map((f) => f.shown);
   const removed = outcome.files.filter((f) => f.action === 'removed').map((f) => f.shown);
   const parts = [...(restored.length ? [`restored ${restored.join(', ')}`] : []), ...(removed.length ? [`removed ${removed.join(', ')} (created by Keen)`] : [])];
   if (outcome.turns.length === 0) return 'Rewound the conversation; no files to restore.';
-  return `Undid the file changes of ${outcome.turns.length} ${turns}: ${parts.join('; ') || 'nothing left to change'}.`;
+  if (parts.length === 0) {
+    const one = outcome.turns.length === 1;
+    return `Nothing to undo: the files ${turns} ${outcome.turns.join(', ')} changed are already as they were before ${one ? 'it' : 'them'}.`;
+  }
+  return `Undid the file changes of ${outcome.turns.length} ${turns}: ${parts.join('; ')}.`;
 }

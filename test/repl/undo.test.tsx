@@ -50,6 +50,9 @@ describe('/undo and /rewind', () => {
     await h.waitFor('Undid the file changes of 2 turns: restored a.txt.');
     expect(readFileSync(file, 'utf8')).toBe('v0\n');
     await h.waitFor((f) => h!.runtime.busy === false && f.includes('Undid'));
+    // The rewound message is back in the input; clear it (Ctrl+U) to send another.
+    expect(h.runtime.store.getState().editor.text).toBe('write first');
+    h.write('\x15');
     const before = h.fake.requests.length;
     h.send('write third');
     await h.waitFor('wrote third');

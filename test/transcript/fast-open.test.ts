@@ -14,7 +14,7 @@ import { loadTranscript } from '../../src/transcript/reader.js';
 import type { NewRecord } from '../../src/transcript/records.js';
 import { SessionStore } from '../../src/transcript/store.js';
 import { loadTranscriptTail } from '../../src/transcript/tail-reader.js';
-import { CWD, USAGE, createStore, tempHome, user } from './helpers.js';
+import { CWD, USAGE, createStore, tempHome, turn, user } from './helpers.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -228,6 +228,23 @@ describe('fast open: from the last compaction on', () => {
     const tail = await loadTranscriptTail(store.path);
     expect(tail.partial).toBe(false);
     expect(tail.model).toEqual({ provider: 'openai', model: 'gpt-old' });
+  });
+
+  it('a rewind to a message before the last compaction is read in full, with the history as it was then', async () => {
+    const h = await home();
+    const store = await createStore(h, { fsync: false });
+    await store.append(user('q1'));
+    await store.append(turn('a1'));
+    const q2 = await store.append(user('q2'));
+    await store.append(turn('a2'));
+    await store.append({ kind: 'compaction_applied', mode: 'manual', status: 'Context compacted.', messages: [{ role: 'user', content: 'Summary' }] });
+    await store.append(user('q3'));
+    await store.append({ kind: 'undo', turn_seqs: [], files: [], conversation_to_seq: q2.seq });
+    await store.close();
+    const tail = await loadTranscriptTail(store.path);
+    expect(tail.partial).toBe(false);
+    expect(buildConversation(tail.records).map((m) => m.content)).toEqual(['q1', 'a1']);
+    await expectSame(store.path);
   });
 
   it('a format-1 transcript continued by this release reads its old records upgraded, as a full load does', async () => {

@@ -19,6 +19,23 @@ const toolLoop: Message[] = [
 ];
 
 describe('buildConversation', () => {
+  it('a rewind to before a compacted message goes back to the history as it was then', () => {
+    // seq 2 q1, 3 a1, 4 q2, 5 a2, 6 compaction, 7 q3, 8 a3, 9 rewind to before q2.
+    const list = records(user('q1'), turn('a1'), user('q2'), turn('a2'), compaction('manual', 'Summary'), user('q3'), turn('a3'), {
+      kind: 'undo',
+      turn_seqs: [],
+      files: [],
+      conversation_to_seq: 4,
+    });
+    expect(buildConversation(list)).toEqual([
+      { role: 'user', content: 'q1' },
+      { role: 'assistant', content: 'a1' },
+    ]);
+    // And a message sent after the rewind follows that history.
+    const after = [...list, { ...(user('q4') as SessionRecord), seq: 10, ts: list[0].ts } as SessionRecord];
+    expect(buildConversation(after).map((m) => m.content)).toEqual(['q1', 'a1', 'q4']);
+  });
+
   it('appends user messages and the messages of each assistant turn, in order', () => {
     const history = buildConversation(records(user('what is a?'), turn('Let me look.\na is 1.', toolLoop), user('thanks')));
     expect(history).toEqual([{ role: 'user', content: 'what is a?' }, ...toolLoop, { role: 'user', content: 'thanks' }]);

@@ -7,8 +7,8 @@ import type { Key } from 'ink';
 import type { ReplRuntime } from '../runtime.js';
 import { mcpSlashCommands } from '../mcp-commands.js';
 import { selectedOption } from '../state/picker-filter.js';
-import { complete } from './completion.js';
-import type { EditorCommand } from './editor.js';
+import { complete, slashCandidates } from './completion.js';
+import { type EditorCommand, expandPastes } from './editor.js';
 import { BYPASS_HINT, replNextMode } from './mode-cycle.js';
 
 /** Bracketed paste markers as Ink delivers them (escape stripped). */
@@ -21,15 +21,19 @@ export interface KeyRouter {
 
 export function createKeyRouter(rt: ReplRuntime): KeyRouter {
   let pasting = false;
+  /** The bracketed paste being received: inserted whole at its end marker (a long one collapses to a label). */
+  let pasteBuffer = '';
   /** The input holds pasted text (bracketed paste): it is sent as a message, never run as a command. */
   let pasted = false;
   const edit = (command: EditorCommand) => rt.store.dispatch({ type: 'edit', command });
 
   const submit = () => {
-    const text = rt.store.getState().editor.text;
-    if (!text.trim()) return;
+    const editor = rt.store.getState().editor;
+    if (!editor.text.trim()) return;
+    // Long pastes go whole to the model; the transcript shows their labels.
+    const { text, shown } = expandPastes(editor);
     edit({ type: 'clear' });
-    rt.submit(text, { pasted });
+    rt.submit(text, { pasted, shown });
     pasted = false;
   };
 
@@ -62,7 +66,8 @@ export function createKeyRouter(rt: ReplRuntime): KeyRouter {
       submit();
       return;
     }
-    edit({ type: 'insert', text: input });
+    // Several lines in one read are a paste without markers: a long one collapses as a bracketed one does.
+    edit({ type: 'paste', text: input });
   };
 
   function permissionKey(input: string, key: Key): void {
@@ -92,8 +97,34 @@ export function createKeyRouter(rt: ReplRuntime): KeyRouter {
     else if (input && !key.ctrl && !key.meta && !CONTROL_KEY.test(input)) rt.store.dispatch({ type: 'picker-filter', filter: (picker.filter ?? '') + input });
   }
 
+  /** The `/` menu under the input: ↑/↓ move its selection, Tab takes it into the input, Enter runs it. True: the key was the menu's. */
+  function menuKey(key: Key): boolean {
+    const { editor } = rt.store.getState();
+    const menu = editor.browsing === -1 ? slashCandidates(editor.text) : [];
+    if (menu.length === 0) return false;
+    if (key.upArrow || key.downArrow) {
+      edit({ type: 'menu-move', delta: key.upArrow ? -1 : 1, rows: menu.length });
+      return true;
+    }
+    const chosen = menu[Math.min(editor.menu ?? 0, menu.length - 1)];
+    if (key.tab && !key.shift) {
+      const text = `/${chosen.name}${chosen.args ? ' ' : ''}`;
+      edit({ type: 'set', text });
+      rt.store.dispatch({ type: 'candidates', candidates: [] });
+      return true;
+    }
+    // A bare `/` with the selection untouched is not a choice (Enter there must not compact).
+    if (key.return && !key.shift && !key.meta && (editor.text !== '/' || editor.menu !== undefined)) {
+      edit({ type: 'set', text: `/${chosen.name}` });
+      submit();
+      return true;
+    }
+    return false;
+  }
+
   function editorKey(input: string, key: Key): void {
     const { editor } = rt.store.getState();
+    if (menuKey(key)) return;
     if (key.return) {
       if (key.shift || key.meta) edit({ type: 'newline' });
       else if (editor.cursor > 0 && editor.text[editor.cursor - 1] === '\\') {
@@ -141,8 +172,11 @@ export function createKeyRouter(rt: ReplRuntime): KeyRouter {
     handle(input, key) {
       if (rt.exited) return;
       if (pasting) {
-        if (input === PASTE_END) pasting = false;
-        else edit({ type: 'insert', text: key.return ? '\n' : key.tab ? '\t' : input });
+        if (input === PASTE_END) {
+          pasting = false;
+          edit({ type: 'paste', text: pasteBuffer });
+          pasteBuffer = '';
+        } else pasteBuffer += key.return ? '\n' : key.tab ? '\t' : input;
         return;
       }
       const state = rt.store.getState();
@@ -154,6 +188,8 @@ export function createKeyRouter(rt: ReplRuntime): KeyRouter {
       }
       if (input === PASTE_END) return;
       if (key.ctrl && input === 'c') return rt.interrupt();
+      // Ctrl+L: clear the screen and write the transcript again (what a stray write garbled).
+      if (key.ctrl && input === 'l') return void rt.opts.scrollback?.redraw?.().catch(() => undefined);
       // Keys typed ahead while the prompt appears go to the input (input/prompt-guard.ts).
       if (state.permission && !rt.broker.holdsKey()) return permissionKey(input, key);
       if (state.picker) return pickerKey(input, key);
