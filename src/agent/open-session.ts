@@ -1,16 +1,16 @@
 /**
  * Opening a session, as a sequence of named steps (each in a file of its own under src/agent/):
  *
- *   readSettings     home, trust, config, permission policy, bash sandbox   session-settings.ts
- *   resumeTarget     `--session` / `--continue`                              session-resume.ts
- *   openStored       a resumed transcript (locked), interrupted calls, replay session-resume.ts
- *   sessionModel     model, proxy, adapter (credentials checked), budget     session-model.ts
- *   resolveSummariser  `compaction.model`                                    compaction-setup.ts
- *   sessionStore     a new (deferred) store, or the model change of a resumed one  session-store.ts
- *   startMcp         the configured MCP servers, in the background            session-wiring.ts
- *   compactionWiring, sessionArtifacts   settings, summariser, artifact store compaction-setup.ts
- *   sessionRegistry  tools, subagents, the registry wrappers (buildRegistry) session-tools.ts
- *   AppState + SessionController over turnSink (checkpoint turns)            session-store.ts
+ *   readSettings       home, trust, config, permission policy, bash sandbox  session-settings.ts
+ *   resumeTarget       `--session` / `--continue`                             session-resume.ts
+ *   openStored         a resumed transcript (locked), interrupted calls, replay
+ *   sessionModel       model, proxy, adapter (credentials checked), budget    session-model.ts
+ *   resolveSummariser  `compaction.model`                                     compaction-setup.ts
+ *   sessionStore       a new (deferred) store, or a resumed one's model change session-store.ts
+ *   startMcp           the configured MCP servers, in the background          session-wiring.ts
+ *   compactionWiring, sessionArtifacts: settings, summariser, artifact store  compaction-setup.ts
+ *   sessionRegistry    tools, subagents, the registry layers (buildRegistry)  session-tools.ts
+ *   startController    AppState and SessionController over turnSink           session-start.ts
  *
  * Credentials are checked (the adapter is built) before anything is written, and a new session is
  * created on disk only with its first record (see DeferredSessionStore).
@@ -20,20 +20,18 @@ import { planModeHolder } from '../tools/index.js';
 import { projectContextSource } from '../project/project-context.js';
 import { expandSlash, looksLikeSlash } from '../project/slash-expansion.js';
 import { GitStatusCache } from '../project/git-status.js';
-import { buildSystemPrompt } from '../project/system-prompt.js';
 import { ContextMeter } from '../tokens/token-estimator.js';
 import type { ContextBudget } from '../tokens/context-budget.js';
-import { buildConversation } from '../transcript/projection.js';
 import type { McpManager } from '../tools/mcp/manager.js';
 import { createHeadlessGate } from '../tools/permissions/index.js';
 import { checkpointsDir } from '../undo/undo-turns.js';
 import { FileCheckpoints } from '../undo/file-checkpoints.js';
-import { AppState } from './app-state.js';
 import { compactionSettings, compactionWiring, resolveSummariser, sessionArtifacts } from './compaction-setup.js';
 import type { SessionSink } from './deferred-store.js';
-import { SessionController } from './session-controller.js';
+import type { SessionController } from './session-controller.js';
+import { startController } from './session-start.js';
 import { childModel, sessionModel, subagentModels } from './session-model.js';
-import { compactionsKnown, openStored, resumeTarget } from './session-resume.js';
+import { openStored, resumeTarget } from './session-resume.js';
 import { readSettings } from './session-settings.js';
 import { sessionStore, turnSink } from './session-store.js';
 import { sessionRegistry } from './session-tools.js';
@@ -108,35 +106,20 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       onProgress: opts.onSubagentProgress,
     });
     const liveMcp = mcp;
-    const appState = new AppState({
+    controller = startController(opts, {
       client,
       registry,
-      // Before each turn: a fresh git status (waited for briefly), and the MCP servers' start.
-      prepareRequest: async (signal) => {
-        await Promise.all([git.beforeTurn(signal), liveMcp?.waitForStartup(signal)]);
-      },
+      resolved,
+      config,
       compaction: compaction.app,
-      model: resolved.wireId,
-      maxOutputTokens: resolved.info.maxOutputTokens,
-      thinkingBudget: config.thinkingBudget,
       sessionId: store.id,
-      buildSystemPrompt: () =>
-        buildSystemPrompt({
-          cwd: opts.cwd,
-          mode: mode.get(),
-          context: context.load(),
-          subagents: true,
-          base: opts.flags.systemPrompt,
-          append: opts.flags.appendSystemPrompt,
-          gitStatus: () => git.text(),
-        }),
-      history: buildConversation(stored?.records ?? []),
+      mode,
+      context,
+      git,
+      mcp: liveMcp,
+      stored,
+      sink: turnSink(store, checkpoints),
     });
-    controller = new SessionController(appState, turnSink(store, checkpoints));
-    const records = stored?.records ?? [];
-    const shown = stored?.shown ?? { records: [], complete: true };
-    // Past compactions are listed only from a whole transcript (a partial one starts at the last).
-    controller.compactions.push(...compactionsKnown(records, stored?.partial ?? false, shown, appState.toolDefinitions));
     const liveStore = store;
     return {
       sessionId: store.id,
@@ -149,8 +132,8 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       home,
       controller,
       store: liveStore,
-      records,
-      shown,
+      records: stored?.records ?? [],
+      shown: stored?.shown ?? { records: [], complete: true },
       policy,
       warnings,
       mode,
