@@ -1,9 +1,10 @@
-import { documentRequest, NO_TOOLS, summaryOptions, type Summariser } from '../compaction/auto-compaction.js';
 import { compact, type CompactionOutcome } from '../compaction/compactor.js';
 import { NO_EXTRAS, type CompactionSettings } from '../compaction/settings.js';
+import { NO_TOOLS, summaryRoute, type Summariser } from '../compaction/summary-route.js';
 import { cloneMessages, stripSystem, systemMessage, userMessage, type Message } from '../core/message.js';
 import type { ChatRequest, ToolDefinition } from '../core/provider.js';
 import type { StreamEvent } from '../core/events.js';
+import type { StreamOptions } from '../core/stream-options.js';
 import { estimateMessage, estimateRequest, estimateText } from '../tokens/token-estimator.js';
 import type { ChatClient } from '../loop/tool-loop.js';
 import type { ToolRegistry } from '../tools/types.js';
@@ -111,7 +112,16 @@ export class AppState {
     const cfg = this.opts.compaction;
     const request = this.buildRequest();
     const sessionId = this.opts.sessionId;
-    const summariser = cfg?.summariser;
+    // The fork is this turn's request plus the prompt, so it stays a prompt-cache hit.
+    const parent = {
+      window: cfg?.window ?? Number.POSITIVE_INFINITY,
+      inputBudget: cfg?.inputBudget ?? Number.MAX_SAFE_INTEGER,
+      model: this.opts.model,
+      maxOutputTokens: this.opts.maxOutputTokens,
+      fork: (prompt: string, s: AbortSignal) =>
+        this.opts.client.streamChat(this.buildRequest([userMessage(prompt)]), this.opts.registry, { sessionId, signal: s, disableToolCalls: true, disableAutoCompaction: true }),
+      fresh: (req: ChatRequest, options: StreamOptions) => this.opts.client.streamChat(req, NO_TOOLS, options),
+    };
     return yield* compact({
       history: request.messages,
       mode: 'manual',
@@ -121,30 +131,7 @@ export class AppState {
       countMessage: estimateMessage,
       tokensBefore: estimateRequest(request),
       estimate: (messages) => estimateRequest({ messages, tools: this.tools }),
-      route: (forkEstimate) => ({
-        fork: summariser
-          ? undefined
-          : {
-              estimate: forkEstimate,
-              window: cfg?.window ?? Number.POSITIVE_INFINITY,
-              send: (prompt, s) =>
-                this.opts.client.streamChat(this.buildRequest([userMessage(prompt)]), this.opts.registry, {
-                  sessionId,
-                  signal: s,
-                  disableToolCalls: true,
-                  disableAutoCompaction: true,
-                }),
-            },
-        document: {
-          inputBudget: summariser?.inputBudget ?? cfg?.inputBudget ?? Number.MAX_SAFE_INTEGER,
-          send: (system, user, s) =>
-            (summariser?.client ?? this.opts.client).streamChat(
-              documentRequest(summariser?.model ?? this.opts.model, summariser?.maxOutputTokens ?? this.opts.maxOutputTokens, system, user),
-              NO_TOOLS,
-              summaryOptions(sessionId, s),
-            ),
-        },
-      }),
+      route: summaryRoute(parent, cfg?.summariser, sessionId),
       visible: true,
       signal: signal ?? new AbortController().signal,
     });

@@ -3,10 +3,11 @@ import { canonicalModelName } from '../config/model-lookup.js';
 import { MODEL_CATALOG } from '../config/models.js';
 import { resolveModel, type ResolvedModel } from '../config/resolve.js';
 import type { KeenConfig } from '../config/schema.js';
-import type { LoopCompaction, Summariser } from '../compaction/auto-compaction.js';
-import { artifactRegistry } from '../compaction/artifact-registry.js';
+import type { LoopCompaction } from '../compaction/auto-compaction.js';
+import type { ArtifactSink } from '../compaction/artifact-registry.js';
 import { COMPACTION_MAX_TURNS } from '../compaction/policy.js';
 import { DEFAULT_SETTINGS, type CompactionSettings } from '../compaction/settings.js';
+import type { Summariser } from '../compaction/summary-route.js';
 import { computeBudget, DEFAULT_COMPACTION_POLICY, type ContextBudget } from '../tokens/context-budget.js';
 import { ContextMeter } from '../tokens/token-estimator.js';
 import { createChatClient } from '../loop/tool-loop.js';
@@ -14,7 +15,7 @@ import { createAdapter } from '../providers/registry.js';
 import { ArtifactStore } from '../transcript/artifacts.js';
 import type { Tool } from '../tools/registry.js';
 import { createRecallTool } from '../tools/recall.js';
-import type { PermissionGate, ToolRegistry } from '../tools/types.js';
+import type { PermissionGate } from '../tools/types.js';
 import type { AppCompaction } from './app-state.js';
 
 /** `compaction.*` from config with the defaults filled in. */
@@ -54,19 +55,19 @@ export async function resolveSummariser(
   return { client, model: resolved.wireId, inputBudget: budget.inputBudget, maxOutputTokens: resolved.info.maxOutputTokens };
 }
 
-/**
- * The session's artifact store: the `recall` tool that reads it, and `wrap`, which stores every
- * tool output of a registry once as an artifact (the handle pruning replaces it with).
- */
-export async function sessionArtifacts(
-  sessionDir: string,
-  redacted: readonly string[],
-  opts: { fresh?: boolean } = {},
-): Promise<{ recall: Tool; wrap: (inner: ToolRegistry) => ToolRegistry }> {
+/** The session's artifact store: the `recall` tool that reads it, and the sink every tool output is stored in. */
+export interface SessionArtifacts {
+  recall: Tool;
+  /** Where the registry builder stores each result (the handle pruning replaces it with). */
+  sink: ArtifactSink;
+}
+
+/** Open the session's artifact store (see {@link SessionArtifacts}). */
+export async function sessionArtifacts(sessionDir: string, redacted: readonly string[], opts: { fresh?: boolean } = {}): Promise<SessionArtifacts> {
   // `redacted`: the same values the transcript redacts (`secretValues`: environment values that look secret plus config keys).
   // `fresh`: a new session, whose folder does not exist yet (ArtifactStore.open).
   const artifacts = await ArtifactStore.open(sessionDir, redacted, opts);
-  return { recall: createRecallTool((n) => artifacts.get(n)), wrap: (inner) => artifactRegistry(inner, artifacts) };
+  return { recall: createRecallTool((n) => artifacts.get(n)), sink: artifacts };
 }
 
 /** What the loop and AppState get: the same settings and summariser on both paths. */

@@ -1,27 +1,23 @@
 /**
- * The parts openSession wires together, one concern each: the inspect-only adapter, MCP startup,
- * the permission policy, the bash tool's sandbox and environment, the secrets to redact, and the
- * model of a subagent. Split out so open-session.ts reads as the order of things.
+ * Small parts the session-open steps share, one concern each: the inspect-only adapter, MCP
+ * startup, the permission policy, the bash tool's sandbox and environment, and the secrets to
+ * redact.
  */
 import fs from 'node:fs';
 import { codexCliAuthPath, keenAuthPath } from '../auth/codex-credentials.js';
 import { KeenError } from '../errors.js';
 import { forStream } from '../security/terminal-text.js';
+import { secretValues } from '../transcript/redact.js';
 import type { ConfigFiles } from '../config/load.js';
 import { keenHome, projectMcpJsonPath } from '../config/paths.js';
-import { resolveModel } from '../config/resolve.js';
 import type { KeenConfig } from '../config/schema.js';
-import { computeBudget, DEFAULT_COMPACTION_POLICY, type ContextBudget } from '../tokens/context-budget.js';
 import type { ProviderAdapter } from '../core/provider.js';
-import { createChatClient } from '../loop/tool-loop.js';
-import { createAdapter } from '../providers/registry.js';
 import type { BashToolOptions } from '../tools/bash.js';
 import type { McpManager } from '../tools/mcp/manager.js';
 import { loadServerSources } from '../tools/mcp/load-sources.js';
 import { buildPolicy, type Policy } from '../tools/permissions/index.js';
 import { DEFAULT_SANDBOX } from '../tools/sandbox/index.js';
 import type { SessionFlags } from './flags.js';
-import type { ChildModel } from './subagent-runner.js';
 
 /** What of openSession's options the wiring reads (OpenSessionOptions satisfies it). */
 interface WiringOptions {
@@ -166,25 +162,11 @@ export function stripUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-/** A subagent's own model (its definition's `model`): resolved and checked like the parent's. */
-export async function childModel(
-  config: KeenConfig,
-  name: string,
-  env: NodeJS.ProcessEnv,
-  home: string,
-  loopEnv: (budget: ContextBudget) => Parameters<typeof createChatClient>[1],
-): Promise<ChildModel> {
-  const resolved = resolveModel(config, { model: name }, env, home);
-  const adapter = await createAdapter(resolved.provider, resolved.settings);
-  const budget = computeBudget(
-    { contextWindow: resolved.info.contextWindow, maxOutputTokens: resolved.info.maxOutputTokens },
-    { ...DEFAULT_COMPACTION_POLICY, ...stripUndefined(config.compaction ?? {}) },
-  );
-  return {
-    client: createChatClient(adapter, loopEnv(budget)),
-    name: resolved.name,
-    wireId: resolved.wireId,
-    maxOutputTokens: resolved.info.maxOutputTokens,
-    thinkingBudget: config.thinkingBudget,
-  };
+/**
+ * The secrets of a session: `store`, what a new transcript is told to redact (config keys and the
+ * model's API key); `redacted`, those plus the environment's secret-looking values, found once.
+ */
+export function sessionSecrets(config: KeenConfig, env: NodeJS.ProcessEnv, apiKey: string | undefined): { store: string[]; redacted: string[] } {
+  const store = [...configSecrets(config, env), ...(apiKey ? [apiKey] : [])];
+  return { store, redacted: secretValues(env, store) };
 }

@@ -1,13 +1,15 @@
 /**
- * One compaction, for both paths: prepare (previous summary, prune, verbatim tail), summarise
- * (fork, budgeted document or update), build the one replacement and validate that it shrinks the
- * context. Transactional: nothing is changed here; the caller installs the replacement only when
- * the outcome is `ok`, after making it durable.
+ * One compaction, for both paths: prune only when that is enough (the automatic path), else
+ * prepare (previous summary, prune, verbatim tail), summarise (fork, budgeted document or update),
+ * build the one replacement and validate that it shrinks the context. Transactional: nothing is
+ * changed here; the caller installs the replacement only when the outcome is `ok`, after making it
+ * durable.
  */
 import type { LlmError } from '../core/errors.js';
 import type { StreamEvent } from '../core/events.js';
 import { stripSystem, systemPart, type Message, type SystemMessage, type UserMessage } from '../core/message.js';
-import type { Usage } from '../core/usage.js';
+import { emptyUsage, type Usage } from '../core/usage.js';
+import type { PrunedOutput } from '../transcript/records.js';
 import { buildAutoCompactionPrompt, buildCompactionPrompt, type PromptOptions } from './prompts.js';
 import { artifactIndex, collectArtifactRefs, stripIndex, type ArtifactRefs } from './artifact-index.js';
 import { applyPrunePlan, planPrune } from './prune.js';
@@ -105,7 +107,19 @@ export function buildReplacement(prepared: PreparedCompaction, summary: string):
 }
 
 export type CompactionOutcome =
-  | { ok: true; replacement: Message[]; summary: string; usage: Usage; requests: number; via: 'fork' | 'document'; tokensBefore: number; tokensAfter: number }
+  | {
+      ok: true;
+      replacement: Message[];
+      /** '' when the compaction only pruned (`via` 'prune', `pruned` set). */
+      summary: string;
+      usage: Usage;
+      requests: number;
+      via: 'fork' | 'document' | 'prune';
+      /** The tool outputs a prune-only compaction replaced by their handles. */
+      pruned?: PrunedOutput[];
+      tokensBefore: number;
+      tokensAfter: number;
+    }
   | { ok: false; reason: string; cancelled: boolean; usage: Usage; requests: number; error?: LlmError };
 
 export interface CompactInput extends PrepareInput {
@@ -117,10 +131,33 @@ export interface CompactInput extends PrepareInput {
   route: (forkEstimate: number) => SummaryRoute;
   visible: boolean;
   signal: AbortSignal;
+  /**
+   * The automatic path's threshold: when pruning alone (`settings.prune`) brings the estimate
+   * under it, the outcome is the pruned history and no summary request is made. Absent (manual
+   * compaction): always summarise.
+   */
+  pruneOnlyBelow?: number;
 }
 
-/** Prepare, summarise, build and validate one compaction. Never throws. */
+/**
+ * The prune-only compaction: old tool outputs become handles, nothing is summarised. Undefined
+ * when pruning is off, finds nothing worth it, or leaves the estimate at or over `below`.
+ */
+function pruneOnly(input: CompactInput, below: number): CompactionOutcome | undefined {
+  if (!input.settings.prune) return undefined;
+  const rest = stripSystem(input.history);
+  const plan = planPrune(rest, { count: input.countText });
+  if (!plan) return undefined;
+  const replacement = [...systemPart(input.history), ...applyPrunePlan(rest, plan.pruned)];
+  const after = input.estimate(replacement);
+  if (after >= below) return undefined;
+  return { ok: true, replacement, summary: '', usage: emptyUsage(), requests: 0, via: 'prune', pruned: plan.pruned, tokensBefore: input.tokensBefore, tokensAfter: after };
+}
+
+/** Prune only when that is enough, else prepare, summarise, build and validate one compaction. Never throws. */
 export async function* compact(input: CompactInput): AsyncGenerator<StreamEvent, CompactionOutcome> {
+  const pruned = input.pruneOnlyBelow === undefined ? undefined : pruneOnly(input, input.pruneOnlyBelow);
+  if (pruned) return pruned;
   const prepared = prepareCompaction(input);
   const build = input.mode === 'auto' ? buildAutoCompactionPrompt : buildCompactionPrompt;
   const forkPrompt = build({ ...prepared.prompt, source: 'history' });

@@ -1,0 +1,79 @@
+/**
+ * The session's tools: the built-ins, remember and skill; the subagent runner behind `task`;
+ * the parent's registry (those plus recall, task and the MCP servers' tools) and each child's,
+ * both composed by buildRegistry (session-registry.ts).
+ */
+import type { Usage } from '../core/usage.js';
+import type { ModeHolder } from '../project/agent-mode.js';
+import type { ProjectContextSource } from '../project/project-context.js';
+import { buildSystemPrompt } from '../project/system-prompt.js';
+import type { BashToolOptions } from '../tools/bash.js';
+import { createRememberTool, createSkillTool, createTaskTool, defaultTools, readOnlyToolSet } from '../tools/index.js';
+import type { McpManager } from '../tools/mcp/manager.js';
+import type { Tool } from '../tools/registry.js';
+import type { ToolRegistry } from '../tools/types.js';
+import type { FileCheckpoints } from '../undo/file-checkpoints.js';
+import type { SessionArtifacts } from './compaction-setup.js';
+import { buildRegistry } from './session-registry.js';
+import { createSubagentRunner, type ChildModel, type SubagentProgress } from './subagent-runner.js';
+
+export interface ToolParts {
+  cwd: string;
+  bashOptions: BashToolOptions;
+  /** The project context the tools read (memory paths, skills, agents): its newest read. */
+  context: ProjectContextSource;
+  mode: ModeHolder;
+  checkpoints: FileCheckpoints;
+  artifacts: SessionArtifacts;
+  mcp?: McpManager;
+  /** The prompt's git status (the cached one: a child's prompt never waits for git). */
+  gitStatus: () => string | undefined;
+  /** A subagent's model: the parent's, or the one its definition names. */
+  model: (name?: string) => Promise<ChildModel>;
+  /** The session's folder (child transcripts go below it) and the values they redact. */
+  sessionDir: string;
+  secrets: readonly string[];
+  /** A child's usage, added to the session's spend. */
+  onUsage: (usage: Usage) => void;
+  onProgress?: (callId: string, progress: SubagentProgress) => void;
+}
+
+/**
+ * The parent's registry, with the subagent runner behind its `task` tool, and the same layers
+ * without the artifact store (`userCalls`: a REPL `!command` runs there, its output going into a
+ * user message rather than a tool result).
+ */
+export async function sessionRegistry(parts: ToolParts): Promise<{ registry: ToolRegistry; userCalls: ToolRegistry }> {
+  const { context, mode } = parts;
+  const baseTools: Tool[] = [...defaultTools(parts.bashOptions), createRememberTool(() => context.current().memoryPaths), createSkillTool(() => context.current().skills)];
+  const runner = createSubagentRunner({
+    agents: () => context.current().agents,
+    tools: () => baseTools,
+    // A subagent's registry: plan mode when the session is in it, or when its tools are read-only.
+    registry: (tools) => {
+      const readOnly = readOnlyToolSet(tools);
+      return buildRegistry({ tools, checkpoints: parts.checkpoints, planning: () => readOnly || mode.get() === 'plan' });
+    },
+    systemPrompt: (def, tools) => {
+      const now = context.current();
+      return buildSystemPrompt({
+        cwd: parts.cwd,
+        mode: mode.get(),
+        context: { ...now, skills: tools.some((t) => t.name === 'skill') ? now.skills : [] },
+        base: def?.prompt,
+        gitStatus: parts.gitStatus,
+      });
+    },
+    model: parts.model,
+    sessionDir: parts.sessionDir,
+    secrets: parts.secrets,
+    onUsage: parts.onUsage,
+    onProgress: parts.onProgress,
+  });
+  // The parent's tools: built-ins, recall, the task tool and (when configured) the MCP servers'
+  // current tools; every output is stored once as an artifact (the handle a prune leaves).
+  const tools = [...baseTools, parts.artifacts.recall, createTaskTool(runner)];
+  const mcp = parts.mcp ? { manager: parts.mcp, base: (await import('../tools/mcp/registry.js')).createMcpAwareRegistry } : undefined;
+  const layers = { tools, mcp, checkpoints: parts.checkpoints, planning: () => mode.get() === 'plan' };
+  return { registry: buildRegistry({ ...layers, artifacts: parts.artifacts.sink }), userCalls: buildRegistry(layers) };
+}
