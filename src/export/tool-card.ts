@@ -47,7 +47,7 @@ export function diffHtml(diff: string): string {
       const kind = line.startsWith('+++') || line.startsWith('---') ? 'file' : line.startsWith('@@') ? 'hunk' : line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : 'ctx';
       return `<span class="d-${kind}">${escapeHtml(line)}</span>`;
     });
-  return `<pre class="diff">${lines.join('\n')}</pre>`;
+  return `<pre class="diff">${lines.join('')}</pre>`;
 }
 
 function prettyArgs(args: string): string {

@@ -22,7 +22,13 @@ export function sampleRecords(): SessionRecord[] {
       text: 'Editing. ',
       tools: [],
       usage: usage(1000, 500),
-      messages: [{ role: 'assistant', content: 'Editing. ', tool_calls: [{ id: 'e1', name: 'edit_file', args: JSON.stringify({ path: 'a.ts', old_string: 'const a = 1;\n', new_string: `const a = 2; // ${HOSTILE}\n` }) }] }],
+      messages: [
+        {
+          role: 'assistant',
+          content: 'Editing. ',
+          tool_calls: [{ id: 'e1', name: 'edit_file', args: JSON.stringify({ path: 'a.ts', old_string: 'const a = 1;\n', new_string: `const a = 2; // ${HOSTILE}\n` }) }],
+        },
+      ],
     },
     {
       seq: 4,

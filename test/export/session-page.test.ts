@@ -24,7 +24,10 @@ describe('the export page', () => {
 
   it('shows the compaction as a marker with its summary folded in', () => {
     const html = page();
-    const marker = /<details class="marker compaction" data-seq="6" data-mode="auto"><summary>Automatic compaction[^<]*1 recent message kept verbatim<\/summary><pre class="summary-text">([^<]*)<\/pre><\/details>/.exec(html);
+    const marker =
+      /<details class="marker compaction" data-seq="6" data-mode="auto"><summary>Automatic compaction[^<]*1 recent message kept verbatim<\/summary><pre class="summary-text">([^<]*)<\/pre><\/details>/.exec(
+        html,
+      );
     expect(marker?.[1]).toBe(escapeHtml(`## Goal\nFix it ${HOSTILE}`));
     // Text before and after the marker: the checkpoint's and the next request's.
     const at = html.indexOf('class="marker compaction"');
@@ -37,7 +40,7 @@ describe('the export page', () => {
     expect(html).toContain('<span class="d-del">-const a = 1;</span>');
     expect(html).toContain(`<span class="d-add">+const a = 2; // ${escapeHtml(HOSTILE)}</span>`);
     expect(html).toMatch(/<details class="tool" open data-tool="e1">/);
-    expect(html).toMatch(/<details class="tool failed" data-tool="r1"><summary><span class="tool-name">read_file<\/span>[^]*?<span class="badge">error<\/span>/);
+    expect(html).toMatch(/<details class="tool failed" data-tool="r1"><summary><span class="tool-name">read_file<\/span>[\s\S]*?<span class="badge">error<\/span>/);
     expect(html).toContain(`<pre class="output">no such file ${escapeHtml(HOSTILE)}</pre>`);
   });
 });
