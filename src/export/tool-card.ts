@@ -62,7 +62,9 @@ export function toolCardHtml(tool: ToolActivity, detail: ToolCallDetail | undefi
   if (diff) body.push(diffHtml(diff));
   else if (detail?.args) body.push(`<div class="label">arguments</div><pre>${escapeHtml(clip(prettyArgs(detail.args), SHOWN_CHARS))}</pre>`);
   if (detail?.output !== undefined) body.push(`<div class="label">output</div><pre class="output">${escapeHtml(clip(detail.output, SHOWN_CHARS))}</pre>`);
-  const head = `<span class="tool-name">${escapeHtml(tool.name)}</span> <span class="tool-summary">${escapeHtml(tool.summary)}</span>${tool.is_error ? ' <span class="badge">error</span>' : ''}`;
+  // Summaries usually start with the tool's name (`read_file a.ts`): the name is not said twice.
+  const rest = tool.summary.startsWith(tool.name) ? tool.summary.slice(tool.name.length).trimStart() : tool.summary;
+  const head = `<span class="tool-name">${escapeHtml(tool.name)}</span> <span class="tool-summary">${escapeHtml(rest)}</span>${tool.is_error ? ' <span class="badge">error</span>' : ''}`;
   // An edit's diff is the point of its card: open; other outputs fold.
   return `<details class="tool${state}"${diff ? ' open' : ''} data-tool="${escapeHtml(tool.id)}"><summary>${head}</summary>${body.join('')}</details>`;
 }
