@@ -29,7 +29,10 @@ beforeAll(async () => {
     if (isCompactionRequest(req)) return { steps: [{ text: `## Goal\nRead every log. ${HOSTILE}` }] };
     turns++;
     requests++;
-    if (turns === 1) return { steps: [{ text: 'Editing first. ' }, { toolCall: { id: 'e1', name: 'edit_file', args: { path: 'a.ts', old_string: 'const a = 1;', new_string: 'const a = 2;' } } }] };
+    if (turns === 1)
+      return {
+        steps: [{ text: 'Editing first. ' }, { toolCall: { id: 'e1', name: 'edit_file', args: { path: 'a.ts', old_string: 'const a = 1;', new_string: 'const a = 2;' } } }],
+      };
     if (turns > 5) return { steps: [{ text: `Finished. ${HOSTILE}` }] };
     return { steps: [{ text: `Reading log-${turns - 1}. ` }, { toolCall: { id: `t${turns}`, name: 'read_file', args: { path: `log-${turns - 1}.txt` } } }] };
   });
@@ -47,7 +50,9 @@ describe('keen export', () => {
     const file = path.join(ws.cwd, 'page.html');
     expect(fs.realpathSync(r.stdout.trim())).toBe(fs.realpathSync(file));
     const html = fs.readFileSync(file, 'utf8');
-    expect(html).toMatch(/<details class="marker compaction" data-seq="\d+" data-mode="auto"><summary>Automatic compaction[^<]*<\/summary><pre class="summary-text">## Goal\nRead every log\. &lt;script&gt;/);
+    expect(html).toMatch(
+      /<details class="marker compaction" data-seq="\d+" data-mode="auto"><summary>Automatic compaction[^<]*<\/summary><pre class="summary-text">## Goal\nRead every log\. &lt;script&gt;/,
+    );
     expect(html).toContain('<span class="d-del">-const a = 1;</span><span class="d-add">+const a = 2;</span>');
     expect(html.match(/<circle class="point"/g)).toHaveLength(requests);
     expect(html).toContain(`<g class="threshold" data-tokens="${Math.floor(0.9 * (12_000 - 4096))}">`);
