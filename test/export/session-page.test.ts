@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { contextSeries, plotSvg } from '../../src/export/context-plot.js';
 import { escapeHtml } from '../../src/export/escape.js';
 import { PAGE_SCRIPT } from '../../src/export/page-assets.js';
+import { editDiff, toolCardHtml } from '../../src/export/tool-card.js';
 import { renderSessionPage } from '../../src/export/session-page.js';
 import { HOSTILE, sampleRecords } from './records-fixture.js';
 
@@ -72,5 +73,26 @@ describe('the context plot', () => {
   it('without automatic compaction there is no threshold line; without usage, a note', () => {
     expect(plotSvg(contextSeries(sampleRecords()), { window: 12_000 })).not.toContain('class="threshold"');
     expect(plotSvg({ points: [], compactions: [] }, { window: 1 })).toContain('no request reported its usage');
+  });
+});
+
+describe('tool cards', () => {
+  it('a write shows its content as added lines; a call id with quotes stays inside its attribute', () => {
+    const html = toolCardHtml(
+      { id: 'x" onclick="boom', name: 'write_file', summary: 'write_file new.ts', is_error: false, offset: 0 },
+      { args: JSON.stringify({ path: 'new.ts', content: 'one\ntwo\n' }), output: 'Wrote new.ts' },
+    );
+    expect(html).toContain('data-tool="x&quot; onclick=&quot;boom"');
+    expect(html).toContain('<span class="d-file">+++ b/new.ts</span>');
+    expect(html).toContain('<span class="d-add">+one</span><span class="d-add">+two</span>');
+    // The name is not said twice.
+    expect(html).toContain('<span class="tool-name">write_file</span> <span class="tool-summary">new.ts</span>');
+  });
+
+  it('other tools fold their arguments and output; arguments that are not JSON are shown as they are', () => {
+    const html = toolCardHtml({ id: 'b1', name: 'bash', summary: 'bash ls', is_error: false, offset: 0 }, { args: 'not json <x>', output: 'a\nb' });
+    expect(html).toMatch(/^<details class="tool" data-tool="b1">/);
+    expect(html).toContain('<pre>not json &lt;x&gt;</pre>');
+    expect(editDiff('bash', '{"command":"ls"}')).toBeUndefined();
   });
 });
