@@ -6,6 +6,7 @@
  *                           dispatches to the other two)
  *   5  agent                the live session and its wiring; the UI uses only its surface files
  *   4  tools, project, providers, compaction, loop, undo   the engine
+ *      export              the session page (records → HTML), beside the engine
  *   3  config, transcript, auth                            foundations
  *   2  tokens, net          token estimation and budgets; HTTP for providers, tools and auth
  *   1  core, security, errors.ts, version.ts               the vocabulary and the leaf guards
@@ -41,7 +42,7 @@ module.exports = {
     ),
     layer(
       'engine-below-agent',
-      ['tools', 'project', 'providers', 'compaction', 'loop', 'undo'],
+      ['tools', 'project', 'providers', 'compaction', 'loop', 'undo', 'export'],
       ['core', 'security', 'tokens', 'net', 'config', 'transcript', 'auth'],
       'The engine never imports the agent wiring or a front end.',
     ),
@@ -94,7 +95,7 @@ module.exports = {
       to: {
         path: '^src/',
         pathNot: [
-          under('core', 'security', 'tokens', 'net', 'config', 'transcript', 'auth', 'tools', 'project', 'providers', 'compaction', 'loop', 'undo', 'agent', 'cli', 'repl', 'acp', 'launch'),
+          under('core', 'security', 'tokens', 'net', 'config', 'transcript', 'auth', 'tools', 'project', 'providers', 'compaction', 'loop', 'undo', 'export', 'agent', 'cli', 'repl', 'acp', 'launch'),
           ...LEAVES,
         ],
       },

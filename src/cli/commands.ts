@@ -266,6 +266,19 @@ export async function runCli(argv: string[]): Promise<number> {
     code = await runContextCommand({ ...(await prepare(opts)), ...sessionOf(opts) });
   });
 
+  const exportCommand = program
+    .command('export')
+    .description('write a stored session as one self-contained HTML page (docs/export.md)')
+    .option('--session <id>', 'the session to export')
+    .option('-r, --resume <id>', 'the session to export (same as --session)')
+    .option('-c, --continue', "export this directory's latest session")
+    .option('-o, --output <file>', 'the page to write (default keen-session-<id>.html; - for stdout)')
+    .option('-C, --cwd <dir>', 'run in DIR instead of the current directory');
+  usageErrors(exportCommand, 'keen export').action(async (opts: RunFlags & { output?: string }) => {
+    const { runExportCommand } = await import('./export.js');
+    code = await runExportCommand({ ...(await prepare(opts)), ...sessionOf(opts) });
+  });
+
   const acpCommand = program.command('acp').description('serve the Agent Client Protocol on stdin/stdout, for editors such as Zed (docs/acp.md)');
   usageErrors(acpCommand, 'keen acp');
   addModelOptions(acpCommand).action(async (opts: RunFlags) => {

@@ -95,6 +95,9 @@ export async function runCommand(rt: CommandHost, name: string, args: string): P
     case 'rewind':
       await (await import('./undo-commands.js')).rewindCommand(rt, args);
       return;
+    case 'export':
+      await (await import('./export-command.js')).exportCommand(rt, args);
+      return;
     case 'exit':
       // Not awaited: exit waits for the running command, which is this one.
       void rt.exit(0);

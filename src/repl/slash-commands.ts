@@ -29,6 +29,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: 'init', aliases: [], description: 'have the model draft an AGENTS.md for this repository' },
   { name: 'mcp', aliases: [], description: 'MCP servers: status, tools and prompts' },
   { name: 'context', aliases: [], description: 'where the context window goes, and the compactions so far' },
+  { name: 'export', aliases: [], args: '[file]', description: 'write the session as one HTML page (docs/export.md)' },
   { name: 'help', aliases: [], description: 'keys and commands' },
   { name: 'exit', aliases: ['quit'], description: 'leave Keen' },
 ];

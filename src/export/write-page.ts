@@ -1,0 +1,30 @@
+/**
+ * Writing a session page: the file name it gets by default, the plot limits of a budget, and the
+ * write itself with a one-line error naming the file. Shared by `keen export` and `/export`.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { KeenError, errorText } from '../errors.js';
+import type { ContextBudget } from '../tokens/context-budget.js';
+import type { PlotLimits } from './context-plot.js';
+import { renderSessionPage, type SessionPageInput } from './session-page.js';
+
+/** `keen-session-<id>.html`: what an export without a file name writes in the working directory. */
+export function defaultPageName(sessionId: string): string {
+  return `keen-session-${sessionId}.html`;
+}
+
+export function limitsOf(budget: Pick<ContextBudget, 'window' | 'threshold' | 'autoEnabled'>): PlotLimits {
+  return budget.autoEnabled ? { window: budget.window, threshold: budget.threshold } : { window: budget.window };
+}
+
+/** Renders the page and writes it to `file` (relative to `cwd`); returns the absolute path. */
+export async function writeSessionPage(file: string, cwd: string, input: SessionPageInput): Promise<string> {
+  const target = path.resolve(cwd, file);
+  try {
+    await fs.writeFile(target, renderSessionPage(input));
+  } catch (err) {
+    throw new KeenError(`could not write ${file}: ${errorText(err)}`);
+  }
+  return target;
+}
