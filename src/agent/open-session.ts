@@ -18,6 +18,7 @@ import { expandSlash, looksLikeSlash, type SlashExpansion } from '../project/sla
 import { GitStatusCache } from '../project/git-status.js';
 import { buildSystemPrompt } from '../project/system-prompt.js';
 import { redactText, secretValues } from '../transcript/redact.js';
+import { addCredentials } from '../security/scrubber.js';
 import { setMaxRetryWait } from '../net/retry-fetch.js';
 import { emptyUsage } from '../core/usage.js';
 import { interruptedToolResults } from '../transcript/interrupted.js';
@@ -204,6 +205,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     const secrets = [...configSecrets(config, opts.env), ...(resolved.settings.apiKey ? [resolved.settings.apiKey] : [])];
     // What the session redacts (the environment's secret-looking values and these), found once.
     const sessionSecrets = secretValues(opts.env, secrets);
+    addCredentials(sessionSecrets);
     // Before a new session exists: a bad compaction.model must not leave an empty session behind.
     const summariser = await resolveSummariser(config, resolved, opts.env, home, opts.cwd, permissions);
     if (!store) {
