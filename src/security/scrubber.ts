@@ -10,7 +10,8 @@
  * percent-encoded (a query string or form body). Base64 forms are not searched in free text: a value inside a longer base64 run has no
  * fixed spelling (three alignments, ragged edges), and Keen itself never sends a credential
  * base64-encoded beyond what is configured verbatim. Base64 payloads Keen writes (recordings) are
- * decoded, scrubbed and encoded again (`scrubBase64`).
+ * decoded, scrubbed and encoded again (`scrubBase64`). A text cut short with `…` right after the
+ * first part of a credential loses that part too.
  */
 
 import { REDACTED, redactFormats } from './secret-formats.js';
@@ -58,11 +59,36 @@ function allForms(extra: readonly string[]): string[] {
  * every value in a known credential format, replaced by `[REDACTED]` (pure but for the registry).
  */
 export function scrubText(text: string, extra: readonly string[] = []): string {
+  const all = allForms(extra);
   let out = text;
-  for (const form of allForms(extra)) {
+  for (const form of all) {
     if (out.includes(form)) out = out.replaceAll(form, REDACTED);
   }
+  if (out.includes(ELLIPSIS)) out = scrubCutTails(out, all);
   return redactFormats(out);
+}
+
+const ELLIPSIS = '…';
+
+/**
+ * A line capped to fit (`oneLine` ends it with `…`) may end in the first part of a credential:
+ * that part is replaced too, when it is at least MIN_CREDENTIAL_CHARS long.
+ */
+function scrubCutTails(text: string, forms: readonly string[]): string {
+  let out = text;
+  for (let at = out.indexOf(ELLIPSIS); at !== -1; at = out.indexOf(ELLIPSIS, at + 1)) {
+    for (const form of forms) {
+      const head = form.slice(0, MIN_CREDENTIAL_CHARS);
+      const start = out.lastIndexOf(head, at - MIN_CREDENTIAL_CHARS);
+      if (start === -1 || at - start >= form.length) continue;
+      if (form.startsWith(out.slice(start, at))) {
+        out = `${out.slice(0, start)}${REDACTED}${out.slice(at)}`;
+        at = start + REDACTED.length;
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 /**

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startBedrockFake } from '../fakes/bedrock-fake.js';
+import { startOpenAIChatFake } from '../fakes/openai-chat-fake.js';
 import { fakeJwt, startOpenAIResponsesFake, writeFakeCodexAuth } from '../fakes/openai-responses-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { filesUnder, toolResults, useCliRig } from './cli-fixtures.js';
@@ -108,6 +109,24 @@ describe('credentials never echo', () => {
     expect(k.code).toBe(1);
     expectNoLeak(everythingKeenLeft(k, ws.home), [key]);
     expect(recordingsIn(record)).toHaveLength(2);
+  });
+
+  it('a key an error line was cut in the middle of leaves no part of itself (OpenAI)', async () => {
+    const openai = await fake(startOpenAIChatFake);
+    const ws = ownWorkspace();
+    const key = 'sk-proj-e2e-long-KEY-0123456789abcdefghij';
+    // The line is capped to fit a terminal; with two paddings 20 apart one cut lands well inside a key.
+    for (const pad of ['', 'p'.repeat(20)]) {
+      openai.enqueue({ error: { status: 401, type: 'invalid_request_error', message: `${pad}${Array(20).fill(key).join(' ')}` } });
+      const r = await runKeen(['run', '--provider', 'openai', '--output-format', 'json', 'hi'], {
+        cwd: ws.cwd,
+        home: ws.home,
+        env: { OPENAI_API_KEY: key, OPENAI_BASE_URL: `${openai.url}/v1` },
+      });
+      expect(r.code).toBe(1);
+      expect(JSON.parse(r.stdout).error.message).toMatch(/…$/);
+      expect(r.stdout + r.stderr).not.toContain(key.slice(0, 12));
+    }
   });
 
   it('an AWS secret key and session token echoed by Bedrock: not in the output or the recording', async () => {

@@ -27,6 +27,15 @@ describe('the one credential scrubber', () => {
     expect(scrubText('abcdefgh1234XYZ99 and abcdefgh1234', ['abcdefgh1234XYZ99'])).toBe('[REDACTED] and [REDACTED]');
   });
 
+  it('replaces the first part of a credential a capped line ends in', () => {
+    const key = 'sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789';
+    addCredentials([key]);
+    expect(scrubText(`invalid key ${key.slice(0, 20)}…`)).toBe('invalid key [REDACTED]…');
+    expect(scrubText(JSON.stringify({ message: `x ${key.slice(0, 9)}…`, k: key }))).toBe('{"message":"x [REDACTED]…","k":"[REDACTED]"}');
+    // Too short a part to tell from ordinary text stays.
+    expect(scrubText(`see sk-ant-…`)).toBe('see sk-ant-…');
+  });
+
   it('scrubs base64 payloads by their bytes and keeps clean ones exact', () => {
     addCredentials(['tok-1234567890']);
     const dirty = Buffer.concat([Buffer.from([0xff, 0x00]), Buffer.from('{"m":"tok-1234567890"}')]).toString('base64');
