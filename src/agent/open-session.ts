@@ -22,6 +22,7 @@ import { expandSlash, looksLikeSlash } from '../project/slash-expansion.js';
 import { GitStatusCache } from '../project/git-status.js';
 import { ContextMeter } from '../tokens/token-estimator.js';
 import type { ContextBudget } from '../tokens/context-budget.js';
+import { addCredentials } from '../security/scrubber.js';
 import type { McpManager } from '../tools/mcp/manager.js';
 import { createHeadlessGate } from '../tools/permissions/index.js';
 import { checkpointsDir } from '../undo/undo-turns.js';
@@ -64,6 +65,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     const { resolved, adapter, budget } = await sessionModel({ ...opts, home }, config, stored?.model, warnings);
     const permissions = opts.permissions ?? createHeadlessGate(policy);
     const secrets = sessionSecrets(config, opts.env, resolved.settings.apiKey);
+    addCredentials(secrets.redacted);
     // Before a new session exists: a bad compaction.model must not leave an empty session behind.
     const summariser = await resolveSummariser(config, resolved, opts.env, home, opts.cwd, permissions);
     store = await sessionStore({ ...opts, home }, resolved, stored, secrets);

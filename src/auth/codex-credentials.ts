@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { authPath } from '../config/paths.js';
 import { KeenError } from '../errors.js';
 import { sdkFetch } from '../net/http-fetch.js';
+import { addCredentials, scrubText } from '../security/scrubber.js';
 import { codexIssuer, refreshCodexTokens, type IssuedTokens } from './codex-oauth.js';
 import { chatgptAccountId, jwtExpiryMs } from './jwt.js';
 import { readJsonFile, writeSecretJson } from './secret-file.js';
@@ -104,11 +105,11 @@ export class CodexCredentials {
     return (await this.refreshing).access_token;
   }
 
-  /** Replaces any token Keen has held with `[redacted]`. */
+  /** Replaces any token Keen has held with `[redacted]` (and, by the one scrubber, its other spellings). */
   redact(text: string): string {
     let out = text;
     for (const secret of this.seen) out = out.split(secret).join('[redacted]');
-    return out;
+    return scrubText(out);
   }
 
   private expired(now: number): boolean {
@@ -148,6 +149,8 @@ export class CodexCredentials {
 
   private remember(t: CodexTokens): void {
     for (const s of [t.access_token, t.refresh_token, t.id_token]) if (s && s.length >= 8) this.seen.add(s);
+    // Every token this process sends is scrubbed from everything it prints and writes.
+    addCredentials([t.access_token, t.refresh_token, t.id_token]);
   }
 }
 

@@ -12,6 +12,7 @@ import { openCliSession } from './open-cli-session.js';
 import { joinPrompt } from './prompt-input.js';
 import { readStdin } from './stdin.js';
 import { forStream, terminalStream } from '../security/terminal-text.js';
+import { scrubText } from '../security/scrubber.js';
 
 export type OutputFormat = 'text' | 'json' | 'stream-json';
 
@@ -37,7 +38,7 @@ function stdout(): NodeJS.WriteStream {
 /** One JSON line on stdout, with the session's credentials redacted once a session is open. */
 const writeJson = (value: unknown, session?: LiveSession) => {
   const line = JSON.stringify(value);
-  stdout().write(`${session ? session.store.redactText(line) : line}\n`);
+  stdout().write(`${session ? session.store.redactText(line) : scrubText(line)}\n`);
 };
 
 /**

@@ -75,6 +75,11 @@ interface LoopRun {
   request?: ChatRequest;
 }
 
+/** True when `next` holds other tool definitions than `sent` (registries hand out the same objects while unchanged). */
+function toolListChanged(sent: readonly ToolDefinition[], next: readonly ToolDefinition[]): boolean {
+  return sent !== next && (sent.length !== next.length || sent.some((d, i) => d !== next[i]));
+}
+
 /** A one-shot summary request on a fresh conversation of the same adapter (no tools). */
 async function* runFresh(run: LoopRun, request: ChatRequest, options: StreamOptions): AsyncGenerator<StreamEvent> {
   if (!run.adapter) {
@@ -106,7 +111,8 @@ async function* runFresh(run: LoopRun, request: ChatRequest, options: StreamOpti
  * automatic compaction. Never throws: ends with one `done` or one `error` event.
  */
 export async function* runToolLoop(run: LoopRun): AsyncGenerator<StreamEvent> {
-  const { conversation, tools, options, env } = run;
+  const { options, env } = run;
+  let { conversation, tools } = run;
   let history = run.history;
   const signal = options.signal ?? new AbortController().signal;
   const registry = options.disableToolCalls ? denyingRegistry(run.registry) : run.registry;
@@ -144,6 +150,20 @@ export async function* runToolLoop(run: LoopRun): AsyncGenerator<StreamEvent> {
     if (turn >= env.maxTurns) {
       yield { type: 'done', stopReason: 'max_turns' };
       return;
+    }
+
+    // A tool list that changed during the turn (an MCP server ready after mcp.startupTimeoutMs)
+    // goes out from the next request, the native history rebuilt from the generic one as a resume
+    // does: a one-shot run gets the late server's tools at the cost of one cache miss.
+    const current = toolTurns > 0 && run.adapter && run.request ? registry.definitions() : tools;
+    if (toolListChanged(tools, current)) {
+      try {
+        conversation = await run.adapter!.open({ ...run.request!, messages: history, tools: current });
+        tools = current;
+      } catch (err) {
+        yield { type: 'error', error: llmError('other', (err as Error).message) };
+        return;
+      }
     }
 
     const sentCount = history.length;

@@ -6,7 +6,8 @@
  * directory must not turn every path in a transcript into `[REDACTED]`.
  */
 
-import { REDACTED, redactFormats } from '../security/secret-formats.js';
+import { scrubText } from '../security/scrubber.js';
+import { REDACTED } from '../security/secret-formats.js';
 
 export { REDACTED };
 
@@ -53,11 +54,13 @@ export function secretValues(env: NodeJS.ProcessEnv = process.env, extra: readon
   return [...found].sort((a, b) => b.length - a.length);
 }
 
-/** `text` with every secret value and every known credential format replaced by `[REDACTED]`. */
+/**
+ * `text` with every secret value (`secrets` and the credentials registered with the one scrubber,
+ * src/security/scrubber.ts, in every spelling it searches) and every known credential format
+ * replaced by `[REDACTED]`.
+ */
 export function redactText(text: string, secrets: readonly string[] = []): string {
-  let out = text;
-  for (const s of secrets) if (out.includes(s)) out = out.replaceAll(s, REDACTED);
-  return redactFormats(out);
+  return scrubText(text, secrets);
 }
 
 /**
@@ -86,6 +89,6 @@ function redactValue(value: unknown, secrets: readonly string[]): unknown {
  */
 export function redactedJsonLine(record: unknown, secrets: readonly string[]): string {
   const json = JSON.stringify(record);
-  const hit = secrets.some((s) => json.includes(JSON.stringify(s).slice(1, -1))) || redactText(json) !== json;
+  const hit = redactText(json, secrets) !== json;
   return hit ? `${JSON.stringify(redactValue(record, secrets))}\n` : `${json}\n`;
 }

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { redactSecrets, secretValues } from '../../transcript/redact.js';
+import { scrubBase64 } from '../../security/scrubber.js';
+import { redactSecrets, redactText, secretValues } from '../../transcript/redact.js';
 import { sdkFetch } from '../../net/http-fetch.js';
 
 /**
@@ -45,7 +46,12 @@ export function saveRecording(dir: string, recording: Recording, secrets: readon
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const name = `${Date.now()}-${process.pid}-${String(++sequence).padStart(4, '0')}-${recording.provider}.json`;
-    const saved = { ...recording, request: redactSecrets(recording.request, secrets) };
+    const saved = {
+      ...recording,
+      url: redactText(recording.url, secrets),
+      request: redactSecrets(recording.request, secrets),
+      response_base64: scrubBase64(recording.response_base64, secrets),
+    };
     writeFileSync(join(dir, name), `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
   } catch {
     /* record mode is best effort */

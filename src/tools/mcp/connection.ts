@@ -2,6 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Prompt, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { errorText } from '../../errors.js';
+import { scrubText } from '../../security/scrubber.js';
 import { VERSION } from '../../version.js';
 import { ToolError } from '../registry.js';
 import type { ServerSpec } from './servers.js';
@@ -131,7 +132,7 @@ export class McpConnection {
         throw new ToolError(`MCP tool ${tool} on server "${this.name}" timed out after ${options.timeoutMs} ms (mcp.toolTimeoutMs); the call was cancelled.`);
       }
       if ((this.state as ServerState) === 'crashed') throw new ToolError(`MCP server "${this.name}" stopped during the call: ${this.error}.`);
-      throw new ToolError(`MCP tool ${tool} on server "${this.name}" failed: ${errorText(err)}`);
+      throw new ToolError(`MCP tool ${tool} on server "${this.name}" failed: ${scrubText(errorText(err))}`);
     }
   }
 
@@ -163,8 +164,9 @@ export class McpConnection {
   private describeFailure(err: unknown): string {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' && this.spec.transport === 'stdio') return `command not found: ${this.spec.command}`;
-    const stderr = this.transport instanceof ProcessGroupStdioTransport ? lastLine(this.transport.stderr) : '';
-    const text = errorText(err).replace(/\s+/g, ' ').trim();
+    // Scrubbed before the line is cut, so a credential cut in half cannot leak its first half.
+    const stderr = this.transport instanceof ProcessGroupStdioTransport ? lastLine(scrubText(this.transport.stderr)) : '';
+    const text = scrubText(errorText(err)).replace(/\s+/g, ' ').trim();
     return stderr && !text.includes(stderr) ? `${text} (${stderr})` : text;
   }
 }

@@ -2,7 +2,9 @@ import type { GetPromptResult, Prompt, ReadResourceResult } from '@modelcontextp
 import type { Tool } from '../registry.js';
 import type { ToolOutcome } from '../types.js';
 import { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TOOL_TIMEOUT_MS, type McpSettings } from './config-schema.js';
+import { addCredentials, scrubText } from '../../security/scrubber.js';
 import { McpConnection, type ServerState } from './connection.js';
+import { mcpCredentialValues } from './credentials.js';
 import { mcpPromptCommand } from './names.js';
 import { mapCallResult } from './result-map.js';
 import type { BrokenServer, ServerSpec } from './servers.js';
@@ -55,7 +57,9 @@ export class McpManager {
   constructor(private readonly opts: McpManagerOptions) {
     this.startupTimeoutMs = opts.settings?.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
     this.toolTimeoutMs = opts.settings?.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
-    const hooks = { env: opts.env, onChange: () => this.changed(), warn: (line: string) => opts.warn(line) };
+    // The headers and env values the servers get are credentials the one scrubber removes everywhere.
+    addCredentials(mcpCredentialValues(opts.servers));
+    const hooks = { env: opts.env, onChange: () => this.changed(), warn: (line: string) => opts.warn(scrubText(line)) };
     this.connections = opts.servers.map((spec) => new McpConnection(spec, hooks));
     this.broken = opts.broken ?? [];
   }
@@ -63,7 +67,7 @@ export class McpManager {
   /** Start every server at once; returns immediately. Idempotent. */
   start(): void {
     if (this.started) return;
-    for (const b of this.broken) this.opts.warn(`MCP server "${b.name}" not started: ${b.error}`);
+    for (const b of this.broken) this.opts.warn(scrubText(`MCP server "${b.name}" not started: ${b.error}`));
     this.started = Promise.all(this.connections.map((c) => c.start())).then(() => undefined);
   }
 

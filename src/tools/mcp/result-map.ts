@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { imageSize } from 'image-size';
+import { scrubText } from '../../security/scrubber.js';
 import { HeadTailBuffer } from '../output-cap.js';
 import type { ToolImage, ToolOutcome } from '../types.js';
 
@@ -54,7 +55,8 @@ function refusal(base64: string, kept: number): string | undefined {
  * kept in `images` (for providers that accept images in tool results) and named by a placeholder
  * line in the text; audio and binary resources are named; embedded text resources are included
  * under their URI; resource links are named with their URI. `structuredContent` stands in when
- * there is no content. `isError` becomes an error result. The text is capped.
+ * there is no content. `isError` becomes an error result. The text is scrubbed of credentials
+ * (src/security/scrubber.ts), then capped.
  */
 export function mapCallResult(result: CallToolResult): ToolOutcome {
   const buffer = new HeadTailBuffer(MCP_HEAD_CHARS, MCP_TAIL_CHARS);
@@ -94,7 +96,9 @@ export function mapCallResult(result: CallToolResult): ToolOutcome {
     }
   }
   if (parts.length === 0 && result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent));
-  buffer.push(parts.join('\n'));
+  // A server that echoes a credential does not pass it to the model or the transcript; scrubbed
+  // before the cap, so a credential cut in half cannot leak its first half.
+  buffer.push(scrubText(parts.join('\n')));
   let content = buffer.text();
   if (content.trim() === '') content = result.isError ? 'The tool reported an error without a message.' : '(no output)';
   const outcome: ToolOutcome = { content };
