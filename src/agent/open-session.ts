@@ -64,6 +64,8 @@ export interface OpenSessionOptions {
   permissions?: PermissionGate;
   /** Progress of running subagents (the REPL's nested task card), keyed by the task call id. */
   onSubagentProgress?: (callId: string, progress: SubagentProgress) => void;
+  /** The tail of a running bash call's output (the REPL's live card), keyed by the call id. */
+  onToolOutput?: (callId: string, tail: string) => void;
   /**
    * Where MCP warnings that arrive after the session opened go (a server that failed late or
    * crashed). Default: stderr for headless runs; the REPL passes its own.
@@ -143,7 +145,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
   const policy = permissionPolicy(home, opts, projectTrusted, loaded.files);
   // "No sandbox" is said once, when bash first runs (a run without bash says nothing).
   const lateWarning = opts.onWarning ?? ((line: string) => (opts.interactive ? undefined : process.stderr.write(`keen: warning: ${line}\n`)));
-  const bashOptions = { ...bashToolOptions(config, home, projectTrusted, loaded.files), onNotice: lateWarning };
+  const bashOptions = { ...bashToolOptions(config, home, projectTrusted, loaded.files), onNotice: lateWarning, onOutput: opts.onToolOutput };
   let resumeId = opts.flags.session;
   if (!resumeId && opts.flags.continue) {
     const latest = await latestSession(home, opts.cwd);

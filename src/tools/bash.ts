@@ -7,7 +7,7 @@ import { commandEnv, type CommandEnvOptions } from './command-env.js';
 import { allowListedGitEnv } from './git/allow-listed.js';
 import { trustedPath } from './git/safe-git.js';
 import { workspaceRoots } from './fs-guard.js';
-import { HeadTailBuffer } from './output-cap.js';
+import { HeadTailBuffer, LiveTail } from './output-cap.js';
 import { CANCELLED, defineTool, ToolError, type Tool } from './registry.js';
 import { blockedNote, DEFAULT_SANDBOX, hiddenPaths, launchFor, planModeSettings, sandboxEnv, userHome, type SandboxSettings } from './sandbox/index.js';
 
@@ -81,6 +81,8 @@ export interface RunBashOptions {
   env?: NodeJS.ProcessEnv;
   /** Stop the command once its output passes this many bytes (default BASH_MAX_OUTPUT_BYTES). */
   maxOutputBytes?: number;
+  /** Each piece of output as it arrives, decoded (up to the volume cap). */
+  onOutput?: (text: string) => void;
 }
 
 /**
@@ -131,8 +133,10 @@ export function runBash(command: string, options: RunBashOptions): Promise<BashR
         if (capped) return;
         const room = maxBytes - bytes;
         bytes += chunk.length;
-        if (chunk.length <= room) return buffer.push(decoder.write(chunk));
-        buffer.push(decoder.write(chunk.subarray(0, room)));
+        const text = decoder.write(chunk.length <= room ? chunk : chunk.subarray(0, room));
+        buffer.push(text);
+        options.onOutput?.(text);
+        if (chunk.length <= room) return;
         capped = true;
         killGroup('output-cap');
         // Writers that ignore SIGTERM get EPIPE instead of being read for the grace period.
@@ -200,6 +204,8 @@ export interface BashToolOptions {
   keenHome?: string;
   /** Told once per process, when bash first runs without the sandbox it wanted. */
   onNotice?: (line: string) => void;
+  /** The tail of a running call's output (by call id), for a live tool card; not sent to the model. */
+  onOutput?: (callId: string, tail: string) => void;
 }
 
 /** The bash tool with `options` (config `sandbox` and `bash.envPassthrough`). */
@@ -237,6 +243,8 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
       if (launch.warning) options.onNotice?.(launch.warning);
       const env = commandEnv(process.env, options.env);
       let restored: string[] = [];
+      const { callId } = ctx;
+      const live = options.onOutput && callId ? new LiveTail((tail) => options.onOutput?.(callId, tail)) : undefined;
       const result = await runBash(args.command, {
         cwd: ctx.cwd,
         timeoutMs: timeoutSeconds * 1000,
@@ -244,7 +252,9 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
         launch,
         // A command an allow rule let through runs no repository code through git.
         env: { ...(launch.sandboxed ? sandboxEnv(env, effective) : env), ...(await allowListedGitEnv(args.command, ctx, env)) },
+        onOutput: live && ((text) => live.push(text)),
       }).finally(() => {
+        live?.stop();
         restored = launch.cleanup?.() ?? [];
       });
       for (const line of restored) options.onNotice?.(line);
