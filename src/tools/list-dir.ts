@@ -12,8 +12,8 @@ export const LIST_MAX_ENTRIES = 500;
 
 interface Item {
   name: string;
-  abs: string;
   isDir: boolean;
+  link: boolean;
 }
 
 const collator = new Intl.Collator('en');
@@ -41,13 +41,14 @@ export const listDirTool = defineTool({
     });
     const rules = await loadIgnoreRules(ctx.cwd, dir.abs);
     const filter = await resultFilter(ctx, 'list_dir', dir.abs);
-    const items: Item[] = await Promise.all(
-      entries.map(async (entry) => {
-        const abs = path.join(dir.abs, entry.name);
-        // A symlink to a directory lists as a directory.
-        const isDir = entry.isSymbolicLink() ? ((await stat(abs).catch(() => null))?.isDirectory() ?? false) : entry.isDirectory();
-        return { name: entry.name, abs, isDir };
-      }),
+    const items: Item[] = entries.map((entry) => ({ name: entry.name, isDir: entry.isDirectory(), link: entry.isSymbolicLink() }));
+    // A symlink to a directory lists as a directory (only links are stat'ed: plain entries are typed).
+    await Promise.all(
+      items
+        .filter((item) => item.link)
+        .map(async (item) => {
+          item.isDir = (await stat(path.join(dir.abs, item.name)).catch(() => null))?.isDirectory() ?? false;
+        }),
     );
     // Entries are checked in the order shown and only until one past the cap: a directory of
     // 100,000 entries costs its read and one selection pass, not 100,000 ignore checks and a sort.
@@ -57,11 +58,12 @@ export const listDirTool = defineTool({
     let more = false;
     for (const item of sortedLazily(items, listOrder, LIST_MAX_ENTRIES + 1)) {
       checked++;
-      if (isIgnored(rules, item.abs, item.isDir)) {
+      const abs = path.join(dir.abs, item.name);
+      if (isIgnored(rules, abs, item.isDir)) {
         hidden++;
         continue;
       }
-      if (await filter.dropsEntry(item.abs)) continue;
+      if (await filter.dropsEntry(abs)) continue;
       if (lines.length === LIST_MAX_ENTRIES) {
         more = true;
         break;
