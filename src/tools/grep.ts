@@ -79,6 +79,8 @@ export const grepTool = defineTool({
       return undefined;
     };
 
+    let lastFile: string | undefined;
+    let lastName: string | undefined;
     const run = await runRipgrep([...flags, '--regexp', args.pattern, '--', target], {
       cwd: ctx.cwd,
       signal: ctx.signal,
@@ -89,10 +91,14 @@ export const grepTool = defineTool({
         }
         const nul = line.indexOf('\0');
         const file = nul === -1 ? line : line.slice(0, nul);
-        if (!keep(relToSearch(file))) return;
-        const found = path.resolve(ctx.cwd, file);
-        if (filter.drops(found)) return;
-        const name = displayPath(ctx.cwd, found);
+        // Consecutive lines of one file share its verdict and its shown name.
+        if (file !== lastFile) {
+          lastFile = file;
+          const found = path.resolve(ctx.cwd, file);
+          lastName = keep(relToSearch(file)) && !filter.drops(found) ? displayPath(ctx.cwd, found) : undefined;
+        }
+        if (lastName === undefined) return;
+        const name = lastName;
         if (nul === -1) return emit(name);
         const rest = line.slice(nul + 1);
         return emit(`${name}${/^\d+:/.test(rest) ? ':' : '-'}${rest}`);

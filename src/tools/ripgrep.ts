@@ -58,6 +58,9 @@ export async function runRipgrep(args: string[], options: { cwd: string; signal:
       pending = '';
       child.kill('SIGKILL');
       child.stdout.destroy();
+      // The caller has its lines: it need not wait for rg's threads to wind down.
+      options.signal.removeEventListener('abort', onAbort);
+      resolve({ code: 0, stderr: stderr.trim(), stopped });
     };
     child.stdout.on('data', (chunk: Buffer) => {
       if (stopped) return;
