@@ -63,7 +63,8 @@ export const listDirTool = defineTool({
         hidden++;
         continue;
       }
-      if (await filter.dropsEntry(abs)) continue;
+      // Only a symlink's real path needs a realpath: any other entry's is the folder's plus its name.
+      if (item.link ? await filter.dropsEntry(abs) : filter.drops(abs)) continue;
       if (lines.length === LIST_MAX_ENTRIES) {
         more = true;
         break;
