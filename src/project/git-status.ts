@@ -24,7 +24,7 @@ export const GIT_STATUS_MAX_LINES = 40;
 /** A turn waits at most this long for a refresh in flight, then uses the last finished one. */
 export const GIT_STATUS_TURN_WAIT_MS = 250;
 /**
- * An index this big (some 40,000 tracked files) marks a repository where listing untracked files
+ * An index this big (some 50,000 tracked files) marks a repository where listing untracked files
  * would not finish within a turn's wait: there git status runs with `--untracked-files=no`.
  */
 export const GIT_STATUS_LARGE_INDEX_BYTES = 4 << 20;
