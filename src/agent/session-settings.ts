@@ -44,7 +44,7 @@ export function readSettings(opts: OpenSessionOptions): SessionSettings {
     files: loaded.files,
     declaresMcpServers: loaded.declaresMcpServers,
     policy,
-    bashOptions: { ...bashToolOptions(config, home, projectTrusted, loaded.files), onNotice: lateWarning },
+    bashOptions: { ...bashToolOptions(config, home, projectTrusted, loaded.files), onNotice: lateWarning, onOutput: opts.onToolOutput },
     warnings: loaded.notice ? [loaded.notice] : [],
   };
 }

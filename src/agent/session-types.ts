@@ -27,6 +27,8 @@ export interface OpenSessionOptions {
   permissions?: PermissionGate;
   /** Progress of running subagents (the REPL's nested task card), keyed by the task call id. */
   onSubagentProgress?: (callId: string, progress: SubagentProgress) => void;
+  /** The tail of a running bash call's output (the REPL's live card), keyed by the call id. */
+  onToolOutput?: (callId: string, tail: string) => void;
   /**
    * Where MCP warnings that arrive after the session opened go (a server that failed late or
    * crashed). Default: stderr for headless runs; the REPL passes its own.

@@ -3,6 +3,7 @@ import { KeenError } from '../errors.js';
 import type { McpCommandFlags, RunFlags } from '../agent/flags.js';
 import { VERSION } from '../version.js';
 import { closestCommand, mistypedCommand, type CommandLine } from './mistyped-command.js';
+import { SESSIONS_PAGE_SIZE } from './sessions-page.js';
 
 const FORMATS = ['text', 'json', 'stream-json'];
 
@@ -204,8 +205,12 @@ export async function runCli(argv: string[]): Promise<number> {
     code = await runInitCommand(opts);
   });
 
-  const sessions = program.command('sessions').description("list this directory's sessions").option('--all', 'list the sessions of every directory');
-  usageErrors(sessions, 'keen sessions').action(async (opts: { all?: boolean }) => {
+  const sessions = program
+    .command('sessions')
+    .description("list this directory's sessions")
+    .option('--all', 'list the sessions of every directory')
+    .option('--page <n>', `which page of ${SESSIONS_PAGE_SIZE} sessions, newest first`, '1');
+  usageErrors(sessions, 'keen sessions').action(async (opts: { all?: boolean; page: string }) => {
     const { runSessionsCommand } = await import('./sessions.js');
     code = await runSessionsCommand(opts);
   });

@@ -1,4 +1,6 @@
 import { type ChildProcessByStdio, execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { childEnv } from '../security/child-env.js';
 import type { Readable } from 'node:stream';
 import { repositoryTop, safeGit, safeGitSync } from '../tools/git/safe-git.js';
@@ -7,7 +9,10 @@ import { monotonicMs } from './clock.js';
 /**
  * The `git status` of the system prompt, run so that it never stalls a turn: in a child process
  * (the event loop stays free), capped in time and in output, and cut with a note that says so.
- * A session starts it when it opens and refreshes it before each turn (`GitStatusCache`).
+ * A session starts it when it opens and refreshes it before each turn (`GitStatusCache`). A large
+ * repository (by its index size) is asked without untracked files, so that the status arrives
+ * within the turn's wait; a run that still times out turns untracked files off for the session,
+ * and a second one stops git status for the session.
  */
 
 /** git is stopped after this long (a repository of 100,000 files can take seconds). */
@@ -18,6 +23,11 @@ export const GIT_STATUS_MAX_BYTES = 16 << 10;
 export const GIT_STATUS_MAX_LINES = 40;
 /** A turn waits at most this long for a refresh in flight, then uses the last finished one. */
 export const GIT_STATUS_TURN_WAIT_MS = 250;
+/**
+ * An index this big (some 50,000 tracked files) marks a repository where listing untracked files
+ * would not finish within a turn's wait: there git status runs with `--untracked-files=no`.
+ */
+export const GIT_STATUS_LARGE_INDEX_BYTES = 4 << 20;
 
 /** What one run produced. */
 export interface GitStatusRun {
@@ -27,6 +37,8 @@ export interface GitStatusRun {
   cut?: boolean;
   /** git was stopped at the time cap (`output` then holds what it printed before). */
   timedOut?: boolean;
+  /** Untracked files were not listed (`--untracked-files=no`). */
+  untrackedOff?: boolean;
 }
 
 export interface GitStatusOptions {
@@ -34,6 +46,10 @@ export interface GitStatusOptions {
   maxBytes?: number;
   /** The command run, for tests of the caps (default: git, made safe by `safeGit`). */
   command?: { file: string; args: string[] };
+  /** List untracked files (default: unless the index is at least `largeIndexBytes`). */
+  untracked?: boolean;
+  /** Default GIT_STATUS_LARGE_INDEX_BYTES. */
+  largeIndexBytes?: number;
 }
 
 /**
@@ -54,6 +70,7 @@ export function formatGitStatus(run: GitStatusRun, timeoutMs = GIT_STATUS_TIMEOU
   if (run.timedOut) shown.push(`… git status did not finish within ${timeoutMs / 1000} s; ${shown.length ? 'the list is incomplete' : 'status unknown'}`);
   else if (run.cut) shown.push(`… more changes not shown (output cut at ${GIT_STATUS_MAX_BYTES >> 10} KB)`);
   else if (more > 0) shown.push(`… ${more} more`);
+  if (run.untrackedOff && !run.timedOut) shown.push('… untracked files not listed (a large repository)');
   return shown.join('\n');
 }
 
@@ -68,12 +85,32 @@ export function mayBeInRepository(cwd: string, env: NodeJS.ProcessEnv = process.
   return Boolean(env.GIT_DIR || env.GIT_WORK_TREE) || repositoryTop(cwd) !== undefined;
 }
 
+/** The size of the index of the repository git would find from `cwd`, if it has one. */
+export function indexBytes(cwd: string): number | undefined {
+  const top = repositoryTop(cwd);
+  if (!top) return undefined;
+  try {
+    const dotGit = path.join(top, '.git');
+    let gitDir = dotGit;
+    if (fs.statSync(dotGit).isFile()) {
+      const target = /^gitdir: (.+)$/m.exec(fs.readFileSync(dotGit, 'utf8'))?.[1]?.trim();
+      if (!target) return undefined;
+      gitDir = path.resolve(top, target);
+    }
+    return fs.statSync(path.join(gitDir, 'index')).size;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Run git status in a child process, capped; resolves when it ended or was stopped. Never rejects. */
 export function readGitStatus(cwd: string, opts: GitStatusOptions = {}): { done: Promise<GitStatusRun>; stop: () => void } {
   const timeoutMs = opts.timeoutMs ?? GIT_STATUS_TIMEOUT_MS;
   const maxBytes = opts.maxBytes ?? GIT_STATUS_MAX_BYTES;
   // Outside any repository git has nothing to say: the same result as its failing run, at once.
   if (!opts.command && !mayBeInRepository(cwd)) return { done: Promise.resolve({}), stop: () => undefined };
+  const untracked = opts.untracked ?? (indexBytes(cwd) ?? 0) < (opts.largeIndexBytes ?? GIT_STATUS_LARGE_INDEX_BYTES);
+  const untrackedOff = untracked ? {} : { untrackedOff: true };
   let stopped = false;
   let stop = () => {
     stopped = true;
@@ -117,12 +154,12 @@ export function readGitStatus(cwd: string, opts: GitStatusOptions = {}): { done:
     child.on('close', (code) => {
       clearTimeout(timer);
       const output = Buffer.concat(chunks).toString('utf8');
-      if (cut || timedOut) resolve({ output, cut, timedOut: timedOut && !cut });
-      else resolve(code === 0 ? { output } : {});
+      if (cut || timedOut) resolve({ output, cut, timedOut: timedOut && !cut, ...untrackedOff });
+      else resolve(code === 0 ? { output, ...untrackedOff } : {});
     });
   };
   const done = new Promise<GitStatusRun>((resolve) => {
-    const launch = opts.command ? Promise.resolve({ ...opts.command, env: childEnv(process.env) }) : safeGit(cwd, ARGS);
+    const launch = opts.command ? Promise.resolve({ ...opts.command, env: childEnv(process.env) }) : safeGit(cwd, untracked ? ARGS : [...ARGS, '--untracked-files=no']);
     launch.then(
       (l) => (stopped ? resolve({}) : run(l, resolve)),
       () => resolve({}),
@@ -137,7 +174,8 @@ export function readGitStatus(cwd: string, opts: GitStatusOptions = {}): { done:
  */
 export function gitStatusSync(cwd: string): string | undefined {
   try {
-    const launch = safeGitSync(cwd, ARGS);
+    const untracked = (indexBytes(cwd) ?? 0) < GIT_STATUS_LARGE_INDEX_BYTES;
+    const launch = safeGitSync(cwd, untracked ? ARGS : [...ARGS, '--untracked-files=no']);
     const out = execFileSync(launch.file, launch.args, {
       cwd,
       encoding: 'utf8',
@@ -146,7 +184,7 @@ export function gitStatusSync(cwd: string): string | undefined {
       stdio: ['ignore', 'pipe', 'ignore'],
       env: launch.env,
     });
-    return formatGitStatus({ output: out });
+    return formatGitStatus({ output: out, ...(untracked ? {} : { untrackedOff: true }) });
   } catch (err) {
     const e = err as { code?: string; stdout?: string; signal?: string };
     if (e.code === 'ENOBUFS' && typeof e.stdout === 'string') return formatGitStatus({ output: e.stdout, cut: true });
@@ -173,6 +211,10 @@ export class GitStatusCache {
   private closed = false;
   /** When the newest run started, and whether a turn has used it. */
   private newest: { startedAt: number; used: boolean } | undefined;
+  /** A run timed out listing untracked files: later runs leave them out. */
+  private untrackedOff = false;
+  /** A run timed out even without untracked files: git status is not started again. */
+  private gaveUp = false;
 
   constructor(
     private readonly cwd: string,
@@ -185,10 +227,12 @@ export class GitStatusCache {
 
   /** Start a run unless one is in flight. */
   refresh(): void {
-    if (this.running || this.closed) return;
-    const run = readGitStatus(this.cwd, this.opts);
+    if (this.running || this.closed || this.gaveUp) return;
+    const run = readGitStatus(this.cwd, this.untrackedOff ? { ...this.opts, untracked: false } : this.opts);
     const done = run.done.then((result) => {
       if (this.running?.done === done) this.running = undefined;
+      if (result.timedOut && result.untrackedOff) this.gaveUp = true;
+      else if (result.timedOut) this.untrackedOff = true;
       this.last = formatGitStatus(result, this.opts.timeoutMs);
       this.finished = true;
     });
@@ -219,6 +263,7 @@ export class GitStatusCache {
 
   /** The prompt text of the last finished run; a note while the first one is still running. */
   text(): string | undefined {
+    if (this.gaveUp) return `… git status is not run: it did not finish within ${(this.opts.timeoutMs ?? GIT_STATUS_TIMEOUT_MS) / 1000} s here, even without untracked files`;
     if (this.finished) return this.last;
     return this.running ? '… git status is still running (a large repository?); not shown yet' : undefined;
   }

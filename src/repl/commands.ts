@@ -51,7 +51,7 @@ export async function runCommand(rt: CommandHost, name: string, args: string): P
     case 'sessions': {
       const session = rt.requireSession();
       const { formatSessionList, listSessions } = await sessionList();
-      const rows = (await listSessions(session.home, rt.cwd)).filter((r) => r.turns > 0 || r.id === session.sessionId);
+      const rows = (await listSessions(session.home, rt.cwd, { limit: SESSION_LIST_LIMIT })).filter((r) => r.turns > 0 || r.id === session.sessionId);
       rt.append({ kind: 'block', title: "This directory's sessions", lines: formatSessionList(rows).replace(/\n$/, '').split('\n') });
       return;
     }
@@ -105,6 +105,9 @@ export async function runCommand(rt: CommandHost, name: string, args: string): P
   }
 }
 
+/** The newest sessions /sessions and the resume picker list (`keen sessions --page` pages them all). */
+const SESSION_LIST_LIMIT = 200;
+
 async function resume(rt: CommandHost, id: string): Promise<void> {
   const session = rt.requireSession();
   if (id) {
@@ -118,7 +121,7 @@ async function resume(rt: CommandHost, id: string): Promise<void> {
   const { listSessions, relativeTime } = await sessionList();
   let rows: SessionSummary[];
   try {
-    rows = await listSessions(session.home, rt.cwd);
+    rows = await listSessions(session.home, rt.cwd, { limit: SESSION_LIST_LIMIT });
   } catch (err) {
     rt.notice(`Could not list sessions: ${errorText(err)}`, 'error');
     return;

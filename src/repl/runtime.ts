@@ -325,6 +325,7 @@ export class ReplRuntime implements CommandHost {
       interactive: true,
       permissions: gate ?? this.gate,
       onSubagentProgress: (id, child) => this.store.dispatch({ type: 'tool-progress', id, child: { agent: child.agent, turns: child.turns, tool: child.tool } }),
+      onToolOutput: (id, tail) => this.store.dispatch({ type: 'tool-output', id, tail }),
       onWarning: (line) => this.notice(line, 'warning'),
     });
   }

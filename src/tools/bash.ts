@@ -7,7 +7,7 @@ import { commandEnv, type CommandEnvOptions } from './command-env.js';
 import { allowListedGitEnv } from './git/allow-listed.js';
 import { trustedPath } from './git/safe-git.js';
 import { workspaceRoots } from './fs-guard.js';
-import { HeadTailBuffer } from './output-cap.js';
+import { HeadTailBuffer, LiveTail } from './output-cap.js';
 import { CANCELLED, defineTool, ToolError, type Tool } from './registry.js';
 import { blockedNote, DEFAULT_SANDBOX, hiddenPaths, launchFor, planModeSettings, sandboxEnv, userHome, type SandboxSettings } from './sandbox/index.js';
 
@@ -15,6 +15,8 @@ export const BASH_DEFAULT_TIMEOUT_SECONDS = 120;
 export const BASH_MAX_TIMEOUT_SECONDS = 600;
 export const BASH_HEAD_CHARS = 10_000;
 export const BASH_TAIL_CHARS = 20_000;
+/** Output beyond this many bytes stops the command: what is kept is its head and tail anyway. */
+export const BASH_MAX_OUTPUT_BYTES = 50 * 1024 * 1024;
 /** How long a killed group gets between SIGTERM and SIGKILL. */
 const KILL_GRACE_MS = 2000;
 /** How long to wait for output after bash exits while background children hold the pipes. */
@@ -63,7 +65,7 @@ interface BashResult {
   output: string;
   code: number | null;
   signal: NodeJS.Signals | null;
-  ending: 'exit' | 'timeout' | 'cancelled';
+  ending: 'exit' | 'timeout' | 'cancelled' | 'output-cap';
   /** Processes the command started were still running when it ended (they were killed). */
   leftRunning: boolean;
 }
@@ -77,12 +79,17 @@ export interface RunBashOptions {
   /** The program and arguments to start (default `bash -c command`; the sandbox wraps it). */
   launch?: { file: string; args: string[]; sandboxed?: boolean };
   env?: NodeJS.ProcessEnv;
+  /** Stop the command once its output passes this many bytes (default BASH_MAX_OUTPUT_BYTES). */
+  maxOutputBytes?: number;
+  /** Each piece of output as it arrives, decoded (up to the volume cap). */
+  onOutput?: (text: string) => void;
 }
 
 /**
  * Run `command` in its own process group. On timeout or abort the whole group is killed; when
  * the command ends, whatever it left running in its group is killed too (a detached `setsid`
- * escapes the group; inside the sandbox nothing escapes its PID namespace).
+ * escapes the group; inside the sandbox nothing escapes its PID namespace). Output past
+ * `maxOutputBytes` stops the command the same way, and is neither decoded nor kept.
  */
 export function runBash(command: string, options: RunBashOptions): Promise<BashResult> {
   installExitHook();
@@ -100,7 +107,7 @@ export function runBash(command: string, options: RunBashOptions): Promise<BashR
     let escalation: NodeJS.Timeout | undefined;
     let settled = false;
 
-    const killGroup = (why: 'timeout' | 'cancelled') => {
+    const killGroup = (why: Exclude<BashResult['ending'], 'exit'>) => {
       if (pgid === undefined || ending !== 'exit') return;
       ending = why;
       signalGroup(pgid, 'SIGTERM');
@@ -117,11 +124,27 @@ export function runBash(command: string, options: RunBashOptions): Promise<BashR
 
     let openStreams = 2;
     const streamsDone: Array<() => void> = [];
+    const maxBytes = options.maxOutputBytes ?? BASH_MAX_OUTPUT_BYTES;
+    let bytes = 0;
+    let capped = false;
     for (const stream of [child.stdout, child.stderr]) {
       const decoder = new StringDecoder('utf8');
-      stream.on('data', (chunk: Buffer) => buffer.push(decoder.write(chunk)));
+      stream.on('data', (chunk: Buffer) => {
+        if (capped) return;
+        const room = maxBytes - bytes;
+        bytes += chunk.length;
+        const text = decoder.write(chunk.length <= room ? chunk : chunk.subarray(0, room));
+        buffer.push(text);
+        options.onOutput?.(text);
+        if (chunk.length <= room) return;
+        capped = true;
+        killGroup('output-cap');
+        // Writers that ignore SIGTERM get EPIPE instead of being read for the grace period.
+        child.stdout.destroy();
+        child.stderr.destroy();
+      });
       stream.on('close', () => {
-        buffer.push(decoder.end());
+        if (!capped) buffer.push(decoder.end());
         if (--openStreams === 0) for (const f of streamsDone) f();
       });
     }
@@ -168,6 +191,7 @@ export function runBash(command: string, options: RunBashOptions): Promise<BashR
 
 function statusLine(r: BashResult, timeoutSeconds: number): string {
   if (r.ending === 'timeout') return `[timed out after ${timeoutSeconds}s; the command and its child processes were killed]`;
+  if (r.ending === 'output-cap') return `[stopped after ${BASH_MAX_OUTPUT_BYTES / (1024 * 1024)} MB of output; the command and its child processes were killed]`;
   if (r.signal) return `[killed by ${r.signal}]`;
   return `[exit code ${r.code}]`;
 }
@@ -180,6 +204,8 @@ export interface BashToolOptions {
   keenHome?: string;
   /** Told once per process, when bash first runs without the sandbox it wanted. */
   onNotice?: (line: string) => void;
+  /** The tail of a running call's output (by call id), for a live tool card; not sent to the model. */
+  onOutput?: (callId: string, tail: string) => void;
 }
 
 /** The bash tool with `options` (config `sandbox` and `bash.envPassthrough`). */
@@ -192,7 +218,8 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
       'followed by "[exit code N]". Each call starts a fresh shell (cd does not persist). stdin is empty, ' +
       `so interactive commands get EOF. Default timeout ${BASH_DEFAULT_TIMEOUT_SECONDS}s (timeout_seconds, max ` +
       `${BASH_MAX_TIMEOUT_SECONDS}); on timeout the command and all its child processes are killed, and background ` +
-      'processes it starts end with it. Long output keeps its beginning and end with a note saying how much was cut. ' +
+      'processes it starts end with it. Long output keeps its beginning and end with a note saying how much was cut; ' +
+      `a command is stopped after ${BASH_MAX_OUTPUT_BYTES / (1024 * 1024)} MB of output. ` +
       (sandbox.mode === 'off'
         ? ''
         : `Commands run in a sandbox: ${sandbox.mode === 'read-only' ? 'the file system is read-only' : 'only the workspace and the temp dir are writable'}${sandbox.network ? '' : ', no network'}. `) +
@@ -216,6 +243,8 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
       if (launch.warning) options.onNotice?.(launch.warning);
       const env = commandEnv(process.env, options.env);
       let restored: string[] = [];
+      const { callId } = ctx;
+      const live = options.onOutput && callId ? new LiveTail((tail) => options.onOutput?.(callId, tail)) : undefined;
       const result = await runBash(args.command, {
         cwd: ctx.cwd,
         timeoutMs: timeoutSeconds * 1000,
@@ -223,7 +252,9 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
         launch,
         // A command an allow rule let through runs no repository code through git.
         env: { ...(launch.sandboxed ? sandboxEnv(env, effective) : env), ...(await allowListedGitEnv(args.command, ctx, env)) },
+        onOutput: live && ((text) => live.push(text)),
       }).finally(() => {
+        live?.stop();
         restored = launch.cleanup?.() ?? [];
       });
       for (const line of restored) options.onNotice?.(line);

@@ -22,6 +22,14 @@ const schema = z.object({
   files_only: z.boolean().default(false).describe('List only the paths of files that match.'),
 });
 
+/**
+ * The last line of a grep that reached its cap. The search stopped there, so the number that
+ * matched is not known: it is "more than" what is shown.
+ */
+export function cutNote(shown: number, unit: 'files' | 'lines'): string {
+  return `[Showing the first ${shown} ${unit} of more than ${shown}; the search stopped there. Narrow it with path, glob or a more specific pattern.]`;
+}
+
 export const grepTool = defineTool({
   name: 'grep',
   description:
@@ -58,45 +66,49 @@ export const grepTool = defineTool({
     let chars = 0;
     let total = 0;
     let full = false;
-    const emit = (line: string) => {
+    /** Keep one line; 'stop' once the cap is passed (rg is stopped: what follows is not shown). */
+    const emit = (line: string): 'stop' | undefined => {
       total++;
-      if (full) return;
       const clipped = clipLine(line, MAX_COLUMNS + 100);
       if (out.length >= GREP_MAX_LINES || chars + clipped.length > GREP_MAX_CHARS) {
         full = true;
-        return;
+        return 'stop';
       }
       out.push(clipped);
       chars += clipped.length + 1;
+      return undefined;
     };
 
+    let lastFile: string | undefined;
+    let lastName: string | undefined;
     const run = await runRipgrep([...flags, '--regexp', args.pattern, '--', target], {
       cwd: ctx.cwd,
       signal: ctx.signal,
       onLine: (line) => {
         if (line === '--') {
-          if (!full && out.length > 0 && out[out.length - 1] !== '--') out.push('--');
+          if (out.length > 0 && out[out.length - 1] !== '--') out.push('--');
           return;
         }
         const nul = line.indexOf('\0');
         const file = nul === -1 ? line : line.slice(0, nul);
-        if (!keep(relToSearch(file))) return;
-        const found = path.resolve(ctx.cwd, file);
-        if (filter.drops(found)) return;
-        const name = displayPath(ctx.cwd, found);
+        // Consecutive lines of one file share its verdict and its shown name.
+        if (file !== lastFile) {
+          lastFile = file;
+          const found = path.resolve(ctx.cwd, file);
+          lastName = keep(relToSearch(file)) && !filter.drops(found) ? displayPath(ctx.cwd, found) : undefined;
+        }
+        if (lastName === undefined) return;
+        const name = lastName;
         if (nul === -1) return emit(name);
         const rest = line.slice(nul + 1);
-        emit(`${name}${/^\d+:/.test(rest) ? ':' : '-'}${rest}`);
+        return emit(`${name}${/^\d+:/.test(rest) ? ':' : '-'}${rest}`);
       },
     });
-    if (run.code === 2 && total === 0) throw new ToolError(`grep failed: ${ripgrepErrorLine(run.stderr)}`);
+    if (run.code === 2 && !run.stopped && total === 0) throw new ToolError(`grep failed: ${ripgrepErrorLine(run.stderr)}`);
     while (out[out.length - 1] === '--') out.pop();
     const note = droppedNote(filter.dropped, 'file');
     if (total === 0) return [`No matches for ${args.pattern} in ${shown === '.' ? 'the workspace' : shown}.`, ...(note ? [note] : [])].join('\n');
-    if (full) {
-      const unit = args.files_only ? 'files' : 'lines';
-      out.push(`[Showing ${out.filter((l) => l !== '--').length} of ${total} ${unit}. Narrow the search with path, glob or a more specific pattern.]`);
-    }
+    if (full) out.push(cutNote(out.filter((l) => l !== '--').length, args.files_only ? 'files' : 'lines'));
     if (note) out.push(note);
     return out.join('\n');
   },

@@ -6,8 +6,19 @@ import { isIgnored, loadIgnoreRules } from './gitignore.js';
 import { describeDirRead, resolveDir } from './glob.js';
 import { droppedNote, resultFilter } from './path-filter.js';
 import { defineTool, ToolError } from './registry.js';
+import { sortedLazily } from './first-sorted.js';
 
 export const LIST_MAX_ENTRIES = 500;
+
+interface Item {
+  name: string;
+  isDir: boolean;
+  link: boolean;
+}
+
+const collator = new Intl.Collator('en');
+/** Directories first, then by name. */
+const listOrder = (a: Item, b: Item) => (a.isDir === b.isDir ? collator.compare(a.name, b.name) : a.isDir ? -1 : 1);
 
 const schema = z.object({
   path: z.string().optional().describe('Directory to list, relative to the workspace. Default: the workspace.'),
@@ -30,32 +41,44 @@ export const listDirTool = defineTool({
     });
     const rules = await loadIgnoreRules(ctx.cwd, dir.abs);
     const filter = await resultFilter(ctx, 'list_dir', dir.abs);
-    const dirs: string[] = [];
-    const files: string[] = [];
+    const items: Item[] = entries.map((entry) => ({ name: entry.name, isDir: entry.isDirectory(), link: entry.isSymbolicLink() }));
+    // A symlink to a directory lists as a directory (only links are stat'ed: plain entries are typed).
+    await Promise.all(
+      items
+        .filter((item) => item.link)
+        .map(async (item) => {
+          item.isDir = (await stat(path.join(dir.abs, item.name)).catch(() => null))?.isDirectory() ?? false;
+        }),
+    );
+    // Entries are checked in the order shown and only until one past the cap: a directory of
+    // 100,000 entries costs its read and one selection pass, not 100,000 ignore checks and a sort.
+    const lines: string[] = [];
     let hidden = 0;
-    for (const entry of entries) {
-      const abs = path.join(dir.abs, entry.name);
-      let isDir = entry.isDirectory();
-      // A symlink to a directory lists as a directory.
-      if (entry.isSymbolicLink()) isDir = (await stat(abs).catch(() => null))?.isDirectory() ?? false;
-      if (isIgnored(rules, abs, isDir)) {
+    let checked = 0;
+    let more = false;
+    for (const item of sortedLazily(items, listOrder, LIST_MAX_ENTRIES + 1)) {
+      checked++;
+      const abs = path.join(dir.abs, item.name);
+      if (isIgnored(rules, abs, item.isDir)) {
         hidden++;
         continue;
       }
-      if (await filter.dropsEntry(abs)) continue;
-      (isDir ? dirs : files).push(isDir ? `${entry.name}/` : entry.name);
+      // Only a symlink's real path needs a realpath: any other entry's is the folder's plus its name.
+      if (item.link ? await filter.dropsEntry(abs) : filter.drops(abs)) continue;
+      if (lines.length === LIST_MAX_ENTRIES) {
+        more = true;
+        break;
+      }
+      lines.push(item.isDir ? `${item.name}/` : item.name);
     }
-    const byName = (a: string, b: string) => a.localeCompare(b, 'en');
-    const all = [...dirs.sort(byName), ...files.sort(byName)];
-    const lines = all.slice(0, LIST_MAX_ENTRIES);
     const notes: string[] = [];
-    if (all.length > LIST_MAX_ENTRIES) {
-      notes.push(`[Showing ${LIST_MAX_ENTRIES} of ${all.length} entries; use glob to narrow down.]`);
-    }
-    if (hidden > 0) notes.push(`[${hidden} ${hidden === 1 ? 'entry' : 'entries'} hidden by .gitignore or .git]`);
+    const unchecked = items.length - checked;
+    if (more && unchecked === 0) notes.push(`[Showing ${LIST_MAX_ENTRIES} of ${LIST_MAX_ENTRIES + 1} entries; use glob to narrow down.]`);
+    else if (more) notes.push(`[Showing the first ${LIST_MAX_ENTRIES} entries; the directory holds ${items.length}. Use glob to narrow down.]`);
+    if (hidden > 0) notes.push(`[${hidden} ${hidden === 1 ? 'entry' : 'entries'} hidden by .gitignore or .git${more && unchecked > 0 ? ' among those checked' : ''}]`);
     const note = droppedNote(filter.dropped, 'entry');
     if (note) notes.push(note);
-    if (all.length === 0) lines.push(hidden > 0 || note ? `(${dir.shown} has no visible entries)` : `(${dir.shown} is empty)`);
+    if (lines.length === 0) lines.push(hidden > 0 || note ? `(${dir.shown} has no visible entries)` : `(${dir.shown} is empty)`);
     return [...lines, ...notes].join('\n');
   },
 });

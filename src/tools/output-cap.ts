@@ -82,3 +82,39 @@ export function clipLine(line: string, max: number): string {
   const clean = redactFormats(line);
   return clean.length <= max ? clean : `${clean.slice(0, max)}… [${clean.length - max} more characters]`;
 }
+
+/** How much of a running command's output a live tool card gets. */
+export const LIVE_TAIL_CHARS = 4000;
+
+/**
+ * The last `chars` characters of a running command's output, handed to `emit` at most once per
+ * `intervalMs` (a tool card shows the last lines live; it needs neither every chunk nor all of it).
+ */
+export class LiveTail {
+  private text = '';
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly emit: (tail: string) => void,
+    private readonly chars = LIVE_TAIL_CHARS,
+    private readonly intervalMs = 100,
+  ) {}
+
+  push(text: string): void {
+    if (text === '' || this.stopped) return;
+    this.text = (this.text + text.slice(-this.chars)).slice(-this.chars);
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      if (!this.stopped) this.emit(this.text);
+    }, this.intervalMs);
+    this.timer.unref();
+  }
+
+  /** No emit after this (the result replaces the live tail). */
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}

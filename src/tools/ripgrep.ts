@@ -30,13 +30,17 @@ export interface RipgrepRun {
   /** rg's exit code: 0 found, 1 nothing found, 2 error. */
   code: number;
   stderr: string;
+  /** The caller stopped rg early (its `onLine` returned `'stop'`); `code` then means nothing. */
+  stopped: boolean;
 }
 
 /**
- * Run rg in `cwd`, calling `onLine` for each stdout line (without its newline). Always pass an
- * explicit search path in `args`: without one, rg may read stdin instead of the directory.
+ * Run rg in `cwd`, calling `onLine` for each stdout line (without its newline). When `onLine`
+ * returns `'stop'`, rg is killed and no further line is delivered: a capped caller pays for what
+ * it shows, not for every match. Always pass an explicit search path in `args`: without one, rg
+ * may read stdin instead of the directory.
  */
-export async function runRipgrep(args: string[], options: { cwd: string; signal: AbortSignal; onLine: (line: string) => void }): Promise<RipgrepRun> {
+export async function runRipgrep(args: string[], options: { cwd: string; signal: AbortSignal; onLine: (line: string) => unknown }): Promise<RipgrepRun> {
   const rg = await ripgrepPath();
   return new Promise<RipgrepRun>((resolve, reject) => {
     // rg needs no credential of Keen's: it gets the allow-listed environment only.
@@ -44,14 +48,26 @@ export async function runRipgrep(args: string[], options: { cwd: string; signal:
     const decoder = new StringDecoder('utf8');
     let pending = '';
     let stderr = '';
+    let stopped = false;
     const onAbort = () => child.kill('SIGKILL');
     options.signal.addEventListener('abort', onAbort, { once: true });
 
+    const deliver = (line: string) => {
+      if (stopped || options.onLine(line) !== 'stop') return;
+      stopped = true;
+      pending = '';
+      child.kill('SIGKILL');
+      child.stdout.destroy();
+      // The caller has its lines: it need not wait for rg's threads to wind down.
+      options.signal.removeEventListener('abort', onAbort);
+      resolve({ code: 0, stderr: stderr.trim(), stopped });
+    };
     child.stdout.on('data', (chunk: Buffer) => {
+      if (stopped) return;
       pending += decoder.write(chunk);
       const lines = pending.split('\n');
       pending = lines.pop() ?? '';
-      for (const line of lines) options.onLine(line);
+      for (const line of lines) deliver(line);
     });
     child.stderr.on('data', (chunk: Buffer) => {
       if (stderr.length < 4000) stderr += chunk.toString('utf8');
@@ -62,9 +78,11 @@ export async function runRipgrep(args: string[], options: { cwd: string; signal:
     });
     child.on('close', (code) => {
       options.signal.removeEventListener('abort', onAbort);
-      pending += decoder.end();
-      if (pending !== '') options.onLine(pending);
-      resolve({ code: code ?? 2, stderr: stderr.trim() });
+      if (!stopped) {
+        pending += decoder.end();
+        if (pending !== '') deliver(pending);
+      }
+      resolve({ code: code ?? 2, stderr: stderr.trim(), stopped });
     });
   });
 }

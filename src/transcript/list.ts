@@ -34,18 +34,77 @@ const TAIL_BYTES = 64 << 10;
 const SCAN_BYTES = 1 << 20;
 const COMPACTION_KIND = Buffer.from('"kind":"compaction_applied"');
 
+/** How many transcripts are read at once: enough to keep the disk busy, few open files. */
+const READ_CONCURRENCY = 32;
+/** A transcript up to this size is read once, whole (head, counts and last line from one read). */
+const WHOLE_READ_BYTES = 64 << 10;
+
+/** One page of a session listing, and how many sessions there are in all. */
+export interface SessionPage {
+  rows: SessionSummary[];
+  total: number;
+}
+
+export interface ListOptions {
+  /** Every directory's sessions, not only `cwd`'s. */
+  all?: boolean;
+  /** At most this many rows (the most recently written transcripts); all when absent. */
+  limit?: number;
+  /** Rows to skip before the page (with `limit`). */
+  offset?: number;
+}
+
 /** Sessions of `cwd` (or of every directory with `all`), most recently active first. */
-export async function listSessions(home: string, cwd: string, opts: { all?: boolean } = {}): Promise<SessionSummary[]> {
+export async function listSessions(home: string, cwd: string, opts: ListOptions = {}): Promise<SessionSummary[]> {
+  return (await listSessionPage(home, cwd, opts)).rows;
+}
+
+/**
+ * One page of sessions, most recently active first. Without `limit` every session is summarised
+ * (bounded parallel reads, one read for a small transcript). With `limit` only the transcripts'
+ * mtimes are read for all, and only the page is summarised: the page is chosen by transcript
+ * mtime (which is the last record's time for a transcript Keen wrote) and sorted by last activity.
+ */
+export async function listSessionPage(home: string, cwd: string, opts: ListOptions = {}): Promise<SessionPage> {
   const projects = opts.all ? (await subdirs(sessionsRoot(home))).map((d) => join(sessionsRoot(home), d)) : [projectDir(home, cwd)];
-  const rows: SessionSummary[] = [];
+  const dirs: { dir: string; id: string }[] = [];
   for (const project of projects) {
-    for (const id of await subdirs(project)) {
-      if (!isValidSessionId(id)) continue;
-      const row = await summarizeSession(join(project, id), id);
-      if (row) rows.push(row);
-    }
+    for (const id of await subdirs(project)) if (isValidSessionId(id)) dirs.push({ dir: join(project, id), id });
   }
-  return rows.sort((a, b) => b.lastActivity.getTime() - a.lastActivity.getTime() || (a.id < b.id ? 1 : -1));
+  let chosen = dirs;
+  let total = dirs.length;
+  if (opts.limit !== undefined) {
+    const stamped = (await mapBounded(dirs, READ_CONCURRENCY * 4, async (d) => ({ ...d, mtime: await transcriptMtime(d.dir) }))).filter((d) => d.mtime !== undefined);
+    stamped.sort((a, b) => (b.mtime ?? 0) - (a.mtime ?? 0) || (a.id < b.id ? 1 : -1));
+    total = stamped.length;
+    const from = opts.offset ?? 0;
+    chosen = stamped.slice(from, from + opts.limit);
+  }
+  const rows = (await mapBounded(chosen, READ_CONCURRENCY, (d) => summarizeSession(d.dir, d.id))).filter((r): r is SessionSummary => r !== undefined);
+  if (opts.limit === undefined) total = rows.length;
+  return { rows: rows.sort((a, b) => b.lastActivity.getTime() - a.lastActivity.getTime() || (a.id < b.id ? 1 : -1)), total };
+}
+
+async function transcriptMtime(dir: string): Promise<number | undefined> {
+  try {
+    return (await stat(join(dir, TRANSCRIPT_FILE))).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `fn` over `items` with at most `limit` running at once; results in the items' order. */
+async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
 }
 
 /**
@@ -102,9 +161,10 @@ export async function summarizeSession(dir: string, id: string): Promise<Session
   }
   try {
     const { size, mtime } = await fh.stat();
-    const head = await readHead(fh, size);
-    const counts = await countKinds(fh, size);
-    const lastTs = await readLastTs(fh, size);
+    const whole = size <= WHOLE_READ_BYTES ? await readWhole(fh, size) : undefined;
+    const head = whole ? headOf(whole) : await readHead(fh, size);
+    const counts = whole ? countsOf(whole) : await countKinds(fh, size);
+    const lastTs = whole ? lastTsOf(whole.toString('utf8'), true) : await readLastTs(fh, size);
     const started = head.started;
     const summary: SessionSummary = {
       id,
@@ -127,14 +187,48 @@ export async function summarizeSession(dir: string, id: string): Promise<Session
 }
 
 type Handle = Awaited<ReturnType<typeof open>>;
+type Head = { started?: Extract<SessionRecord, { kind: 'session_started' }>; firstPrompt?: string };
+
+/** The whole of a small file in one buffer (not zero-filled: every byte kept is read). */
+async function readWhole(fh: Handle, size: number): Promise<Buffer> {
+  const buf = Buffer.allocUnsafe(size);
+  let got = 0;
+  while (got < size) {
+    const { bytesRead } = await fh.read(buf, got, size - got, got);
+    if (bytesRead === 0) break;
+    got += bytesRead;
+  }
+  return buf.subarray(0, got);
+}
+
+/** readHead over a buffer holding the whole transcript. */
+function headOf(buf: Buffer): Head {
+  const out: Head = {};
+  let start = 0;
+  for (let nl = buf.indexOf(0x0a); nl !== -1; nl = buf.indexOf(0x0a, start)) {
+    const record = parseLine(buf.toString('utf8', start, nl));
+    start = nl + 1;
+    if (record?.kind === 'session_started') out.started ??= record;
+    if (record?.kind === 'user_message') {
+      out.firstPrompt = record.message.content;
+      return out;
+    }
+  }
+  return out;
+}
+
+/** countKinds over a buffer holding the whole transcript. */
+function countsOf(buf: Buffer): { users: number; compactions: number } {
+  return { users: occurrences(buf, USER_KIND, 0), compactions: occurrences(buf, COMPACTION_KIND, 0) };
+}
 
 /** Parse lines from the start until `session_started` and the first user prompt are found. */
-async function readHead(fh: Handle, size: number): Promise<{ started?: Extract<SessionRecord, { kind: 'session_started' }>; firstPrompt?: string }> {
-  const out: { started?: Extract<SessionRecord, { kind: 'session_started' }>; firstPrompt?: string } = {};
+async function readHead(fh: Handle, size: number): Promise<Head> {
+  const out: Head = {};
   let pending = Buffer.alloc(0);
   for (let pos = 0; pos < size && pos < HEAD_LIMIT; ) {
     // Grow the read with the unfinished line, so a huge first line costs O(n), not O(n²).
-    const chunk = Buffer.alloc(Math.min(Math.max(HEAD_BYTES, pending.length), size - pos));
+    const chunk = Buffer.allocUnsafe(Math.min(Math.max(HEAD_BYTES, pending.length), size - pos));
     const { bytesRead } = await fh.read(chunk, 0, chunk.length, pos);
     if (bytesRead === 0) break;
     pos += bytesRead;
@@ -179,10 +273,15 @@ function occurrences(hay: Buffer, needle: Buffer, fresh: number): number {
 /** The `ts` of the last valid complete line within the tail window, if any. */
 async function readLastTs(fh: Handle, size: number): Promise<Date | undefined> {
   const from = Math.max(0, size - TAIL_BYTES);
-  const buf = Buffer.alloc(size - from);
+  const buf = Buffer.allocUnsafe(size - from);
   const { bytesRead } = await fh.read(buf, 0, buf.length, from);
-  const lines = buf.toString('utf8', 0, bytesRead).split('\n');
-  for (let i = lines.length - 1; i >= (from === 0 ? 0 : 1); i--) {
+  return lastTsOf(buf.toString('utf8', 0, bytesRead), from === 0);
+}
+
+/** The `ts` of the last valid complete line of `text`; its first line only when it starts the file. */
+function lastTsOf(text: string, fromStart: boolean): Date | undefined {
+  const lines = text.split('\n');
+  for (let i = lines.length - 1; i >= (fromStart ? 0 : 1); i--) {
     const record = parseLine(lines[i]);
     if (record) {
       const date = new Date(record.ts);

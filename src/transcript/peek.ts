@@ -53,7 +53,7 @@ export async function peekSession(dir: string, id: string, opts: { userMessage?:
 
 /** The record on the first line, if that line is complete, at most 64 KB and valid. */
 async function readFirstRecord(fh: FileHandle, size: number): Promise<SessionRecord | undefined> {
-  const buf = Buffer.alloc(Math.min(FIRST_LINE_MAX, size));
+  const buf = Buffer.allocUnsafe(Math.min(FIRST_LINE_MAX, size));
   const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
   const nl = buf.subarray(0, bytesRead).indexOf(0x0a);
   return nl === -1 ? undefined : parseLine(buf.toString('utf8', 0, nl));
@@ -71,10 +71,12 @@ async function holdsUserMessage(fh: FileHandle, size: number): Promise<boolean> 
  * stops the scan. Resolves whether a visit stopped it.
  */
 export async function scanChunks(fh: FileHandle, size: number, chunkBytes: number, overlap: number, visit: (view: Buffer, seen: number) => boolean): Promise<boolean> {
-  const buf = Buffer.alloc(chunkBytes + overlap);
+  // Sized to the file, not the chunk, and not zero-filled: listing 10,000 small transcripts must
+  // not fill 10,000 buffers of a megabyte.
+  const buf = Buffer.allocUnsafe(Math.min(chunkBytes, size) + overlap);
   let carried = 0;
   for (let pos = 0; pos < size; ) {
-    const { bytesRead } = await fh.read(buf, carried, chunkBytes, pos);
+    const { bytesRead } = await fh.read(buf, carried, Math.min(chunkBytes, buf.length - carried), pos);
     if (bytesRead === 0) break;
     pos += bytesRead;
     const view = buf.subarray(0, carried + bytesRead);

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BASH_HEAD_CHARS, BASH_TAIL_CHARS } from '../../src/tools/bash.js';
+import { BASH_HEAD_CHARS, BASH_MAX_OUTPUT_BYTES, BASH_TAIL_CHARS } from '../../src/tools/bash.js';
 import { createDefaultRegistry } from '../../src/tools/index.js';
 import { call as callTool, workspace } from './helpers.js';
 
@@ -108,6 +108,20 @@ describe('bash', () => {
     const kept = head.join('\n').length + 1 + tail.join('\n').length + 1;
     expect(kept + Number(m![2])).toBe(full.length);
     expect(msg.content.length).toBeLessThan(BASH_HEAD_CHARS + BASH_TAIL_CHARS + 200);
+  });
+
+  it('stops a command whose output passes the volume cap, and says so', async () => {
+    const dir = await workspace();
+    const msg = await call(dir, 'bash', { command: 'yes; echo never' });
+    expect(msg.is_error).toBe(true);
+    const lines = msg.content.split('\n');
+    expect(lines[0]).toBe('y');
+    expect(lines.at(-1)).toBe(`[stopped after ${BASH_MAX_OUTPUT_BYTES / (1024 * 1024)} MB of output; the command and its child processes were killed]`);
+    const m = /^\[\.\.\. (\d+) lines \((\d+) characters\) cut from the middle/.exec(lines.find((l) => l.startsWith('[... ')) ?? '');
+    // Everything up to the cap was counted, nothing after it: `echo never` never ran.
+    expect(Number(m?.[2]) + msg.content.length).toBeGreaterThan(BASH_MAX_OUTPUT_BYTES - BASH_HEAD_CHARS);
+    expect(Number(m?.[2])).toBeLessThan(BASH_MAX_OUTPUT_BYTES);
+    expect(msg.content).not.toContain('never');
   });
 
   it('does not wait for background processes that keep the output open, and stops them when it ends', async () => {

@@ -1,6 +1,8 @@
+import { execFileSync, spawn } from 'node:child_process';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GLOB_MAX_RESULTS } from '../../src/tools/glob.js';
-import { GREP_MAX_LINES } from '../../src/tools/grep.js';
+import { cutNote, GREP_MAX_LINES } from '../../src/tools/grep.js';
 import { call, workspace } from './helpers.js';
 
 const tree = {
@@ -96,11 +98,28 @@ describe('grep', () => {
     expect((await call(dir, 'grep', { pattern: '--flag' })).content).toBe('a.txt:1:x --flag y');
   });
 
-  it('caps the output and says how many lines matched', async () => {
+  it('caps the output and says more lines matched than it shows', async () => {
     const dir = await workspace({ 'many.txt': 'hit\n'.repeat(GREP_MAX_LINES + 100) });
     const lines = (await call(dir, 'grep', { pattern: 'hit' })).content.split('\n');
     expect(lines).toHaveLength(GREP_MAX_LINES + 1);
-    expect(lines.at(-1)).toBe(`[Showing ${GREP_MAX_LINES} of ${GREP_MAX_LINES + 100} lines. Narrow the search with path, glob or a more specific pattern.]`);
+    expect(lines.at(-1)).toBe(cutNote(GREP_MAX_LINES, 'lines'));
+    expect(lines.at(-1)).toContain(`of more than ${GREP_MAX_LINES}`);
+  });
+
+  it('stops ripgrep at the cap: a search of endless matches still returns', async () => {
+    const dir = await workspace();
+    const fifo = path.join(dir, 'endless');
+    execFileSync('mkfifo', [fifo]);
+    // `yes` writes matching lines into the pipe for as long as anyone reads it.
+    const writer = spawn('sh', ['-c', 'exec yes hit > endless'], { cwd: dir, stdio: 'ignore' });
+    try {
+      const lines = (await call(dir, 'grep', { pattern: 'hit', path: 'endless' })).content.split('\n');
+      expect(lines).toHaveLength(GREP_MAX_LINES + 1);
+      expect(lines[0]).toBe('endless:1:hit');
+      expect(lines.at(-1)).toBe(cutNote(GREP_MAX_LINES, 'lines'));
+    } finally {
+      writer.kill('SIGKILL');
+    }
   });
 
   it('shortens very long matching lines', async () => {

@@ -5,6 +5,8 @@ import type { ToolCardData } from '../state/ui-state.js';
 import { color } from '../theme.js';
 import { DiffView } from './diff-view.js';
 import { ErrorCard } from './error-card.js';
+import { LIVE_TAIL_CHARS } from '../../tools/output-cap.js';
+import { liveLines } from '../tool-cards.js';
 
 /** Output lines a collapsed card shows. */
 export const PREVIEW_LINES = 3;
@@ -43,6 +45,19 @@ function Output({ text, expanded }: { text: string; expanded: boolean }) {
   );
 }
 
+/** The last lines a running call printed (bash), under its header. */
+function LiveOutput({ tail }: { tail: string }) {
+  const lines = liveLines(tail, tail.length >= LIVE_TAIL_CHARS).slice(-PREVIEW_LINES);
+  return (
+    <Box flexDirection="row">
+      <Text dimColor>{'  ⎿ '}</Text>
+      <Box flexDirection="column" flexShrink={1}>
+        <Text dimColor>{lines.join('\n')}</Text>
+      </Box>
+    </Box>
+  );
+}
+
 /** The nested line of a running subagent: its name, requests so far and current tool. */
 function ChildLine({ child }: { child: NonNullable<ToolCardData['child']> }) {
   const turns = `${child.turns} ${child.turns === 1 ? 'request' : 'requests'}`;
@@ -56,7 +71,7 @@ function ChildLine({ child }: { child: NonNullable<ToolCardData['child']> }) {
 
 /**
  * One tool call: status glyph, name, arguments on one line, then collapsed output (a coloured
- * diff for edits). A failed call — including a call refused during compaction — is an error card.
+ * diff for edits); while a bash call runs, the last lines it printed. A failed call — including a call refused during compaction — is an error card.
  */
 export const ToolCard = memo(function ToolCard({ card, expanded }: { card: ToolCardData; expanded: boolean }) {
   if (card.status === 'error') {
@@ -71,6 +86,7 @@ export const ToolCard = memo(function ToolCard({ card, expanded }: { card: ToolC
         </Box>
       ) : null}
       {card.child && card.status === 'running' ? <ChildLine child={card.child} /> : null}
+      {card.live && card.status === 'running' ? <LiveOutput tail={card.live} /> : null}
       {card.status === 'done' && card.output && !card.diff ? <Output text={card.output} expanded={expanded} /> : null}
       {card.status === 'done' && card.output && card.diff ? <Output text={card.output.split('\n')[0]} expanded={false} /> : null}
     </Box>

@@ -1,10 +1,11 @@
 /**
  * Tab completion for the prompt: slash commands at the start of the input, and `@path` mentions
  * anywhere (relative to the working directory). Reads directories synchronously: a Tab press
- * lists one directory.
+ * lists one directory (or reuses the last read while the directory is unchanged).
  */
-import { type Dirent, readdirSync } from 'node:fs';
+import { type Dirent, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { selectSmallest } from '../../tools/first-sorted.js';
 import { matchCommands, type SlashCommand } from '../slash-commands.js';
 
 export interface Completion {
@@ -55,23 +56,36 @@ export function mentionAt(text: string, cursor: number): { start: number; partia
   return { start: cursor - m[2].length - 1, partial: m[2] };
 }
 
+const collator = new Intl.Collator('en');
+
+/** Folders at least this big are remembered between Tab presses (a small one is read afresh). */
+const CACHE_FROM_ENTRIES = 5000;
+
+/** The last big directory read, kept while its mtime holds: Tab after Tab in it reads it once. */
+let lastRead: { dir: string; mtimeMs: number; entries: Dirent[] } | undefined;
+
+function readEntries(dir: string): Dirent[] {
+  try {
+    const mtimeMs = statSync(dir).mtimeMs;
+    if (lastRead?.dir === dir && lastRead.mtimeMs === mtimeMs) return lastRead.entries;
+    const entries = readdirSync(dir, { withFileTypes: true });
+    lastRead = entries.length >= CACHE_FROM_ENTRIES ? { dir, mtimeMs, entries } : undefined;
+    return entries;
+  } catch {
+    return [];
+  }
+}
+
 function listEntries(cwd: string, partial: string): { name: string; dir: boolean }[] {
   const slash = partial.lastIndexOf('/');
   const dirPart = slash >= 0 ? partial.slice(0, slash + 1) : '';
   const base = slash >= 0 ? partial.slice(slash + 1) : partial;
   const dir = path.resolve(cwd, dirPart || '.');
-  let entries: Dirent[];
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  return entries
+  const matching = readEntries(dir)
     .filter((e) => e.name.startsWith(base) && (base.startsWith('.') || !e.name.startsWith('.')))
-    .filter((e) => e.name !== 'node_modules' || base.startsWith('node'))
-    .map((e) => ({ name: dirPart + e.name, dir: e.isDirectory() }))
-    .sort((a, b) => a.name.localeCompare(b.name))
-    .slice(0, MAX_CANDIDATES);
+    .filter((e) => e.name !== 'node_modules' || base.startsWith('node'));
+  // Only the candidates shown are sorted: one selection pass over a folder of 100,000 names.
+  return selectSmallest(matching, (a, b) => collator.compare(a.name, b.name), MAX_CANDIDATES).map((e) => ({ name: dirPart + e.name, dir: e.isDirectory() }));
 }
 
 function completeMention(text: string, cursor: number, cwd: string): Completion | undefined {

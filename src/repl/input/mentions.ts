@@ -3,7 +3,7 @@
  * message the model receives. The transcript stores that full message; {@link splitAttachments}
  * turns it back into the typed text plus a list of attached paths for display.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 /** Bytes of one file attached at most; the rest is cut with a note. */
@@ -51,19 +51,44 @@ export function expandMentions(text: string, cwd: string): ExpandedMessage {
     } catch {
       continue;
     }
-    const buf = readFileSync(abs);
+    // Only the head that can be attached is read: a file of gigabytes costs what it shows.
+    const buf = readHead(abs, Math.min(size, ATTACHMENT_MAX_BYTES));
+    if (typeof buf === 'string') {
+      problems.push(`@${raw} could not be read (${buf}); not attached`);
+      continue;
+    }
     if (buf.subarray(0, 8000).includes(0)) {
       problems.push(`@${raw} looks binary; not attached`);
       continue;
     }
     const truncated = size > ATTACHMENT_MAX_BYTES;
-    let content = buf.subarray(0, ATTACHMENT_MAX_BYTES).toString('utf8');
+    let content = buf.toString('utf8');
     if (truncated) content += `\n[truncated: the file has ${size} bytes; only the first ${ATTACHMENT_MAX_BYTES} are attached]`;
     const shown = rel.split(path.sep).join('/');
     blocks.push(`${OPEN(shown)}\n${content.replace(/\n$/, '')}\n${CLOSE}`);
     attachments.push({ path: shown, lines: content.split('\n').length, truncated });
   }
   return { text: blocks.length ? `${text}\n\n${blocks.join('\n\n')}` : text, attachments, problems };
+}
+
+/** The first `bytes` bytes of `file` (fewer if it shrank), or the error code when it cannot be read. */
+function readHead(file: string, bytes: number): Buffer | string {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const buf = Buffer.alloc(bytes);
+    let got = 0;
+    while (got < bytes) {
+      const n = readSync(fd, buf, got, bytes - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    return buf.subarray(0, got);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code ?? 'read error';
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 /** Split a stored user message into what was typed and the paths attached after it. */

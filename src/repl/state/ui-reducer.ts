@@ -4,6 +4,7 @@
  * stays a line or two however long the answer gets.
  */
 import { editorReducer, emptyEditor } from '../input/editor.js';
+import { endedOutput } from '../tool-cards.js';
 import { classifyLines, openBlockRows, type MarkdownState } from '../markdown/markdown-lines.js';
 import { estimateText } from '../../tokens/text-tokens.js';
 import { shownOptions } from './picker-filter.js';
@@ -136,6 +137,8 @@ export function uiReducer(s: UiState, a: UiAction): UiState {
       return s.session ? { ...s, session: { ...s.session, mode: a.mode } } : s;
     case 'tool-progress':
       return s.live?.tool?.id === a.id ? { ...s, live: { ...s.live, tool: { ...s.live.tool, child: a.child } } } : s;
+    case 'tool-output':
+      return s.live?.tool?.id === a.id && s.live.tool.status === 'running' ? { ...s, live: { ...s.live, tool: { ...s.live.tool, live: a.tail } } } : s;
     case 'context':
       return s.session ? { ...s, session: { ...s.session, contextTokens: a.tokens } } : s;
     case 'reset':
@@ -174,7 +177,7 @@ export function uiReducer(s: UiState, a: UiAction): UiState {
     case 'tool-end': {
       const live = s.live;
       if (!live?.tool || live.tool.id !== a.id) return s;
-      const card = { ...live.tool, status: a.status, output: a.output };
+      const card = { ...live.tool, status: a.status, output: endedOutput(live.tool, a.output), live: undefined };
       const next = withItems(s, [{ kind: 'tool', card, expanded: s.expandTools }]);
       const status = s.busy?.kind === 'compact' ? STATUS_COMPACTING : STATUS_THINKING;
       return setStatus({ ...next, live: { ...live, tool: undefined, lead: true } }, status);

@@ -22,6 +22,8 @@ export interface ToolCardData {
   diff?: string;
   /** A running subagent (`task`): its name, requests so far and current tool. */
   child?: { agent: string; turns: number; tool?: string };
+  /** The tail of what a running call printed so far (bash), kept when it is cancelled. */
+  live?: string;
 }
 
 export type NoticeTone = 'info' | 'success' | 'warning' | 'error' | 'muted';
@@ -169,6 +171,8 @@ export type UiAction =
   | { type: 'tool-end'; id: string; status: ToolStatus; output: string }
   /** A subagent's progress on the running `task` card. */
   | { type: 'tool-progress'; id: string; child: NonNullable<ToolCardData['child']> }
+  /** The tail of a running call's output so far (replaces the previous one). */
+  | { type: 'tool-output'; id: string; tail: string }
   | { type: 'mode'; mode: 'plan' | 'build' }
   | { type: 'auto-compaction'; phase: AutoCompactionPhase; reason?: string }
   /** An automatic compaction is durable: commit what is visible, then the notice. */

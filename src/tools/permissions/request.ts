@@ -19,8 +19,22 @@ export function accessOf(request: PermissionRequest): Access {
 
 /** True when `p` is `root` or below it. Both must be absolute and normalised. */
 export function isInside(root: string, p: string): boolean {
+  // POSIX: for absolute paths without `.`, `..` or empty segments a prefix test is the answer, and
+  // it is cheap (a search's result filter asks it for every credential folder of every result).
+  if (path.sep === '/' && plainAbsolute(root) && plainAbsolute(p)) {
+    const r = root.length > 1 && root.endsWith('/') ? root.slice(0, -1) : root;
+    const q = p.length > 1 && p.endsWith('/') ? p.slice(0, -1) : p;
+    return q === r || q.startsWith(r === '/' ? '/' : `${r}/`);
+  }
   const rel = path.relative(root, p);
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/** A `.` or `..` segment, a name starting with `..`, or an empty segment: left to path.relative. */
+const NOT_PLAIN = /\/\.\.|\/\.(?:\/|$)|\/\//;
+
+function plainAbsolute(p: string): boolean {
+  return p.startsWith('/') && !NOT_PLAIN.test(p);
 }
 
 /** `abs` relative to `root`, with posix separators. */

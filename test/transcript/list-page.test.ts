@@ -1,0 +1,70 @@
+/**
+ * Session listings that page: `listSessionPage` reads every transcript's mtime but summarises
+ * only the page, newest first; pages are disjoint and together hold every session. `keen
+ * sessions --page` prints one page and says how to reach the next.
+ */
+import { spawnSync } from 'node:child_process';
+import { utimes } from 'node:fs/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { listSessionPage, listSessions } from '../../src/transcript/list.js';
+import { cleanEnv, KEEN_BIN } from '../e2e/harness.js';
+import { CWD, createStore, tempHome, turn, user } from './helpers.js';
+
+let home: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => ({ home, cleanup } = await tempHome()));
+afterEach(() => cleanup());
+
+/** `n` sessions of `cwd`, the k-th written k minutes after the first; ids newest first. */
+async function sessions(n: number, cwd = CWD): Promise<string[]> {
+  const ids: string[] = [];
+  const base = Date.now() - 24 * 3600_000;
+  for (let k = 0; k < n; k++) {
+    const store = await createStore(home, { cwd });
+    await store.append(user(`prompt ${k}`));
+    await store.append(turn(`answer ${k}`));
+    await store.close();
+    const when = new Date(base + k * 60_000);
+    await utimes(store.path, when, when);
+    ids.unshift(store.id);
+  }
+  return ids;
+}
+
+describe('listSessionPage', () => {
+  it('pages the sessions newest first, disjoint and complete', async () => {
+    const ids = await sessions(23);
+    const first = await listSessionPage(home, CWD, { limit: 10 });
+    const second = await listSessionPage(home, CWD, { limit: 10, offset: 10 });
+    const third = await listSessionPage(home, CWD, { limit: 10, offset: 20 });
+    expect([first.total, second.total, third.total]).toEqual([23, 23, 23]);
+    expect(first.rows.map((r) => r.firstPrompt)).toEqual(Array.from({ length: 10 }, (_, k) => `prompt ${22 - k}`));
+    expect([...first.rows, ...second.rows, ...third.rows].map((r) => r.id)).toEqual(ids);
+    expect((await listSessionPage(home, CWD, { limit: 10, offset: 30 })).rows).toEqual([]);
+    // Without a limit: every session, as before.
+    expect((await listSessions(home, CWD)).map((r) => r.id).sort()).toEqual([...ids].sort());
+  });
+});
+
+describe('keen sessions --page', () => {
+  it('prints one page of 50 and names the next', async () => {
+    const ids = await sessions(53);
+    const run = (args: string[]) => spawnSync(process.execPath, [KEEN_BIN, 'sessions', ...args], { cwd: '/', env: cleanEnv({ KEEN_HOME: home }), encoding: 'utf8' });
+    // The sessions belong to CWD, which need not exist: --all lists them from anywhere.
+    const one = run(['--all']);
+    expect(one.status, one.stderr).toBe(0);
+    const rowsOf = (out: string) =>
+      out
+        .split('\n')
+        .filter((l) => /^\d{8}-\d{6}-/.test(l))
+        .map((l) => l.split(' ')[0]);
+    expect(rowsOf(one.stdout)).toEqual(ids.slice(0, 50));
+    expect(one.stdout.trimEnd().split('\n').at(-1)).toBe('Page 1 of 2 (53 sessions); `keen sessions --all --page 2` shows older ones.');
+    const two = run(['--all', '--page', '2']);
+    expect(rowsOf(two.stdout)).toEqual(ids.slice(50));
+    expect(two.stdout.trimEnd().split('\n').at(-1)).toBe('Page 2 of 2 (53 sessions).');
+    const bad = run(['--page', 'x']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr.trim()).toBe('keen: --page must be a whole number from 1, not x');
+  });
+});
