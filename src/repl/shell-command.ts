@@ -10,7 +10,7 @@ import type { ControllerEvent } from '../agent/session-controller.js';
 import { llmError } from '../core/errors.js';
 import { type ToolCall, userMessage } from '../core/message.js';
 import { errorText } from '../errors.js';
-import { CANCELLED } from '../tools/registry.js';
+import { CANCELLED } from '../tools/types.js';
 import { decide, type ExplainingGate, type Policy } from '../tools/permissions/index.js';
 import type { PermissionGate } from '../tools/types.js';
 import { shellMessage } from './shell-message.js';

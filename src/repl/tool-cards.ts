@@ -6,7 +6,7 @@
 import type { ToolCall } from '../core/message.js';
 import { unifiedDiff } from '../tools/diff.js';
 import { LIVE_TAIL_CHARS } from '../tools/output-cap.js';
-import { CANCELLED } from '../tools/registry.js';
+import { CANCELLED } from '../tools/types.js';
 import { toolSummary } from '../tools/summary.js';
 import type { ToolCardData } from './state/ui-state.js';
 

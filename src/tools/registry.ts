@@ -6,10 +6,9 @@ import { rememberToolDefinitionTokens } from '../tokens/token-estimator.js';
 import { builtInDefinition } from './definition-table.js';
 import { guardCredentials } from './permissions/credential-guard.js';
 import { authorize } from './permissions/gates.js';
-import type { PermissionRequest, ToolContext, ToolOutcome, ToolRegistry } from './types.js';
+import { CANCELLED, type PermissionRequest, type ToolContext, type ToolOutcome, type ToolRegistry } from './types.js';
 
-/** The content of the error result for a call whose `ctx.signal` was aborted. */
-export const CANCELLED = 'cancelled';
+export { CANCELLED } from './types.js';
 
 /**
  * A tool: its description and zod schema live beside its code. `args` reaching `describe` and

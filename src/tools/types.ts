@@ -1,6 +1,9 @@
 import type { ToolCall, ToolMessage } from '../core/message.js';
 import type { ToolDefinition } from '../core/provider.js';
 
+/** The content of the error result for a call whose `ctx.signal` was aborted. */
+export const CANCELLED = 'cancelled';
+
 /** The answer to a permission question. */
 export type PermissionDecision = 'allow' | 'deny';
 
