@@ -11,7 +11,8 @@ import { withoutRewound } from '../undo/rewound.js';
 import { splitAttachments } from './input/mentions.js';
 import { NOTICE_AUTO_COMPACTED, type NewItem } from './state/ui-state.js';
 import { parseShellMessage } from './shell-message.js';
-import { argsOf, clipOutput } from './tool-cards.js';
+import { clipOutput } from './card-output.js';
+import { argsOf } from './tool-cards.js';
 
 /**
  * Items replayed at most; older ones are summarised in one line. Only the last screens go through

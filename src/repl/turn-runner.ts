@@ -8,7 +8,8 @@ import { MANUAL_COMPACTION_STATUS, type ControllerEvent } from '../agent/session
 import type { Usage } from '../core/usage.js';
 import type { UiStore } from './state/ui-store.js';
 import { STATUS_COMPACTING, STATUS_THINKING } from './state/ui-state.js';
-import { cardFor, clipOutput } from './tool-cards.js';
+import { clipOutput } from './card-output.js';
+import { cardFor } from './tool-cards.js';
 
 export interface TurnHandle {
   mode: 'chat' | 'compact';

@@ -6,7 +6,7 @@ import { color } from '../theme.js';
 import { DiffView } from './diff-view.js';
 import { ErrorCard } from './error-card.js';
 import { LIVE_TAIL_CHARS } from '../../tools/output-cap.js';
-import { liveLines } from '../tool-cards.js';
+import { liveLines } from '../card-output.js';
 
 /** Output lines a collapsed card shows. */
 export const PREVIEW_LINES = 3;

@@ -4,7 +4,7 @@
  * stays a line or two however long the answer gets.
  */
 import { editorReducer, emptyEditor } from '../input/editor.js';
-import { endedOutput } from '../tool-cards.js';
+import { endedOutput } from '../card-output.js';
 import { classifyLines, openBlockRows, type MarkdownState } from '../markdown/markdown-lines.js';
 import { estimateText } from '../../tokens/text-tokens.js';
 import { shownOptions } from './picker-filter.js';
