@@ -1,7 +1,8 @@
 /**
  * Automatic compaction inside the tool loop: the policy decides, an optional prune-only step
  * runs when it is enough, else the one compaction (src/compaction/compactor.ts) runs on a
- * private child. The loop makes one call per request: {@link AutoCompaction.maybeCompact}.
+ * private child. The loop makes one call before every model request:
+ * {@link AutoCompaction.maybeCompact}.
  */
 import type { ToolRegistry } from '../tools/types.js';
 import type { StreamEvent } from '../core/events.js';
@@ -11,7 +12,7 @@ import type { StreamOptions } from '../core/stream-options.js';
 import { emptyUsage } from '../core/usage.js';
 import { estimateMessage, estimateText } from '../tokens/token-estimator.js';
 import { compact } from './compactor.js';
-import { attemptFailed, attemptStarted, attemptSucceeded, decideAutoCompaction, newAttemptState, type AttemptState } from './policy.js';
+import { attemptFailed, attemptSucceeded, decideAutoCompaction, newAttemptState, streamStarted, type AttemptState } from './policy.js';
 import { applyPrunePlan, planPrune } from './prune.js';
 import { NO_EXTRAS, type CompactionSettings } from './settings.js';
 import type { SummaryRoute } from './summarise.js';
@@ -52,7 +53,18 @@ export function documentRequest(model: string, maxOutputTokens: number, system: 
   return { model, messages: [systemMessage(system), userMessage(user)], tools: [], maxOutputTokens };
 }
 
+/** Where one conversation keeps its back-off between streams (one per user turn). */
+export interface AttemptMemory {
+  state: AttemptState;
+}
+
+export function newAttemptMemory(): AttemptMemory {
+  return { state: newAttemptState() };
+}
+
 export interface AutoCompactionDeps {
+  /** The conversation's back-off, kept across its streams; absent: this stream's own. */
+  attempts?: AttemptMemory;
   budget: { window: number; inputBudget: number; threshold: number; autoEnabled: boolean };
   compaction?: LoopCompaction;
   tools: readonly ToolDefinition[];
@@ -72,31 +84,31 @@ export interface AutoCompactionDeps {
 
 export interface AutoCompaction {
   /**
-   * Before a request: maybe compact. Returns the replacement (system included) to install, or
+   * Before every request: maybe compact. Returns the replacement (system included) to install, or
    * undefined to send the request unchanged. Lifecycle events are yielded; nothing of the child.
    */
-  maybeCompact(at: { conversation: ProviderConversation; history: readonly Message[]; toolTurns: number; estimate: number }): AsyncGenerator<StreamEvent, Message[] | undefined>;
+  maybeCompact(at: { conversation: ProviderConversation; history: readonly Message[]; estimate: number }): AsyncGenerator<StreamEvent, Message[] | undefined>;
 }
 
 export function createAutoCompaction(deps: AutoCompactionDeps): AutoCompaction {
-  let state: AttemptState = newAttemptState();
+  const attempts = deps.attempts ?? newAttemptMemory();
+  attempts.state = streamStarted(attempts.state);
   const settings = deps.compaction?.settings ?? NO_EXTRAS;
   const summariser = deps.compaction?.summariser;
 
   return {
-    async *maybeCompact({ conversation, history, toolTurns, estimate }) {
+    async *maybeCompact({ conversation, history, estimate }) {
       const decision = decideAutoCompaction({
-        state,
+        state: attempts.state,
         oneShot: !!deps.options.oneShot,
         disableAutoCompaction: !!deps.options.disableAutoCompaction,
         autoEnabled: deps.budget.autoEnabled,
         pendingState: conversation.hasPendingState(),
-        toolTurns,
+        messages: history.length,
         estimate,
         threshold: deps.budget.threshold,
       });
       if (!decision.run) return undefined;
-      state = attemptStarted(state, toolTurns);
 
       const controller = new AbortController();
       const followParent = () => controller.abort();
@@ -112,7 +124,7 @@ export function createAutoCompaction(deps: AutoCompactionDeps): AutoCompaction {
             const pruned = [...systemPart(history), ...applyPrunePlan(rest, plan.pruned)];
             const after = deps.estimate(pruned);
             if (after < deps.budget.threshold) {
-              state = attemptSucceeded(state);
+              attempts.state = attemptSucceeded(attempts.state);
               yield {
                 type: 'auto_compaction_applied',
                 replacement: cloneMessages(pruned),
@@ -163,12 +175,12 @@ export function createAutoCompaction(deps: AutoCompactionDeps): AutoCompaction {
           signal: controller.signal,
         });
         if (!outcome.ok) {
-          state = attemptFailed(state, estimate, deps.budget.inputBudget);
+          attempts.state = attemptFailed(attempts.state, estimate, deps.budget.inputBudget, history.length);
           if (outcome.cancelled || controller.signal.aborted) yield { type: 'auto_compaction_cancelled', usage: outcome.usage };
           else yield { type: 'auto_compaction_failed', reason: outcome.reason, usage: outcome.usage };
           return undefined;
         }
-        state = attemptSucceeded(state);
+        attempts.state = attemptSucceeded(attempts.state);
         yield {
           type: 'auto_compaction_applied',
           replacement: cloneMessages(outcome.replacement),

@@ -1,9 +1,8 @@
 /**
- * The compaction policy: when an automatic attempt may run, how failures back off, and the caps
- * that keep every path bounded. Pure: no I/O, no clock. Both the tool loop and manual compaction
- * read their limits from here.
+ * The compaction policy: the trigger (when an automatic attempt runs, checked before every model
+ * request), how failures back off, and the caps that keep every path bounded. Pure: no I/O, no
+ * clock. Both the tool loop and manual compaction read their limits from here.
  */
-import { shouldAutoCompact, type AutoCompactDecision } from '../tokens/context-budget.js';
 
 /** Failed automatic compactions allowed per stream before it stops trying. */
 export const MAX_FAILED_ATTEMPTS = 3;
@@ -26,61 +25,96 @@ export const PRUNE_PROTECTED_USER_TURNS = 2;
 /** Artifact handles listed in the index appended to a summary (newest kept). */
 export const MAX_INDEXED_ARTIFACTS = 60;
 
-/** Per-stream bookkeeping that keeps failed automatic attempts bounded. */
+/**
+ * What keeps failed automatic attempts bounded. The back-off outlives a stream (a chat session
+ * is one stream per user turn, so it has to); the failure count is per stream.
+ */
 export interface AttemptState {
+  /** Failed attempts in the current stream since the last success. */
   failures: number;
-  /** Tool turns completed when the last attempt ran; a new attempt needs a newer tool turn. */
-  toolTurnsAtLastTry: number;
   /** After a failure, the estimate must reach this before trying again. */
   minEstimate: number;
+  /** Messages the history held at the last failure: fewer means it was replaced since. */
+  messagesAtFailure: number;
 }
 
 export function newAttemptState(): AttemptState {
-  return { failures: 0, toolTurnsAtLastTry: -1, minEstimate: 0 };
+  return { failures: 0, minEstimate: 0, messagesAtFailure: 0 };
 }
 
+/** A new stream of the same conversation: the back-off holds, the failure count starts again. */
+export function streamStarted(state: AttemptState): AttemptState {
+  return { ...state, failures: 0 };
+}
+
+/** Everything the trigger looks at before a model request. */
 export interface TriggerInput {
   state: AttemptState;
+  /** The stream is a one-shot exchange (itself a compaction or summary). */
   oneShot: boolean;
+  /** The stream's options forbid automatic compaction. */
   disableAutoCompaction: boolean;
+  /** The budget allows automatic compaction (`compaction.auto`, a positive threshold). */
   autoEnabled: boolean;
+  /** The adapter holds provider-native state a compaction must not split. */
   pendingState: boolean;
-  toolTurns: number;
+  /** Messages of the request about to be sent (system included). */
+  messages: number;
+  /** Estimated input tokens of the request about to be sent. */
   estimate: number;
+  /** Estimated input at or above which automatic compaction runs. */
   threshold: number;
 }
 
-/** The design's trigger plus the bounded-retry rule: at most {@link MAX_FAILED_ATTEMPTS} failures. */
-export function decideAutoCompaction(input: TriggerInput): AutoCompactDecision {
-  const { state } = input;
-  return shouldAutoCompact({
-    oneShot: input.oneShot,
-    disableAutoCompaction: input.disableAutoCompaction,
-    newToolTurnCompleted: input.toolTurns > state.toolTurnsAtLastTry,
-    suppressed: state.failures >= MAX_FAILED_ATTEMPTS || input.estimate < state.minEstimate,
-    pendingState: input.pendingState,
-    autoEnabled: input.autoEnabled,
-    estimate: input.estimate,
-    threshold: input.threshold,
-  });
+/** Which condition decided; `threshold_reached` is the only one that runs a compaction. */
+export type TriggerReason = 'one_shot' | 'disabled_for_stream' | 'disabled_by_policy' | 'suppressed' | 'pending_state' | 'below_threshold' | 'threshold_reached';
+
+export interface TriggerDecision {
+  run: boolean;
+  reason: TriggerReason;
+  /** One human-readable line, for logs and debugging. */
+  detail: string;
 }
 
-/** The state after an attempt started at `toolTurns`. */
-export function attemptStarted(state: AttemptState, toolTurns: number): AttemptState {
-  return { ...state, toolTurnsAtLastTry: toolTurns };
+/**
+ * Before every model request (the first of a turn and the first after a resume included), in
+ * order: not one-shot; not disabled for the stream or by policy; not suppressed after failures
+ * (at most {@link MAX_FAILED_ATTEMPTS} per stream; after one, until the context has grown, see
+ * {@link attemptFailed}, unless the history was replaced since); no pending provider-native
+ * state; the estimate at or above the threshold.
+ */
+export function decideAutoCompaction(input: TriggerInput): TriggerDecision {
+  const skip = (reason: TriggerReason, detail: string): TriggerDecision => ({ run: false, reason, detail });
+  const { state } = input;
+  if (input.oneShot) return skip('one_shot', 'one-shot stream');
+  if (input.disableAutoCompaction) return skip('disabled_for_stream', 'automatic compaction disabled for this stream');
+  if (!input.autoEnabled) return skip('disabled_by_policy', 'automatic compaction disabled by the compaction policy');
+  if (state.failures >= MAX_FAILED_ATTEMPTS) return skip('suppressed', `${state.failures} failed attempts in this stream`);
+  const replaced = input.messages < state.messagesAtFailure;
+  if (!replaced && input.estimate < state.minEstimate) {
+    return skip('suppressed', `after a failed attempt, waiting for the estimate ${input.estimate} to reach ${state.minEstimate}`);
+  }
+  if (input.pendingState) return skip('pending_state', 'the provider holds pending native state');
+  if (!(input.estimate >= input.threshold)) return skip('below_threshold', `estimate ${input.estimate} is below the threshold ${input.threshold}`);
+  return { run: true, reason: 'threshold_reached', detail: `estimate ${input.estimate} reached the threshold ${input.threshold}` };
 }
 
 /** A successful compaction clears the back-off. */
 export function attemptSucceeded(state: AttemptState): AttemptState {
-  return { ...state, failures: 0, minEstimate: 0 };
+  return { ...state, failures: 0, minEstimate: 0, messagesAtFailure: 0 };
 }
 
 /**
- * ker's rule after a failed attempt: no new attempt until the context has grown by half the
- * remaining distance to the input budget (and a new tool turn completed).
+ * After a failed attempt at `estimate` over `messages`: no new attempt until the context has
+ * grown by half the remaining distance to the input budget, and at least by one token (over the
+ * budget there is no distance left, yet the same request must not be retried unchanged).
  */
-export function attemptFailed(state: AttemptState, estimate: number, inputBudget: number): AttemptState {
-  return { ...state, failures: state.failures + 1, minEstimate: estimate + Math.max(0, inputBudget - estimate) / 2 };
+export function attemptFailed(state: AttemptState, estimate: number, inputBudget: number, messages: number): AttemptState {
+  return {
+    failures: state.failures + 1,
+    minEstimate: estimate + Math.max(1, Math.ceil((inputBudget - estimate) / 2)),
+    messagesAtFailure: messages,
+  };
 }
 
 /** Output tokens a summary needs beside its request: Keen's five sections rarely take more. */

@@ -1,5 +1,5 @@
 import type { ToolContext, ToolRegistry } from '../tools/types.js';
-import { createAutoCompaction, NO_TOOLS, type LoopCompaction } from '../compaction/auto-compaction.js';
+import { createAutoCompaction, newAttemptMemory, NO_TOOLS, type AttemptMemory, type LoopCompaction } from '../compaction/auto-compaction.js';
 import { denyingRegistry } from '../compaction/denying-registry.js';
 import { callScheduler } from './concurrent-calls.js';
 import { COMPACTION_MAX_TURNS } from '../compaction/policy.js';
@@ -47,6 +47,16 @@ export interface ChatClient {
 }
 
 export function createChatClient(adapter: ProviderAdapter, env: LoopEnv): ChatClient {
+  // Each session's compaction back-off, kept from one stream (user turn) to the next.
+  const backOff = new Map<string, AttemptMemory>();
+  const attemptsOf = (options: StreamOptions): AttemptMemory | undefined => {
+    if (!options.sessionId || options.oneShot || options.disableAutoCompaction) return undefined;
+    const known = backOff.get(options.sessionId);
+    if (known) return known;
+    const memory = newAttemptMemory();
+    backOff.set(options.sessionId, memory);
+    return memory;
+  };
   return {
     providerId: adapter.id,
     async *streamChat(request, registry, options = {}) {
@@ -57,7 +67,8 @@ export function createChatClient(adapter: ProviderAdapter, env: LoopEnv): ChatCl
         yield { type: 'error', error: llmError('other', (err as Error).message) };
         return;
       }
-      yield* runToolLoop({ conversation, history: cloneMessages(request.messages), tools: request.tools, registry, options, env, adapter, request });
+      const attempts = attemptsOf(options);
+      yield* runToolLoop({ conversation, history: cloneMessages(request.messages), tools: request.tools, registry, options, env, adapter, request, attempts });
     },
   };
 }
@@ -73,6 +84,8 @@ interface LoopRun {
   /** The adapter and request the stream was opened with: a budgeted summary request opens a fresh conversation. */
   adapter?: ProviderAdapter;
   request?: ChatRequest;
+  /** The session's compaction back-off across its streams; absent: this stream's own. */
+  attempts?: AttemptMemory;
 }
 
 /** True when `next` holds other tool definitions than `sent` (registries hand out the same objects while unchanged). */
@@ -107,8 +120,9 @@ async function* runFresh(run: LoopRun, request: ChatRequest, options: StreamOpti
 
 /**
  * Request → stream → run tool calls in order → append results → next request, until the model
- * answers without tools. Before each request after a completed tool turn it may run a private
- * automatic compaction. Never throws: ends with one `done` or one `error` event.
+ * answers without tools. Before every request (the first of a turn included, so a chat-only
+ * session and a resumed one stay inside the window too) it may run a private automatic
+ * compaction. Never throws: ends with one `done` or one `error` event.
  */
 export async function* runToolLoop(run: LoopRun): AsyncGenerator<StreamEvent> {
   const { options, env } = run;
@@ -118,6 +132,7 @@ export async function* runToolLoop(run: LoopRun): AsyncGenerator<StreamEvent> {
   const registry = options.disableToolCalls ? denyingRegistry(run.registry) : run.registry;
   const gauge = env.newGauge();
   const autoCompaction = createAutoCompaction({
+    attempts: run.attempts,
     budget: env.budget,
     compaction: env.compaction,
     tools,
@@ -127,30 +142,27 @@ export async function* runToolLoop(run: LoopRun): AsyncGenerator<StreamEvent> {
     maxOutputTokens: run.request?.maxOutputTokens ?? MIN_OUTPUT_TOKENS,
     estimate: (messages) => env.newGauge().estimate(messages, tools),
     runFork: (child, childHistory, childOptions) =>
-      runToolLoop({ ...run, conversation: child, history: childHistory, options: childOptions, env: { ...env, maxTurns: COMPACTION_MAX_TURNS } }),
+      runToolLoop({ ...run, conversation: child, history: childHistory, options: childOptions, env: { ...env, maxTurns: COMPACTION_MAX_TURNS }, attempts: undefined }),
     runFresh: (req, childOptions) => runFresh(run, req, childOptions),
   });
-  let toolTurns = 0;
-
   for (let turn = 0; ; turn++) {
     if (signal.aborted) {
       yield { type: 'error', error: llmError('cancelled', 'cancelled') };
       return;
     }
-    if (toolTurns > 0) {
-      const replacement = yield* autoCompaction.maybeCompact({ conversation, history, toolTurns, estimate: gauge.estimate(history, tools) });
-      if (replacement) {
-        conversation.replaceHistory(replacement);
-        history = cloneMessages(replacement);
-        gauge.reset();
-      }
-      if (signal.aborted) continue;
-    }
-
     if (turn >= env.maxTurns) {
       yield { type: 'done', stopReason: 'max_turns' };
       return;
     }
+    // The budget is checked before every request: with no tool turn before it, the request that
+    // follows a compaction is the user's message after the summary.
+    const replacement = yield* autoCompaction.maybeCompact({ conversation, history, estimate: gauge.estimate(history, tools) });
+    if (replacement) {
+      conversation.replaceHistory(replacement);
+      history = cloneMessages(replacement);
+      gauge.reset();
+    }
+    if (signal.aborted) continue;
 
     // A tool list that changed during the turn (an MCP server ready after mcp.startupTimeoutMs)
     // goes out from the next request, the native history rebuilt from the generic one as a resume
@@ -235,7 +247,6 @@ export async function* runToolLoop(run: LoopRun): AsyncGenerator<StreamEvent> {
       history.push(result);
       yield { type: 'message', message: result };
     }
-    toolTurns++;
   }
 }
 

@@ -1,5 +1,6 @@
 /**
- * Context budget math and the automatic-compaction trigger. Pure: no I/O, no clock.
+ * Context budget math. Pure: no I/O, no clock. The trigger that reads it lives with the compaction
+ * policy (src/compaction/policy.ts).
  *
  * The model's capacity (how much it accepts: a fact from the model catalog) is kept apart from the
  * compaction policy (how much of it the user chooses to use and when to compact: configuration).
@@ -82,61 +83,4 @@ function positiveOrZero(n: number): number {
 
 function fmt(n: number): string {
   return Number.isFinite(n) ? n.toLocaleString('en-US') : String(n);
-}
-
-/** Everything the trigger looks at before a model request in the tool loop. */
-export interface AutoCompactInput {
-  /** The stream is a one-shot exchange (itself a compaction or summary). */
-  oneShot: boolean;
-  /** The stream's options forbid automatic compaction. */
-  disableAutoCompaction: boolean;
-  /** At least one tool turn completed since the last attempt (or since the stream began). */
-  newToolTurnCompleted: boolean;
-  /** A failed attempt suppresses retries until the history has advanced enough. */
-  suppressed: boolean;
-  /** The adapter holds provider-native state a compaction must not split. */
-  pendingState: boolean;
-  /** From {@link ContextBudget.autoEnabled}: the policy allows automatic compaction. */
-  autoEnabled: boolean;
-  /** Estimated input tokens of the request about to be sent. */
-  estimate: number;
-  /** From {@link ContextBudget.threshold}. */
-  threshold: number;
-}
-
-/** Which condition decided; `threshold_reached` is the only one that runs a compaction. */
-export type AutoCompactReason =
-  | 'one_shot'
-  | 'disabled_for_stream'
-  | 'disabled_by_policy'
-  | 'no_new_tool_turn'
-  | 'suppressed'
-  | 'pending_state'
-  | 'below_threshold'
-  | 'threshold_reached';
-
-export interface AutoCompactDecision {
-  run: boolean;
-  reason: AutoCompactReason;
-  /** One human-readable line, for logs and debugging. */
-  detail: string;
-}
-
-/**
- * The spec's trigger, checked in order: not one-shot; auto compaction not disabled for the stream
- * or by policy; a new tool turn completed; not suppressed for the unchanged history; no pending
- * provider-native state; estimate at or above the threshold.
- */
-export function shouldAutoCompact(input: AutoCompactInput): AutoCompactDecision {
-  const skip = (reason: AutoCompactReason, detail: string): AutoCompactDecision => ({ run: false, reason, detail });
-  if (input.oneShot) return skip('one_shot', 'one-shot stream');
-  if (input.disableAutoCompaction) return skip('disabled_for_stream', 'automatic compaction disabled for this stream');
-  if (!input.autoEnabled) return skip('disabled_by_policy', 'automatic compaction disabled by the compaction policy');
-  if (!input.newToolTurnCompleted) return skip('no_new_tool_turn', 'no new tool turn since the last check');
-  if (input.suppressed) return skip('suppressed', 'suppressed after a failed attempt until the history advances');
-  if (input.pendingState) return skip('pending_state', 'the provider holds pending native state');
-  if (!(input.estimate >= input.threshold)) {
-    return skip('below_threshold', `estimate ${input.estimate} is below the threshold ${input.threshold}`);
-  }
-  return { run: true, reason: 'threshold_reached', detail: `estimate ${input.estimate} reached the threshold ${input.threshold}` };
 }

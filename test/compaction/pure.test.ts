@@ -1,9 +1,9 @@
-/** The pure parts of the compaction module: document, tail, prune, index, policy, replacement. */
+/** The pure parts of the compaction module: document, tail, prune, index, policy, replacement (the trigger: trigger.test.ts). */
 import { describe, expect, it } from 'vitest';
 import { artifactIndex, collectArtifactRefs, describeOutput, handleText, stripIndex } from '../../src/compaction/artifact-index.js';
 import { buildReplacement, prepareCompaction, summaryHead } from '../../src/compaction/compactor.js';
 import { buildDocument, cutMiddle } from '../../src/compaction/document.js';
-import { attemptFailed, attemptStarted, decideAutoCompaction, fitsSummariser, MAX_FAILED_ATTEMPTS, newAttemptState } from '../../src/compaction/policy.js';
+import { fitsSummariser } from '../../src/compaction/policy.js';
 import { applyPrunePlan, planPrune } from '../../src/compaction/prune.js';
 import { NO_EXTRAS } from '../../src/compaction/settings.js';
 import { tailStart } from '../../src/compaction/tail.js';
@@ -159,18 +159,6 @@ describe('artifact index', () => {
 });
 
 describe('policy', () => {
-  it('backs off after a failure until a new tool turn and growth by half the distance, and stops after 3 failures', () => {
-    let state = attemptStarted(newAttemptState(), 1);
-    state = attemptFailed(state, 8000, 10_000);
-    const base = { oneShot: false, disableAutoCompaction: false, autoEnabled: true, pendingState: false, threshold: 7000 };
-    expect(decideAutoCompaction({ ...base, state, toolTurns: 1, estimate: 9500 }).run).toBe(false); // no new tool turn
-    expect(decideAutoCompaction({ ...base, state, toolTurns: 2, estimate: 8999 }).run).toBe(false); // grown < half of 2,000
-    expect(decideAutoCompaction({ ...base, state, toolTurns: 2, estimate: 9000 }).run).toBe(true);
-    for (let i = 0; i < MAX_FAILED_ATTEMPTS; i++) state = attemptFailed(state, 0, 0);
-    expect(decideAutoCompaction({ ...base, state, toolTurns: 9, estimate: 99_999 }).reason).toBe('suppressed');
-    expect(decideAutoCompaction({ ...base, autoEnabled: false, state: newAttemptState(), toolTurns: 9, estimate: 99_999 }).reason).toBe('disabled_by_policy');
-  });
-
   it('the fork fits only when the summary keeps its room in the window', () => {
     expect(fitsSummariser(190_000, 200_000)).toBe(true);
     expect(fitsSummariser(198_500, 200_000)).toBe(false);

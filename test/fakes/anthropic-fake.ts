@@ -48,14 +48,34 @@ class IssuedReasoning {
   }
 }
 
-export function startAnthropicFake(): Promise<ScriptedServer> {
+/** The Anthropic fake: a scripted server that can also refuse requests over a context window. */
+export interface AnthropicFake extends ScriptedServer {
+  /**
+   * Refuse, as the service does, every request whose input exceeds `tokens` (counted like the
+   * fake's usage: a quarter of the characters of system, messages and tools); undefined: no limit.
+   */
+  setContextWindow(tokens: number | undefined): void;
+}
+
+export interface AnthropicFakeOptions {
+  /** See {@link AnthropicFake.setContextWindow}. */
+  contextWindow?: number;
+}
+
+export async function startAnthropicFake(opts: AnthropicFakeOptions = {}): Promise<AnthropicFake> {
   let served = 0;
+  let contextWindow = opts.contextWindow;
   const issued = new IssuedReasoning();
-  return startScriptedServer({
+  const server = await startScriptedServer({
     accepts: (method, path) => method === 'POST' && path.split('?')[0] === '/v1/messages',
     validate: (req) => {
       const image = anthropicImageError(req.body);
-      return image ? { status: 400, message: image } : issued.check(req.body);
+      if (image) return { status: 400, message: image };
+      const tokens = inputTokens(req);
+      if (contextWindow !== undefined && tokens > contextWindow) {
+        return { status: 400, message: `prompt is too long: ${tokens} tokens > ${contextWindow} maximum` };
+      }
+      return issued.check(req.body);
     },
     encodeError: writeError,
     encode: async (reply, res, req) => {
@@ -69,6 +89,17 @@ export function startAnthropicFake(): Promise<ScriptedServer> {
       else writeJson(reply, res, req, id, issued);
     },
   });
+  return {
+    ...server,
+    setContextWindow: (tokens) => {
+      contextWindow = tokens;
+    },
+  };
+}
+
+/** The fake's count of a request's input tokens: a quarter of the characters it sends. */
+export function inputTokens(req: RecordedRequest): number {
+  return Math.ceil(JSON.stringify([req.body?.system ?? '', req.body?.messages ?? [], req.body?.tools ?? []]).length / 4);
 }
 
 /** The real API takes `x-api-key`; this SDK version sends the key as `Authorization: Bearer`. */
@@ -91,10 +122,9 @@ function writeError(error: NonNullable<FakeReply['error']>, res: http.ServerResp
 }
 
 function usageOf(reply: FakeReply, req: RecordedRequest) {
-  const prompt = JSON.stringify([req.body?.system ?? '', req.body?.messages ?? [], req.body?.tools ?? []]);
   const produced = refusalsAsText(reply).reduce((n, s) => n + stepChars(s), 0);
   return {
-    input_tokens: reply.usage?.input ?? Math.ceil(prompt.length / 4),
+    input_tokens: reply.usage?.input ?? inputTokens(req),
     cache_creation_input_tokens: reply.usage?.cacheWrite ?? 0,
     cache_read_input_tokens: reply.usage?.cacheRead ?? 0,
     output_tokens: reply.usage?.output ?? Math.max(1, Math.ceil(produced / 4)),

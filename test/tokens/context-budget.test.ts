@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { computeBudget, DEFAULT_COMPACTION_POLICY, shouldAutoCompact, type AutoCompactInput, type CompactionPolicy } from '../../src/tokens/context-budget.js';
+import { computeBudget, DEFAULT_COMPACTION_POLICY, type CompactionPolicy } from '../../src/tokens/context-budget.js';
 
 const capacity = (contextWindow: number, maxOutputTokens = 8_192) => ({ contextWindow, maxOutputTokens });
 const policy = (p: Partial<CompactionPolicy> = {}): CompactionPolicy => ({ ...DEFAULT_COMPACTION_POLICY, ...p });
@@ -60,74 +60,5 @@ describe('computeBudget', () => {
   it('reports the budget but no warning when the user turned automatic compaction off', () => {
     expect(computeBudget(capacity(100_000), policy({ auto: false }))).toEqual({ window: 100_000, inputBudget: 95_000, threshold: 85_500, autoEnabled: false });
     expect(computeBudget(capacity(1_000), policy({ auto: false })).warning).toBeUndefined();
-  });
-});
-
-describe('shouldAutoCompact', () => {
-  const ready: AutoCompactInput = {
-    oneShot: false,
-    disableAutoCompaction: false,
-    newToolTurnCompleted: true,
-    suppressed: false,
-    pendingState: false,
-    autoEnabled: true,
-    estimate: 90_000,
-    threshold: 85_500,
-  };
-
-  it('runs when every condition holds and the estimate reached the threshold', () => {
-    expect(shouldAutoCompact(ready)).toMatchObject({ run: true, reason: 'threshold_reached' });
-    expect(shouldAutoCompact({ ...ready, estimate: 85_500 })).toMatchObject({ run: true, reason: 'threshold_reached' });
-  });
-
-  it('sends the request unchanged below the threshold', () => {
-    const d = shouldAutoCompact({ ...ready, estimate: 85_499 });
-    expect(d).toMatchObject({ run: false, reason: 'below_threshold' });
-    expect(d.detail).toBe('estimate 85499 is below the threshold 85500');
-  });
-
-  it.each([
-    ['one_shot', { oneShot: true }],
-    ['disabled_for_stream', { disableAutoCompaction: true }],
-    ['disabled_by_policy', { autoEnabled: false }],
-    ['no_new_tool_turn', { newToolTurnCompleted: false }],
-    ['suppressed', { suppressed: true }],
-    ['pending_state', { pendingState: true }],
-  ] as const)('does not run when %s', (reason, change) => {
-    expect(shouldAutoCompact({ ...ready, ...change })).toMatchObject({ run: false, reason });
-  });
-
-  it('reports the first condition that stops it, in the spec order', () => {
-    const everythingOff: AutoCompactInput = {
-      oneShot: true,
-      disableAutoCompaction: true,
-      autoEnabled: false,
-      newToolTurnCompleted: false,
-      suppressed: true,
-      pendingState: true,
-      estimate: 0,
-      threshold: 85_500,
-    };
-    const order = ['one_shot', 'disabled_for_stream', 'disabled_by_policy', 'no_new_tool_turn', 'suppressed', 'pending_state', 'below_threshold'];
-    const fixes: Partial<AutoCompactInput>[] = [
-      { oneShot: false },
-      { disableAutoCompaction: false },
-      { autoEnabled: true },
-      { newToolTurnCompleted: true },
-      { suppressed: false },
-      { pendingState: false },
-      { estimate: 85_500 },
-    ];
-    let input = everythingOff;
-    for (let i = 0; i < order.length; i++) {
-      expect(shouldAutoCompact(input).reason).toBe(order[i]);
-      input = { ...input, ...fixes[i] };
-    }
-    expect(shouldAutoCompact(input).run).toBe(true);
-  });
-
-  it('never runs on a budget that disabled automatic compaction, however large the estimate', () => {
-    const b = computeBudget(capacity(2_000), policy());
-    expect(shouldAutoCompact({ ...ready, autoEnabled: b.autoEnabled, threshold: b.threshold, estimate: 1e9 })).toMatchObject({ run: false, reason: 'disabled_by_policy' });
   });
 });
