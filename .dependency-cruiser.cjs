@@ -5,7 +5,7 @@
  *   6  cli, repl, acp       the front ends: headless, terminal, editors (siblings, but cli
  *                           dispatches to the other two)
  *   5  agent                the live session and its wiring; the UI uses only its surface files
- *   4  tools, project, providers, compaction, loop, undo   the engine
+ *   4  tools, project, providers, compaction, loop, undo, hooks   the engine
  *   3  config, transcript, auth                            foundations
  *   2  tokens, net          token estimation and budgets; HTTP for providers, tools and auth
  *   1  core, security, errors.ts, version.ts               the vocabulary and the leaf guards
@@ -41,14 +41,14 @@ module.exports = {
     ),
     layer(
       'engine-below-agent',
-      ['tools', 'project', 'providers', 'compaction', 'loop', 'undo'],
+      ['tools', 'project', 'providers', 'compaction', 'loop', 'undo', 'hooks'],
       ['core', 'security', 'tokens', 'net', 'config', 'transcript', 'auth'],
       'The engine never imports the agent wiring or a front end.',
     ),
     layer(
       'agent-below-ui',
       ['agent'],
-      ['core', 'security', 'tokens', 'net', 'config', 'transcript', 'auth', 'tools', 'project', 'providers', 'compaction', 'loop', 'undo'],
+      ['core', 'security', 'tokens', 'net', 'config', 'transcript', 'auth', 'tools', 'project', 'providers', 'compaction', 'loop', 'undo', 'hooks'],
       'agent serves both the REPL and the headless CLI; it imports neither.',
     ),
     {
@@ -94,7 +94,7 @@ module.exports = {
       to: {
         path: '^src/',
         pathNot: [
-          under('core', 'security', 'tokens', 'net', 'config', 'transcript', 'auth', 'tools', 'project', 'providers', 'compaction', 'loop', 'undo', 'agent', 'cli', 'repl', 'acp', 'launch'),
+          under('core', 'security', 'tokens', 'net', 'config', 'transcript', 'auth', 'tools', 'project', 'providers', 'compaction', 'loop', 'undo', 'hooks', 'agent', 'cli', 'repl', 'acp', 'launch'),
           ...LEAVES,
         ],
       },
