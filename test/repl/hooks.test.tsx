@@ -1,0 +1,50 @@
+/**
+ * Hooks in the REPL (in-process, real session against the Anthropic fake): `/hooks` lists what
+ * runs, by file; a UserPromptSubmit hook that blocks keeps the prompt from the model.
+ */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeWorkspace } from '../e2e/harness.js';
+import { startHarness, type ReplHarness } from './harness.js';
+
+let h: ReplHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+describe('hooks in the REPL', () => {
+  it("/hooks lists the user's and the trusted project's hooks; a blocked prompt is not sent", async () => {
+    const ws = makeWorkspace();
+    const block = path.join(path.dirname(ws.cwd), 'block.sh');
+    writeFileSync(block, '#!/bin/sh\necho "ask in #deploys first" >&2\nexit 2\n');
+    writeFileSync(
+      path.join(ws.home, 'config.json'),
+      JSON.stringify({
+        sandbox: { mode: 'off' },
+        hooks: {
+          PreToolUse: [{ matcher: 'Bash|mcp__*', hooks: [{ type: 'command', command: 'true', timeout: 5 }] }],
+          UserPromptSubmit: [{ hooks: [{ type: 'command', command: `sh '${block}'` }] }],
+        },
+      }),
+    );
+    h = await startHarness({
+      workspace: ws,
+      flags: { trust: true },
+      config: { hooks: { PostToolUse: [{ matcher: 'edit_file', hooks: [{ type: 'command', command: 'npx prettier --write .' }] }] } },
+      responder: () => ({ steps: [{ text: 'should not be reached' }] }),
+    });
+    h.send('/hooks');
+    const frame = await h.waitFor('npx prettier');
+    expect(frame).toContain(`${path.join(ws.home, 'config.json')}:`);
+    expect(frame).toMatch(/PreToolUse\s+Bash\|mcp__\*\s+5s\s+true/);
+    expect(frame).toMatch(/UserPromptSubmit\s+\*\s+60s\s+sh /);
+    expect(frame).toContain(`${path.join('<cwd>', '.keen', 'config.json')}:`);
+    expect(frame).toMatch(/PostToolUse\s+edit_file\s+60s\s+npx prettier --write \./);
+
+    h.send('deploy to prod');
+    await h.waitFor('prompt blocked by a UserPromptSubmit hook: ask in #deploys first');
+    expect(h.fake.requests).toHaveLength(0);
+  });
+});
