@@ -156,6 +156,9 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       mcp: liveMcp,
       userCalls,
       hooks: hooks?.entries ?? [],
+      notify: (message, type) => {
+        if (hooks?.has('Notification')) void hooks.run('Notification', type, { message, notification_type: type });
+      },
       close: async () => {
         git.close();
         await liveMcp?.close();

@@ -94,6 +94,11 @@ export interface LiveSession {
   userCalls: ToolRegistry;
   /** The hooks the session runs (`/hooks` lists them). */
   hooks: readonly HookEntry[];
+  /**
+   * Run the Notification hooks (not awaited): `type` is what their matcher sees
+   * (`permission_prompt` when the REPL asks a permission question).
+   */
+  notify(message: string, type: string): void;
   close(): Promise<void>;
 }
 

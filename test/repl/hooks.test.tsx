@@ -2,10 +2,11 @@
  * Hooks in the REPL (in-process, real session against the Anthropic fake): `/hooks` lists what
  * runs, by file; a UserPromptSubmit hook that blocks keeps the prompt from the model.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeWorkspace } from '../e2e/harness.js';
+import { afterToolResult } from './fake-requests.js';
 import { startHarness, type ReplHarness } from './harness.js';
 
 let h: ReplHarness | undefined;
@@ -46,5 +47,29 @@ describe('hooks in the REPL', () => {
     h.send('deploy to prod');
     await h.waitFor('prompt blocked by a UserPromptSubmit hook: ask in #deploys first');
     expect(h.fake.requests).toHaveLength(0);
+  });
+
+  it('a permission question runs the Notification hooks with its message', async () => {
+    const ws = makeWorkspace();
+    const seen = path.join(path.dirname(ws.cwd), 'notification.json');
+    writeFileSync(
+      path.join(ws.home, 'config.json'),
+      JSON.stringify({ sandbox: { mode: 'off' }, hooks: { Notification: [{ matcher: 'permission_prompt', hooks: [{ type: 'command', command: `cat > '${seen}'` }] }] } }),
+    );
+    h = await startHarness({
+      workspace: ws,
+      responder: (req) => (afterToolResult(req) ? { steps: [{ text: 'ran it' }] } : { steps: [{ toolCall: { name: 'bash', args: { command: 'echo hi' } } }] }),
+    });
+    h.send('say hi');
+    await h.waitFor('Allow bash?');
+    await h.waitFor(() => existsSync(seen) && readFileSync(seen, 'utf8').endsWith('}'));
+    expect(JSON.parse(readFileSync(seen, 'utf8'))).toMatchObject({
+      hook_event_name: 'Notification',
+      notification_type: 'permission_prompt',
+      message: 'Keen needs your permission to use bash',
+      cwd: ws.cwd,
+    });
+    h.write('1');
+    await h.waitFor('ran it');
   });
 });
