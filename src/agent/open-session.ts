@@ -131,7 +131,8 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     });
     if (hooks?.has('SessionStart')) {
       const source = stored ? 'resume' : 'startup';
-      await hooks.run('SessionStart', source, { source });
+      const verdict = await hooks.run('SessionStart', source, { source });
+      if (verdict.context) controller.carryContext(verdict.context);
     }
     const liveStore = store;
     return {

@@ -64,6 +64,7 @@ export class SessionController {
   readonly context: ContextMeasure;
   /** Compactions applied by this controller, oldest first (for /context). */
   readonly compactions: CompactionNote[] = [];
+  private carried: string[] = [];
 
   constructor(
     readonly appState: AppState,
@@ -86,6 +87,7 @@ export class SessionController {
    */
   async *chat(input: string, signal?: AbortSignal): AsyncGenerator<ControllerEvent> {
     const hooks = this.hooks;
+    const context = [...this.carried];
     if (hooks?.has('UserPromptSubmit')) {
       // A blocked prompt is not sent and not recorded; the reason is the turn's one error line.
       const verdict = await hooks.run('UserPromptSubmit', '', { prompt: input }, signal);
@@ -93,14 +95,21 @@ export class SessionController {
         yield { type: 'error', error: llmError('other', `prompt blocked by a UserPromptSubmit hook: ${verdict.block}`) };
         return;
       }
+      if (verdict.context) context.push(verdict.context);
     }
-    let ended = yield* this.turn(input, signal);
+    this.carried = [];
+    let ended = yield* this.turn(withHookContext(input, context), signal);
     // A Stop hook that blocks sends the model back to work with its reason as the next prompt.
     for (let round = 0; ended && hooks?.has('Stop') && round < MAX_STOP_CONTINUATIONS && !signal?.aborted; round++) {
       const verdict = await hooks.run('Stop', '', { stop_hook_active: round > 0 }, signal);
       if (verdict.block === undefined) break;
       ended = yield* this.turn(`Stop hook: ${verdict.block}`, signal);
     }
+  }
+
+  /** Context a SessionStart hook gave: sent with the next prompt (docs/hooks.md). */
+  carryContext(text: string): void {
+    this.carried.push(text);
   }
 
   /** One turn of `chat`; true when it ran to its end without an error. */
@@ -290,6 +299,11 @@ export class SessionController {
   addSpend(usage: Usage | undefined): void {
     this.spent = addUsage(this.spent, usage);
   }
+}
+
+/** The prompt with the hooks' context after it, marked as theirs (none: the prompt as typed). */
+function withHookContext(input: string, context: readonly string[]): string {
+  return context.length ? `${input}\n\n<hook_context>\n${context.join('\n')}\n</hook_context>` : input;
 }
 
 /**

@@ -3,7 +3,9 @@ import type { HookEvent } from '../config/hooks-schema.js';
 /**
  * What a hook command's run means, as Claude Code defines it (pure):
  *
- * - exit 0: the step goes on; stdout may hold JSON: `{"decision":"block","reason":…}` blocks,
+ * - exit 0: the step goes on; for UserPromptSubmit and SessionStart, plain stdout (or JSON
+ *   `hookSpecificOutput.additionalContext`, also read for PostToolUse) is context for the model;
+ *   stdout may hold JSON: `{"decision":"block","reason":…}` blocks,
  *   and for PreToolUse `{"hookSpecificOutput":{"permissionDecision":"allow"|"deny"|"ask",
  *   "permissionDecisionReason":…}}` answers the permission question (`"decision":"approve"` is
  *   the older spelling of allow);
@@ -33,6 +35,8 @@ export interface HookVerdict {
   permission?: HookPermission;
   /** The reason given with `permission` (shown when the user is asked). */
   reason?: string;
+  /** Text the hooks add for the model (UserPromptSubmit, SessionStart, PostToolUse). */
+  context?: string;
   /** Lines for the user: hooks that failed, timed out or wrote to stderr. */
   warnings: string[];
 }
@@ -63,16 +67,29 @@ export function interpretRun(label: HookLabel, run: HookRun): HookVerdict {
   return fromOutput(label.event, run.stdout);
 }
 
+/** Events whose plain stdout is context for the model (Claude Code's rule). */
+const STDOUT_IS_CONTEXT: readonly HookEvent[] = ['UserPromptSubmit', 'SessionStart'];
+/** Events whose `additionalContext` Keen passes on. */
+const TAKES_CONTEXT: readonly HookEvent[] = [...STDOUT_IS_CONTEXT, 'PostToolUse'];
+
 function fromOutput(event: HookEvent, stdout: string): HookVerdict {
   const text = stdout.trim();
-  if (!text.startsWith('{')) return { warnings: [] };
+  const plain = (): HookVerdict => (text && STDOUT_IS_CONTEXT.includes(event) ? { context: text, warnings: [] } : { warnings: [] });
+  if (!text.startsWith('{')) return plain();
   let out: Record<string, unknown>;
   try {
     out = JSON.parse(text) as Record<string, unknown>;
   } catch {
-    return { warnings: [] };
+    return plain();
   }
   if (!out || typeof out !== 'object') return { warnings: [] };
+  const verdict = fromJson(event, out);
+  const extra = (out.hookSpecificOutput as Record<string, unknown> | undefined)?.additionalContext;
+  if (TAKES_CONTEXT.includes(event) && typeof extra === 'string' && extra.trim() !== '') verdict.context = extra.trim();
+  return verdict;
+}
+
+function fromJson(event: HookEvent, out: Record<string, unknown>): HookVerdict {
   const reasonOf = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
   const specific = out.hookSpecificOutput as Record<string, unknown> | undefined;
   if (event === 'PreToolUse') {
@@ -103,10 +120,12 @@ export function combineVerdicts(verdicts: readonly HookVerdict[]): HookVerdict {
       reason = v.reason;
     }
   }
+  const contexts = verdicts.flatMap((v) => (v.context ? [v.context] : []));
   return {
     ...(blocks.length ? { block: blocks.join('\n') } : {}),
     ...(permission ? { permission } : {}),
     ...(reason ? { reason } : {}),
+    ...(contexts.length ? { context: contexts.join('\n') } : {}),
     warnings: verdicts.flatMap((v) => v.warnings),
   };
 }

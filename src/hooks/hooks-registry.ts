@@ -37,7 +37,8 @@ function withHookAnswer(gate: PermissionGate, hook: NonNullable<PermissionReques
  * matching the tool run: a block (exit 2, `decision: block`, `permissionDecision: deny`) refuses
  * it with the hook's reason as the tool result, and nothing below runs; `allow` / `ask` travel
  * to the permission gate with the call. After a call that succeeded, the PostToolUse hooks see
- * its `tool_response`; a block adds their reason to the result the model reads (the call has run).
+ * its `tool_response`; a block's reason (and any `additionalContext`) is added to the result the
+ * model reads (the call has run).
  */
 export function hooksRegistry(inner: ToolRegistry, hooks: SessionHooks): ToolRegistry {
   return {
@@ -61,8 +62,9 @@ export function hooksRegistry(inner: ToolRegistry, hooks: SessionHooks): ToolReg
       const result = await inner.execute(call, run);
       if (!post || result.is_error) return result;
       const verdict = await hooks.run('PostToolUse', call.name, { ...fields, tool_response: { content: result.content } }, ctx.signal);
-      if (verdict.block === undefined) return result;
-      return { ...result, content: `${result.content}\n\nPostToolUse hook: ${verdict.block}` };
+      const notes = [verdict.block, verdict.context].filter((n) => n !== undefined);
+      if (notes.length === 0) return result;
+      return { ...result, content: `${result.content}\n\nPostToolUse hook: ${notes.join('\n')}` };
     },
   };
 }

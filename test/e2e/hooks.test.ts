@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Workspace } from './harness.js';
-import { errorLines, FAKE_KEY, toolResults, useCliRig, userTexts } from './cli-fixtures.js';
+import { errorLines, FAKE_KEY, storedSessionId, toolResults, useCliRig, userTexts } from './cli-fixtures.js';
 
 const { rig, workspace } = useCliRig();
 
@@ -159,6 +159,29 @@ describe('UserPromptSubmit and Stop', () => {
       .filter(Boolean)
       .map((l) => JSON.parse(l));
     expect(inputs.map((i) => i.stop_hook_active)).toEqual([false, true]);
+  });
+});
+
+describe('context for the model', () => {
+  it('SessionStart stdout and UserPromptSubmit additionalContext go with the prompt; a resume says source "resume"', async () => {
+    const ws = workspace();
+    const root = rootOf(ws);
+    const start = script(ws, 'start.sh', `cat > '${root}/start-input.json'\necho "release freeze until Friday"`);
+    const prompt = script(ws, 'prompt.sh', `echo '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"branch: main"}}'`);
+    userHooks(ws, { SessionStart: [{ hooks: [{ type: 'command', command: start }] }], UserPromptSubmit: [{ hooks: [{ type: 'command', command: prompt }] }] });
+    const from = rig.fake.requests.length;
+    rig.fake.enqueue({ steps: [{ text: 'ok' }] });
+    const r = await rig.keen(ws, ['run', 'hi']);
+    expect(r.code).toBe(0);
+    expect(userTexts(rig.fake.requests[from]).at(-1)).toBe('hi\n\n<hook_context>\nrelease freeze until Friday\nbranch: main\n</hook_context>');
+    expect(readJson(path.join(root, 'start-input.json'))).toMatchObject({ hook_event_name: 'SessionStart', source: 'startup' });
+
+    const id = storedSessionId(ws.home);
+    expect(id).toBeDefined();
+    rig.fake.enqueue({ steps: [{ text: 'again' }] });
+    const again = await rig.keen(ws, ['run', '--session', id as string, 'more']);
+    expect(again.code).toBe(0);
+    expect(readJson(path.join(root, 'start-input.json'))).toMatchObject({ source: 'resume', session_id: id });
   });
 });
 

@@ -28,6 +28,18 @@ describe('interpretRun', () => {
     expect(interpretRun(stop, answer('deny'))).toEqual({ warnings: [] });
   });
 
+  it('context: plain stdout of UserPromptSubmit / SessionStart, additionalContext of those and PostToolUse', () => {
+    const prompt = { event: 'UserPromptSubmit' as const, command: 'ctx.sh', timeoutSeconds: 60 };
+    const post = { event: 'PostToolUse' as const, command: 'ctx.sh', timeoutSeconds: 60 };
+    expect(interpretRun(prompt, run({ stdout: 'branch: main\n' }))).toEqual({ context: 'branch: main', warnings: [] });
+    expect(interpretRun(post, run({ stdout: 'formatted\n' }))).toEqual({ warnings: [] });
+    const extra = run({ stdout: '{"hookSpecificOutput":{"additionalContext":"3 lint warnings"}}' });
+    expect(interpretRun(post, extra)).toEqual({ context: '3 lint warnings', warnings: [] });
+    expect(interpretRun(prompt, extra).context).toBe('3 lint warnings');
+    expect(interpretRun(pre, extra)).toEqual({ warnings: [] });
+    expect(combineVerdicts([{ context: 'a', warnings: [] }, { warnings: [] }, { context: 'b', warnings: [] }]).context).toBe('a\nb');
+  });
+
   it('other exits, a start failure and a timeout warn and go on', () => {
     expect(interpretRun(pre, run({ code: 1, stderr: 'lint crashed\nat line 3' }))).toEqual({ warnings: ['PreToolUse hook `check.sh` exited with code 1: lint crashed'] });
     expect(interpretRun(pre, run({ code: null, error: 'spawn sh ENOENT' })).warnings).toEqual(['PreToolUse hook `check.sh` could not start: spawn sh ENOENT']);
