@@ -1,9 +1,8 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { KeenError } from '../errors.js';
 import { HOOK_EVENTS, type HookEvent, type HooksConfig } from '../config/hooks-schema.js';
 import type { ConfigFiles } from '../config/load.js';
-import { projectConfigPath, userConfigPath } from '../config/paths.js';
+import { projectClaudeSettingsPath, projectConfigPath, userConfigPath } from '../config/paths.js';
 import { projectFileProblem } from '../config/project-files.js';
 import { compileMatcher, type Matcher } from './matcher.js';
 
@@ -28,11 +27,6 @@ export interface LoadedHooks {
   warnings: string[];
 }
 
-/** Claude Code's project settings, whose `hooks` Keen runs too (same events and matchers). */
-export function claudeSettingsPath(cwd: string): string {
-  return path.join(cwd, '.claude', 'settings.json');
-}
-
 /**
  * The hooks of a session: the user's config (always), then — only in a trusted folder — the
  * project's `.keen/config.json` and `.claude/settings.json`. An untrusted project's hooks never
@@ -44,7 +38,7 @@ export function loadHooks(at: { home: string; cwd: string }, files: ConfigFiles,
   const warnings: string[] = [];
   const entries = fromConfig(userConfigPath(at.home), files.user.hooks);
   if (projectTrusted) entries.push(...fromConfig(projectConfigPath(at.cwd), files.project.hooks));
-  const claude = claudeSettingsPath(at.cwd);
+  const claude = projectClaudeSettingsPath(at.cwd);
   if (fs.existsSync(claude)) {
     const foreign = projectFileProblem(at.cwd, claude);
     if (foreign) warnings.push(`${claude}: ignored: ${foreign} (another account's files are not this project's)`);
