@@ -67,6 +67,8 @@ export function createSessionHooks(opts: SessionHooksOptions): SessionHooks {
           return interpretRun({ event, command: entry.command, timeoutSeconds: entry.timeoutSeconds }, run);
         }),
       );
+      // Stopped by a cancel (Esc, Ctrl+C): nothing to report, and the step is being cancelled anyway.
+      if (signal?.aborted) return { warnings: [] };
       const verdict = combineVerdicts(verdicts);
       for (const line of verdict.warnings) opts.warn(line);
       return verdict;
