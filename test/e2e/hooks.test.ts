@@ -185,6 +185,24 @@ describe('context for the model', () => {
   });
 });
 
+describe('PreCompact', () => {
+  it('keen compact runs it with trigger "manual"; a block leaves the history as it was', async () => {
+    const ws = workspace();
+    const root = rootOf(ws);
+    rig.fake.enqueue({ steps: [{ text: 'first answer' }] });
+    expect((await rig.keen(ws, ['run', 'hello'])).code).toBe(0);
+    const id = storedSessionId(ws.home) as string;
+    const hook = script(ws, 'compact.sh', `cat > '${root}/compact-input.json'\necho "keep the whole history until the audit" >&2\nexit 2`);
+    userHooks(ws, { PreCompact: [{ matcher: 'manual', hooks: [{ type: 'command', command: hook }] }] });
+    const from = rig.fake.requests.length;
+    const c = await rig.keen(ws, ['compact', '--session', id]);
+    expect(c.code).not.toBe(0);
+    expect(c.stderr).toContain('compaction blocked by a PreCompact hook: keep the whole history until the audit');
+    expect(rig.since(from)).toHaveLength(0);
+    expect(readJson(path.join(root, 'compact-input.json'))).toMatchObject({ hook_event_name: 'PreCompact', trigger: 'manual', session_id: id });
+  });
+});
+
 describe('trust and environment', () => {
   it("an untrusted project's hooks (.keen/config.json, .claude/settings.json) never run; --trust runs them", async () => {
     const claudeHooks = (marker: string) => ({ hooks: { PreToolUse: [{ matcher: 'Read', hooks: [{ type: 'command', command: `touch '${marker}'` }] }] } });
