@@ -24,7 +24,9 @@ function withHookAnswer(gate: PermissionGate, hook: NonNullable<PermissionReques
     policy: inner.policy,
     additionalDirs: inner.additionalDirs,
     check(request) {
-      const told = { ...request, hook };
+      // An `ask` names its reason in the question the user sees.
+      const summary = hook.verdict === 'ask' && hook.reason ? `${request.summary} (PreToolUse hook: ${hook.reason})` : request.summary;
+      const told = { ...request, summary, hook };
       asked.set(request, told);
       return inner.check(told);
     },

@@ -72,4 +72,23 @@ describe('hooks in the REPL', () => {
     h.write('1');
     await h.waitFor('ran it');
   });
+
+  it("a PreToolUse hook's ask asks even under --yolo, naming its reason", async () => {
+    const ws = makeWorkspace();
+    const ask = `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"a human should look"}}'`;
+    writeFileSync(
+      path.join(ws.home, 'config.json'),
+      JSON.stringify({ sandbox: { mode: 'off' }, hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: ask }] }] } }),
+    );
+    h = await startHarness({
+      workspace: ws,
+      flags: { yolo: true },
+      responder: (req) => (afterToolResult(req) ? { steps: [{ text: 'ran it' }] } : { steps: [{ toolCall: { name: 'bash', args: { command: 'echo hi' } } }] }),
+    });
+    h.send('say hi');
+    const frame = await h.waitFor('Allow bash?');
+    expect(frame).toContain('(PreToolUse hook: a human should look)');
+    h.write('1');
+    await h.waitFor('ran it');
+  });
 });
