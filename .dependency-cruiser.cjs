@@ -5,7 +5,7 @@
  *   6  cli, repl, acp       the front ends: headless, terminal, editors (siblings, but cli
  *                           dispatches to the other two)
  *   5  agent                the live session and its wiring; the UI uses only its surface files
- *   4  tools, project, providers, compaction, loop, undo   the engine
+ *   4  tools, project, providers, compaction, loop, undo, hooks   the engine
  *      export              the session page (records → HTML), beside the engine
  *   3  config, transcript, auth                            foundations
  *   2  tokens, net          token estimation and budgets; HTTP for providers, tools and auth
@@ -42,14 +42,14 @@ module.exports = {
     ),
     layer(
       'engine-below-agent',
-      ['tools', 'project', 'providers', 'compaction', 'loop', 'undo', 'export'],
+      ['tools', 'project', 'providers', 'compaction', 'loop', 'undo', 'hooks', 'export'],
       ['core', 'security', 'tokens', 'net', 'config', 'transcript', 'auth'],
       'The engine never imports the agent wiring or a front end.',
     ),
     layer(
       'agent-below-ui',
       ['agent'],
-      ['core', 'security', 'tokens', 'net', 'config', 'transcript', 'auth', 'tools', 'project', 'providers', 'compaction', 'loop', 'undo'],
+      ['core', 'security', 'tokens', 'net', 'config', 'transcript', 'auth', 'tools', 'project', 'providers', 'compaction', 'loop', 'undo', 'hooks'],
       'agent serves both the REPL and the headless CLI; it imports neither.',
     ),
     {
@@ -95,7 +95,7 @@ module.exports = {
       to: {
         path: '^src/',
         pathNot: [
-          under('core', 'security', 'tokens', 'net', 'config', 'transcript', 'auth', 'tools', 'project', 'providers', 'compaction', 'loop', 'undo', 'export', 'agent', 'cli', 'repl', 'acp', 'launch'),
+          under('core', 'security', 'tokens', 'net', 'config', 'transcript', 'auth', 'tools', 'project', 'providers', 'compaction', 'loop', 'undo', 'hooks', 'export', 'agent', 'cli', 'repl', 'acp', 'launch'),
           ...LEAVES,
         ],
       },

@@ -2,6 +2,7 @@
  * Opening a session, as a sequence of named steps (each in a file of its own under src/agent/):
  *
  *   readSettings       home, trust, config, permission policy, bash sandbox  session-settings.ts
+ *   sessionHooks       the user's and a trusted project's hooks              hook-setup.ts
  *   resumeTarget       `--session` / `--continue`                             session-resume.ts
  *   openStored         a resumed transcript (locked), interrupted calls, replay
  *   sessionModel       model, proxy, adapter (credentials checked), budget    session-model.ts
@@ -11,11 +12,14 @@
  *   compactionWiring, sessionArtifacts: settings, summariser, artifact store  compaction-setup.ts
  *   sessionRegistry    tools, subagents, the registry layers (buildRegistry)  session-tools.ts
  *   startController    AppState and SessionController over turnSink           session-start.ts
+ *   SessionStart       the hooks of that event run once everything is open
  *
  * Credentials are checked (the adapter is built) before anything is written, and a new session is
  * created on disk only with its first record (see DeferredSessionStore).
  */
+import path from 'node:path';
 import { createChatClient } from '../loop/tool-loop.js';
+import { TRANSCRIPT_FILE } from '../transcript/paths.js';
 import { planModeHolder } from '../tools/index.js';
 import { projectContextSource } from '../project/project-context.js';
 import { expandSlash, looksLikeSlash } from '../project/slash-expansion.js';
@@ -38,6 +42,7 @@ import { sessionStore, turnSink } from './session-store.js';
 import { sessionRegistry } from './session-tools.js';
 import type { LiveSession, OpenSessionOptions } from './session-types.js';
 import { sessionSecrets, startMcp } from './session-wiring.js';
+import { sessionHooks } from './hook-setup.js';
 import type { ChildModel } from './subagent-runner.js';
 
 export const DEFAULT_MAX_TURNS = 100;
@@ -54,6 +59,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
   const settings = readSettings(opts);
   const { home, config, policy, warnings } = settings;
   const resumeId = await resumeTarget(opts, home);
+  const hooks = opts.inspect ? undefined : sessionHooks(opts, settings);
   // The prompt's git status runs in a child process while the rest starts (never blocking a turn).
   const git = new GitStatusCache(opts.cwd);
   git.refresh();
@@ -69,6 +75,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     // Before a new session exists: a bad compaction.model must not leave an empty session behind.
     const summariser = await resolveSummariser(config, resolved, opts.env, home, opts.cwd, permissions);
     store = await sessionStore({ ...opts, home }, resolved, stored, secrets);
+    hooks?.bind({ sessionId: store.id, transcriptPath: path.join(store.dir, TRANSCRIPT_FILE) });
     mcp = opts.inspect ? undefined : await startMcp(opts, home, config, warnings, settings.projectTrusted, settings.declaresMcpServers, settings.files);
     // File checkpoints for undo: a turn starts when its user message is on disk.
     const checkpoints = new FileCheckpoints(checkpointsDir(store.dir));
@@ -106,6 +113,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       secrets: secrets.redacted,
       onUsage: (u) => controller?.addSpend(u),
       onProgress: opts.onSubagentProgress,
+      hooks,
     });
     const liveMcp = mcp;
     controller = startController(opts, {
@@ -121,7 +129,13 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       mcp: liveMcp,
       stored,
       sink: turnSink(store, checkpoints),
+      hooks,
     });
+    if (hooks?.has('SessionStart')) {
+      const source = stored ? 'resume' : 'startup';
+      const verdict = await hooks.run('SessionStart', source, { source });
+      if (verdict.context) controller.carryContext(verdict.context);
+    }
     const liveStore = store;
     return {
       sessionId: store.id,
@@ -144,6 +158,10 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       expandSlash: (input) => (looksLikeSlash(input) ? expandSlash(input, context.load()) : { kind: 'none' }),
       mcp: liveMcp,
       userCalls,
+      hooks: hooks?.entries ?? [],
+      notify: (message, type) => {
+        if (hooks?.has('Notification')) void hooks.run('Notification', type, { message, notification_type: type });
+      },
       close: async () => {
         git.close();
         await liveMcp?.close();

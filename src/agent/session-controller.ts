@@ -8,6 +8,10 @@ import { interruptedToolResults } from '../transcript/interrupted.js';
 import type { NewRecord } from '../transcript/records.js';
 import { ContextMeasure } from './context-measure.js';
 import { TurnMemory } from './turn-memory.js';
+import type { SessionHooks } from '../hooks/session-hooks.js';
+
+/** Times in a row a Stop hook may send the model back to work before the turn ends anyway. */
+const MAX_STOP_CONTINUATIONS = 8;
 
 /** The records the controller writes (the store adds seq, timestamp and batch marker). */
 export type TurnRecord = Extract<NewRecord, { kind: 'user_message' | 'assistant_turn' | 'compaction_applied' | 'prune_applied' }>;
@@ -60,10 +64,13 @@ export class SessionController {
   readonly context: ContextMeasure;
   /** Compactions applied by this controller, oldest first (for /context). */
   readonly compactions: CompactionNote[] = [];
+  private carried: string[] = [];
 
   constructor(
     readonly appState: AppState,
     private readonly sink: TranscriptSink,
+    /** The session's UserPromptSubmit, Stop and PreCompact hooks (docs/hooks.md). */
+    private readonly hooks?: SessionHooks,
   ) {
     this.context = new ContextMeasure(appState);
   }
@@ -79,6 +86,43 @@ export class SessionController {
    * transcript in step: nothing that is not on disk stays in AppState.
    */
   async *chat(input: string, signal?: AbortSignal): AsyncGenerator<ControllerEvent> {
+    const hooks = this.hooks;
+    const context = [...this.carried];
+    if (hooks?.has('UserPromptSubmit')) {
+      // A blocked prompt is not sent and not recorded; the reason is the turn's one error line.
+      const verdict = await hooks.run('UserPromptSubmit', '', { prompt: input }, signal);
+      if (verdict.block !== undefined) {
+        yield { type: 'error', error: llmError('other', `prompt blocked by a UserPromptSubmit hook: ${verdict.block}`) };
+        return;
+      }
+      if (verdict.context) context.push(verdict.context);
+    }
+    this.carried = [];
+    let ended = yield* this.turn(withHookContext(input, context), signal);
+    // A Stop hook that blocks sends the model back to work with its reason as the next prompt.
+    for (let round = 0; ended && hooks?.has('Stop') && round < MAX_STOP_CONTINUATIONS && !signal?.aborted; round++) {
+      const verdict = await hooks.run('Stop', '', { stop_hook_active: round > 0 }, signal);
+      if (verdict.block === undefined) break;
+      ended = yield* this.turn(`Stop hook: ${verdict.block}`, signal);
+    }
+  }
+
+  /** Context a SessionStart hook gave: sent with the next prompt (docs/hooks.md). */
+  carryContext(text: string): void {
+    this.carried.push(text);
+  }
+
+  /** One turn of `chat`; true when it ran to its end without an error. */
+  private async *turn(input: string, signal?: AbortSignal): AsyncGenerator<ControllerEvent, boolean> {
+    let failed = false;
+    for await (const ev of this.oneTurn(input, signal)) {
+      if (ev.type === 'error') failed = true;
+      yield ev;
+    }
+    return !failed && !signal?.aborted;
+  }
+
+  private async *oneTurn(input: string, signal?: AbortSignal): AsyncGenerator<ControllerEvent> {
     const dangling = interruptedToolResults(this.appState.messages);
     if (dangling) {
       // A tool call left without a result (a failed write earlier in this process): close it.
@@ -217,6 +261,13 @@ export class SessionController {
    * history and transcript are unchanged. The summariser's usage counts toward the spend.
    */
   async *compact(focus?: string, signal?: AbortSignal): AsyncGenerator<ControllerEvent> {
+    if (this.hooks?.has('PreCompact')) {
+      const verdict = await this.hooks.run('PreCompact', 'manual', { trigger: 'manual', custom_instructions: focus ?? '' }, signal);
+      if (verdict.block !== undefined) {
+        yield { type: 'error', error: llmError('other', `compaction blocked by a PreCompact hook: ${verdict.block}; history unchanged`) };
+        return;
+      }
+    }
     const stream = this.appState.streamCompact(focus, signal);
     let step = await stream.next();
     while (!step.done) {
@@ -248,6 +299,11 @@ export class SessionController {
   addSpend(usage: Usage | undefined): void {
     this.spent = addUsage(this.spent, usage);
   }
+}
+
+/** The prompt with the hooks' context after it, marked as theirs (none: the prompt as typed). */
+function withHookContext(input: string, context: readonly string[]): string {
+  return context.length ? `${input}\n\n<hook_context>\n${context.join('\n')}\n</hook_context>` : input;
 }
 
 /**

@@ -2,9 +2,14 @@
  * The one builder of a session's tool registries (the parent's and each subagent's). The layers,
  * from the model's side inward:
  *
- *   4. artifacts (parent only, src/compaction/artifact-registry.ts): every result the model sees,
+ *   5. artifacts (parent only, src/compaction/artifact-registry.ts): every result the model sees,
  *      refusals included, is stored once as an artifact and carries its `artifact_ref` (the handle
  *      a later prune leaves). Outermost, so it stores exactly what goes back to the model.
+ *   4. hooks (src/hooks/hooks-registry.ts): the PreToolUse hooks see every call the model made,
+ *      before plan mode, checkpoints and the permission gate — as in Claude Code, where they run
+ *      before the permission prompt — so a blocked call keeps no checkpoint and asks nobody; their
+ *      allow / ask travels with the call to the gate, which weighs it against the rules. The
+ *      PostToolUse hooks see each successful result before it is stored.
  *   3. plan mode (src/tools/plan-mode-registry.ts): while planning, a mutating call is refused
  *      here, before anything below runs — no checkpoint is kept, no permission is asked, `--yolo`
  *      and allow rules do not lift it; the calls that go on carry `planMode` (read-only bash).
@@ -25,6 +30,8 @@ import type { createMcpAwareRegistry } from '../tools/mcp/registry.js';
 import { createToolRegistry, type Tool } from '../tools/registry.js';
 import type { ToolRegistry } from '../tools/types.js';
 import { withCheckpoints } from '../undo/checkpointing-registry.js';
+import { hooksRegistry } from '../hooks/hooks-registry.js';
+import type { SessionHooks } from '../hooks/session-hooks.js';
 import type { FileCheckpoints } from '../undo/file-checkpoints.js';
 
 export interface RegistryParts {
@@ -42,6 +49,8 @@ export interface RegistryParts {
   planning: () => boolean;
   /** Where every result is stored as an artifact; absent for a subagent. */
   artifacts?: ArtifactSink;
+  /** The session's PreToolUse / PostToolUse hooks; absent for a REPL `!command` (the user's own). */
+  hooks?: SessionHooks;
 }
 
 /** The layers of {@link RegistryParts} in the order the file header gives. */
@@ -51,5 +60,6 @@ export function buildRegistry(parts: RegistryParts): ToolRegistry {
   const builtins = mutatingCalls(tools);
   const mutates = mcp ? (call: ToolCall) => (call.name.startsWith('mcp__') ? mutatingCalls([...tools, ...mcp.manager.tools()])(call) : builtins(call)) : builtins;
   const planned = planModeRegistry(withCheckpoints(base, parts.checkpoints), parts.planning, mutates);
-  return parts.artifacts ? artifactRegistry(planned, parts.artifacts) : planned;
+  const hooked = parts.hooks ? hooksRegistry(planned, parts.hooks) : planned;
+  return parts.artifacts ? artifactRegistry(hooked, parts.artifacts) : hooked;
 }

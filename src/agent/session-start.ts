@@ -11,6 +11,7 @@ import type { GitStatusCache } from '../project/git-status.js';
 import type { ProjectContextSource } from '../project/project-context.js';
 import { buildSystemPrompt } from '../project/system-prompt.js';
 import type { McpManager } from '../tools/mcp/manager.js';
+import type { SessionHooks } from '../hooks/session-hooks.js';
 import type { ToolRegistry } from '../tools/types.js';
 import { buildConversation } from '../transcript/projection.js';
 import { type AppCompaction, AppState } from './app-state.js';
@@ -32,6 +33,7 @@ export interface StartParts {
   /** The resumed session (absent: a new one, no history). */
   stored?: StoredSession;
   sink: TranscriptSink;
+  hooks?: SessionHooks;
 }
 
 /** AppState and its controller, ready for the first turn. */
@@ -61,7 +63,7 @@ export function startController(at: { cwd: string; flags: SessionFlags }, parts:
       }),
     history: buildConversation(stored?.records ?? []),
   });
-  const controller = new SessionController(appState, parts.sink);
+  const controller = new SessionController(appState, parts.sink, parts.hooks);
   // Past compactions are listed only from a whole transcript (a partial one starts at the last).
   if (stored) controller.compactions.push(...compactionsKnown(stored.records, stored.partial, stored.shown, appState.toolDefinitions));
   return controller;

@@ -13,6 +13,7 @@ import type { McpManager } from '../tools/mcp/manager.js';
 import type { Tool } from '../tools/registry.js';
 import type { ToolRegistry } from '../tools/types.js';
 import type { FileCheckpoints } from '../undo/file-checkpoints.js';
+import type { SessionHooks } from '../hooks/session-hooks.js';
 import type { SessionArtifacts } from './compaction-setup.js';
 import { buildRegistry } from './session-registry.js';
 import { createSubagentRunner, type ChildModel, type SubagentProgress } from './subagent-runner.js';
@@ -36,6 +37,8 @@ export interface ToolParts {
   /** A child's usage, added to the session's spend. */
   onUsage: (usage: Usage) => void;
   onProgress?: (callId: string, progress: SubagentProgress) => void;
+  /** The session's tool hooks: the parent's and each subagent's calls run them, a `!command` does not. */
+  hooks?: SessionHooks;
 }
 
 /**
@@ -52,7 +55,7 @@ export async function sessionRegistry(parts: ToolParts): Promise<{ registry: Too
     // A subagent's registry: plan mode when the session is in it, or when its tools are read-only.
     registry: (tools) => {
       const readOnly = readOnlyToolSet(tools);
-      return buildRegistry({ tools, checkpoints: parts.checkpoints, planning: () => readOnly || mode.get() === 'plan' });
+      return buildRegistry({ tools, checkpoints: parts.checkpoints, planning: () => readOnly || mode.get() === 'plan', hooks: parts.hooks });
     },
     systemPrompt: (def, tools) => {
       const now = context.current();
@@ -75,5 +78,5 @@ export async function sessionRegistry(parts: ToolParts): Promise<{ registry: Too
   const tools = [...baseTools, parts.artifacts.recall, createTaskTool(runner)];
   const mcp = parts.mcp ? { manager: parts.mcp, base: (await import('../tools/mcp/registry.js')).createMcpAwareRegistry } : undefined;
   const layers = { tools, mcp, checkpoints: parts.checkpoints, planning: () => mode.get() === 'plan' };
-  return { registry: buildRegistry({ ...layers, artifacts: parts.artifacts.sink }), userCalls: buildRegistry(layers) };
+  return { registry: buildRegistry({ ...layers, artifacts: parts.artifacts.sink, hooks: parts.hooks }), userCalls: buildRegistry(layers) };
 }

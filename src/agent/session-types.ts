@@ -11,6 +11,7 @@ import type { ContextBudget } from '../tokens/context-budget.js';
 import type { McpManager } from '../tools/mcp/manager.js';
 import type { Policy } from '../tools/permissions/index.js';
 import type { ToolRegistry } from '../tools/types.js';
+import type { HookEntry } from '../hooks/load-hooks.js';
 import type { PermissionGate } from '../tools/types.js';
 import type { SessionRecord } from '../transcript/records.js';
 import type { SessionSink } from './deferred-store.js';
@@ -93,6 +94,13 @@ export interface LiveSession {
    * artifact store: a REPL `!command` runs here, its output going into a user message.
    */
   userCalls: ToolRegistry;
+  /** The hooks the session runs (`/hooks` lists them). */
+  hooks: readonly HookEntry[];
+  /**
+   * Run the Notification hooks (not awaited): `type` is what their matcher sees
+   * (`permission_prompt` when the REPL asks a permission question).
+   */
+  notify(message: string, type: string): void;
   close(): Promise<void>;
 }
 

@@ -125,7 +125,8 @@ function fieldName(path: readonly PropertyKey[]): string {
 }
 
 /**
- * Project settings win; `models`, `providers`, `compaction`, `permissions`, `mcpServers` and `mcp` merge per key, and
+ * Project settings win; `models`, `providers`, `compaction`, `permissions`, `mcpServers` and `mcp` merge per key
+ * (`hooks`: both files' groups, per event), and
  * each `models.<name>` / `providers.<id>` entry merges field by field (so a project that adjusts a
  * model's context window keeps the user's own `baseURL` and `apiKeyEnv` for it).
  */
@@ -148,7 +149,18 @@ export function mergeConfig(base: KeenConfig, over: KeenConfig): KeenConfig {
     bash: { envPassthrough: [...(base.bash?.envPassthrough ?? []), ...(over.bash?.envPassthrough ?? [])] },
     mcpServers: { ...base.mcpServers, ...over.mcpServers },
     mcp: { ...base.mcp, ...over.mcp },
+    hooks: mergeHooks(base.hooks, over.hooks),
   };
+}
+
+/** Both files' hook groups run: the user's first, then the project's, per event. */
+function mergeHooks(base: KeenConfig['hooks'], over: KeenConfig['hooks']): KeenConfig['hooks'] {
+  if (!base && !over) return undefined;
+  const out: NonNullable<KeenConfig['hooks']> = { ...base };
+  for (const [event, groups] of Object.entries(over ?? {}) as [keyof typeof out, NonNullable<(typeof out)[keyof typeof out]>][]) {
+    out[event] = [...(out[event] ?? []), ...groups];
+  }
+  return out;
 }
 
 function mergeEntries<T extends object>(base: Partial<Record<string, T>> | undefined, over: Partial<Record<string, T>> | undefined): Record<string, T> {

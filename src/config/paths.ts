@@ -24,6 +24,11 @@ export function projectMcpJsonPath(cwd: string): string {
   return path.join(cwd, '.mcp.json');
 }
 
+/** Claude Code's project settings, whose `hooks` Keen runs too (docs/hooks.md). */
+export function projectClaudeSettingsPath(cwd: string): string {
+  return path.join(cwd, '.claude', 'settings.json');
+}
+
 export function authPath(home: string): string {
   return path.join(home, 'auth.json');
 }

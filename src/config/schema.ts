@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { PROVIDER_IDS } from './provider-settings.js';
+import { hooksSchema } from './hooks-schema.js';
 import { mcpServersSchema, mcpSettingsSchema } from './mcp-schema.js';
 
 const providerId = z.enum(PROVIDER_IDS);
@@ -73,6 +74,8 @@ export const configSchema = z.strictObject({
   mcpServers: mcpServersSchema.optional(),
   /** MCP limits: startupTimeoutMs, toolTimeoutMs. */
   mcp: mcpSettingsSchema.optional(),
+  /** Commands run around each step (docs/hooks.md); a project's count only in a trusted folder. */
+  hooks: hooksSchema.optional(),
   /** Longest wait (seconds) before a retry; a server asking for more makes Keen give up (default 60). */
   maxRetryWait: z.number().nonnegative().optional(),
 });

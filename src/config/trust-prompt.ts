@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { projectConfigPath, projectMcpJsonPath } from './paths.js';
+import { projectClaudeSettingsPath, projectConfigPath, projectMcpJsonPath } from './paths.js';
 import { projectFileProblem } from './project-files.js';
 import { trustDecision, trustProject } from './trust.js';
 
@@ -14,9 +14,9 @@ export interface TrustPromptOptions {
 
 /**
  * The REPL's once-per-folder question. Asked only when the folder's files would count for more if
- * trusted — a project config's trust-gated keys (permission rules, …), or MCP servers the project
- * declares (`.mcp.json`, `mcpServers` in `.keen/config.json`), which start only in a trusted
- * folder — and the user never answered for this folder; the answer (yes or no) is remembered, so
+ * trusted — a project config's trust-gated keys (permission rules, hooks, …), MCP servers the
+ * project declares (`.mcp.json`, `mcpServers` in `.keen/config.json`), which start only in a
+ * trusted folder, or hooks in `.claude/settings.json` — and the user never answered for this folder; the answer (yes or no) is remembered, so
  * it is asked once. Runs before the first frame, on the plain terminal. Returns true when the user
  * trusted the folder now.
  */
@@ -27,7 +27,9 @@ export async function askTrustIfNeeded(opts: TrustPromptOptions): Promise<boolea
   // Another account's files are never offered for trust (they are ignored altogether).
   const hasConfig = fs.existsSync(file) && !projectFileProblem(opts.cwd, file);
   const hasMcpJson = fs.existsSync(mcpJson) && !projectFileProblem(opts.cwd, mcpJson);
-  if (!hasConfig && !hasMcpJson) return false; // the common case costs two stats
+  const claude = projectClaudeSettingsPath(opts.cwd);
+  const hasClaude = fs.existsSync(claude) && !projectFileProblem(opts.cwd, claude);
+  if (!hasConfig && !hasMcpJson && !hasClaude) return false; // the common case costs three stats
   if (trustDecision(opts.home, opts.cwd)) return false;
   const { loadConfig, readConfigFile } = await import('./load.js');
   const asks: string[] = [];
@@ -38,12 +40,26 @@ export async function askTrustIfNeeded(opts: TrustPromptOptions): Promise<boolea
     if (servers.length) asks.push(`${file} declares MCP servers (${servers.join(', ')})`);
   }
   if (hasMcpJson) asks.push(`${mcpJson} declares MCP servers`);
+  const claudeHooks = hasClaude ? declaredHookEvents(claude) : [];
+  if (claudeHooks.length) asks.push(`${claude} declares hooks (${claudeHooks.join(', ')})`);
   if (asks.length === 0) return false;
   opts.output.write(`${asks.join('; ')}.\nTrust this folder? Only trust folders whose files you know. Keen remembers the answer. [y/N] `);
   const answer = await readLine(opts.input);
   const trusted = /^\s*y(es)?\s*$/i.test(answer);
   trustProject(opts.home, opts.cwd, trusted);
   return trusted;
+}
+
+/** The events Claude Code's settings file has hooks for (none when it cannot be read). */
+function declaredHookEvents(file: string): string[] {
+  try {
+    const raw = JSON.parse(fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, '')) as { hooks?: unknown };
+    const hooks = raw?.hooks;
+    if (!hooks || typeof hooks !== 'object' || Array.isArray(hooks)) return [];
+    return Object.entries(hooks).flatMap(([event, groups]) => (Array.isArray(groups) && groups.length ? [event] : []));
+  } catch {
+    return [];
+  }
 }
 
 /** One line from the terminal (cooked mode), leaving the stream paused for the REPL to take over. */

@@ -34,7 +34,7 @@ interface TrustFile {
  * Top-level project-config keys that send data elsewhere or run code: ignored while the project
  * is untrusted. Add new keys of that kind here (e.g. `mcpServers`, `hooks`).
  */
-export const TRUST_GATED_KEYS: readonly string[] = ['permissions', 'sandbox', 'bash'];
+export const TRUST_GATED_KEYS: readonly string[] = ['permissions', 'sandbox', 'bash', 'hooks'];
 
 /** The real path of `cwd` (the key of the store); the resolved path when it cannot be resolved. */
 export function projectKey(cwd: string): string {

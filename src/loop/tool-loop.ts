@@ -167,7 +167,7 @@ export async function* runToolLoop(run: LoopRun): AsyncGenerator<StreamEvent> {
     // A tool list that changed during the turn (an MCP server ready after mcp.startupTimeoutMs)
     // goes out from the next request, the native history rebuilt from the generic one as a resume
     // does: a one-shot run gets the late server's tools at the cost of one cache miss.
-    const current = toolTurns > 0 && run.adapter && run.request ? registry.definitions() : tools;
+    const current = turn > 0 && run.adapter && run.request ? registry.definitions() : tools;
     if (toolListChanged(tools, current)) {
       try {
         conversation = await run.adapter!.open({ ...run.request!, messages: history, tools: current });

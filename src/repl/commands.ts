@@ -86,6 +86,11 @@ export async function runCommand(rt: CommandHost, name: string, args: string): P
       rt.append({ kind: 'block', title: 'MCP servers', lines: mcpStatusLines(rt.requireSession().mcp) });
       return;
     }
+    case 'hooks': {
+      const { hookListLines } = await import('../hooks/list-hooks.js');
+      rt.append({ kind: 'block', title: 'Hooks', lines: hookListLines(rt.requireSession().hooks) });
+      return;
+    }
     case 'undo':
       await (await import('./undo-commands.js')).undoCommand(rt, args);
       return;

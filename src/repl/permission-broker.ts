@@ -16,6 +16,8 @@ export type TerminalSize = () => { rows: number; columns: number } | undefined;
 export class PermissionBroker {
   private pending?: { resolve: (answer: SessionAnswer) => void; request: PermissionRequest; above: boolean };
   private readonly guard: PromptGuard;
+  /** Told each time a question opens (the session's Notification hooks). */
+  onOpen?: (request: PermissionRequest) => void;
 
   constructor(
     private readonly store: UiStore,
@@ -59,6 +61,7 @@ export class PermissionBroker {
       this.pending = { resolve, request, above };
       this.guard.open(Date.now());
       this.store.dispatch({ type: 'permission-open', request, fullDiffAbove: above });
+      this.onOpen?.(request);
     });
   }
 

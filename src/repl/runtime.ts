@@ -82,6 +82,7 @@ export class ReplRuntime implements CommandHost {
     this.store = opts.store;
     this.queue = new MessageQueue(opts.store);
     this.broker = new PermissionBroker(this.store, () => opts.scrollback?.size?.(), opts.promptGuardMs);
+    this.broker.onOpen = (request) => this.session?.notify(`Keen needs your permission to use ${request.tool}`, 'permission_prompt');
   }
 
   get busy(): boolean {

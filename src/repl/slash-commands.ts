@@ -28,6 +28,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: 'mode', aliases: [], args: '[plan|build]', description: 'show or switch the agent mode' },
   { name: 'init', aliases: [], description: 'have the model draft an AGENTS.md for this repository' },
   { name: 'mcp', aliases: [], description: 'MCP servers: status, tools and prompts' },
+  { name: 'hooks', aliases: [], description: 'the hooks that run around each step, and where they come from' },
   { name: 'context', aliases: [], description: 'where the context window goes, and the compactions so far' },
   { name: 'export', aliases: [], args: '[file]', description: 'write the session as one HTML page (docs/export.md)' },
   { name: 'help', aliases: [], description: 'keys and commands' },

@@ -23,6 +23,11 @@ export interface PermissionRequest {
   domain?: string;
   /** The workspace root of the call; filled in by `authorize` from the tool context. */
   cwd?: string;
+  /**
+   * A PreToolUse hook's answer (src/hooks/): `allow` skips the question but not a deny or ask
+   * rule or a protected path; `ask` asks even where the rules would allow.
+   */
+  hook?: { verdict: 'allow' | 'ask'; reason?: string };
 }
 
 /** Decides whether a mutating tool call may run. Headless denies unless allowed; the REPL asks. */

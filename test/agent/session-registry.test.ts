@@ -10,6 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildRegistry } from '../../src/agent/session-registry.js';
+import { compileMatcher } from '../../src/hooks/matcher.js';
+import { createSessionHooks } from '../../src/hooks/session-hooks.js';
 import { planModeRefusal } from '../../src/project/agent-mode.js';
 import { defaultTools } from '../../src/tools/index.js';
 import { createHeadlessGate } from '../../src/tools/permissions/index.js';
@@ -114,5 +116,36 @@ describe('the registry builder’s layer order', () => {
     expect(result.artifact_ref).toBeUndefined();
     expect(await r.artifacts.get(1)).toBeUndefined();
     expect(await r.kept()).toEqual([path.join(r.cwd, 'a.txt')]);
+  });
+
+  it('hooks sit outside plan mode, checkpoints and the gate: a PreToolUse block asks nobody and keeps nothing; an allow reaches the gate', async () => {
+    const r = await rig(denyWrites);
+    const hooks = (command: string) =>
+      createSessionHooks({
+        cwd: r.cwd,
+        env: { PATH: process.env.PATH },
+        entries: [{ event: 'PreToolUse', matches: compileMatcher('Write'), command, timeoutSeconds: 10, file: 'config.json' }],
+        warn: () => undefined,
+      });
+    const blocking = buildRegistry({
+      tools: defaultTools(),
+      checkpoints: r.checkpoints,
+      planning: () => true,
+      artifacts: r.artifacts,
+      hooks: hooks('echo "not in this repo" >&2; exit 2'),
+    });
+    const refused = await r.run(blocking, 'write_file', { path: 'a.txt', content: 'after\n' });
+    expect(refused).toMatchObject({ is_error: true, content: 'Blocked by a PreToolUse hook: not in this repo' });
+    expect(refused.artifact_ref).toBeGreaterThan(0);
+    expect(r.asked).toEqual([]);
+    expect(await r.kept()).toEqual([]);
+
+    const allow = `echo '{"hookSpecificOutput":{"permissionDecision":"allow"}}'`;
+    const allowing = buildRegistry({ tools: defaultTools(), checkpoints: r.checkpoints, planning: () => false, artifacts: r.artifacts, hooks: hooks(allow) });
+    const written = await r.run(allowing, 'write_file', { path: 'a.txt', content: 'after\n' });
+    expect(written.is_error).toBeFalsy();
+    expect(r.asked.map((q) => q.hook)).toEqual([{ verdict: 'allow' }]);
+    expect(await r.kept()).toEqual([path.join(r.cwd, 'a.txt')]);
+    expect(await readFile(path.join(r.cwd, 'a.txt'), 'utf8')).toBe('after\n');
   });
 });

@@ -67,6 +67,26 @@ describe('the REPL trust question', () => {
     expect(tools).toContain('mcp__proj__echo');
   });
 
+  it("a project whose only hooks are Claude Code's (.claude/settings.json) is asked about; a yes runs them", async () => {
+    ws.cleanup();
+    ws = makeWorkspace();
+    const marker = path.join(path.dirname(ws.cwd), 'claude-hook-ran');
+    fs.mkdirSync(path.join(ws.cwd, '.claude'));
+    fs.writeFileSync(
+      path.join(ws.cwd, '.claude/settings.json'),
+      JSON.stringify({ model: 'opus', hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: `touch '${marker}'` }] }] } }),
+    );
+    const t = keen();
+    await t.waitFor(QUESTION);
+    expect(t.capture()).toContain('settings.json declares hooks (UserPromptSubmit)');
+    t.type('y');
+    await t.waitFor('Type a message');
+    fake.enqueue({ steps: [{ text: 'Hooked.' }] });
+    t.type('hello');
+    await t.waitFor('Hooked.');
+    expect(fs.existsSync(marker)).toBe(true);
+  });
+
   it('a no is remembered too: not asked again, and bash still asks', async () => {
     const t = keen();
     await t.waitFor(QUESTION);

@@ -11,6 +11,24 @@ const file = (tool: string, rel: string) => req(tool, { paths: [path.join(CWD, r
 const bash = (command: string) => req('bash', { command });
 const verdict = (r: PermissionRequest, input: Parameters<typeof buildPolicy>[0]) => decide(r, buildPolicy({ cwd: '/', home: '/home/u', ...input })).verdict;
 
+describe("a PreToolUse hook's answer", () => {
+  const allow = { verdict: 'allow' as const };
+  const ask = { verdict: 'ask' as const, reason: 'look first' };
+  it('allow skips the question but not a deny rule, an ask rule or a protected path', () => {
+    expect(verdict(bash('make deploy'), {})).toBe('ask');
+    expect(verdict(req('bash', { command: 'make deploy', hook: allow }), {})).toBe('allow');
+    expect(verdict(req('bash', { command: 'make deploy', hook: allow }), { user: { deny: ['bash(make:*)'] } })).toBe('deny');
+    expect(verdict(req('bash', { command: 'make deploy', hook: allow }), { user: { ask: ['bash(make:*)'] } })).toBe('ask');
+    expect(verdict(req('write_file', { paths: [path.join(CWD, 'src/a.ts')], access: 'write', hook: allow }), {})).toBe('allow');
+    expect(verdict(req('write_file', { paths: [path.join(CWD, '.git/hooks/pre-commit')], access: 'write', hook: allow }), {})).toBe('ask');
+  });
+  it('ask asks where the rules or --yolo would allow; a deny rule still denies', () => {
+    expect(verdict(req('bash', { command: 'npm test', hook: ask }), { yolo: true })).toBe('ask');
+    expect(verdict(req('bash', { command: 'npm test', hook: ask }), { user: { allow: ['bash(npm test)'] } })).toBe('ask');
+    expect(verdict(req('bash', { command: 'npm test', hook: ask }), { user: { deny: ['bash(npm:*)'] } })).toBe('deny');
+  });
+});
+
 describe('permission rules: deny beats ask beats allow, for every kind of tool', () => {
   const cases: [string, PermissionRequest, string][] = [
     ['bash', bash('npm test'), 'bash(npm test)'],

@@ -44,6 +44,7 @@ export type Reason =
   | { kind: 'outside-read'; path: string }
   | { kind: 'protected'; path: string; segment: string }
   | { kind: 'mode'; mode: PermissionMode }
+  | { kind: 'hook'; verdict: 'allow' | 'ask'; reason?: string }
   | { kind: 'needs-approval' };
 
 export interface Decision {
@@ -96,9 +97,11 @@ function allowingRule(request: PermissionRequest, policy: Policy, roots: string[
  * 2. a write outside the workspace → deny;
  * (plan mode is not decided here: the plan-mode registry refuses mutating calls before the gate
  * is asked, and otherwise `plan` decides as `default` does; src/tools/plan-mode-registry.ts);
+ * 2a. a PreToolUse hook answered `ask` → ask;
  * 3. a write to a protected path → ask, unless a user/cli/session rule names it explicitly;
  * 4. an ask rule matches → ask, unless the user answered "for this session" to that rule for
  *    a call the answered rule covers (`Policy.answered`);
+ * 4a. a PreToolUse hook answered `allow` → allow (it skips the question, not the rules above);
  * 5. an allow rule matches (project rules only in a trusted project; a bash line when every
  *    command in it matches an allow rule) → allow;
  * 6. bypassPermissions → allow;
@@ -120,6 +123,8 @@ export function decide(request: PermissionRequest, policy: Policy): Decision {
     if (out) return { verdict: 'deny', reason: { kind: 'outside-write', path: out } };
   }
 
+  if (request.hook?.verdict === 'ask') return { verdict: 'ask', reason: { kind: 'hook', ...request.hook } };
+
   if (access === 'write') {
     for (const p of paths) {
       const segment = protectedSegment(p, roots);
@@ -131,6 +136,8 @@ export function decide(request: PermissionRequest, policy: Policy): Decision {
 
   const asked = askRulesMatching(request, policy).find((e) => !answeredFor(e, request, policy, roots));
   if (asked) return { verdict: 'ask', reason: { kind: 'ask-rule', rule: asked.rule.text, ...doubt(asked.rule, request) } };
+
+  if (request.hook?.verdict === 'allow') return { verdict: 'allow', reason: { kind: 'hook', ...request.hook } };
 
   const allowed = allowingRule(request, policy, roots);
   if (allowed) return { verdict: 'allow', reason: { kind: 'allow-rule', rule: allowed } };

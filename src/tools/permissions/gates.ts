@@ -46,6 +46,8 @@ export function refusal(request: PermissionRequest, decision: Decision, headless
         `Permission denied: ${r.path} is outside the workspace (or a credential folder) and reading it needs approval` +
         (headless ? `. Run with --add-dir DIR or allow it with a rule such as "read_file(${r.path.split('\\').join('/')})".` : '.')
       );
+    case 'hook':
+      return `Permission denied: a PreToolUse hook asks for approval of this ${request.tool} call${r.reason ? ` (${r.reason})` : ''}, which a headless run cannot give. Do not retry it.`;
     default:
       return `Permission denied: ${request.tool} needs approval. ` + `Run with --yolo or allow it in config (permissions.allow), e.g. ${example(request)}.`;
   }

@@ -1,0 +1,72 @@
+import type { ToolCall, ToolMessage } from '../core/message.js';
+import type { ExplainingGate } from '../tools/permissions/gates.js';
+import type { PermissionGate, PermissionRequest, ToolRegistry } from '../tools/types.js';
+import type { SessionHooks } from './session-hooks.js';
+
+/** The tool's arguments as the hook sees them (`tool_input`): the parsed JSON, or the raw text. */
+function toolInput(call: ToolCall): unknown {
+  if (call.args.trim() === '') return {};
+  try {
+    return JSON.parse(call.args);
+  } catch {
+    return call.args;
+  }
+}
+
+/**
+ * `gate` told of a PreToolUse hook's `allow` or `ask` (src/tools/permissions/decide.ts weighs it
+ * against the rules); its refusal is worded for the request it was actually asked about.
+ */
+function withHookAnswer(gate: PermissionGate, hook: NonNullable<PermissionRequest['hook']>): ExplainingGate {
+  const inner = gate as ExplainingGate;
+  const asked = new WeakMap<PermissionRequest, PermissionRequest>();
+  return {
+    policy: inner.policy,
+    additionalDirs: inner.additionalDirs,
+    check(request) {
+      // An `ask` names its reason in the question the user sees.
+      const summary = hook.verdict === 'ask' && hook.reason ? `${request.summary} (PreToolUse hook: ${hook.reason})` : request.summary;
+      const told = { ...request, summary, hook };
+      asked.set(request, told);
+      return inner.check(told);
+    },
+    ...(typeof inner.denialMessage === 'function' ? { denialMessage: (request: PermissionRequest) => inner.denialMessage?.(asked.get(request) ?? request) ?? '' } : {}),
+  };
+}
+
+/**
+ * PreToolUse and PostToolUse as a registry layer. Before the call goes on, the PreToolUse hooks
+ * matching the tool run: a block (exit 2, `decision: block`, `permissionDecision: deny`) refuses
+ * it with the hook's reason as the tool result, and nothing below runs; `allow` / `ask` travel
+ * to the permission gate with the call. After a call that succeeded, the PostToolUse hooks see
+ * its `tool_response`; a block's reason (and any `additionalContext`) is added to the result the
+ * model reads (the call has run).
+ */
+export function hooksRegistry(inner: ToolRegistry, hooks: SessionHooks): ToolRegistry {
+  return {
+    definitions: () => inner.definitions(),
+    concurrent: (name) => inner.concurrent?.(name) ?? false,
+    async execute(call, ctx): Promise<ToolMessage> {
+      const pre = hooks.has('PreToolUse');
+      const post = hooks.has('PostToolUse');
+      if (!pre && !post) return inner.execute(call, ctx);
+      const fields = { tool_name: call.name, tool_input: toolInput(call), tool_use_id: call.id };
+      let run = ctx;
+      if (pre) {
+        const verdict = await hooks.run('PreToolUse', call.name, fields, ctx.signal);
+        if (verdict.block !== undefined) {
+          return { role: 'tool', tool_call_id: call.id, name: call.name, content: `Blocked by a PreToolUse hook: ${verdict.block}`, is_error: true };
+        }
+        if (verdict.permission === 'allow' || verdict.permission === 'ask') {
+          run = { ...ctx, permissions: withHookAnswer(ctx.permissions, { verdict: verdict.permission, ...(verdict.reason ? { reason: verdict.reason } : {}) }) };
+        }
+      }
+      const result = await inner.execute(call, run);
+      if (!post || result.is_error) return result;
+      const verdict = await hooks.run('PostToolUse', call.name, { ...fields, tool_response: { content: result.content } }, ctx.signal);
+      const notes = [verdict.block, verdict.context].filter((n) => n !== undefined);
+      if (notes.length === 0) return result;
+      return { ...result, content: `${result.content}\n\nPostToolUse hook: ${notes.join('\n')}` };
+    },
+  };
+}
