@@ -7,7 +7,7 @@ import { outputLimit } from '../core/provider.js';
 import type { ChatRequest, ProviderAdapter, ProviderConversation } from '../core/provider.js';
 import type { Usage } from '../core/usage.js';
 import { mapStopReason } from './kit/stop-reason.js';
-import { normaliseUsage } from './kit/usage.js';
+import { chatOutputTokens, normaliseUsage } from './kit/usage.js';
 import type { AdapterFactory, ProviderSettings } from './types.js';
 import { ChatEncoder, OPENAI_CHAT_REASONING, toChatTools, type ReasoningField } from './openai-chat-messages.js';
 import { mapOpenAIError, type OpenAIErrorContext } from './openai-errors.js';
@@ -23,6 +23,8 @@ interface ChatEndpoint {
   errors: OpenAIErrorContext;
   /** api.openai.com wants `max_completion_tokens`; most compatible servers only know `max_tokens`. */
   officialApi: boolean;
+  /** The server counts reasoning outside `completion_tokens` (xAI). */
+  reasoningOutsideCompletion: boolean;
 }
 
 /**
@@ -32,7 +34,13 @@ interface ChatEndpoint {
  */
 export const createOpenAIChatAdapter: AdapterFactory = async (settings: ProviderSettings): Promise<ProviderAdapter> => {
   const platform = openAIPlatform(settings, 'openai');
-  const endpoint: ChatEndpoint = { model: settings.model, officialApi: platform.official, errors: platform.errors, getClient: platform.getClient };
+  const endpoint: ChatEndpoint = {
+    model: settings.model,
+    officialApi: platform.official,
+    reasoningOutsideCompletion: platform.host === 'api.x.ai',
+    errors: platform.errors,
+    getClient: platform.getClient,
+  };
   return {
     id: 'openai',
     async open(request: ChatRequest): Promise<ProviderConversation> {
@@ -66,7 +74,7 @@ function chatWire(endpoint: ChatEndpoint, request: ChatRequest): WireTranslation
         else body.max_tokens = maxOutputTokens;
       }
       const stream = yield* announcingWaits((listener) => loaded.client.chat.completions.create(body, { signal, fetchOptions: withRetryListener(listener) }));
-      const acc = new ChatTurnAccumulator();
+      const acc = new ChatTurnAccumulator(endpoint.reasoningOutsideCompletion);
       for await (const chunk of stream) yield* acc.add(chunk);
       return acc.finished ? acc.result() : undefined;
     },
@@ -94,8 +102,10 @@ class ChatTurnAccumulator {
   private usage: Usage | undefined;
   finished = false;
 
+  constructor(private readonly reasoningOutsideCompletion: boolean) {}
+
   *add(chunk: ChatCompletionChunk): Generator<TurnDelta> {
-    if (chunk.usage) this.usage = usageOf(chunk.usage);
+    if (chunk.usage) this.usage = usageOf(chunk.usage, this.reasoningOutsideCompletion);
     for (const choice of chunk.choices ?? []) {
       const whole = (choice as { message?: { refusal?: unknown } }).message;
       const delta = (choice.delta ?? whole ?? {}) as ChatCompletionChunk.Choice.Delta & { reasoning_content?: unknown; reasoning?: unknown };
@@ -156,7 +166,8 @@ class ChatTurnAccumulator {
   }
 }
 
-/** OpenAI counts cached tokens inside prompt_tokens; Keen's `input` excludes them. */
-function usageOf(u: NonNullable<ChatCompletionChunk['usage']>): Usage {
-  return normaliseUsage({ prompt: u.prompt_tokens, output: u.completion_tokens, cacheRead: u.prompt_tokens_details?.cached_tokens, promptIncludesCache: true });
+/** OpenAI counts cached tokens inside prompt_tokens; Keen's `input` excludes them. Output as billed. */
+function usageOf(u: NonNullable<ChatCompletionChunk['usage']>, reasoningOutside: boolean): Usage {
+  const output = chatOutputTokens(u, reasoningOutside);
+  return normaliseUsage({ prompt: u.prompt_tokens, output, cacheRead: u.prompt_tokens_details?.cached_tokens, promptIncludesCache: true });
 }

@@ -188,7 +188,7 @@ async function encodeResponsesReply(reply: FakeReply, res: http.ServerResponse, 
     input_tokens: u.input + cached,
     input_tokens_details: { cached_tokens: cached },
     output_tokens: u.output,
-    output_tokens_details: { reasoning_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: u.reasoning ?? 0 },
     total_tokens: u.input + cached + u.output,
   };
   const stop = stopReasonOf(reply);

@@ -8,6 +8,7 @@ import type { FakeReply, RecordedRequest } from '../fakes/script.js';
 import { COMPACTION_MARKER, collect, makeClient, request, textOf } from '../loop/loop-harness.js';
 import { PROVIDER_CASES, stripCacheMarkers, type ProviderCase } from './conformance-cases.js';
 import { useProviderRig, seedNotes } from './provider-rig.js';
+import { startOpenAIChatFake } from '../fakes/openai-chat-fake.js';
 
 const isCompaction = (req: RecordedRequest) => JSON.stringify(req.body).includes(COMPACTION_MARKER);
 const SUMMARY = '## Goal\nRead the notes.\n## Accomplished\nnotes-1 read.';
@@ -114,6 +115,13 @@ describe.each(PROVIDER_CASES)('$name conformance', (pc) => {
         cache_read: 0,
       });
     expect(usage).toEqual({ input: 120, output: 7, cache_read: 30 });
+  });
+
+  it('counts reasoning tokens as output, as the service bills them', async () => {
+    rig.fake.enqueue({ steps: [{ thinking: 'Hmm.' }, { text: 'ok' }], usage: { input: 120, output: 253, reasoning: 227 } });
+    const events = await run();
+    const outputs = events.filter((e) => e.type === 'usage').map((e: any) => e.usage.output);
+    expect(outputs).toEqual([253]);
   });
 
   it('cancels mid-stream', async () => {
@@ -232,5 +240,18 @@ describe.each(PROVIDER_CASES.filter((pc) => REFUSAL_FIELD.has(pc.name)))('$name 
     expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'refusal' });
     const reply = events.find((e) => e.type === 'message') as Extract<StreamEvent, { type: 'message' }>;
     expect(reply.message).toMatchObject({ role: 'assistant', content: "I'm sorry, I can't help with that." });
+  });
+});
+
+/** One family of Chat Completions servers: the openai case against a fake speaking its usage dialect. */
+describe('xAI (Chat Completions) conformance', () => {
+  const openai = PROVIDER_CASES.find((c) => c.name === 'openai')!;
+  const rig = useProviderRig({ ...openai, start: () => startOpenAIChatFake({ family: 'xai' }) });
+
+  it('counts the reasoning tokens left out of completion_tokens as output', async () => {
+    rig.fake.enqueue({ steps: [{ thinking: 'Hmm.' }, { text: 'ok' }], usage: { input: 120, output: 253, reasoning: 227 } });
+    const client = makeClient(await openai.adapter(rig.fake, rig.home), { window: 200_000, cwd: rig.cwd });
+    const events = await collect(client.streamChat(request([systemMessage('S'), userMessage('Go.')]), createDefaultRegistry(), {}));
+    expect(events.filter((e) => e.type === 'usage').map((e: any) => e.usage)).toEqual([{ input: 120, output: 253, cache_read: 0, cache_write: 0 }]);
   });
 });
