@@ -18,6 +18,11 @@ export interface ProviderSettings {
   /** Explicit key from config (`models.<name>.apiKeyEnv` resolved); else the provider's env var. */
   apiKey?: string;
   baseURL?: string;
+  /**
+   * Chat Completions: the field the output limit goes in, when config names one
+   * (`models.<name>.maxTokensField`, else `providers.<id>.maxTokensField`).
+   */
+  maxTokensField?: 'max_tokens' | 'max_completion_tokens';
   /** AWS profile for Bedrock. */
   awsProfile?: string;
   region?: string;

@@ -21,8 +21,9 @@ interface ChatEndpoint {
   model: string;
   getClient: () => Promise<LoadedOpenAI>;
   errors: OpenAIErrorContext;
-  /** api.openai.com wants `max_completion_tokens`; most compatible servers only know `max_tokens`. */
-  officialApi: boolean;
+  official: boolean;
+  /** Config's choice of the output limit's field (see outputLimitField). */
+  maxTokensField?: 'max_tokens' | 'max_completion_tokens';
   /** The server counts reasoning outside `completion_tokens` (xAI). */
   reasoningOutsideCompletion: boolean;
 }
@@ -36,7 +37,8 @@ export const createOpenAIChatAdapter: AdapterFactory = async (settings: Provider
   const platform = openAIPlatform(settings, 'openai');
   const endpoint: ChatEndpoint = {
     model: settings.model,
-    officialApi: platform.official,
+    official: platform.official,
+    ...(settings.maxTokensField ? { maxTokensField: settings.maxTokensField } : {}),
     reasoningOutsideCompletion: platform.host === 'api.x.ai',
     errors: platform.errors,
     getClient: platform.getClient,
@@ -48,6 +50,20 @@ export const createOpenAIChatAdapter: AdapterFactory = async (settings: Provider
     },
   };
 };
+
+/** OpenAI's reasoning models (o1, o3, o4-mini, GPT-5 …), also behind a proxy that prefixes the vendor. */
+const REASONING_MODEL = /(^|\/)(o\d+|gpt-5)([-.:]|$)/i;
+
+/**
+ * Where the output limit goes. `max_tokens` is deprecated in OpenAI's schema and refused by its
+ * reasoning models, so OpenAI's API and those models get `max_completion_tokens`; other
+ * compatible servers keep `max_tokens`, the field most of them know. Config (`maxTokensField`)
+ * overrides both.
+ */
+export function outputLimitField(model: string, officialApi: boolean, configured: 'max_tokens' | 'max_completion_tokens' | undefined): 'max_tokens' | 'max_completion_tokens' {
+  if (configured) return configured;
+  return officialApi || REASONING_MODEL.test(model) ? 'max_completion_tokens' : 'max_tokens';
+}
 
 /** Chat Completions translation: one message per lossless message, one streamed request per turn. */
 function chatWire(endpoint: ChatEndpoint, request: ChatRequest): WireTranslation<readonly ChatCompletionMessageParam[]> {
@@ -69,10 +85,7 @@ function chatWire(endpoint: ChatEndpoint, request: ChatRequest): WireTranslation
         stream_options: { include_usage: true },
       };
       if (tools) body.tools = tools;
-      if (maxOutputTokens > 0) {
-        if (endpoint.officialApi) body.max_completion_tokens = maxOutputTokens;
-        else body.max_tokens = maxOutputTokens;
-      }
+      if (maxOutputTokens > 0) body[outputLimitField(body.model, endpoint.official, endpoint.maxTokensField)] = maxOutputTokens;
       const stream = yield* announcingWaits((listener) => loaded.client.chat.completions.create(body, { signal, fetchOptions: withRetryListener(listener) }));
       const acc = new ChatTurnAccumulator(endpoint.reasoningOutsideCompletion);
       for await (const chunk of stream) yield* acc.add(chunk);

@@ -24,11 +24,18 @@ export async function startOpenAIChatFake(opts: { family?: ChatFakeFamily } = {}
     accepts: (method, path) => method === 'POST' && /^(\/v1)?\/chat\/completions(\?|$)/.test(path),
     validate: (req) => {
       const image = chatToolImageError(req.body);
-      return image ? { status: 400, type: 'invalid_request_error', message: image } : checkReasoningReplay(req.body, issued, family);
+      if (image) return { status: 400, type: 'invalid_request_error', message: image };
+      return checkParameters(req.body) ?? checkReasoningReplay(req.body, issued, family);
     },
     encode: (reply, res, req) => encodeChatReply(reply, res, req, issued, family),
     encodeError: writeOpenAIError,
   });
+}
+
+/** OpenAI's reasoning models refuse the deprecated `max_tokens`, as the service does. */
+function checkParameters(body: any): NonNullable<FakeReply['error']> | undefined {
+  if (typeof body?.model !== 'string' || !/(^|\/)(o\d+|gpt-5)([-.:]|$)/i.test(body.model) || body.max_tokens === undefined) return undefined;
+  return { status: 400, type: 'invalid_request_error', message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead." };
 }
 
 export type ChatFakeFamily = 'openai' | 'deepseek' | 'xai';

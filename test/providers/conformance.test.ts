@@ -9,6 +9,7 @@ import { COMPACTION_MARKER, collect, makeClient, request, textOf } from '../loop
 import { PROVIDER_CASES, stripCacheMarkers, type ProviderCase } from './conformance-cases.js';
 import { useProviderRig, seedNotes } from './provider-rig.js';
 import { startOpenAIChatFake } from '../fakes/openai-chat-fake.js';
+import { createOpenAIChatAdapter } from '../../src/providers/openai-chat.js';
 
 const isCompaction = (req: RecordedRequest) => JSON.stringify(req.body).includes(COMPACTION_MARKER);
 const SUMMARY = '## Goal\nRead the notes.\n## Accomplished\nnotes-1 read.';
@@ -253,5 +254,30 @@ describe('xAI (Chat Completions) conformance', () => {
     const client = makeClient(await openai.adapter(rig.fake, rig.home), { window: 200_000, cwd: rig.cwd });
     const events = await collect(client.streamChat(request([systemMessage('S'), userMessage('Go.')]), createDefaultRegistry(), {}));
     expect(events.filter((e) => e.type === 'usage').map((e: any) => e.usage)).toEqual([{ input: 120, output: 253, cache_read: 0, cache_write: 0 }]);
+  });
+});
+
+describe('OpenAI (Chat Completions) parameters', () => {
+  const openai = PROVIDER_CASES.find((c) => c.name === 'openai')!;
+  const rig = useProviderRig(openai);
+  const ask = async (model: string, maxTokensField?: 'max_tokens' | 'max_completion_tokens') => {
+    const adapter = await createOpenAIChatAdapter({ maxRetries: 0, home: rig.home, env: {}, model, apiKey: 'k', baseURL: `${rig.fake.url}/v1`, maxTokensField });
+    rig.fake.enqueue({ steps: [{ text: 'ok' }] });
+    const events = await collect(makeClient(adapter, { window: 200_000, cwd: rig.cwd }).streamChat(request([userMessage('Go.')], model), createDefaultRegistry(), {}));
+    return { events, body: rig.fake.requests.at(-1)!.body as any };
+  };
+
+  it.each(['o3-mini', 'gpt-5', 'openai/gpt-5-mini'])('%s gets max_completion_tokens, also through a compatible server', async (model) => {
+    const { events, body } = await ask(model);
+    expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
+    expect(body.max_tokens).toBeUndefined();
+    expect(body.max_completion_tokens).toBeGreaterThan(0);
+  });
+
+  it('a compatible server keeps max_tokens, and config picks the field', async () => {
+    expect((await ask('llama3')).body).toMatchObject({ max_tokens: expect.any(Number) });
+    const configured = (await ask('llama3', 'max_completion_tokens')).body;
+    expect(configured.max_tokens).toBeUndefined();
+    expect(configured.max_completion_tokens).toBeGreaterThan(0);
   });
 });

@@ -1,0 +1,43 @@
+/**
+ * The parameters and counts each service documents, as a spawned `keen run` shows them: the
+ * output limit's field, output tokens as billed (and the cost from them), and the reasoning a
+ * service wants back after a `--continue`.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { startOpenAIChatFake, type ChatFakeFamily } from '../fakes/openai-chat-fake.js';
+import type { ScriptedServer } from '../fakes/scripted-server.js';
+import { assertBuilt } from './cli-fixtures.js';
+import { makeWorkspace, runKeen, type Workspace } from './harness.js';
+
+describe('keen run: what the service documents', () => {
+  assertBuilt();
+  const cleanups: (() => unknown)[] = [];
+  afterAll(async () => {
+    for (const c of cleanups) await c();
+  });
+
+  async function chat(family: ChatFakeFamily): Promise<{ fake: ScriptedServer; ws: Workspace; env: Record<string, string> }> {
+    const fake = await startOpenAIChatFake({ family });
+    const ws = makeWorkspace({ 'note.txt': 'forty-two\n' });
+    cleanups.push(
+      () => fake.close(),
+      () => ws.cleanup(),
+    );
+    return { fake, ws, env: { OPENAI_API_KEY: 'sk-test-params', OPENAI_BASE_URL: `${fake.url}/v1` } };
+  }
+
+  it('gpt-5 through a compatible server: max_completion_tokens; xAI reasoning tokens count as output and cost', async () => {
+    const { fake, ws, env } = await chat('xai');
+    fake.enqueue({ steps: [{ thinking: 'Easy.' }, { text: 'Hi.' }], usage: { input: 1000, output: 253, reasoning: 227 } });
+    const r = await runKeen(['run', '--provider', 'openai', '--model', 'gpt-5', '--output-format', 'json', 'hi'], { cwd: ws.cwd, home: ws.home, env });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const body = fake.requests[0].body as any;
+    expect(body.max_tokens).toBeUndefined();
+    expect(body.max_completion_tokens).toBeGreaterThan(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.usage).toMatchObject({ input: 1000, output: 253 });
+    // gpt-5's list prices: 1.25 USD per million input tokens, 10 per million output tokens.
+    expect(out.total_cost_usd).toBeCloseTo((1000 * 1.25 + 253 * 10) / 1e6, 10);
+  });
+});
