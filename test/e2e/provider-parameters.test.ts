@@ -4,7 +4,9 @@
  * service wants back after a `--continue`.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import path from 'node:path';
 import { startOpenAIChatFake, type ChatFakeFamily } from '../fakes/openai-chat-fake.js';
+import { startOpenAIResponsesFake, writeFakeCodexAuth } from '../fakes/openai-responses-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { assertBuilt } from './cli-fixtures.js';
 import { makeWorkspace, runKeen, type Workspace } from './harness.js';
@@ -39,5 +41,30 @@ describe('keen run: what the service documents', () => {
     expect(out.usage).toMatchObject({ input: 1000, output: 253 });
     // gpt-5's list prices: 1.25 USD per million input tokens, 10 per million output tokens.
     expect(out.total_cost_usd).toBeCloseTo((1000 * 1.25 + 253 * 10) / 1e6, 10);
+  });
+
+  it.each(['openai-responses', 'codex'])('%s: the session id is prompt_cache_key, the same after --continue', async (provider) => {
+    const fake = await startOpenAIResponsesFake();
+    const ws = makeWorkspace();
+    cleanups.push(
+      () => fake.close(),
+      () => ws.cleanup(),
+    );
+    const codexHome = path.join(ws.home, 'codex');
+    if (provider === 'codex') await writeFakeCodexAuth(codexHome);
+    const env =
+      provider === 'codex' ? { CODEX_HOME: codexHome, KEEN_CODEX_BASE_URL: fake.url } : { OPENAI_API_KEY: 'sk-test-params', OPENAI_BASE_URL: `${fake.url}/v1` };
+    fake.enqueue({ steps: [{ text: 'First.' }] }, { steps: [{ text: 'Second.' }] });
+    const first = await runKeen(['run', '--provider', provider, '--output-format', 'json', 'one'], { cwd: ws.cwd, home: ws.home, env });
+    expect(first.code).toBe(0);
+    const sessionId = JSON.parse(first.stdout).session_id;
+    expect(sessionId).toEqual(expect.any(String));
+    const again = await runKeen(['run', '--provider', provider, '--continue', '--output-format', 'json', 'two'], { cwd: ws.cwd, home: ws.home, env });
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout).session_id).toBe(sessionId);
+    expect(fake.requests.map((r) => r.body.prompt_cache_key)).toEqual([sessionId, sessionId]);
+    if (provider === 'codex') expect(fake.requests.map((r) => r.headers.session_id)).toEqual([sessionId, sessionId]);
+    // The resumed request starts with what the first one sent, so the service finds it cached.
+    expect(JSON.parse(again.stdout).usage.cache_read).toBeGreaterThan(0);
   });
 });

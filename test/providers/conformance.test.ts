@@ -281,3 +281,21 @@ describe('OpenAI (Chat Completions) parameters', () => {
     expect(configured.max_completion_tokens).toBeGreaterThan(0);
   });
 });
+
+describe.each(PROVIDER_CASES.filter((c) => c.name === 'openai-responses' || c.name === 'codex'))('$name: one session, one cache', (pc) => {
+  const rig = useProviderRig(pc, seedNotes(true));
+
+  it('the session id is the cache key, so the second request reads the first from the cache', async () => {
+    rig.fake.enqueue({ steps: [{ toolCall: { name: 'read_file', args: { path: 'note.txt' } } }] }, { steps: [{ text: 'Read.' }] });
+    const client = makeClient(await pc.adapter(rig.fake, rig.home), { window: 200_000, cwd: rig.cwd });
+    const req = { ...request([systemMessage('You are a conformance test agent.'), userMessage('Go.')]), sessionId: 'sess-cache-1' };
+    const events = await collect(client.streamChat(req, createDefaultRegistry(), { sessionId: 'sess-cache-1' }));
+    expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
+    const reads = events.filter((e) => e.type === 'usage').map((e: any) => e.usage.cache_read);
+    expect(reads).toHaveLength(2);
+    expect(reads[0]).toBe(0);
+    expect(reads[1]).toBeGreaterThan(0);
+    expect(rig.fake.requests.map((r) => r.body.prompt_cache_key)).toEqual(['sess-cache-1', 'sess-cache-1']);
+    if (pc.name === 'codex') expect(rig.fake.requests.map((r) => r.headers.session_id)).toEqual(['sess-cache-1', 'sess-cache-1']);
+  });
+});
