@@ -67,4 +67,22 @@ describe('keen run: what the service documents', () => {
     // The resumed request starts with what the first one sent, so the service finds it cached.
     expect(JSON.parse(again.stdout).usage.cache_read).toBeGreaterThan(0);
   });
+
+  it('DeepSeek thinking mode: after --continue the tool turn keeps every reasoning_content', async () => {
+    const { fake, ws, env } = await chat('deepseek');
+    fake.enqueue(
+      { steps: [{ thinking: 'Read the note.' }, { toolCall: { name: 'read_file', args: { path: 'note.txt' } } }] },
+      { steps: [{ thinking: 'It says forty-two.' }, { text: 'forty-two' }] },
+      { steps: [{ text: 'Still forty-two.' }] },
+    );
+    const args = (prompt: string, more: string[] = []) => ['run', '--provider', 'openai', '--model', 'deepseek-reasoner', ...more, prompt];
+    const first = await runKeen(args('what does note.txt say?'), { cwd: ws.cwd, home: ws.home, env });
+    expect(first.stdout).toBe('forty-two\n');
+    expect(first.code).toBe(0);
+    const again = await runKeen(args('and now?', ['--continue']), { cwd: ws.cwd, home: ws.home, env });
+    expect(again.stderr).toBe('');
+    expect(again.stdout).toBe('Still forty-two.\n');
+    const answered = (fake.requests.at(-1)!.body as any).messages.find((m: any) => m.role === 'assistant' && m.content === 'forty-two');
+    expect(answered.reasoning_content).toBe('It says forty-two.');
+  });
 });
