@@ -2,6 +2,7 @@
  * A loopback Anthropic Messages API: `POST /v1/messages` answered from the shared script, as the
  * real streaming SSE protocol (or one JSON message when `stream` is not true).
  */
+import { thinkingFormError } from './thinking-checks.js';
 import type http from 'node:http';
 import type { FakeReply, FakeStep, RecordedRequest } from './script.js';
 import { argsText, refusalsAsText, sleep, stopReasonOf } from './script.js';
@@ -55,7 +56,9 @@ export function startAnthropicFake(): Promise<ScriptedServer> {
     accepts: (method, path) => method === 'POST' && path.split('?')[0] === '/v1/messages',
     validate: (req) => {
       const image = anthropicImageError(req.body);
-      return image ? { status: 400, message: image } : issued.check(req.body);
+      if (image) return { status: 400, message: image };
+      const thinking = thinkingFormError(req.body?.model, req.body?.thinking);
+      return thinking ? { status: 400, message: thinking } : issued.check(req.body);
     },
     encodeError: writeError,
     encode: async (reply, res, req) => {

@@ -299,3 +299,38 @@ describe.each(PROVIDER_CASES.filter((c) => c.name === 'openai-responses' || c.na
     if (pc.name === 'codex') expect(rig.fake.requests.map((r) => r.headers.session_id)).toEqual(['sess-cache-1', 'sess-cache-1']);
   });
 });
+
+/** Per Claude-serving provider: a model that only takes adaptive thinking, and one that only takes a budget. */
+const THINKING_MODELS: Record<string, { adaptive: string; budget: string; thinking: (body: any) => unknown; effort: (body: any) => unknown }> = {
+  anthropic: { adaptive: 'claude-opus-5-5', budget: 'claude-sonnet-4-5', thinking: (b) => b.thinking, effort: (b) => b.output_config?.effort },
+  bedrock: {
+    adaptive: 'anthropic.claude-opus-4-7',
+    budget: 'anthropic.claude-sonnet-4-5-20250929-v1:0',
+    thinking: (b) => b.additionalModelRequestFields?.thinking,
+    effort: (b) => b.additionalModelRequestFields?.output_config?.effort,
+  },
+};
+
+describe.each(PROVIDER_CASES.filter((c) => c.name in THINKING_MODELS))('$name: the thinking form each Claude model takes', (pc) => {
+  const rig = useProviderRig(pc);
+  const models = THINKING_MODELS[pc.name];
+  const ask = async (model: string) => {
+    rig.fake.enqueue({ steps: [{ thinking: 'Hmm.' }, { text: 'ok' }] });
+    const client = makeClient(await pc.adapter(rig.fake, rig.home), { window: 200_000, cwd: rig.cwd });
+    const events = await collect(client.streamChat({ ...request([userMessage('Go.')], model), maxOutputTokens: 8000, thinkingBudget: 2048 }, createDefaultRegistry(), {}));
+    return { events, body: rig.fake.requests.at(-1)!.body as any };
+  };
+
+  it('Claude 4.6 and later: adaptive thinking, its effort from the budget', async () => {
+    const { events, body } = await ask(models.adaptive);
+    expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
+    expect(models.thinking(body)).toEqual({ type: 'adaptive' });
+    expect(models.effort(body)).toBe('low');
+  });
+
+  it('earlier models: the budget form', async () => {
+    const { events, body } = await ask(models.budget);
+    expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
+    expect(models.thinking(body)).toEqual({ type: 'enabled', budget_tokens: 2048 });
+  });
+});
