@@ -30,6 +30,11 @@ export interface ProviderSettings {
   maxRetries?: number;
   /** The longest wait before a retry, in ms (config `maxRetryWait`, seconds). */
   maxRetryWaitMs?: number;
+  /**
+   * Where a warning the provider's library gave goes: one line (the service's name first), shown
+   * as Keen's own warning — headless on stderr after `keen: warning:`, in the REPL as a notice.
+   */
+  onWarning?: (line: string) => void;
   /** KEEN_HOME, for providers that keep auth state (Codex). */
   home: string;
   env: NodeJS.ProcessEnv;

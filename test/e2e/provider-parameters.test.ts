@@ -5,6 +5,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
+import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import { startOpenAIChatFake, type ChatFakeFamily } from '../fakes/openai-chat-fake.js';
 import { startOpenAIResponsesFake, writeFakeCodexAuth } from '../fakes/openai-responses-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
@@ -84,5 +85,31 @@ describe('keen run: what the service documents', () => {
     expect(again.stdout).toBe('Still forty-two.\n');
     const answered = (fake.requests.at(-1)!.body as any).messages.find((m: any) => m.role === 'assistant' && m.content === 'forty-two');
     expect(answered.reasoning_content).toBe('It says forty-two.');
+  });
+});
+
+describe('keen run: library warnings go through Keen', () => {
+  assertBuilt();
+  const cleanups: (() => unknown)[] = [];
+  afterAll(async () => {
+    for (const c of cleanups) await c();
+  });
+
+  it("the Anthropic SDK's deprecated-model warning: one keen: warning line per session, never raw", async () => {
+    const fake = await startAnthropicFake();
+    const ws = makeWorkspace({ 'note.txt': 'forty-two\n' });
+    cleanups.push(
+      () => fake.close(),
+      () => ws.cleanup(),
+    );
+    fake.enqueue({ steps: [{ toolCall: { name: 'read_file', args: { path: 'note.txt' } } }] }, { steps: [{ text: 'forty-two' }] });
+    const env = { ANTHROPIC_API_KEY: 'sk-ant-test-warn', ANTHROPIC_BASE_URL: fake.url };
+    const r = await runKeen(['run', '--model', 'claude-sonnet-4-5', 'what does note.txt say?'], { cwd: ws.cwd, home: ws.home, env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('forty-two\n');
+    expect(fake.requests).toHaveLength(2);
+    const lines = r.stderr.split('\n').filter(Boolean);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^keen: warning: Anthropic: The model 'claude-sonnet-4-5' is deprecated and will reach end-of-life on .+ Please migrate to a newer model\./);
   });
 });
