@@ -53,8 +53,7 @@ describe('keen run: what the service documents', () => {
     );
     const codexHome = path.join(ws.home, 'codex');
     if (provider === 'codex') await writeFakeCodexAuth(codexHome);
-    const env =
-      provider === 'codex' ? { CODEX_HOME: codexHome, KEEN_CODEX_BASE_URL: fake.url } : { OPENAI_API_KEY: 'sk-test-params', OPENAI_BASE_URL: `${fake.url}/v1` };
+    const env = provider === 'codex' ? { CODEX_HOME: codexHome, KEEN_CODEX_BASE_URL: fake.url } : { OPENAI_API_KEY: 'sk-test-params', OPENAI_BASE_URL: `${fake.url}/v1` };
     fake.enqueue({ steps: [{ text: 'First.' }] }, { steps: [{ text: 'Second.' }] });
     const first = await runKeen(['run', '--provider', provider, '--output-format', 'json', 'one'], { cwd: ws.cwd, home: ws.home, env });
     expect(first.code).toBe(0);

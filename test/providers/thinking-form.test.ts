@@ -21,7 +21,7 @@ describe('the thinking form per Claude model', () => {
     expect(takesAdaptiveThinking(model)).toBe(adaptive);
   });
 
-  it("every Anthropic model of the catalog from 4.6 on gets the adaptive form", () => {
+  it('every Anthropic model of the catalog from 4.6 on gets the adaptive form', () => {
     const newer = Object.keys(MODEL_CATALOG).filter((m) => MODEL_CATALOG[m].provider === 'anthropic' && m !== 'claude-haiku-4-5');
     for (const m of newer) expect(thinkingFields(m, 20_000, 64_000)).toEqual({ thinking: { type: 'adaptive' }, output_config: { effort: 'high' } });
   });
