@@ -85,6 +85,7 @@ export class AppState {
       tools: this.tools,
       maxOutputTokens: this.opts.maxOutputTokens,
       thinkingBudget: this.opts.thinkingBudget,
+      sessionId: this.opts.sessionId,
     };
   }
 

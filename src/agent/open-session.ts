@@ -68,7 +68,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
   try {
     const stored = resumeId ? await openStored(opts, home, config, resumeId, warnings) : undefined;
     store = stored?.store;
-    const { resolved, adapter, budget } = await sessionModel({ ...opts, home }, config, stored?.model, warnings);
+    const { resolved, adapter, budget } = await sessionModel({ ...opts, home, onWarning: settings.lateWarning }, config, stored?.model, warnings);
     const permissions = opts.permissions ?? createHeadlessGate(policy);
     const secrets = sessionSecrets(config, opts.env, resolved.settings.apiKey);
     addCredentials(secrets.redacted);

@@ -34,7 +34,7 @@ export interface SessionModel {
  * to inspect gets an adapter that refuses to talk. A budget warning joins `warnings`.
  */
 export async function sessionModel(
-  at: { flags: SessionFlags; env: NodeJS.ProcessEnv; home: string; inspect?: boolean },
+  at: { flags: SessionFlags; env: NodeJS.ProcessEnv; home: string; inspect?: boolean; onWarning?: (line: string) => void },
   config: KeenConfig,
   stored: { provider: string; model: string } | undefined,
   warnings: string[],
@@ -46,7 +46,8 @@ export async function sessionModel(
   }
   const resolved = resolveModel(config, flags, at.env, at.home);
   if (resolved.warning && at.flags.provider) warnings.push(resolved.warning);
-  const adapter = at.inspect ? inspectOnlyAdapter(resolved.provider) : await createAdapter(resolved.provider, resolved.settings);
+  const settings = at.onWarning ? { ...resolved.settings, onWarning: at.onWarning } : resolved.settings;
+  const adapter = at.inspect ? inspectOnlyAdapter(resolved.provider) : await createAdapter(resolved.provider, settings);
   const budget = modelBudget(resolved, config);
   if (budget.warning) warnings.push(budget.warning);
   return { resolved, adapter, budget };

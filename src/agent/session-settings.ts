@@ -25,6 +25,8 @@ export interface SessionSettings {
   bashOptions: BashToolOptions;
   /** One-line notices gathered while the session opens (later steps add theirs). */
   warnings: string[];
+  /** Where a warning raised after the session opened goes (stderr headless, the notice line in the REPL). */
+  lateWarning: (line: string) => void;
 }
 
 /** Home, trust, config, policy and sandbox for `opts`: the settings every later step reads. */
@@ -46,5 +48,6 @@ export function readSettings(opts: OpenSessionOptions): SessionSettings {
     policy,
     bashOptions: { ...bashToolOptions(config, home, projectTrusted, loaded.files), onNotice: lateWarning, onOutput: opts.onToolOutput },
     warnings: loaded.notice ? [loaded.notice] : [],
+    lateWarning,
   };
 }

@@ -18,6 +18,11 @@ export interface ProviderSettings {
   /** Explicit key from config (`models.<name>.apiKeyEnv` resolved); else the provider's env var. */
   apiKey?: string;
   baseURL?: string;
+  /**
+   * Chat Completions: the field the output limit goes in, when config names one
+   * (`models.<name>.maxTokensField`, else `providers.<id>.maxTokensField`).
+   */
+  maxTokensField?: 'max_tokens' | 'max_completion_tokens';
   /** AWS profile for Bedrock. */
   awsProfile?: string;
   region?: string;
@@ -25,6 +30,11 @@ export interface ProviderSettings {
   maxRetries?: number;
   /** The longest wait before a retry, in ms (config `maxRetryWait`, seconds). */
   maxRetryWaitMs?: number;
+  /**
+   * Where a warning the provider's library gave goes: one line (the service's name first), shown
+   * as Keen's own warning — headless on stderr after `keen: warning:`, in the REPL as a notice.
+   */
+  onWarning?: (line: string) => void;
   /** KEEN_HOME, for providers that keep auth state (Codex). */
   home: string;
   env: NodeJS.ProcessEnv;

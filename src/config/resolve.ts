@@ -64,6 +64,7 @@ export function resolveModel(config: KeenConfig, flags: RuntimeFlags, env: NodeJ
     model: entry?.id ?? name,
     apiKey: keyEnv ? env[keyEnv] : undefined,
     baseURL: entry?.baseURL ?? providerEntry?.baseURL,
+    maxTokensField: entry?.maxTokensField ?? providerEntry?.maxTokensField,
     awsProfile: flags.profile ?? config.awsProfile,
     region: config.region,
     maxRetries: config.maxRetries,

@@ -15,6 +15,8 @@ export const modelEntrySchema = z.strictObject({
   baseURL: z.url().optional(),
   /** Name of the environment variable holding this model's API key. */
   apiKeyEnv: z.string().min(1).optional(),
+  /** Chat Completions: the field carrying the output limit (default: see docs/providers.md). */
+  maxTokensField: z.enum(['max_tokens', 'max_completion_tokens']).optional(),
 });
 
 export const compactionSchema = z.strictObject({
@@ -36,6 +38,8 @@ export const compactionSchema = z.strictObject({
 export const providerEntrySchema = z.strictObject({
   baseURL: z.url().optional(),
   apiKeyEnv: z.string().min(1).optional(),
+  /** Chat Completions: the field carrying the output limit, for this provider's base URL. */
+  maxTokensField: z.enum(['max_tokens', 'max_completion_tokens']).optional(),
 });
 
 export const configSchema = z.strictObject({

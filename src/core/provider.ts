@@ -18,6 +18,11 @@ export interface ChatRequest {
   maxOutputTokens: number;
   /** Extended thinking budget where the provider supports it; 0 or undefined turns it off. */
   thinkingBudget?: number;
+  /**
+   * The session this request belongs to, stable across compactions and resumes: services that
+   * route by a cache key (Responses `prompt_cache_key`, Codex's `session_id` header) get it.
+   */
+  sessionId?: string;
 }
 
 /** Per-request limits the loop computes from its context estimate. */

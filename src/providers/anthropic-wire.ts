@@ -4,6 +4,7 @@
  * Native history is stored WITHOUT `cache_control`; breakpoints are added to a copy when a request
  * is built (see {@link buildRequestBody}), so moving the message breakpoint never edits history.
  */
+import { thinkingFields } from './kit/thinking-form.js';
 import type {
   Base64ImageSource,
   CacheControlEphemeral,
@@ -236,16 +237,13 @@ function markNewestMessage(messages: readonly NativeMessage[]): NativeMessage[] 
  * placeholder in this body only ({@link withinImageLimits}).
  */
 export function buildRequestBody(history: NativeHistory, settings: RequestSettings): MessageCreateParamsStreaming {
-  // Thinking needs budget_tokens ≥ 1024 and below max_tokens; a tight output limit shrinks or drops it.
-  const wanted = settings.thinkingBudget ?? 0;
-  const budget = wanted > 0 ? Math.min(wanted, settings.maxOutputTokens - 1) : 0;
   return {
     model: settings.model,
     max_tokens: settings.maxOutputTokens,
     ...(history.system.length > 0 ? { system: markLast(history.system) } : {}),
     messages: markNewestMessage(withinImageLimits(history.messages)),
     ...(history.tools.length > 0 ? { tools: markLast(history.tools) } : {}),
-    ...(budget >= 1024 ? { thinking: { type: 'enabled' as const, budget_tokens: budget } } : {}),
+    ...thinkingFields(settings.model, settings.thinkingBudget ?? 0, settings.maxOutputTokens),
     stream: true,
   };
 }

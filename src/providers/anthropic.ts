@@ -11,6 +11,7 @@ import type { ChatRequest, ProviderAdapter, ProviderConversation } from '../core
 import { mapAnthropicError } from './anthropic-errors.js';
 import { TurnAssembler } from './anthropic-turn.js';
 import { AnthropicEncoder, buildRequestBody, toNativeTools, type NativeHistory, type NativeTool, type RequestSettings } from './anthropic-wire.js';
+import { LibraryWarnings } from './kit/library-warnings.js';
 import { recordingFetch } from './kit/record.js';
 import type { Messages } from './anthropic-sdk.js';
 import type { AdapterFactory } from './types.js';
@@ -25,6 +26,8 @@ export const ANTHROPIC_MISSING_KEY_MESSAGE = 'ANTHROPIC_API_KEY is not set. Expo
 interface ClientContext {
   messages: Messages;
   baseURL: string;
+  /** The SDK's warnings (a deprecated model, a deprecated thinking form), as Keen's warning line. */
+  warnings: LibraryWarnings;
 }
 
 /**
@@ -36,7 +39,8 @@ export const createAnthropicAdapter: AdapterFactory = async (settings) => {
   const apiKey = anthropicCredential(settings);
   if (!apiKey) throw new KeenError(ANTHROPIC_MISSING_KEY_MESSAGE);
   const baseURL = settings.baseURL || settings.env.ANTHROPIC_BASE_URL || ANTHROPIC_DEFAULT_BASE_URL;
-  const load = lazy(() => createClient(apiKey, baseURL, retryPolicy(settings), settings.env));
+  const warnings = new LibraryWarnings('Anthropic', settings.onWarning);
+  const load = lazy(() => createClient(apiKey, baseURL, retryPolicy(settings), settings.env, warnings));
   const adapter: ProviderAdapter = {
     id: 'anthropic',
     async open(request: ChatRequest): Promise<ProviderConversation> {
@@ -57,13 +61,13 @@ export const createAnthropicAdapter: AdapterFactory = async (settings) => {
  * file behind our back. Logging and tracing are off: nothing may reach the terminal under the UI.
  * The SDK does not retry: Keen's policy does (net/retry-fetch.ts).
  */
-async function createClient(apiKey: AnthropicCredential, baseURL: string, retry: RetryPolicy, env: NodeJS.ProcessEnv): Promise<ClientContext> {
+async function createClient(apiKey: AnthropicCredential, baseURL: string, retry: RetryPolicy, env: NodeJS.ProcessEnv, warnings: LibraryWarnings): Promise<ClientContext> {
   const { createMessagesClient } = await import('./anthropic-sdk.js');
   // Keen retries (capped, announced, cancellable waits); a KEEN_RECORD session records every attempt.
   const send = sdkFetch(env);
   const fetch = retryingFetch(retry, recordingFetch(env, 'anthropic', send, [apiKey.apiKey, apiKey.authToken]) ?? send);
   const messages = createMessagesClient({ ...apiKey, baseURL, maxRetries: 0, fetch, logLevel: 'off', openTelemetry: false });
-  return { messages, baseURL };
+  return { messages, baseURL, warnings };
 }
 
 /**
@@ -79,7 +83,7 @@ function anthropicWire(ctx: ClientContext, settings: RequestSettings, tools: Nat
     classify: (err, signal) => mapAnthropicError(err, { signal, baseURL: ctx.baseURL }),
     async *send(native, signal, limits) {
       const body = buildRequestBody(native, { ...settings, maxOutputTokens: outputLimit(settings.maxOutputTokens, limits) });
-      const stream = yield* announcingWaits((listener) => ctx.messages.create(body, { signal, fetchOptions: withRetryListener(listener) }));
+      const stream = yield* announcingWaits((listener) => ctx.warnings.during(() => ctx.messages.create(body, { signal, fetchOptions: withRetryListener(listener) })));
       const assembler = new TurnAssembler();
       for await (const event of stream) yield* assembler.accept(event);
       // The SDK ends iteration quietly when the signal fires mid-stream; the conversation sees the signal.

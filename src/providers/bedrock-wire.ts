@@ -1,3 +1,4 @@
+import { takesAdaptiveThinking, thinkingFields } from './kit/thinking-form.js';
 import type {
   ContentBlock,
   ImageFormat,
@@ -263,6 +264,8 @@ export function converseInput(s: WireState): ConverseStreamRequest {
   };
   if (system.length > 0) input.system = system;
   if (tools.length > 0) input.toolConfig = { tools };
-  if (thinking) input.additionalModelRequestFields = { thinking: { type: 'enabled', budget_tokens: thinking } };
+  // Claude 4.6 on: adaptive thinking, its depth from the budget (kit/thinking-form.ts).
+  if (wanted > 0 && takesAdaptiveThinking(s.modelId)) input.additionalModelRequestFields = thinkingFields(s.modelId, wanted, s.maxTokens);
+  else if (thinking) input.additionalModelRequestFields = { thinking: { type: 'enabled', budget_tokens: thinking } };
   return input;
 }

@@ -7,7 +7,7 @@ import { outputLimit } from '../core/provider.js';
 import type { ChatRequest, ProviderAdapter, ProviderConversation } from '../core/provider.js';
 import type { Usage } from '../core/usage.js';
 import { mapStopReason } from './kit/stop-reason.js';
-import { normaliseUsage } from './kit/usage.js';
+import { chatOutputTokens, normaliseUsage } from './kit/usage.js';
 import type { AdapterFactory, ProviderSettings } from './types.js';
 import { ChatEncoder, OPENAI_CHAT_REASONING, toChatTools, type ReasoningField } from './openai-chat-messages.js';
 import { mapOpenAIError, type OpenAIErrorContext } from './openai-errors.js';
@@ -21,8 +21,11 @@ interface ChatEndpoint {
   model: string;
   getClient: () => Promise<LoadedOpenAI>;
   errors: OpenAIErrorContext;
-  /** api.openai.com wants `max_completion_tokens`; most compatible servers only know `max_tokens`. */
-  officialApi: boolean;
+  official: boolean;
+  /** Config's choice of the output limit's field (see outputLimitField). */
+  maxTokensField?: 'max_tokens' | 'max_completion_tokens';
+  /** The server counts reasoning outside `completion_tokens` (xAI). */
+  reasoningOutsideCompletion: boolean;
 }
 
 /**
@@ -32,7 +35,14 @@ interface ChatEndpoint {
  */
 export const createOpenAIChatAdapter: AdapterFactory = async (settings: ProviderSettings): Promise<ProviderAdapter> => {
   const platform = openAIPlatform(settings, 'openai');
-  const endpoint: ChatEndpoint = { model: settings.model, officialApi: platform.official, errors: platform.errors, getClient: platform.getClient };
+  const endpoint: ChatEndpoint = {
+    model: settings.model,
+    official: platform.official,
+    ...(settings.maxTokensField ? { maxTokensField: settings.maxTokensField } : {}),
+    reasoningOutsideCompletion: platform.host === 'api.x.ai',
+    errors: platform.errors,
+    getClient: platform.getClient,
+  };
   return {
     id: 'openai',
     async open(request: ChatRequest): Promise<ProviderConversation> {
@@ -40,6 +50,20 @@ export const createOpenAIChatAdapter: AdapterFactory = async (settings: Provider
     },
   };
 };
+
+/** OpenAI's reasoning models (o1, o3, o4-mini, GPT-5 …), also behind a proxy that prefixes the vendor. */
+const REASONING_MODEL = /(^|\/)(o\d+|gpt-5)([-.:]|$)/i;
+
+/**
+ * Where the output limit goes. `max_tokens` is deprecated in OpenAI's schema and refused by its
+ * reasoning models, so OpenAI's API and those models get `max_completion_tokens`; other
+ * compatible servers keep `max_tokens`, the field most of them know. Config (`maxTokensField`)
+ * overrides both.
+ */
+export function outputLimitField(model: string, officialApi: boolean, configured: 'max_tokens' | 'max_completion_tokens' | undefined): 'max_tokens' | 'max_completion_tokens' {
+  if (configured) return configured;
+  return officialApi || REASONING_MODEL.test(model) ? 'max_completion_tokens' : 'max_tokens';
+}
 
 /** Chat Completions translation: one message per lossless message, one streamed request per turn. */
 function chatWire(endpoint: ChatEndpoint, request: ChatRequest): WireTranslation<readonly ChatCompletionMessageParam[]> {
@@ -61,12 +85,9 @@ function chatWire(endpoint: ChatEndpoint, request: ChatRequest): WireTranslation
         stream_options: { include_usage: true },
       };
       if (tools) body.tools = tools;
-      if (maxOutputTokens > 0) {
-        if (endpoint.officialApi) body.max_completion_tokens = maxOutputTokens;
-        else body.max_tokens = maxOutputTokens;
-      }
+      if (maxOutputTokens > 0) body[outputLimitField(body.model, endpoint.official, endpoint.maxTokensField)] = maxOutputTokens;
       const stream = yield* announcingWaits((listener) => loaded.client.chat.completions.create(body, { signal, fetchOptions: withRetryListener(listener) }));
-      const acc = new ChatTurnAccumulator();
+      const acc = new ChatTurnAccumulator(endpoint.reasoningOutsideCompletion);
       for await (const chunk of stream) yield* acc.add(chunk);
       return acc.finished ? acc.result() : undefined;
     },
@@ -94,8 +115,10 @@ class ChatTurnAccumulator {
   private usage: Usage | undefined;
   finished = false;
 
+  constructor(private readonly reasoningOutsideCompletion: boolean) {}
+
   *add(chunk: ChatCompletionChunk): Generator<TurnDelta> {
-    if (chunk.usage) this.usage = usageOf(chunk.usage);
+    if (chunk.usage) this.usage = usageOf(chunk.usage, this.reasoningOutsideCompletion);
     for (const choice of chunk.choices ?? []) {
       const whole = (choice as { message?: { refusal?: unknown } }).message;
       const delta = (choice.delta ?? whole ?? {}) as ChatCompletionChunk.Choice.Delta & { reasoning_content?: unknown; reasoning?: unknown };
@@ -156,7 +179,8 @@ class ChatTurnAccumulator {
   }
 }
 
-/** OpenAI counts cached tokens inside prompt_tokens; Keen's `input` excludes them. */
-function usageOf(u: NonNullable<ChatCompletionChunk['usage']>): Usage {
-  return normaliseUsage({ prompt: u.prompt_tokens, output: u.completion_tokens, cacheRead: u.prompt_tokens_details?.cached_tokens, promptIncludesCache: true });
+/** OpenAI counts cached tokens inside prompt_tokens; Keen's `input` excludes them. Output as billed. */
+function usageOf(u: NonNullable<ChatCompletionChunk['usage']>, reasoningOutside: boolean): Usage {
+  const output = chatOutputTokens(u, reasoningOutside);
+  return normaliseUsage({ prompt: u.prompt_tokens, output, cacheRead: u.prompt_tokens_details?.cached_tokens, promptIncludesCache: true });
 }

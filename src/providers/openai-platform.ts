@@ -10,12 +10,22 @@ import { openAIClientLoader, resolveOpenAIEndpoint, type LoadedOpenAI } from './
 export function openAIPlatform(
   settings: ProviderSettings,
   provider: 'openai' | 'openai-responses',
-): { official: boolean; errors: OpenAIErrorContext; getClient: () => Promise<LoadedOpenAI> } {
+): { official: boolean; host: string; errors: OpenAIErrorContext; getClient: () => Promise<LoadedOpenAI> } {
   const target = resolveOpenAIEndpoint(settings);
   const retry = retryPolicy(settings);
   return {
     official: target.official,
+    host: hostOf(target.baseURL),
     errors: { service: target.service, authHint: "Check OPENAI_API_KEY (or the model's apiKeyEnv).", retries: retry.maxRetries },
     getClient: openAIClientLoader({ provider, apiKey: target.apiKey, baseURL: target.baseURL, retry, env: settings.env, platformHeaders: true, secrets: [target.apiKey] }),
   };
+}
+
+/** The base URL's host name, lower case; empty when it does not parse. */
+function hostOf(baseURL: string): string {
+  try {
+    return new URL(baseURL).hostname.toLowerCase();
+  } catch {
+    return '';
+  }
 }

@@ -57,7 +57,13 @@ function responsesWire(endpoint: ResponsesEndpoint, request: ChatRequest): WireT
       if (request.thinkingBudget && request.thinkingBudget > 0) {
         body.reasoning = { effort: effortFor(request.thinkingBudget), summary: 'auto' };
       }
-      const stream = yield* announcingWaits((listener) => loaded.client.responses.create(body, { signal, fetchOptions: withRetryListener(listener) }));
+      // One session, one cache: the service routes requests with the same key to the same cache.
+      if (request.sessionId) body.prompt_cache_key = request.sessionId;
+      // Codex CLI also sends the conversation id as a header; the backend keys its cache on it.
+      const headers = endpoint.codex && request.sessionId ? { session_id: request.sessionId } : undefined;
+      const stream = yield* announcingWaits((listener) =>
+        loaded.client.responses.create(body, { signal, fetchOptions: withRetryListener(listener), ...(headers ? { headers } : {}) }),
+      );
       const acc = new ResponsesTurnAccumulator(endpoint.reasoningProvider, endpoint.errors);
       for await (const event of stream) {
         yield* acc.add(event);

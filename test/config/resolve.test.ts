@@ -110,6 +110,15 @@ describe('resolveModel: apiKeyEnv and baseURL', () => {
     expect(resolve(config, { model: 'special' }, env).settings.apiKey).toBe('special');
   });
 
+  it('maxTokensField: the model entry first, else the provider entry', () => {
+    const config: KeenConfig = {
+      providers: { openai: { baseURL: 'http://127.0.0.1:1234/v1', maxTokensField: 'max_completion_tokens' } },
+      models: { old: { provider: 'openai', maxTokensField: 'max_tokens' }, other: { provider: 'openai' } },
+    };
+    expect(resolve(config, { model: 'old' }).settings.maxTokensField).toBe('max_tokens');
+    expect(resolve(config, { model: 'other' }).settings.maxTokensField).toBe('max_completion_tokens');
+  });
+
   it('an unset apiKeyEnv variable is one line naming the variable, the config field and --provider', () => {
     const config: KeenConfig = { models: { mine: { provider: 'openai', apiKeyEnv: 'MY_KEY' } } };
     expect(() => resolve(config, { model: 'mine' })).toThrow(KeenError);

@@ -1,3 +1,4 @@
+import { thinkingFormError } from './thinking-checks.js';
 import type http from 'node:http';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import type { FakeReply, RecordedRequest, Responder } from './script.js';
@@ -25,7 +26,11 @@ export async function startBedrockFake(): Promise<ScriptedServer> {
   const queue: FakeReply[] = [];
   let responder: Responder | undefined;
   server.setResponder((req, index) => {
-    const invalid = validateConverse(req.body) ?? converseImageError(req.body) ?? issued.check(req.body);
+    const invalid =
+      validateConverse(req.body) ??
+      converseImageError(req.body) ??
+      thinkingFormError(modelIdOf(req.path), req.body?.additionalModelRequestFields?.thinking) ??
+      issued.check(req.body);
     if (invalid) return { error: { status: 400, type: 'ValidationException', message: invalid } };
     return queue.shift() ?? responder?.(req, index) ?? { error: { status: 500, message: `fake: no scripted reply for request #${index + 1}` } };
   });
@@ -259,4 +264,10 @@ export function useFakeAwsEnv(extra: Record<string, string> = {}): () => void {
       else process.env[k] = v;
     }
   };
+}
+
+/** The model id in a Converse path (`/model/<id>/converse-stream`). */
+function modelIdOf(path: string): string {
+  const m = /\/model\/([^/]+)\//.exec(path);
+  return m ? decodeURIComponent(m[1]) : '';
 }

@@ -159,9 +159,11 @@ async function writeGeminiStream(reply: FakeReply, res: http.ServerResponse, sig
       // Gemini counts cached tokens inside promptTokenCount.
       const usage: Record<string, number> = {
         promptTokenCount: u.input + cached,
-        candidatesTokenCount: u.output,
+        // Thinking tokens are counted apart from the candidates' tokens.
+        candidatesTokenCount: u.output - (u.reasoning ?? 0),
         totalTokenCount: u.input + cached + u.output,
       };
+      if (u.reasoning) usage.thoughtsTokenCount = u.reasoning;
       if (u.cacheRead !== undefined) usage.cachedContentTokenCount = cached;
       body.usageMetadata = usage;
     }

@@ -10,35 +10,64 @@ import { startScriptedServer, writeSse, type ScriptedServer } from './scripted-s
  *
  * Usage is encoded the OpenAI way: `prompt_tokens` = input + cacheRead (cached tokens are part of
  * the prompt) and `prompt_tokens_details.cached_tokens` = cacheRead; cacheWrite has no field.
- * `thinking` steps become `reasoning_content` deltas (DeepSeek / vLLM style).
+ * `thinking` steps become `reasoning_content` deltas (DeepSeek / vLLM style). `reasoning` usage
+ * tokens are inside `completion_tokens` (OpenAI), or outside it but inside `total_tokens` (xAI).
+ *
+ * `family` picks a server's rules: `deepseek` refuses a history that drops any reasoning of a
+ * tool-using user turn (see checkReasoningReplay); `xai` reports usage the xAI way. Every family
+ * refuses a tool-call message without the reasoning streamed with its calls.
  */
-export async function startOpenAIChatFake(): Promise<ScriptedServer> {
-  const reasoningByCall = new Map<string, string>();
+export async function startOpenAIChatFake(opts: { family?: ChatFakeFamily } = {}): Promise<ScriptedServer> {
+  const issued: IssuedReasoning = new Map();
+  const family = opts.family ?? 'openai';
   return startScriptedServer({
     accepts: (method, path) => method === 'POST' && /^(\/v1)?\/chat\/completions(\?|$)/.test(path),
     validate: (req) => {
       const image = chatToolImageError(req.body);
-      return image ? { status: 400, type: 'invalid_request_error', message: image } : checkReasoningReplay(req.body, reasoningByCall);
+      if (image) return { status: 400, type: 'invalid_request_error', message: image };
+      return checkParameters(req.body) ?? checkReasoningReplay(req.body, issued, family);
     },
-    encode: (reply, res, req) => encodeChatReply(reply, res, req, reasoningByCall),
+    encode: (reply, res, req) => encodeChatReply(reply, res, req, issued, family),
     encodeError: writeOpenAIError,
   });
 }
 
+/** OpenAI's reasoning models refuse the deprecated `max_tokens`, as the service does. */
+function checkParameters(body: any): NonNullable<FakeReply['error']> | undefined {
+  if (typeof body?.model !== 'string' || !/(^|\/)(o\d+|gpt-5)([-.:]|$)/i.test(body.model) || body.max_tokens === undefined) return undefined;
+  return { status: 400, type: 'invalid_request_error', message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead." };
+}
+
+export type ChatFakeFamily = 'openai' | 'deepseek' | 'xai';
+
+/** Reasoning the fake streamed, by the reply it came with: `call:<id>` for each tool call, else `text:<content>`. */
+type IssuedReasoning = Map<string, string>;
+
 /**
  * DeepSeek in thinking mode: an assistant message with tool calls must carry the
- * `reasoning_content` the server streamed with those calls, else the request is refused.
+ * `reasoning_content` the server streamed with those calls, else the request is refused. With
+ * `deepseek`, the rule covers the whole user turn (from one user message to the next) in which the
+ * model called tools: every assistant message of it, the final text-only answer included.
  */
-function checkReasoningReplay(body: any, reasoningByCall: Map<string, string>): NonNullable<FakeReply['error']> | undefined {
+function checkReasoningReplay(body: any, issued: IssuedReasoning, family: ChatFakeFamily): NonNullable<FakeReply['error']> | undefined {
   const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i];
-    if (m.role !== 'assistant' || !Array.isArray(m.tool_calls)) continue;
-    const expected = m.tool_calls.map((c: any) => reasoningByCall.get(c.id)).find((r: string | undefined) => r !== undefined);
-    if (expected === undefined) continue;
-    if (typeof m.reasoning_content !== 'string') {
-      return { status: 400, type: 'invalid_request_error', message: `Missing \`reasoning_content\` field in the assistant message at message index ${i}.` };
+  let turnStart = 0;
+  for (let i = 0; i <= messages.length; i++) {
+    if (i < messages.length && messages[i].role !== 'user') continue;
+    const turn = messages.slice(turnStart, i);
+    const toolTurn = turn.some((m) => m.role === 'assistant' && Array.isArray(m.tool_calls));
+    for (let j = 0; j < turn.length; j++) {
+      const m = turn[j];
+      if (m.role !== 'assistant') continue;
+      const calls = Array.isArray(m.tool_calls) ? m.tool_calls : [];
+      if (calls.length === 0 && !(family === 'deepseek' && toolTurn)) continue;
+      const keys = calls.length > 0 ? calls.map((c: any) => `call:${c.id}`) : [`text:${m.content ?? ''}`];
+      const expected = keys.map((k: string) => issued.get(k)).find((r: string | undefined) => r !== undefined);
+      if (expected !== undefined && typeof m.reasoning_content !== 'string') {
+        return { status: 400, type: 'invalid_request_error', message: `Missing \`reasoning_content\` field in the assistant message at message index ${turnStart + j}.` };
+      }
     }
+    turnStart = i + 1;
   }
   return undefined;
 }
@@ -74,10 +103,12 @@ export async function cutAfterFlush(res: http.ServerResponse): Promise<void> {
 
 let completionCounter = 0;
 
-async function encodeChatReply(reply: FakeReply, res: http.ServerResponse, req: RecordedRequest, reasoningByCall: Map<string, string>): Promise<void> {
+async function encodeChatReply(reply: FakeReply, res: http.ServerResponse, req: RecordedRequest, issued: IssuedReasoning, family: ChatFakeFamily): Promise<void> {
   const n = ++completionCounter;
   const id = `chatcmpl-fake${n}`;
   let reasoning = '';
+  let content = '';
+  let called = false;
   const created = Math.floor(Date.now() / 1000);
   const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => ({
     id,
@@ -100,6 +131,7 @@ async function encodeChatReply(reply: FakeReply, res: http.ServerResponse, req: 
     if ('delayMs' in step) {
       await sleep(step.delayMs);
     } else if ('text' in step) {
+      content += step.text;
       writeSse(res, undefined, delta({ content: step.text }));
     } else if ('refusal' in step) {
       // A model refusal streams in its own field; `content` stays null in those chunks.
@@ -110,7 +142,8 @@ async function encodeChatReply(reply: FakeReply, res: http.ServerResponse, req: 
     } else if ('toolCall' in step) {
       const index = toolIndex++;
       const callId = step.toolCall.id ?? `call_fake_${n}_${index}`;
-      if (reasoning) reasoningByCall.set(callId, reasoning);
+      called = true;
+      if (reasoning) issued.set(`call:${callId}`, reasoning);
       const args = argsText(step.toolCall.args);
       const half = Math.ceil(args.length / 2);
       writeSse(res, undefined, delta({ tool_calls: [{ index, id: callId, type: 'function', function: { name: step.toolCall.name, arguments: '' } }] }));
@@ -118,21 +151,25 @@ async function encodeChatReply(reply: FakeReply, res: http.ServerResponse, req: 
       writeSse(res, undefined, delta({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] }));
     }
   }
+  if (reasoning && !called) issued.set(`text:${content}`, reasoning);
   const stop = stopReasonOf(reply);
   const finish = stop === 'tool_use' ? 'tool_calls' : stop === 'max_tokens' ? 'length' : stop === 'refusal' ? 'content_filter' : 'stop';
   writeSse(res, undefined, delta({}, finish));
   // Without a scripted usage, report a realistic prompt size (~4 characters a token) as a real server would.
   const u = reply.usage ?? { input: Math.ceil(JSON.stringify(req.body ?? '').length / 4), output: 5 };
   const cached = u.cacheRead ?? 0;
+  const reasoningTokens = u.reasoning ?? 0;
   writeSse(
     res,
     undefined,
     chunk([], {
       usage: {
         prompt_tokens: u.input + cached,
-        completion_tokens: u.output,
+        // xAI leaves the reasoning tokens out of completion_tokens (but not out of total_tokens).
+        completion_tokens: family === 'xai' ? u.output - reasoningTokens : u.output,
         total_tokens: u.input + cached + u.output,
         prompt_tokens_details: { cached_tokens: cached },
+        completion_tokens_details: { reasoning_tokens: reasoningTokens },
       },
     }),
   );

@@ -16,16 +16,22 @@ import { startScriptedServer, writeSse, type ScriptedServer } from './scripted-s
  * reasoning item whose summary is the text and whose `encrypted_content` is the step's signature
  * (default `enc:<base64 of the text>`); a `toolCall` is a function_call item, its arguments sent in
  * two deltas. Usage: input_tokens = input + cacheRead, input_tokens_details.cached_tokens = cacheRead.
+ *
+ * Without a scripted usage, the prompt is cached the service's way: routed by the session's cache
+ * key (`prompt_cache_key`, on the Codex path the `session_id` header first), a request whose
+ * instructions and leading input items repeat an earlier request with the same key reports
+ * those tokens as cached; without a key nothing is (the service spreads keyless requests).
  */
 export async function startOpenAIResponsesFake(): Promise<ScriptedServer> {
   const issued = new Map<string, IssuedReasoning>();
+  const cache = new PromptCache();
   return startScriptedServer({
     accepts: (method, path) => method === 'POST' && /^((\/v1)?|\/backend-api\/codex)\/responses(\?|$)/.test(path),
     validate: (req) => {
       const image = responsesImageError(req.body);
       return image ? { status: 400, type: 'invalid_request_error', message: image } : checkReasoningReplay(req.body, issued);
     },
-    encode: (reply, res, req) => encodeResponsesReply(reply, res, req, issued),
+    encode: (reply, res, req) => encodeResponsesReply(reply, res, req, issued, cache.cachedTokens(req)),
     encodeError: writeOpenAIError,
   });
 }
@@ -58,7 +64,30 @@ function checkReasoningReplay(body: any, issued: Map<string, IssuedReasoning>): 
 
 let responseCounter = 0;
 
-async function encodeResponsesReply(reply: FakeReply, res: http.ServerResponse, req: RecordedRequest, issued: Map<string, IssuedReasoning>): Promise<void> {
+/** Prompts seen per cache key: what a later request with the same key finds cached. */
+class PromptCache {
+  private readonly seen = new Map<string, { instructions: unknown; input: string[] }[]>();
+
+  /** Tokens (~4 characters each) of the longest cached prefix of this request; remembers it. */
+  cachedTokens(req: RecordedRequest): number {
+    const header = req.path.startsWith('/backend-api/codex') ? req.headers.session_id : undefined;
+    const key = typeof header === 'string' ? header : req.body?.prompt_cache_key;
+    if (typeof key !== 'string' || !key) return 0;
+    const input: string[] = (Array.isArray(req.body?.input) ? req.body.input : []).map((item: unknown) => JSON.stringify(item));
+    const instructions = req.body?.instructions;
+    const earlier = this.seen.get(key) ?? [];
+    let best = 0;
+    for (const prev of earlier) {
+      if (prev.instructions !== instructions || prev.input.length > input.length) continue;
+      if (prev.input.every((item, i) => item === input[i])) best = Math.max(best, Math.floor((JSON.stringify(instructions ?? '').length + prev.input.join(',').length) / 4));
+    }
+    earlier.push({ instructions, input });
+    this.seen.set(key, earlier);
+    return best;
+  }
+}
+
+async function encodeResponsesReply(reply: FakeReply, res: http.ServerResponse, req: RecordedRequest, issued: Map<string, IssuedReasoning>, cachedTokens: number): Promise<void> {
   let lastReasoning: IssuedReasoning | undefined;
   const followed = (type: string, call_id?: string) => {
     if (lastReasoning) lastReasoning.next = { type, ...(call_id ? { call_id } : {}) };
@@ -182,13 +211,15 @@ async function encodeResponsesReply(reply: FakeReply, res: http.ServerResponse, 
   closeMessage();
 
   // Without a scripted usage, report a realistic prompt size (~4 characters a token) as a real server would.
-  const u = reply.usage ?? { input: Math.ceil(JSON.stringify(req.body ?? '').length / 4), output: 5 };
+  const prompt = Math.ceil(JSON.stringify(req.body ?? '').length / 4);
+  const cachedPrompt = Math.min(cachedTokens, prompt);
+  const u = reply.usage ?? { input: prompt - cachedPrompt, output: 5, cacheRead: cachedPrompt };
   const cached = u.cacheRead ?? 0;
   const usage = {
     input_tokens: u.input + cached,
     input_tokens_details: { cached_tokens: cached },
     output_tokens: u.output,
-    output_tokens_details: { reasoning_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: u.reasoning ?? 0 },
     total_tokens: u.input + cached + u.output,
   };
   const stop = stopReasonOf(reply);

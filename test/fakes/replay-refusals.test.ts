@@ -45,6 +45,28 @@ describe('fakes refuse replays the services refuse', () => {
     });
   });
 
+  it('chat (DeepSeek thinking mode): the final answer of a tool-using turn without its reasoning_content', async () => {
+    const start = () => startOpenAIChatFake({ family: 'deepseek' });
+    await withFake(start, { steps: [{ thinking: 'plan' }, { toolCall: { id: 'c1', name: 'read_file', args: {} } }] }, async (fake) => {
+      const url = `${fake.url}/v1/chat/completions`;
+      const call = { id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{}' } };
+      const toolTurn = [
+        { role: 'user', content: 'go' },
+        { role: 'assistant', content: null, tool_calls: [call], reasoning_content: 'plan' },
+        { role: 'tool', tool_call_id: 'c1', content: 'x' },
+      ];
+      expect((await post(url, { model: 'm', stream: true, messages: toolTurn.slice(0, 1) })).status).toBe(200);
+      fake.enqueue({ steps: [{ thinking: 'done' }, { text: 'It is x.' }] });
+      expect((await post(url, { model: 'm', stream: true, messages: toolTurn })).status).toBe(200);
+      const next = (extra: object) => [...toolTurn, { role: 'assistant', content: 'It is x.', ...extra }, { role: 'user', content: 'next' }];
+      const refused = await post(url, { model: 'm', stream: true, messages: next({}) });
+      expect(refused.status).toBe(400);
+      expect(refused.text).toContain('Missing `reasoning_content` field in the assistant message at message index 3');
+      fake.enqueue({ steps: [{ text: 'ok' }] });
+      expect((await post(url, { model: 'm', stream: true, messages: next({ reasoning_content: 'done' }) })).status).toBe(200);
+    });
+  });
+
   it('anthropic: a thinking block whose signature was not issued for that text', async () => {
     await withFake(startAnthropicFake, { steps: [{ thinking: 'plan', signature: 'sig-1' }, { text: 'hi' }] }, async (fake) => {
       const url = `${fake.url}/v1/messages`;

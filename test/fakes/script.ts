@@ -29,6 +29,8 @@ export interface FakeUsage {
   output: number;
   cacheRead?: number;
   cacheWrite?: number;
+  /** Reasoning tokens, part of `output` (billed as output); each fake reports them its service's way. */
+  reasoning?: number;
 }
 
 export interface FakeReply {

@@ -59,7 +59,8 @@ export const PROVIDER_CASES: ProviderCase[] = [
   },
   {
     name: 'openai',
-    start: startOpenAIChatFake,
+    // DeepSeek's replay rule is the strictest a Chat Completions server has.
+    start: () => startOpenAIChatFake({ family: 'deepseek' }),
     adapter: (fake, home, env) => createOpenAIChatAdapter({ ...base(home, env), model: 'gpt-test', apiKey: 'k', baseURL: `${fake.url}/v1` }),
     parts: (b) => ({ system: b.messages.filter((m: any) => m.role === 'system'), tools: b.tools, messages: b.messages.filter((m: any) => m.role !== 'system') }),
     userTurns: 'separate',

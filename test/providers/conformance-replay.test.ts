@@ -116,6 +116,7 @@ describe.each(PROVIDER_CASES)('$name: the next request is the live request', (pc
     expect(JSON.stringify(pc.parts(lastLive.body).messages)).toContain('Now the folder.');
     const order = FIRST_REPLY_ORDER[pc.name];
     expect(order.pieces(resumedReq.body)).toEqual(order.expected);
+    expectOneCacheKey();
   });
 
   it('after an automatic compaction: same process and resumed', async () => {
@@ -132,5 +133,20 @@ describe.each(PROVIDER_CASES)('$name: the next request is the live request', (pc
     expect(JSON.stringify(pc.parts(lastLive.body).messages)).toContain('<compacted_context>');
     expectLiveHistoryPlusReply(lastLive, sameReq, 'All read.');
     expect(stripCacheMarkers(resumedReq.body)).toEqual(stripCacheMarkers(sameReq.body));
+    expectOneCacheKey();
   });
+
+  /** Responses and Codex route a session to one cache by its id: every request, compaction and resume included. */
+  function expectOneCacheKey() {
+    const keys = CACHE_KEY[pc.name];
+    if (!keys) return;
+    expect(rig.fake.requests.length).toBeGreaterThan(2);
+    for (const req of rig.fake.requests) expect(keys(req)).toEqual(['s', 's']);
+  }
 });
+
+/** Where each service takes the session's cache key: Responses in the body, Codex in the body and a header. */
+const CACHE_KEY: Record<string, (req: RecordedRequest) => unknown[]> = {
+  'openai-responses': (req) => [req.body.prompt_cache_key, 's'],
+  codex: (req) => [req.body.prompt_cache_key, req.headers.session_id],
+};

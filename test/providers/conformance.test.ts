@@ -8,6 +8,8 @@ import type { FakeReply, RecordedRequest } from '../fakes/script.js';
 import { COMPACTION_MARKER, collect, makeClient, request, textOf } from '../loop/loop-harness.js';
 import { PROVIDER_CASES, stripCacheMarkers, type ProviderCase } from './conformance-cases.js';
 import { useProviderRig, seedNotes } from './provider-rig.js';
+import { startOpenAIChatFake } from '../fakes/openai-chat-fake.js';
+import { createOpenAIChatAdapter } from '../../src/providers/openai-chat.js';
 
 const isCompaction = (req: RecordedRequest) => JSON.stringify(req.body).includes(COMPACTION_MARKER);
 const SUMMARY = '## Goal\nRead the notes.\n## Accomplished\nnotes-1 read.';
@@ -114,6 +116,13 @@ describe.each(PROVIDER_CASES)('$name conformance', (pc) => {
         cache_read: 0,
       });
     expect(usage).toEqual({ input: 120, output: 7, cache_read: 30 });
+  });
+
+  it('counts reasoning tokens as output, as the service bills them', async () => {
+    rig.fake.enqueue({ steps: [{ thinking: 'Hmm.' }, { text: 'ok' }], usage: { input: 120, output: 253, reasoning: 227 } });
+    const events = await run();
+    const outputs = events.filter((e) => e.type === 'usage').map((e: any) => e.usage.output);
+    expect(outputs).toEqual([253]);
   });
 
   it('cancels mid-stream', async () => {
@@ -232,5 +241,96 @@ describe.each(PROVIDER_CASES.filter((pc) => REFUSAL_FIELD.has(pc.name)))('$name 
     expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'refusal' });
     const reply = events.find((e) => e.type === 'message') as Extract<StreamEvent, { type: 'message' }>;
     expect(reply.message).toMatchObject({ role: 'assistant', content: "I'm sorry, I can't help with that." });
+  });
+});
+
+/** One family of Chat Completions servers: the openai case against a fake speaking its usage dialect. */
+describe('xAI (Chat Completions) conformance', () => {
+  const openai = PROVIDER_CASES.find((c) => c.name === 'openai')!;
+  const rig = useProviderRig({ ...openai, start: () => startOpenAIChatFake({ family: 'xai' }) });
+
+  it('counts the reasoning tokens left out of completion_tokens as output', async () => {
+    rig.fake.enqueue({ steps: [{ thinking: 'Hmm.' }, { text: 'ok' }], usage: { input: 120, output: 253, reasoning: 227 } });
+    const client = makeClient(await openai.adapter(rig.fake, rig.home), { window: 200_000, cwd: rig.cwd });
+    const events = await collect(client.streamChat(request([systemMessage('S'), userMessage('Go.')]), createDefaultRegistry(), {}));
+    expect(events.filter((e) => e.type === 'usage').map((e: any) => e.usage)).toEqual([{ input: 120, output: 253, cache_read: 0, cache_write: 0 }]);
+  });
+});
+
+describe('OpenAI (Chat Completions) parameters', () => {
+  const openai = PROVIDER_CASES.find((c) => c.name === 'openai')!;
+  const rig = useProviderRig(openai);
+  const ask = async (model: string, maxTokensField?: 'max_tokens' | 'max_completion_tokens') => {
+    const adapter = await createOpenAIChatAdapter({ maxRetries: 0, home: rig.home, env: {}, model, apiKey: 'k', baseURL: `${rig.fake.url}/v1`, maxTokensField });
+    rig.fake.enqueue({ steps: [{ text: 'ok' }] });
+    const events = await collect(makeClient(adapter, { window: 200_000, cwd: rig.cwd }).streamChat(request([userMessage('Go.')], model), createDefaultRegistry(), {}));
+    return { events, body: rig.fake.requests.at(-1)!.body as any };
+  };
+
+  it.each(['o3-mini', 'gpt-5', 'openai/gpt-5-mini'])('%s gets max_completion_tokens, also through a compatible server', async (model) => {
+    const { events, body } = await ask(model);
+    expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
+    expect(body.max_tokens).toBeUndefined();
+    expect(body.max_completion_tokens).toBeGreaterThan(0);
+  });
+
+  it('a compatible server keeps max_tokens, and config picks the field', async () => {
+    expect((await ask('llama3')).body).toMatchObject({ max_tokens: expect.any(Number) });
+    const configured = (await ask('llama3', 'max_completion_tokens')).body;
+    expect(configured.max_tokens).toBeUndefined();
+    expect(configured.max_completion_tokens).toBeGreaterThan(0);
+  });
+});
+
+describe.each(PROVIDER_CASES.filter((c) => c.name === 'openai-responses' || c.name === 'codex'))('$name: one session, one cache', (pc) => {
+  const rig = useProviderRig(pc, seedNotes(true));
+
+  it('the session id is the cache key, so the second request reads the first from the cache', async () => {
+    rig.fake.enqueue({ steps: [{ toolCall: { name: 'read_file', args: { path: 'note.txt' } } }] }, { steps: [{ text: 'Read.' }] });
+    const client = makeClient(await pc.adapter(rig.fake, rig.home), { window: 200_000, cwd: rig.cwd });
+    const req = { ...request([systemMessage('You are a conformance test agent.'), userMessage('Go.')]), sessionId: 'sess-cache-1' };
+    const events = await collect(client.streamChat(req, createDefaultRegistry(), { sessionId: 'sess-cache-1' }));
+    expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
+    const reads = events.filter((e) => e.type === 'usage').map((e: any) => e.usage.cache_read);
+    expect(reads).toHaveLength(2);
+    expect(reads[0]).toBe(0);
+    expect(reads[1]).toBeGreaterThan(0);
+    expect(rig.fake.requests.map((r) => r.body.prompt_cache_key)).toEqual(['sess-cache-1', 'sess-cache-1']);
+    if (pc.name === 'codex') expect(rig.fake.requests.map((r) => r.headers.session_id)).toEqual(['sess-cache-1', 'sess-cache-1']);
+  });
+});
+
+/** Per Claude-serving provider: a model that only takes adaptive thinking, and one that only takes a budget. */
+const THINKING_MODELS: Record<string, { adaptive: string; budget: string; thinking: (body: any) => unknown; effort: (body: any) => unknown }> = {
+  anthropic: { adaptive: 'claude-opus-5-5', budget: 'claude-sonnet-4-5', thinking: (b) => b.thinking, effort: (b) => b.output_config?.effort },
+  bedrock: {
+    adaptive: 'anthropic.claude-opus-4-7',
+    budget: 'anthropic.claude-sonnet-4-5-20250929-v1:0',
+    thinking: (b) => b.additionalModelRequestFields?.thinking,
+    effort: (b) => b.additionalModelRequestFields?.output_config?.effort,
+  },
+};
+
+describe.each(PROVIDER_CASES.filter((c) => c.name in THINKING_MODELS))('$name: the thinking form each Claude model takes', (pc) => {
+  const rig = useProviderRig(pc);
+  const models = THINKING_MODELS[pc.name];
+  const ask = async (model: string) => {
+    rig.fake.enqueue({ steps: [{ thinking: 'Hmm.' }, { text: 'ok' }] });
+    const client = makeClient(await pc.adapter(rig.fake, rig.home), { window: 200_000, cwd: rig.cwd });
+    const events = await collect(client.streamChat({ ...request([userMessage('Go.')], model), maxOutputTokens: 8000, thinkingBudget: 2048 }, createDefaultRegistry(), {}));
+    return { events, body: rig.fake.requests.at(-1)!.body as any };
+  };
+
+  it('Claude 4.6 and later: adaptive thinking, its effort from the budget', async () => {
+    const { events, body } = await ask(models.adaptive);
+    expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
+    expect(models.thinking(body)).toEqual({ type: 'adaptive' });
+    expect(models.effort(body)).toBe('low');
+  });
+
+  it('earlier models: the budget form', async () => {
+    const { events, body } = await ask(models.budget);
+    expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
+    expect(models.thinking(body)).toEqual({ type: 'enabled', budget_tokens: 2048 });
   });
 });

@@ -1,0 +1,22 @@
+/**
+ * The thinking form Claude models accept, as the Anthropic API and Bedrock enforce it: the models
+ * from Claude Opus 4.7 on (the 5 line, Mythos, Fable) refuse `thinking.type: "enabled"` with a
+ * budget; the models before 4.6 do not know `"adaptive"`.
+ */
+export function thinkingFormError(model: unknown, thinking: any): string | undefined {
+  if (typeof model !== 'string' || !thinking || typeof thinking !== 'object') return undefined;
+  const version = claudeVersion(model);
+  if (version === undefined) return undefined;
+  if (thinking.type === 'enabled' && version >= 4.7) {
+    return '"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.';
+  }
+  if (thinking.type === 'adaptive' && version < 4.6) return 'adaptive thinking is not supported on this model';
+  return undefined;
+}
+
+/** 4.5 for `claude-sonnet-4-5-20250929`, 5 for `anthropic.claude-opus-5`, 9 for Mythos / Fable. */
+function claudeVersion(model: string): number | undefined {
+  if (/claude-(mythos|fable)\b/i.test(model)) return 9;
+  const m = /claude-(?:opus|sonnet|haiku)-(\d+)(?:-(\d)(?!\d))?/i.exec(model);
+  return m ? Number(m[1]) + Number(m[2] ?? 0) / 10 : undefined;
+}
