@@ -18,6 +18,11 @@ export interface ChatRequest {
   maxOutputTokens: number;
   /** Extended thinking budget where the provider supports it; 0 or undefined turns it off. */
   thinkingBudget?: number;
+  /**
+   * false: place no prompt-cache breakpoints (Anthropic, Bedrock), for a one-off request whose
+   * prefix no later request shares (the budgeted compaction document). Default: cached.
+   */
+  promptCache?: boolean;
 }
 
 /** Per-request limits the loop computes from its context estimate. */
