@@ -89,7 +89,10 @@ function contextSections(ctx: ProjectContext, subagents: boolean): PromptSection
   });
   if (ctx.skills.length) {
     const lines = ctx.skills.map((s) => `- ${s.name}: ${s.description}`);
-    parts.push({ key: 'skills', text: `# Skills\nSkills are instructions for particular tasks. When a task matches a skill, load it with the skill tool before starting.\n${lines.join('\n')}` });
+    parts.push({
+      key: 'skills',
+      text: `# Skills\nSkills are instructions for particular tasks. When a task matches a skill, load it with the skill tool before starting.\n${lines.join('\n')}`,
+    });
   }
   if (subagents) {
     const agents = ctx.agents.map((a) => `- ${a.name}: ${a.description}`);

@@ -22,8 +22,7 @@ function expectOk(r: RunResult): void {
 }
 
 /** A request's messages without the cache breakpoints (they move to the newest message). */
-const plainMessages = (req: RecordedRequest): unknown =>
-  JSON.parse(JSON.stringify(wireMessages(req), (key, value) => (key === 'cache_control' ? undefined : value)));
+const plainMessages = (req: RecordedRequest): unknown => JSON.parse(JSON.stringify(wireMessages(req), (key, value) => (key === 'cache_control' ? undefined : value)));
 
 describe('a session keeps its system prompt byte-stable', () => {
   it('an edit between --continue turns: same system and tools, the fresh git status in the user message; plan mode arrives as a reminder and refuses writes', async () => {
