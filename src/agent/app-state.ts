@@ -7,6 +7,7 @@ import type { StreamEvent } from '../core/events.js';
 import type { StreamOptions } from '../core/stream-options.js';
 import { estimateMessage, estimateRequest, estimateText } from '../tokens/token-estimator.js';
 import type { ChatClient } from '../loop/tool-loop.js';
+import { nextPrompt, renderSections, type PromptReminder, type PromptSection, type PromptState } from '../project/prompt-sections.js';
 import type { ToolRegistry } from '../tools/types.js';
 
 /** What manual compaction needs besides the client: settings, the parent's window, a summariser. */
@@ -31,24 +32,45 @@ export interface AppStateOptions {
    * `mcp.startupTimeoutMs` to join the tool list).
    */
   prepareRequest?: (signal?: AbortSignal) => Promise<void>;
-  /** Builds the system prompt; called once per turn so it is always fresh. */
-  buildSystemPrompt: () => string;
+  /**
+   * The system prompt as it would read now, called once per turn. Sections: the first turn's
+   * become the session's system prompt, and later changes go into a reminder ahead of the user's
+   * text (src/project/prompt-sections.ts). A plain string is one fixed section: any change
+   * writes a new system prompt.
+   */
+  buildSystemPrompt: () => string | PromptSection[];
+  /** Words a reminder's removed section (default: its heading and `(removed)`). */
+  removedSection?: (key: string, old: string) => string;
+  /** The prompt a resumed session goes on with (`promptStateFromRecords`). */
+  prompt?: PromptState;
   history?: Message[];
   /** Absent: no tail, no pruning, the parent model with an unbounded window (library default). */
   compaction?: AppCompaction;
 }
 
+/** What a turn's `user_message` record carries besides the message (src/transcript/records.ts). */
+export interface TurnPrompt {
+  system?: PromptSection[];
+  reminder?: PromptReminder;
+}
+
 /**
  * The conversation without system messages, and the two requests made from it.
  *
- * Invariant: `history` never contains a system message. Every request prepends a freshly built
- * system prompt. AppState changes only through `appendMessage`, `replaceHistory` and
+ * Invariant: `history` never contains a system message. Every request prepends the session's
+ * system prompt, written at its first turn and kept byte-identical after (so the provider's
+ * prompt cache reads the conversation); what changed since reaches the model as a reminder in
+ * the turn's user message. AppState changes only through `appendMessage`, `replaceHistory` and
  * `applyCompaction`, which callers invoke after the matching records are durable.
  */
 export class AppState {
   private history: Message[];
+  private prompt: PromptState | undefined;
+  /** The prompt state before the turn in progress, and what its record carries. */
+  private turn: { before: PromptState | undefined; record: TurnPrompt } | undefined;
   constructor(private readonly opts: AppStateOptions) {
     this.history = stripSystem(cloneMessages(opts.history ?? []));
+    this.prompt = opts.prompt;
   }
 
   /** The registry's tools now: MCP servers may join or change their lists between turns. */
@@ -72,16 +94,38 @@ export class AppState {
     return this.tools;
   }
 
-  /** The system prompt a turn would send now (built fresh). */
+  /** The system prompt requests send: the session's, or (before its first turn) one built now. */
   systemPrompt(): string {
-    return this.opts.buildSystemPrompt();
+    return renderSections(this.prompt?.snapshot ?? this.freshSections());
+  }
+
+  /** What the current turn's `user_message` record carries besides the message. */
+  get turnPrompt(): TurnPrompt {
+    return this.turn?.record ?? {};
+  }
+
+  private freshSections(): PromptSection[] {
+    const built = this.opts.buildSystemPrompt();
+    return typeof built === 'string' ? [{ key: 'base', text: built }] : built;
+  }
+
+  /** Settles the turn's prompt: the session's (or a new one), and a reminder of what changed in the user message just appended. */
+  private beginTurn(): void {
+    const step = nextPrompt(this.prompt, this.freshSections(), this.opts.removedSection ?? ((_key, old) => `${old.split('\n', 1)[0]}\n(removed)`));
+    const record: TurnPrompt = {};
+    if (step.system) record.system = step.system;
+    if (step.reminder) record.reminder = step.reminder;
+    this.turn = { before: this.prompt, record };
+    this.prompt = step.state;
+    const last = this.history.at(-1);
+    if (step.reminder && last?.role === 'user') this.history[this.history.length - 1] = { ...last, content: step.reminder.text + last.content };
   }
 
   /** The request a normal turn would send now (system prompt + history + `extra`). */
   buildRequest(extra: Message[] = []): ChatRequest {
     return {
       model: this.opts.model,
-      messages: [systemMessage(this.opts.buildSystemPrompt()), ...cloneMessages(this.history), ...extra],
+      messages: [systemMessage(this.systemPrompt()), ...cloneMessages(this.history), ...extra],
       tools: this.tools,
       maxOutputTokens: this.opts.maxOutputTokens,
       thinkingBudget: this.opts.thinkingBudget,
@@ -92,7 +136,9 @@ export class AppState {
   /** A normal turn: appends the user's message to history and streams the agent's answer. */
   streamChat(input: string, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
     this.appendMessage(userMessage(input));
+    this.turn = undefined;
     if (!this.opts.prepareRequest) {
+      this.beginTurn();
       return this.opts.client.streamChat(this.buildRequest(), this.opts.registry, { sessionId: this.opts.sessionId, signal });
     }
     return this.streamPrepared(this.opts.prepareRequest, signal);
@@ -100,6 +146,7 @@ export class AppState {
 
   private async *streamPrepared(prepare: (signal?: AbortSignal) => Promise<void>, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
     await prepare(signal);
+    this.beginTurn();
     yield* this.opts.client.streamChat(this.buildRequest(), this.opts.registry, { sessionId: this.opts.sessionId, signal });
   }
 
@@ -146,10 +193,17 @@ export class AppState {
   /** Take back the last message (a turn that never reached the model is not kept). */
   dropLastMessage(): void {
     this.history.pop();
+    // The turn's reminder never reached the model: what it knows is what it knew before.
+    if (this.turn) this.prompt = this.turn.before;
+    this.turn = undefined;
   }
 
-  /** Install a (system-free) replacement, e.g. after an automatic compaction. */
+  /**
+   * Install a (system-free) replacement, e.g. after an automatic compaction. Reminders in the old
+   * history may be gone: what the model knows falls back to the system prompt.
+   */
   replaceHistory(messages: readonly Message[]): void {
     this.history = stripSystem(cloneMessages(messages));
+    if (this.prompt) this.prompt = { snapshot: this.prompt.snapshot, known: this.prompt.snapshot };
   }
 }

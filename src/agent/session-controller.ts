@@ -159,7 +159,8 @@ export class SessionController {
             yield { ...ev, error: { ...ev.error, message: this.scrub(ev.error.message) } };
             continue;
           }
-          const record = pending;
+          // The prompt this turn settled on (a new one, or a reminder ahead of the text) is part of it.
+          const record = { ...pending, ...this.appState.turnPrompt } as TurnRecord;
           pending = undefined;
           try {
             await this.sink.append(record);

@@ -1,7 +1,8 @@
 /**
- * The last step of a session open: AppState over the history read (or none), with a fresh
- * system prompt and the turn's wait for git and MCP, and the controller that writes its records
- * through `sink`, knowing the compactions already stored.
+ * The last step of a session open: AppState over the history read (or none), with the session's
+ * system prompt (a resumed one's, or written at its first turn) and the turn's wait for git and
+ * MCP, and the controller that writes its records through `sink`, knowing the compactions already
+ * stored.
  */
 import type { ResolvedModel } from '../config/resolve.js';
 import type { KeenConfig } from '../config/schema.js';
@@ -9,12 +10,13 @@ import type { ChatClient } from '../loop/tool-loop.js';
 import type { ModeHolder } from '../project/agent-mode.js';
 import type { GitStatusCache } from '../project/git-status.js';
 import type { ProjectContextSource } from '../project/project-context.js';
-import { buildSystemPrompt } from '../project/system-prompt.js';
+import { removedSection, systemPromptSections } from '../project/system-prompt.js';
 import type { McpManager } from '../tools/mcp/manager.js';
 import type { SessionHooks } from '../hooks/session-hooks.js';
 import type { ToolRegistry } from '../tools/types.js';
 import { buildConversation } from '../transcript/projection.js';
 import { type AppCompaction, AppState } from './app-state.js';
+import { promptStateFromRecords } from './prompt-state.js';
 import type { SessionFlags } from './flags.js';
 import { SessionController, type TranscriptSink } from './session-controller.js';
 import { compactionsKnown, type StoredSession } from './session-resume.js';
@@ -52,7 +54,7 @@ export function startController(at: { cwd: string; flags: SessionFlags }, parts:
     thinkingBudget: parts.config.thinkingBudget,
     sessionId: parts.sessionId,
     buildSystemPrompt: () =>
-      buildSystemPrompt({
+      systemPromptSections({
         cwd: at.cwd,
         mode: mode.get(),
         context: context.load(),
@@ -61,6 +63,9 @@ export function startController(at: { cwd: string; flags: SessionFlags }, parts:
         append: at.flags.appendSystemPrompt,
         gitStatus: () => git.text(),
       }),
+    removedSection,
+    // A resumed session goes on with the prompt it was using.
+    prompt: stored ? promptStateFromRecords(stored.records) : undefined,
     history: buildConversation(stored?.records ?? []),
   });
   const controller = new SessionController(appState, parts.sink, parts.hooks);

@@ -36,9 +36,12 @@ export function summaryOptions(sessionId: string | undefined, signal: AbortSigna
   return { sessionId, oneShot: true, disableAutoCompaction: true, disableToolCalls: true, signal };
 }
 
-/** The budgeted-document request: the summariser system prompt, no tools, one user message. */
+/**
+ * The budgeted-document request: the summariser system prompt, no tools, one user message. No
+ * prompt-cache breakpoints: each document is new, so a cache write would never be read.
+ */
 export function documentRequest(model: string, maxOutputTokens: number, system: string, user: string): ChatRequest {
-  return { model, messages: [systemMessage(system), userMessage(user)], tools: [], maxOutputTokens };
+  return { model, messages: [systemMessage(system), userMessage(user)], tools: [], maxOutputTokens, promptCache: false };
 }
 
 /** The parent model as a summariser: its limits and its two ways to be asked. */

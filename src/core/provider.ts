@@ -23,6 +23,11 @@ export interface ChatRequest {
    * route by a cache key (Responses `prompt_cache_key`, Codex's `session_id` header) get it.
    */
   sessionId?: string;
+  /**
+   * false: place no prompt-cache breakpoints (Anthropic, Bedrock), for a one-off request whose
+   * prefix no later request shares (the budgeted compaction document). Default: cached.
+   */
+  promptCache?: boolean;
 }
 
 /** Per-request limits the loop computes from its context estimate. */

@@ -18,6 +18,9 @@ export function modeSection(mode: AgentMode): string | undefined {
   ].join('\n');
 }
 
+/** What a reminder says when plan mode ends mid-session (build mode has no prompt section). */
+export const BUILD_MODE_NOTE = 'Plan mode is off: build mode is on, so you may change files and run commands that modify them again.';
+
 /** The tool error a mutating call gets in plan mode. */
 export function planModeRefusal(tool: string): string {
   return `Plan mode is on: ${tool} would change files or state, so it was not run. Read, search and plan instead; the user can switch to build mode with /mode build (or --mode build).`;

@@ -55,12 +55,25 @@ export interface NativeHistory {
   readonly system: readonly NativeSystemBlock[];
   readonly messages: readonly NativeMessage[];
   readonly tools: readonly NativeTool[];
+  /**
+   * Where the cached prefix ends: the first `blocks` blocks of `messages[index]` (set at each
+   * append but the fork's `appendUserText`). Absent: the newest message.
+   */
+  readonly anchor?: CacheAnchor;
+}
+
+/** The end of the prompt-cache prefix: after `blocks` blocks of `messages[index]`. */
+export interface CacheAnchor {
+  index: number;
+  blocks: number;
 }
 
 export interface RequestSettings {
   model: string;
   maxOutputTokens: number;
   thinkingBudget?: number;
+  /** false: no breakpoints at all (a one-off request whose prefix nothing reads again). */
+  promptCache?: boolean;
 }
 
 /** The provider name stored on reasoning parts this adapter produces and replays. */
@@ -142,6 +155,7 @@ export class AnthropicEncoder implements NativeEncoder<NativeHistory> {
     private system: NativeSystemBlock[] = [],
     private messages: NativeMessage[] = [],
     private toolTurn = false,
+    private cacheAnchor: CacheAnchor | undefined = undefined,
   ) {}
 
   push(m: Message): void {
@@ -165,12 +179,18 @@ export class AnthropicEncoder implements NativeEncoder<NativeHistory> {
     if (content.length > 0) this.messages.push({ role: 'assistant', content });
   }
 
+  /** The cached prefix ends here: a fork's compaction instruction, appended after, stays outside it. */
+  anchor(): void {
+    const index = this.messages.length - 1;
+    this.cacheAnchor = index < 0 ? undefined : { index, blocks: this.messages[index].content.length };
+  }
+
   clone(): AnthropicEncoder {
-    return new AnthropicEncoder(this.tools, this.system, [...this.messages], this.toolTurn);
+    return new AnthropicEncoder(this.tools, this.system, [...this.messages], this.toolTurn, this.cacheAnchor);
   }
 
   view(): NativeHistory {
-    return { system: this.system, messages: this.messages, tools: this.tools };
+    return { system: this.system, messages: this.messages, tools: this.tools, ...(this.cacheAnchor ? { anchor: this.cacheAnchor } : {}) };
   }
 }
 
@@ -218,31 +238,48 @@ function markLast<T extends object>(items: readonly T[]): T[] {
   return items.map((item, i) => (i === items.length - 1 ? { ...item, cache_control: EPHEMERAL } : item));
 }
 
-/** Thinking blocks cannot carry a breakpoint; the newest block that can gets it. */
-function markNewestMessage(messages: readonly NativeMessage[]): NativeMessage[] {
-  const last = messages[messages.length - 1];
-  if (!last) return [...messages];
-  const at = last.content.findLastIndex((b) => b.type === 'text' || b.type === 'tool_use' || b.type === 'tool_result');
+const cacheable = (b: NativeBlock) => b.type === 'text' || b.type === 'tool_use' || b.type === 'tool_result';
+
+/**
+ * The message breakpoint: on the anchored prefix's last cacheable block (a fork's compaction
+ * instruction comes after it, written once and never read), else the newest message's. Thinking
+ * blocks cannot carry a breakpoint; the newest block before the point that can gets it.
+ */
+function markMessages(messages: readonly NativeMessage[], anchor: CacheAnchor | undefined): NativeMessage[] {
+  let index = messages.length - 1;
+  let at = -1;
+  if (anchor && anchor.index <= index) {
+    index = anchor.index;
+    at = messages[index].content.slice(0, anchor.blocks).findLastIndex(cacheable);
+  }
+  if (at < 0) {
+    index = messages.length - 1;
+    at = messages[index]?.content.findLastIndex(cacheable) ?? -1;
+  }
   if (at < 0) return [...messages];
-  const content = last.content.map((b, i) => (i === at ? { ...b, cache_control: EPHEMERAL } : b));
-  return [...messages.slice(0, -1), { ...last, content }];
+  const target = messages[index];
+  const content = target.content.map((b, i) => (i === at ? { ...b, cache_control: EPHEMERAL } : b));
+  return messages.map((m, i) => (i === index ? { ...target, content } : m));
 }
 
 /**
  * The request body for the current history. Prompt-cache breakpoints (3 of the API's 4): the last
- * system block, the last tool definition, and the newest message's last cacheable block. The
- * message breakpoint moves forward each request; earlier prefixes are still found by the API's
- * lookback over block boundaries, so a request that only appends (the nested compaction request)
- * reads the parent's cache entry. Images beyond the API's request limits are replaced by a
+ * system block, the last tool definition, and the anchored (normally the newest) message's last
+ * cacheable block. The message breakpoint moves forward each request; earlier prefixes are still
+ * found by the API's lookback over block boundaries, so the nested compaction request (the parent
+ * plus the instruction, with the breakpoint before the instruction) reads the parent's cache
+ * entry. `promptCache: false` sends none (the budgeted document: nothing reads it again). Images beyond the API's request limits are replaced by a
  * placeholder in this body only ({@link withinImageLimits}).
  */
 export function buildRequestBody(history: NativeHistory, settings: RequestSettings): MessageCreateParamsStreaming {
+  const cache = settings.promptCache !== false;
+  const messages = withinImageLimits(history.messages);
   return {
     model: settings.model,
     max_tokens: settings.maxOutputTokens,
-    ...(history.system.length > 0 ? { system: markLast(history.system) } : {}),
-    messages: markNewestMessage(withinImageLimits(history.messages)),
-    ...(history.tools.length > 0 ? { tools: markLast(history.tools) } : {}),
+    ...(history.system.length > 0 ? { system: cache ? markLast(history.system) : [...history.system] } : {}),
+    messages: cache ? markMessages(messages, history.anchor) : [...messages],
+    ...(history.tools.length > 0 ? { tools: cache ? markLast(history.tools) : [...history.tools] } : {}),
     ...thinkingFields(settings.model, settings.thinkingBudget ?? 0, settings.maxOutputTokens),
     stream: true,
   };

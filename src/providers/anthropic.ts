@@ -49,6 +49,7 @@ export const createAnthropicAdapter: AdapterFactory = async (settings) => {
         model: request.model,
         maxOutputTokens: request.maxOutputTokens,
         thinkingBudget: request.thinkingBudget,
+        promptCache: request.promptCache,
       };
       return Conversation.open(anthropicWire(ctx, requestSettings, toNativeTools(request.tools)), request.messages);
     },

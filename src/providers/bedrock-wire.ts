@@ -228,6 +228,8 @@ export interface WireState {
   tools: readonly Tool[];
   maxTokens: number;
   thinkingBudget?: number;
+  /** false: no cache points (a one-off request). */
+  promptCache?: boolean;
 }
 
 const CACHE_POINT = { cachePoint: { type: 'default' as const } };
@@ -236,10 +238,10 @@ const CACHE_POINT = { cachePoint: { type: 'default' as const } };
  * The ConverseStream input for the current native state. Cache points go after the system blocks,
  * after the tools and at the anchor in the newest turns, for models that support them; native
  * history itself never holds cache points. Images beyond the request limits are replaced by a
- * placeholder in this input only ({@link withinImageLimits}).
+ * placeholder in this input only ({@link withinImageLimits}). `promptCache: false` places none.
  */
 export function converseInput(s: WireState): ConverseStreamRequest {
-  const cache = cacheFieldsFor(s.modelId);
+  const cache = s.promptCache === false ? undefined : cacheFieldsFor(s.modelId);
   const system: SystemContentBlock[] = [...s.history.system];
   if (cache?.system && system.length > 0) system.push(CACHE_POINT);
   const tools: Tool[] = [...s.tools];

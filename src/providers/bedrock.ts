@@ -89,7 +89,14 @@ function converseWire(client: BedrockRuntimeClient, request: ChatRequest, modelI
     classify: (err, signal) => bedrockError(err, { modelId, profile, signal }),
     async *send(history, signal, limits) {
       const { ConverseStreamCommand } = await loadSdk();
-      const input = converseInput({ modelId, history, tools, maxTokens: outputLimit(request.maxOutputTokens, limits), thinkingBudget: request.thinkingBudget });
+      const input = converseInput({
+        modelId,
+        history,
+        tools,
+        maxTokens: outputLimit(request.maxOutputTokens, limits),
+        thinkingBudget: request.thinkingBudget,
+        promptCache: request.promptCache,
+      });
       const res = yield* sendWithRetries(retry, host, signal, () => client.send(new ConverseStreamCommand(input), { abortSignal: signal }));
       return res.stream ? yield* readConverseStream(res.stream) : undefined;
     },

@@ -32,7 +32,8 @@ export function buildConversation(records: readonly SessionRecord[]): Message[] 
     switch (r.kind) {
       case 'user_message':
         lengthAt.set(r.seq, messages.length);
-        messages.push(copyMessage(r.message));
+        // The reminder went out ahead of the user's text, in the same message.
+        messages.push(r.reminder ? { ...r.message, content: r.reminder.text + r.message.content } : copyMessage(r.message));
         break;
       case 'undo': {
         if (r.conversation_to_seq === undefined) break;

@@ -48,8 +48,33 @@ export interface SessionStartedRecord extends Envelope<'session_started'> {
   keen_version: string;
 }
 
+/**
+ * One section of the system prompt (`key` names it: `git`, `mode`, `memory:<path>` …). `line`:
+ * joined to the previous section by one newline instead of a blank line.
+ */
+export interface PromptSection {
+  key: string;
+  text: string;
+  line?: boolean;
+}
+
+/**
+ * What reached the model ahead of the user's text because the prompt's context changed since the
+ * system prompt was written: `text` is prepended to the message as sent, `sections` are the new
+ * versions (an empty `text`: the section is gone).
+ */
+export interface PromptReminder {
+  text: string;
+  sections: PromptSection[];
+}
+
 export interface UserMessageRecord extends Envelope<'user_message'> {
+  /** What the user sent (without the reminder). */
   message: UserMessage;
+  /** The system prompt this turn started using, when it differs from the one before (absent in older transcripts). */
+  system?: PromptSection[];
+  /** Sent ahead of `message.content` in the same user message. */
+  reminder?: PromptReminder;
 }
 
 /** One tool call as the UI shows it: a card inserted at `offset` in the turn's visible text. */
@@ -223,7 +248,17 @@ const sessionStartedSchema = once(() =>
   }),
 );
 
-const userMessageRecordSchema = once(() => z.object({ ...envelope(), kind: z.literal('user_message'), message: userMessageSchema() }));
+const promptSectionSchema = once(() => z.object({ key: z.string(), text: z.string(), line: z.boolean().optional() }));
+
+const userMessageRecordSchema = once(() =>
+  z.object({
+    ...envelope(),
+    kind: z.literal('user_message'),
+    message: userMessageSchema(),
+    system: z.array(promptSectionSchema()).optional(),
+    reminder: z.object({ text: z.string(), sections: z.array(promptSectionSchema()) }).optional(),
+  }),
+);
 
 const assistantTurnSchema = once(() =>
   z.object({

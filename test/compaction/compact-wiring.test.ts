@@ -129,6 +129,8 @@ describe('summaryRoute: one route for both paths', () => {
         to: 'parent-fresh',
         request: {
           model: 'parent-wire',
+          // No cache breakpoints: nothing reads a document's prefix again.
+          promptCache: false,
           maxOutputTokens: 8000,
           tools: [],
           messages: [
@@ -152,6 +154,8 @@ describe('summaryRoute: one route for both paths', () => {
         to: 'summariser',
         request: {
           model: 'summariser-wire',
+          // No cache breakpoints: nothing reads a document's prefix again.
+          promptCache: false,
           maxOutputTokens: 4000,
           tools: [],
           messages: [

@@ -123,6 +123,12 @@ describe.each(CASES)('$provider: spawned keen', (pc) => {
         expect(sent).toHaveLength(2);
         expect(isDocument(sent[0])).toBe(false);
         expect(isDocument(sent[1])).toBe(true);
+        // The nested request's cache breakpoint sits before the compaction instruction (written
+        // once and never read, it stays out of the cached prefix).
+        const fork = JSON.stringify(sent[0].body.messages ?? sent[0].body.input ?? sent[0].body.contents);
+        const instruction = fork.lastIndexOf(COMPACTION_MARKER);
+        expect(fork.slice(instruction)).not.toMatch(/cache_control|cachePoint/);
+        if (pc.provider === 'anthropic' || pc.provider === 'bedrock') expect(fork.slice(0, instruction)).toMatch(/cache_control|cachePoint/);
 
         const c = await keen(['compact', '--session', out.session_id]);
         expect(c.code).toBe(0);

@@ -211,12 +211,21 @@ describe('anthropic adapter: prompt caching', () => {
     expect(JSON.stringify(nestedRest)).toBe(JSON.stringify(parentRest));
     expect(nestedMessages).toHaveLength(parentMessages.length + 1);
     expect(JSON.stringify(withoutCacheControl(nestedMessages.slice(0, -1)))).toBe(JSON.stringify(withoutCacheControl(parentMessages)));
-    expect(nestedMessages.at(-1)).toEqual({
-      role: 'user',
-      content: [{ type: 'text', text: 'Summarise the conversation so far.', cache_control: { type: 'ephemeral' } }],
-    });
+    // The breakpoint stays on the parent's newest block: the instruction after it is never cached.
+    expect(nestedMessages.at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: 'Summarise the conversation so far.' }] });
+    const tail = parentMessages.length - 1;
+    expect(breakpoints(nested)).toContain(`.messages[${tail}].content[${parentMessages[tail].content.length - 1}]`);
+    expect(breakpoints(nested)).toHaveLength(3);
     // The fork's reply never reached the parent's history.
     expect(JSON.stringify(parentMessages)).not.toContain('Summary');
+  });
+
+  it('a request with promptCache false (the budgeted document) carries no breakpoint', async () => {
+    fake.enqueue({ steps: [{ text: '## Summary' }] });
+    const conv = await open([systemMessage('Summarise.'), userMessage('<document>…</document>')], { promptCache: false });
+    await turn(conv);
+    expect(breakpoints(fake.requests[0].body)).toEqual([]);
+    expect(fake.requests[0].body.system).toEqual([{ type: 'text', text: 'Summarise.' }]);
   });
 
   it('replaceHistory keeps the system blocks and tools and rebuilds the messages', async () => {

@@ -178,6 +178,12 @@ describe('bedrock adapter: prompt caching', () => {
     expect(cachePoints(fake.requests[1].body)).toEqual(['.messages[2].content[1]', '.system[1]', '.toolConfig.tools[2]']);
   });
 
+  it('a request with promptCache false (the budgeted document) carries no cache point', async () => {
+    fake.enqueue({ steps: [{ text: '## Summary' }] });
+    await turn(await open([systemMessage('Summarise.'), userMessage('<document>…</document>')], { promptCache: false }));
+    expect(cachePoints(fake.requests[0].body)).toEqual([]);
+  });
+
   it('knows which models take cache points, and where', async () => {
     expect(cacheFieldsFor('amazon.nova-pro-v1:0')).toEqual({ system: true, tools: false, messages: true });
     expect(cacheFieldsFor('anthropic.claude-3-haiku-20240307-v1:0')).toBeUndefined();

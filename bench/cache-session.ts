@@ -1,0 +1,372 @@
+/**
+ * What prompt caching makes of a long session, per provider: a scripted session (TURNS turns of
+ * STEPS tool steps — reads, edits, commands — each turn a `keen run --continue`, with automatic
+ * compactions in a small window) spawned against each provider's loopback fake, which records
+ * every request. The requests are then billed the way each service documents its cache:
+ *
+ * - Anthropic, Bedrock: a prefix is cached up to a breakpoint (`cache_control`, `cachePoint`) of
+ *   at least 1,024 tokens; a request reads the longest cached prefix ending at one of its
+ *   breakpoints or up to 20 blocks before one, and writes from there to its last breakpoint.
+ * - OpenAI: automatic prefix caching of prompts of 1,024 tokens or more, in 128-token steps.
+ * - Gemini: implicit prefix caching of 1,024 tokens or more.
+ *
+ * The ideal: every request reads the longest prefix it shares with an earlier request, and (with
+ * breakpoints) writes only what a later request reads. Tokens are Keen's estimate of each block's
+ * JSON; prices are the list prices of src/config/prices.ts; output is the same in both and left out.
+ *
+ *   npm run build && npx tsx bench/cache-session.ts [provider…]
+ *
+ * `KEEN_BENCH_BIN` runs another checkout's keen (an A/B against main).
+ */
+import { createHash } from 'node:crypto';
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { priceOf, type Price } from '../src/config/prices.js';
+import { estimateText } from '../src/tokens/token-estimator.js';
+import { startAnthropicFake } from '../test/fakes/anthropic-fake.js';
+import { startBedrockFake } from '../test/fakes/bedrock-fake.js';
+import { startGeminiFake } from '../test/fakes/gemini-fake.js';
+import { startOpenAIChatFake } from '../test/fakes/openai-chat-fake.js';
+import type { FakeReply, RecordedRequest } from '../test/fakes/script.js';
+import type { ScriptedServer } from '../test/fakes/scripted-server.js';
+import { cleanEnv, KEEN_BIN, requireBuilt, ROOT } from './common.js';
+
+const TURNS = 4;
+const STEPS = 30;
+const WINDOW = 60_000;
+const COMPACTION_MARKER = 'This is a context compaction';
+
+/** One block of a request in the service's prefix order, and whether a breakpoint follows it. */
+interface Block {
+  json: string;
+  tokens: number;
+  breakpoint: boolean;
+}
+
+type Caching = 'breakpoints' | 'openai' | 'gemini';
+
+type Obj = Record<string, unknown>;
+/** The parts of the four request bodies the accounting reads. */
+interface WireBody {
+  tools?: Obj[];
+  system?: Obj[];
+  messages?: { role: string; content?: Obj[] }[];
+  toolConfig?: { tools?: Obj[] };
+  systemInstruction?: unknown;
+  contents?: { role: string; parts?: Obj[] }[];
+}
+
+interface Case {
+  name: string;
+  provider: string;
+  model: string;
+  caching: Caching;
+  start(): Promise<ScriptedServer>;
+  baseURL(f: ScriptedServer): string;
+  env: Record<string, string>;
+  blocks(body: WireBody): Block[];
+}
+
+const strip = (v: unknown) => JSON.stringify(v, (k, x) => (k === 'cache_control' ? undefined : x));
+const block = (v: unknown, breakpoint = false): Block => {
+  const json = strip(v);
+  return { json, tokens: estimateText(json), breakpoint };
+};
+
+/** Anthropic: tools, system, messages; a block with `cache_control` ends a cached prefix. */
+function anthropicBlocks(body: WireBody): Block[] {
+  const out: Block[] = [];
+  for (const t of body.tools ?? []) out.push(block(t, !!t.cache_control));
+  for (const s of body.system ?? []) out.push(block(s, !!s.cache_control));
+  for (const m of body.messages ?? []) for (const c of m.content ?? []) out.push(block({ role: m.role, c }, !!c.cache_control));
+  return out;
+}
+
+/** Bedrock: the same order; a `cachePoint` block marks the end of the block before it. */
+function bedrockBlocks(body: WireBody): Block[] {
+  const out: Block[] = [];
+  const add = (items: Obj[], wrap: (x: Obj) => unknown) => {
+    for (const x of items) {
+      if ('cachePoint' in x) {
+        if (out.length) out[out.length - 1].breakpoint = true;
+      } else out.push(block(wrap(x)));
+    }
+  };
+  add(body.toolConfig?.tools ?? [], (x) => x);
+  add(body.system ?? [], (x) => x);
+  for (const m of body.messages ?? []) add(m.content ?? [], (c) => ({ role: m.role, c }));
+  return out;
+}
+
+/** OpenAI Chat: tools, then each message (the cache sees tokens; a message is a fine enough unit). */
+function openaiBlocks(body: WireBody): Block[] {
+  return [...(body.tools ?? []).map((t: unknown) => block(t)), ...(body.messages ?? []).map((m: unknown) => block(m))];
+}
+
+/** Gemini: tools, the system instruction, then each part of each content. */
+function geminiBlocks(body: WireBody): Block[] {
+  const out: Block[] = [...(body.tools ?? []).map((t: unknown) => block(t))];
+  if (body.systemInstruction) out.push(block(body.systemInstruction));
+  for (const c of body.contents ?? []) for (const p of c.parts ?? []) out.push(block({ role: c.role, p }));
+  return out;
+}
+
+const CASES: Case[] = [
+  {
+    name: 'anthropic',
+    provider: 'anthropic',
+    model: 'claude-sonnet-4-5',
+    caching: 'breakpoints',
+    start: startAnthropicFake,
+    baseURL: (f) => f.url,
+    env: { ANTHROPIC_API_KEY: 'sk-bench-0000' },
+    blocks: anthropicBlocks,
+  },
+  {
+    name: 'openai',
+    provider: 'openai',
+    model: 'gpt-5',
+    caching: 'openai',
+    start: startOpenAIChatFake,
+    baseURL: (f) => `${f.url}/v1`,
+    env: { OPENAI_API_KEY: 'sk-bench-0000' },
+    blocks: openaiBlocks,
+  },
+  {
+    name: 'bedrock',
+    provider: 'bedrock',
+    model: 'anthropic.claude-sonnet-4-5-20250929-v1:0',
+    caching: 'breakpoints',
+    start: startBedrockFake,
+    baseURL: (f) => f.url,
+    env: {
+      AWS_ACCESS_KEY_ID: 'AKIDBENCH',
+      AWS_SECRET_ACCESS_KEY: 'bench-secret',
+      AWS_REGION: 'us-east-1',
+      AWS_CONFIG_FILE: '/nonexistent/keen-bench/aws-config',
+      AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/keen-bench/aws-credentials',
+      AWS_EC2_METADATA_DISABLED: 'true',
+    },
+    blocks: bedrockBlocks,
+  },
+  {
+    name: 'gemini',
+    provider: 'genkit',
+    model: 'gemini-2.5-flash',
+    caching: 'gemini',
+    start: startGeminiFake,
+    baseURL: (f) => f.url,
+    env: { GEMINI_API_KEY: 'bench-gemini-key' },
+    blocks: geminiBlocks,
+  },
+];
+
+// ---- the scripted session -----------------------------------------------------------------------
+
+/** The project the session works on: a copy of some of Keen's own sources (none quoting the compaction prompt), committed. */
+function project(): { cwd: string; home: string; files: string[]; cleanup(): void } {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-bench-cache-'));
+  const cwd = path.join(root, 'project');
+  const home = path.join(root, 'home');
+  fs.mkdirSync(home, { recursive: true });
+  const files: string[] = [];
+  for (const dir of ['src/project', 'src/tools']) {
+    for (const f of fs.readdirSync(path.join(ROOT, dir)).filter((n) => n.endsWith('.ts'))) {
+      const rel = path.join(dir, f);
+      fs.mkdirSync(path.join(cwd, dir), { recursive: true });
+      fs.copyFileSync(path.join(ROOT, rel), path.join(cwd, rel));
+      files.push(rel);
+    }
+  }
+  const git = (...args: string[]) => spawnSync('git', ['-c', 'user.name=b', '-c', 'user.email=b@example.invalid', ...args], { cwd, stdio: 'ignore' });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-qm', 'init');
+  return { cwd, home, files, cleanup: () => fs.rmSync(root, { recursive: true, force: true }) };
+}
+
+/** Step `i` of a turn: mostly reads, an edit every fifth step, a command every seventh. */
+function step(turn: number, i: number, files: string[]): FakeReply {
+  const id = `t${turn}s${i}`;
+  if (i === STEPS) return { steps: [{ text: `Turn ${turn} done.` }] };
+  if (i % 5 === 4) {
+    const file = `notes/turn-${turn}-${i}.md`;
+    return { steps: [{ text: 'Writing a note. ' }, { toolCall: { id, name: 'write_file', args: { path: file, content: `# Note ${turn}.${i}\n${'detail '.repeat(40)}\n` } } }] };
+  }
+  if (i % 7 === 6) return { steps: [{ toolCall: { id, name: 'bash', args: { command: 'ls -R src | head -40 && git status --short | head' } } }] };
+  const file = files[(turn * STEPS + i) % files.length];
+  return { steps: [{ text: `Reading ${file}. ` }, { toolCall: { id, name: 'read_file', args: { path: file } } }] };
+}
+
+const SUMMARY = `## Goal\nWork through the sources.\n\n## Discoveries\n${'- a fact about the code\n'.repeat(30)}`;
+
+function run(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [KEEN_BIN, ...args], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('close', (code) => resolve({ code, stderr }));
+  });
+}
+
+async function runSession(c: Case): Promise<RecordedRequest[]> {
+  const fake = await c.start();
+  const ws = project();
+  try {
+    const config = {
+      models: { bench: { provider: c.provider, id: c.model, baseURL: c.baseURL(fake), contextWindow: WINDOW, maxOutputTokens: 4000 } },
+      model: 'bench',
+    };
+    fs.writeFileSync(path.join(ws.home, 'config.json'), JSON.stringify(config));
+    let turn = 0;
+    let i = 0;
+    fake.setResponder((req) => {
+      if (JSON.stringify(req.body).includes(COMPACTION_MARKER) || JSON.stringify(req.body).includes('context summarization assistant')) return { steps: [{ text: SUMMARY }] };
+      i++;
+      return step(turn, i, ws.files);
+    });
+    for (turn = 1; turn <= TURNS; turn++) {
+      i = 0;
+      const args = ['run', '--yolo', ...(turn > 1 ? ['--continue'] : []), `Turn ${turn}: read the sources, take notes.`];
+      // Spawned asynchronously: the fake answers from this process.
+      const r = await run(args, ws.cwd, { ...cleanEnv(), ...c.env, KEEN_HOME: ws.home });
+      if (process.env.KEEN_BENCH_DEBUG)
+        console.error(
+          turn,
+          i,
+          fake.requests.length,
+          r.stderr
+            .split('\n')
+            .filter((l) => !/deprecat|migrate/.test(l))
+            .join('\n')
+            .slice(-600),
+        );
+      if (r.code !== 0) throw new Error(`${c.name}: keen run exited ${r.code}: ${r.stderr.trim().split('\n').at(-1)}`);
+    }
+    return fake.requests.filter((r) => r.method === 'POST');
+  } finally {
+    ws.cleanup();
+    await fake.close();
+  }
+}
+
+// ---- the accounting -----------------------------------------------------------------------------
+
+interface Bill {
+  requests: number;
+  input: number;
+  read: number;
+  write: number;
+  uncached: number;
+  cost: number;
+}
+
+/** Running prefix hashes and token sums of a request's blocks. */
+function prefixes(blocks: Block[]): { hash: string[]; tokens: number[] } {
+  const hash: string[] = [];
+  const tokens: number[] = [];
+  const h = createHash('sha256');
+  let sum = 0;
+  for (const b of blocks) {
+    h.update(b.json);
+    h.update('\u0000');
+    hash.push(h.copy().digest('hex'));
+    sum += b.tokens;
+    tokens.push(sum);
+  }
+  return { hash, tokens };
+}
+
+const MIN_CACHED = 1024;
+const LOOKBACK = 20;
+
+function bill(caching: Caching, requests: Block[][], price: Price): { actual: Bill; ideal: Bill } {
+  const actual: Bill = { requests: requests.length, input: 0, read: 0, write: 0, uncached: 0, cost: 0 };
+  const ideal: Bill = { ...actual };
+  const pre = requests.map(prefixes);
+  const cached = new Set<string>();
+  const seen = new Set<string>();
+  const at = (r: number, j: number) => (j < 0 ? 0 : pre[r].tokens[j]);
+  // What a later request reads of request r's prefix (the ideal writes exactly that).
+  const laterRead = requests.map(() => -1);
+  for (let r = 0; r < requests.length; r++) {
+    const own = new Set(pre[r].hash);
+    for (let q = 0; q < r; q++) laterRead[q] = Math.max(laterRead[q], longestIn(pre[q].hash, own));
+  }
+  for (let r = 0; r < requests.length; r++) {
+    const total = at(r, requests[r].length - 1);
+    const shared = at(r, longestIn(pre[r].hash, seen));
+    actual.input += total;
+    ideal.input += total;
+    let read = 0;
+    let write = 0;
+    if (caching === 'breakpoints') {
+      const marks = requests[r].flatMap((b, j) => (b.breakpoint ? [j] : []));
+      let hit = -1;
+      for (const b of marks) for (let j = b; j >= Math.max(0, b - LOOKBACK); j--) if (cached.has(pre[r].hash[j])) hit = Math.max(hit, j);
+      read = at(r, hit);
+      const last = marks.at(-1);
+      if (last !== undefined && at(r, last) >= MIN_CACHED) write = Math.max(0, at(r, last) - read);
+      for (const b of marks) if (at(r, b) >= MIN_CACHED) cached.add(pre[r].hash[b]);
+      const idealWrite = Math.max(0, at(r, laterRead[r]) - shared);
+      ideal.read += shared;
+      ideal.write += idealWrite;
+      ideal.uncached += total - shared - idealWrite;
+    } else {
+      read = shared >= MIN_CACHED ? (caching === 'openai' ? Math.floor(shared / 128) * 128 : shared) : 0;
+      ideal.read += shared;
+      ideal.uncached += total - shared;
+    }
+    for (const h of pre[r].hash) seen.add(h);
+    actual.read += read;
+    actual.write += write;
+    actual.uncached += total - read - write;
+  }
+  const cost = (b: Bill) => (b.read * price.cacheRead + b.write * price.cacheWrite + b.uncached * price.input) / 1e6;
+  actual.cost = cost(actual);
+  ideal.cost = cost(ideal);
+  return { actual, ideal };
+}
+
+/** The index of the longest prefix (of the hashes) found in `set`, or -1. */
+function longestIn(hash: string[], set: Set<string>): number {
+  for (let j = hash.length - 1; j >= 0; j--) if (set.has(hash[j])) return j;
+  return -1;
+}
+
+// ---- main ---------------------------------------------------------------------------------------
+
+requireBuilt();
+const only = process.argv.slice(2);
+const k = (n: number) => `${(n / 1000).toFixed(1)}k`;
+console.log(`${TURNS} turns × ${STEPS} steps, window ${WINDOW}; tokens estimated; input-side cost at list prices\n`);
+console.log('provider   reqs  summaries  input     read      write    uncached  cost      ideal     ratio');
+for (const c of CASES.filter((x) => only.length === 0 || only.includes(x.name))) {
+  const sent = await runSession(c);
+  const summaries = sent.filter((r) => JSON.stringify(r.body).includes(COMPACTION_MARKER)).length;
+  const price = priceOf(c.model);
+  if (!price) throw new Error(`no price for ${c.model}`);
+  const { actual, ideal } = bill(
+    c.caching,
+    sent.map((r) => c.blocks(r.body)),
+    price,
+  );
+  console.log(
+    [
+      c.name.padEnd(10),
+      String(actual.requests).padStart(4),
+      String(summaries).padStart(10),
+      k(actual.input).padStart(8),
+      k(actual.read).padStart(9),
+      k(actual.write).padStart(9),
+      k(actual.uncached).padStart(9),
+      `$${actual.cost.toFixed(3)}`.padStart(9),
+      `$${ideal.cost.toFixed(3)}`.padStart(9),
+      `${(actual.cost / ideal.cost).toFixed(3)}×`.padStart(8),
+    ].join(' '),
+  );
+}
