@@ -16,6 +16,7 @@ import { attemptFailed, attemptSucceeded, decideAutoCompaction, newAttemptState,
 import { applyPrunePlan, planPrune } from './prune.js';
 import { NO_EXTRAS, type CompactionSettings } from './settings.js';
 import type { SummaryRoute } from './summarise.js';
+import { documentRequest, NO_TOOLS, summaryOptions } from './summary-route.js';
 
 /** A client the summary request can go to (a ChatClient satisfies it). */
 export interface SummaryClient {
@@ -35,22 +36,6 @@ export interface LoopCompaction {
   settings: CompactionSettings;
   /** Absent: the parent model summarises (fork when it fits, document otherwise). */
   summariser?: Summariser;
-}
-
-/** A registry with no tools: the budgeted document request offers none. */
-export const NO_TOOLS: ToolRegistry = {
-  definitions: () => [],
-  execute: async (call) => ({ role: 'tool', tool_call_id: call.id, name: call.name, content: 'No tools are available.', is_error: true }),
-};
-
-/** The summary request's stream options: one-shot, no nested compaction, tool calls refused. */
-export function summaryOptions(sessionId: string | undefined, signal: AbortSignal): StreamOptions {
-  return { sessionId, oneShot: true, disableAutoCompaction: true, disableToolCalls: true, signal };
-}
-
-/** The budgeted-document request: the summariser system prompt, no tools, one user message. */
-export function documentRequest(model: string, maxOutputTokens: number, system: string, user: string): ChatRequest {
-  return { model, messages: [systemMessage(system), userMessage(user)], tools: [], maxOutputTokens };
 }
 
 /** Where one conversation keeps its back-off between streams (one per user turn). */

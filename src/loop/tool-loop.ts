@@ -1,5 +1,6 @@
 import type { ToolContext, ToolRegistry } from '../tools/types.js';
-import { createAutoCompaction, newAttemptMemory, NO_TOOLS, type AttemptMemory, type LoopCompaction } from '../compaction/auto-compaction.js';
+import { createAutoCompaction, newAttemptMemory, type AttemptMemory, type LoopCompaction } from '../compaction/auto-compaction.js';
+import { NO_TOOLS } from '../compaction/summary-route.js';
 import { denyingRegistry } from '../compaction/denying-registry.js';
 import { callScheduler } from './concurrent-calls.js';
 import { COMPACTION_MAX_TURNS } from '../compaction/policy.js';
