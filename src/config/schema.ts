@@ -71,7 +71,7 @@ export const configSchema = z.strictObject({
   maxRetries: z.number().int().nonnegative().optional(),
   /** MCP servers by name (see docs/mcp.md). */
   mcpServers: mcpServersSchema.optional(),
-  /** MCP limits: startupTimeoutMs, toolTimeoutMs. */
+  /** MCP limits: startupTimeoutMs, toolTimeoutMs, deferToolsShare. */
   mcp: mcpSettingsSchema.optional(),
   /** Longest wait (seconds) before a retry; a server asking for more makes Keen give up (default 60). */
   maxRetryWait: z.number().nonnegative().optional(),
