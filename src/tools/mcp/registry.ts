@@ -76,7 +76,20 @@ export function createMcpAwareRegistry(builtins: Tool[], manager: McpManager, de
       .filter((s) => s.tools > 0)
       .map((s) => s.name);
     const search = createToolSearchTool({ definitions: () => mcpDefs, servers: () => servers, loaded: deferral.loaded });
-    const registry = createToolRegistry([...builtins, search, ...mcpTools]);
+    const searching = createToolRegistry([search]);
+    const loaded = deferral.loaded;
+    const mcpNames = new Set(mcpDefs.map((d) => d.name));
+    // One registry over the search tool and the plain one, so the 2,000 definitions are built once.
+    const registry: ToolRegistry = {
+      definitions: () => [...defs.slice(0, builtins.length), ...searching.definitions(), ...mcpDefs],
+      concurrent: (name) => plain.concurrent?.(name) ?? false,
+      execute: (call, ctx) => {
+        if (call.name === TOOL_SEARCH_NAME) return searching.execute(call, ctx);
+        // A deferred tool called by name (known from before a compaction) is loaded like a found one.
+        if (mcpNames.has(call.name)) loaded.add([call.name]);
+        return plain.execute(call, ctx);
+      },
+    };
     current = { registry, all: registry.definitions(), deferred: true };
     return current;
   };
