@@ -107,6 +107,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       checkpoints,
       artifacts,
       mcp,
+      mcpLimits: { window: budget.window, provider: resolved.provider },
       gitStatus: () => git.text(),
       model: subagentModels(parentModel, (name) => childModel(config, name, opts.env, home, loopEnv)),
       sessionDir: store.dir,

@@ -15,7 +15,7 @@ import type { ToolRegistry } from '../tools/types.js';
 import type { FileCheckpoints } from '../undo/file-checkpoints.js';
 import type { SessionHooks } from '../hooks/session-hooks.js';
 import type { SessionArtifacts } from './compaction-setup.js';
-import { buildRegistry } from './session-registry.js';
+import { buildRegistry, type RegistryParts } from './session-registry.js';
 import { createSubagentRunner, type ChildModel, type SubagentProgress } from './subagent-runner.js';
 
 export interface ToolParts {
@@ -27,6 +27,8 @@ export interface ToolParts {
   checkpoints: FileCheckpoints;
   artifacts: SessionArtifacts;
   mcp?: McpManager;
+  /** What deciding whether to defer MCP tools needs: the window and the provider (its tool cap). */
+  mcpLimits?: { window: number; provider: string };
   /** The prompt's git status (the cached one: a child's prompt never waits for git). */
   gitStatus: () => string | undefined;
   /** A subagent's model: the parent's, or the one its definition names. */
@@ -76,7 +78,14 @@ export async function sessionRegistry(parts: ToolParts): Promise<{ registry: Too
   // The parent's tools: built-ins, recall, the task tool and (when configured) the MCP servers'
   // current tools; every output is stored once as an artifact (the handle a prune leaves).
   const tools = [...baseTools, parts.artifacts.recall, createTaskTool(runner)];
-  const mcp = parts.mcp ? { manager: parts.mcp, base: (await import('../tools/mcp/registry.js')).createMcpAwareRegistry } : undefined;
+  const mcp = parts.mcp ? await mcpBase(parts.mcp, parts.mcpLimits, parts.sessionDir) : undefined;
   const layers = { tools, mcp, checkpoints: parts.checkpoints, planning: () => mode.get() === 'plan' };
   return { registry: buildRegistry({ ...layers, artifacts: parts.artifacts.sink, hooks: parts.hooks }), userCalls: buildRegistry(layers) };
+}
+
+/** The MCP-aware base, deferring MCP tools over the limits; one loaded set for both registries. */
+async function mcpBase(manager: McpManager, limits: ToolParts['mcpLimits'], sessionDir: string): Promise<NonNullable<RegistryParts['mcp']>> {
+  const [{ createMcpAwareRegistry }, { LoadedTools }] = await Promise.all([import('../tools/mcp/registry.js'), import('../tools/mcp/loaded-tools.js')]);
+  const deferral = limits ? { ...limits, loaded: new LoadedTools(sessionDir) } : undefined;
+  return { manager, base: (tools, m) => createMcpAwareRegistry(tools, m, deferral) };
 }

@@ -69,6 +69,11 @@ export const mcpSettingsSchema = z.strictObject({
   startupTimeoutMs: z.number().int().nonnegative().optional(),
   /** How long one tool call may take before it is cancelled (default 120000). */
   toolTimeoutMs: z.number().int().positive().optional(),
+  /**
+   * The share of the context window the MCP tools' definitions may take before they are deferred
+   * behind `mcp_tool_search` (default 0.1; 0 always defers, 1 only a provider's tool cap does).
+   */
+  deferToolsShare: z.number().min(0).max(1).optional(),
 });
 
 export type McpServerEntry = z.infer<ReturnType<typeof buildEntrySchema>>;
@@ -76,3 +81,4 @@ export type McpSettings = z.infer<typeof mcpSettingsSchema>;
 
 export const DEFAULT_STARTUP_TIMEOUT_MS = 5_000;
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
+export const DEFAULT_DEFER_TOOLS_SHARE = 0.1;

@@ -76,7 +76,7 @@ export const configSchema = z.strictObject({
   maxRetries: z.number().int().nonnegative().optional(),
   /** MCP servers by name (see docs/mcp.md). */
   mcpServers: mcpServersSchema.optional(),
-  /** MCP limits: startupTimeoutMs, toolTimeoutMs. */
+  /** MCP limits: startupTimeoutMs, toolTimeoutMs, deferToolsShare. */
   mcp: mcpSettingsSchema.optional(),
   /** Commands run around each step (docs/hooks.md); a project's count only in a trusted folder. */
   hooks: hooksSchema.optional(),

@@ -23,6 +23,15 @@ export async function startOpenAIChatFake(opts: { family?: ChatFakeFamily } = {}
   return startScriptedServer({
     accepts: (method, path) => method === 'POST' && /^(\/v1)?\/chat\/completions(\?|$)/.test(path),
     validate: (req) => {
+      // The service refuses more than 128 tools in one request, in these words.
+      const tools = Array.isArray(req.body?.tools) ? req.body.tools.length : 0;
+      if (tools > 128) {
+        return {
+          status: 400,
+          type: 'invalid_request_error',
+          message: `Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length ${tools} instead.`,
+        };
+      }
       const image = chatToolImageError(req.body);
       if (image) return { status: 400, type: 'invalid_request_error', message: image };
       return checkParameters(req.body) ?? checkReasoningReplay(req.body, issued, family);

@@ -1,7 +1,7 @@
 import type { GetPromptResult, Prompt, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Tool } from '../registry.js';
 import type { ToolOutcome } from '../types.js';
-import { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TOOL_TIMEOUT_MS, type McpSettings } from './config-schema.js';
+import { DEFAULT_DEFER_TOOLS_SHARE, DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TOOL_TIMEOUT_MS, type McpSettings } from './config-schema.js';
 import { addCredentials, scrubText } from '../../security/scrubber.js';
 import { McpConnection, type ServerState } from './connection.js';
 import { mcpCredentialValues } from './credentials.js';
@@ -53,10 +53,13 @@ export class McpManager {
   private changeListeners = new Set<() => void>();
   /** Bumped whenever the tool or prompt list may have changed. */
   version = 0;
+  /** `mcp.deferToolsShare`: the share of the window MCP definitions may take before they are deferred. */
+  readonly deferToolsShare: number;
 
   constructor(private readonly opts: McpManagerOptions) {
     this.startupTimeoutMs = opts.settings?.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
     this.toolTimeoutMs = opts.settings?.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+    this.deferToolsShare = opts.settings?.deferToolsShare ?? DEFAULT_DEFER_TOOLS_SHARE;
     // The headers and env values the servers get are credentials the one scrubber removes everywhere.
     addCredentials(mcpCredentialValues(opts.servers));
     const hooks = { env: opts.env, onChange: () => this.changed(), warn: (line: string) => opts.warn(scrubText(line)) };
@@ -112,6 +115,11 @@ export class McpManager {
     }
     this.cachedTools = out;
     return out;
+  }
+
+  /** One line for the user, as the servers' own warnings go (a late one included). */
+  notice(line: string): void {
+    this.opts.warn(scrubText(line));
   }
 
   async callTool(server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutcome> {
