@@ -6,7 +6,7 @@
  */
 import type { ToolRegistry } from '../tools/types.js';
 import type { StreamEvent } from '../core/events.js';
-import { cloneMessages, stripSystem, systemMessage, systemPart, userMessage, type Message } from '../core/message.js';
+import { cloneMessages, stripSystem, systemPart, userMessage, type Message } from '../core/message.js';
 import type { ChatRequest, ProviderConversation, ToolDefinition } from '../core/provider.js';
 import type { StreamOptions } from '../core/stream-options.js';
 import { emptyUsage } from '../core/usage.js';
