@@ -10,6 +10,9 @@ import type { ToolCall } from '../core/message.js';
 import type { SessionAnswer } from '../tools/permissions/index.js';
 import type { PermissionMode } from '../tools/permissions/modes.js';
 import type { PermissionRequest } from '../tools/types.js';
+import { describeRetryWait } from '../net/retry-fetch.js';
+import { knownCredentials, scrubText } from '../security/scrubber.js';
+import { StreamScrubber } from '../security/stream-scrubber.js';
 import { replayTranscript } from '../transcript/projection.js';
 import { promptText } from './prompt-text.js';
 import { storedToolCall, textChunk, toolCallFinished, toolCallStarted, toolKind } from './updates.js';
@@ -45,6 +48,9 @@ export class AcpSession {
   /** Started calls not yet finished, per tool name (a permission question names the oldest). */
   private readonly running = new Map<string, ToolCall[]>();
   private compactions = 0;
+  /** Streamed text is sent scrubbed, a credential split across deltas included. */
+  private readonly answer = new StreamScrubber((t) => scrubText(t), knownCredentials);
+  private readonly thought = new StreamScrubber((t) => scrubText(t), knownCredentials);
 
   constructor(
     readonly live: LiveSession,
@@ -53,7 +59,7 @@ export class AcpSession {
   ) {}
 
   get modes(): acp.SessionModeState {
-    return { currentModeId: this.live.policy.mode, availableModes: MODES };
+    return { currentModeId: this.live.mode.get() === 'plan' ? 'plan' : this.live.policy.mode, availableModes: MODES };
   }
 
   /** Switch the permission mode (and with it plan mode: one plan mode). */
@@ -103,10 +109,12 @@ export class AcpSession {
       for await (const ev of events) {
         if (ev.type === 'done') stop = STOP[ev.stopReason] ?? 'end_turn';
         else if (ev.type === 'error') {
+          await this.flushText();
           if (ev.error.kind === 'cancelled' || turn.signal.aborted) return 'cancelled';
           throw new TurnFailed(ev.error.message);
         } else await this.forward(ev);
       }
+      await this.flushText();
       if (compact) await this.peer.update(textChunk('agent_message_chunk', 'Context compacted.'));
       return turn.signal.aborted ? 'cancelled' : stop;
     } finally {
@@ -119,12 +127,25 @@ export class AcpSession {
     this.turn?.abort();
   }
 
+  /** Send what the scrubbers held back (the text run ended). */
+  private async flushText(keep?: 'answer' | 'thought'): Promise<void> {
+    const answer = keep === 'answer' ? '' : this.answer.flush();
+    if (answer) await this.peer.update(textChunk('agent_message_chunk', answer));
+    const thought = keep === 'thought' ? '' : this.thought.flush();
+    if (thought) await this.peer.update(textChunk('agent_thought_chunk', thought));
+  }
+
   private async forward(ev: ControllerEvent): Promise<void> {
+    await this.flushText(ev.type === 'text_delta' ? 'answer' : ev.type === 'reasoning_delta' ? 'thought' : undefined);
     switch (ev.type) {
-      case 'text_delta':
-        return this.peer.update(textChunk('agent_message_chunk', ev.text));
-      case 'reasoning_delta':
-        return this.peer.update(textChunk('agent_thought_chunk', ev.text));
+      case 'text_delta': {
+        const text = this.answer.push(ev.text);
+        return text ? this.peer.update(textChunk('agent_message_chunk', text)) : undefined;
+      }
+      case 'reasoning_delta': {
+        const text = this.thought.push(ev.text);
+        return text ? this.peer.update(textChunk('agent_thought_chunk', text)) : undefined;
+      }
       case 'tool_call_started':
         this.running.set(ev.call.name, [...(this.running.get(ev.call.name) ?? []), ev.call]);
         return this.peer.update(toolCallStarted(ev.call, this.cwd));
@@ -134,6 +155,8 @@ export class AcpSession {
           (this.running.get(ev.call.name) ?? []).filter((c) => c.id !== ev.call.id),
         );
         return this.peer.update(toolCallFinished(ev.call, ev.result, this.cwd));
+      case 'retry_wait':
+        return this.peer.update(textChunk('agent_thought_chunk', `${describeRetryWait(ev.wait)}\n`));
       case 'auto_compaction_started':
         this.compactions++;
         return this.compaction('in_progress', 'Compacting the conversation to free context…');

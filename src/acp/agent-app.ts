@@ -4,19 +4,34 @@
  * session in the client's folder with the options `keen acp` was started with; prompts run
  * through the same controller, tool loop, permissions and compaction as the terminal.
  */
+import path from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
 import type { SessionFlags } from '../agent/flags.js';
 import { openSession } from '../agent/open-session.js';
 import { errorText } from '../errors.js';
+import { scrubText } from '../security/scrubber.js';
 import { VERSION } from '../version.js';
 import { AcpGate } from './acp-gate.js';
 import { AcpSession, TurnFailed } from './acp-session.js';
 
 export interface AcpOptions {
   flags: SessionFlags;
+  /** The folder `keen acp` was started in: the only one `--trust` / `--yolo` may trust. */
+  cwd: string;
   env: NodeJS.ProcessEnv;
   /** Where late warnings of a session go (stderr: the editor's log). */
   onWarning: (line: string) => void;
+}
+
+/**
+ * The flags a session in `cwd` opens with. `--trust` and `--yolo` trust the folder they are given
+ * in; an editor names any folder, so elsewhere they do not trust it (`--yolo` still runs every call
+ * without asking, as `--permission-mode bypassPermissions` does).
+ */
+export function sessionFlagsFor(flags: SessionFlags, cwd: string, own: string): SessionFlags {
+  if (path.resolve(cwd) === path.resolve(own) || (!flags.trust && !flags.yolo)) return flags;
+  const { trust: _t, yolo, ...rest } = flags;
+  return yolo ? { ...rest, permissionMode: 'bypassPermissions' } : rest;
 }
 
 /** The agent app; `connect` it to a stream. Sessions close when the connection does. */
@@ -30,22 +45,30 @@ export function keenAgent(opts: AcpOptions): { app: acp.AgentApp; closeAll: () =
     return s;
   };
 
-  async function open(client: acp.AgentContext, cwd: string, flags: SessionFlags): Promise<AcpSession> {
+  async function open(client: acp.AgentContext, cwd: string, requested: SessionFlags): Promise<AcpSession> {
+    if (!path.isAbsolute(cwd)) throw acp.RequestError.invalidParams(undefined, `cwd must be an absolute path: ${cwd}`);
+    const flags = sessionFlagsFor(requested, cwd, opts.cwd);
     let session: AcpSession | undefined;
     const gate = new AcpGate((request) => (session ? session.ask(request) : Promise.resolve('deny')));
     let live: Awaited<ReturnType<typeof openSession>>;
     try {
       live = await openSession({ cwd, env: opts.env, flags, interactive: false, permissions: gate, onWarning: opts.onWarning });
     } catch (err) {
-      throw acp.RequestError.invalidParams(undefined, errorText(err));
+      throw acp.RequestError.invalidParams(undefined, scrubText(errorText(err)));
     }
     gate.configure(live.policy);
     for (const w of live.warnings) opts.onWarning(`keen: warning: ${w}`);
+    // Everything sent to the editor is redacted as stream-json lines are: editors keep threads.
+    const clean = <T>(value: T): T => {
+      const text = JSON.stringify(value);
+      const redacted = live.store.redactText(text);
+      return redacted === text ? value : (JSON.parse(redacted) as T);
+    };
     const peer = {
       compactionUpdates,
-      update: (update: acp.SessionUpdate) => client.notify(acp.methods.client.session.update, { sessionId: live.sessionId, update }),
+      update: (update: acp.SessionUpdate) => client.notify(acp.methods.client.session.update, { sessionId: live.sessionId, update: clean(update) }),
       requestPermission: (params: Omit<acp.RequestPermissionRequest, 'sessionId'>) =>
-        client.request(acp.methods.client.session.requestPermission, { sessionId: live.sessionId, ...params }),
+        client.request(acp.methods.client.session.requestPermission, { sessionId: live.sessionId, ...clean(params) }),
     };
     session = new AcpSession(live, peer, cwd);
     sessions.set(live.sessionId, session);
@@ -89,7 +112,7 @@ export function keenAgent(opts: AcpOptions): { app: acp.AgentApp; closeAll: () =
         return { stopReason: await s.prompt(params.prompt) };
       } catch (err) {
         if (err instanceof TurnFailed) throw acp.RequestError.internalError(undefined, err.message);
-        throw acp.RequestError.internalError(undefined, errorText(err));
+        throw acp.RequestError.internalError(undefined, scrubText(errorText(err)));
       } finally {
         signal.removeEventListener('abort', onAbort);
       }

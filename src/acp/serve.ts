@@ -10,7 +10,7 @@ import { keenAgent } from './agent-app.js';
  * agent's log. Resolves with the exit code.
  */
 export async function serveAcp(flags: SessionFlags): Promise<number> {
-  const { app, closeAll } = keenAgent({ flags, env: process.env, onWarning: (line) => process.stderr.write(forStream(process.stderr, `${line}\n`)) });
+  const { app, closeAll } = keenAgent({ flags, cwd: process.cwd(), env: process.env, onWarning: (line) => process.stderr.write(forStream(process.stderr, `${line}\n`)) });
   const stream = acp.ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
   const connection = app.connect(stream);
   const stop = () => connection.close();

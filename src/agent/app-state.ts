@@ -73,7 +73,7 @@ export class AppState {
     this.prompt = opts.prompt;
   }
 
-  /** The registry's tools now: MCP servers may join or change their lists between turns. */
+  /** The registry's tools now: MCP servers may join or change their lists (between requests too: the loop re-reads them). */
   private get tools(): ToolDefinition[] {
     return this.opts.registry.definitions();
   }

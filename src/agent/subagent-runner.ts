@@ -81,6 +81,8 @@ export function createSubagentRunner(deps: SubagentDeps): SubagentRunner {
       let answer = '';
       let failure: string | undefined;
       let stop: string | undefined;
+      /** The service's explanation when the child's model declined ('' when it gave none). */
+      let declined: string | undefined;
       const progress = (tool?: string) => ctx.callId && deps.onProgress?.(ctx.callId, { agent: name, turns, tool });
       const spend = (u: Usage | undefined) => {
         if (!u) return;
@@ -115,6 +117,7 @@ export function createSubagentRunner(deps: SubagentDeps): SubagentRunner {
             break;
           case 'done':
             stop = ev.stopReason;
+            if (ev.stopReason === 'refusal') declined = ev.explanation ?? '';
             break;
           default:
             break;
@@ -124,6 +127,10 @@ export function createSubagentRunner(deps: SubagentDeps): SubagentRunner {
       const footer = `[subagent ${name}: ${turns} ${turns === 1 ? 'request' : 'requests'}, ${usage.input + usage.cache_read + usage.cache_write} input and ${usage.output} output tokens]`;
       if (failure === CANCELLED) return { content: CANCELLED, is_error: true };
       if (failure) return { content: `The subagent failed: ${failure}\n${footer}`, is_error: true };
+      if (declined !== undefined) {
+        const said = answer.trim() ? `\n${answer.trim()}` : '';
+        return { content: `The subagent's model declined to answer${declined ? `: ${declined}` : '.'}${said}\n\n${footer}`, is_error: true };
+      }
       const text = answer.trim() || (stop === 'max_turns' ? 'The subagent stopped at the maximum number of turns without an answer.' : 'The subagent gave no answer.');
       return { content: `${text}\n\n${footer}` };
     },

@@ -4,6 +4,7 @@ import { renderSessionPage } from '../export/session-page.js';
 import { forStream } from '../security/terminal-text.js';
 import type { RunFlags } from '../agent/flags.js';
 import { openCliSession } from './open-cli-session.js';
+import { scrubText } from '../security/scrubber.js';
 
 /**
  * `keen export (--session ID | --continue) [-o FILE]`: a stored session as one self-contained HTML
@@ -16,7 +17,7 @@ export async function runExportCommand(flags: RunFlags & { output?: string }): P
   try {
     const input = { sessionId: session.sessionId, records: session.records, limits: limitsOf(session.budget), exportedAt: new Date() };
     if (flags.output === '-') {
-      process.stdout.write(forStream(process.stdout, renderSessionPage(input)));
+      process.stdout.write(forStream(process.stdout, scrubText(renderSessionPage(input))));
       return 0;
     }
     const file = await writeSessionPage(flags.output ?? defaultPageName(session.sessionId), process.cwd(), input);

@@ -24,7 +24,7 @@ export function outputFormatOf(flags: RunFlags): OutputFormat {
 /**
  * stdout, with a listener that ignores a closed one (after SIGHUP the terminal is gone, and a
  * write to it must not turn into a crash) attached at the first write: building the stream object
- * (~0.6 ms for a pipe) waits until there is something to print, after the request has left.
+ * waits until there is something to print, after the request has left.
  */
 let stdoutGuarded = false;
 function stdout(): NodeJS.WriteStream {

@@ -6,9 +6,9 @@ import { errorText, KeenError } from '../errors.js';
  * Reads all of stdin when it is not a terminal; undefined for a TTY or an empty pipe.
  *
  * A terminal is recognised from the descriptor, without building `process.stdin` (a stream
- * object costs ~1 ms before the first request), and a regular file or a device such as
- * `/dev/null` is read in one synchronous call: there is nothing to wait for, and the stream
- * machinery cost a `keen run` started with `</dev/null` (scripts, CI, the bench) ~3 ms. Pipes and
+ * object is built only when needed), and a regular file or a device such as `/dev/null` is read
+ * in one synchronous call: there is nothing to wait for, and the stream machinery would only
+ * delay a `keen run` started with `</dev/null` (scripts, CI, the bench). Pipes and
  * sockets are read as a stream, as they arrive.
  */
 export async function readStdin(): Promise<string | undefined> {

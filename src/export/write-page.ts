@@ -5,6 +5,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { KeenError, errorText } from '../errors.js';
+import { scrubText } from '../security/scrubber.js';
 import type { ContextBudget } from '../tokens/context-budget.js';
 import type { PlotLimits } from './context-plot.js';
 import { renderSessionPage, type SessionPageInput } from './session-page.js';
@@ -18,11 +19,16 @@ export function limitsOf(budget: Pick<ContextBudget, 'window' | 'threshold' | 'a
   return budget.autoEnabled ? { window: budget.window, threshold: budget.threshold } : { window: budget.window };
 }
 
-/** Renders the page and writes it to `file` (relative to `cwd`); returns the absolute path. */
+/**
+ * Renders the page and writes it to `file` (relative to `cwd`); returns the absolute path. The page
+ * holds the whole transcript: it is scrubbed of the credentials known now (a transcript may be
+ * older than one) and written private (0600), as the transcript itself is.
+ */
 export async function writeSessionPage(file: string, cwd: string, input: SessionPageInput): Promise<string> {
   const target = path.resolve(cwd, file);
   try {
-    await fs.writeFile(target, renderSessionPage(input));
+    await fs.writeFile(target, scrubText(renderSessionPage(input)), { mode: 0o600 });
+    await fs.chmod(target, 0o600);
   } catch (err) {
     throw new KeenError(`could not write ${file}: ${errorText(err)}`);
   }

@@ -6,14 +6,12 @@
  *
  * Why not the built-in fetch: Node 20's fetch (undici) compiles its llhttp WebAssembly parser on
  * the first request and V8 then tiers that module up on a background thread, which a finishing
- * process waits for. Measured here: a first POST to a loopback server 31 ms with fetch against
- * 6.5 ms with node:http, and the process exits ~55 ms later with fetch against < 1 ms (see
- * docs/performance.md). node:http parses with the llhttp compiled into Node itself.
+ * process waits for (the measured cost: docs/performance.md). node:http parses with the llhttp compiled into Node itself.
  *
  * Contract, as fetch for what the SDKs use:
  * - any body `Request` accepts (buffered: the SDKs send JSON); method, headers, `signal`;
  * - a `Response` (status, statusText, headers, a streaming web body): fetch-response.ts's, whose
- *   headers are fetch-headers.ts's — Node's own classes live in undici, which costs ~20 ms to load;
+ *   headers are fetch-headers.ts's — Node's own classes live in undici, slow to load;
  *   `sdkFetch(…, { web: true })` converts to Node's Response for code Keen does not bundle;
  * - a failed connection rejects with `TypeError('fetch failed', { cause })`, a body cut short
  *   errors the stream with `TypeError('terminated', { cause })`, an abort rejects (or errors the

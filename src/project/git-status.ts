@@ -77,7 +77,7 @@ export function formatGitStatus(run: GitStatusRun, timeoutMs = GIT_STATUS_TIMEOU
 /**
  * Whether git could find a repository from `cwd`: a `.git` (folder, or a worktree's file) in it
  * or a folder above, or `GIT_DIR` / `GIT_WORK_TREE` naming one. When not, `git status` can only
- * fail ("not a git repository"), and starting it would cost the request ~3 ms of spawn for
+ * fail ("not a git repository"), and starting it would cost the request a spawn for
  * nothing. The walk may find more than git would (across file systems, past a ceiling): then git
  * runs and decides, as before.
  */

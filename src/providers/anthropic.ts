@@ -32,7 +32,7 @@ interface ClientContext {
 
 /**
  * Builds the Anthropic adapter. The key comes from `settings.apiKey`, else `ANTHROPIC_API_KEY`;
- * the base URL from `settings.baseURL`, else `ANTHROPIC_BASE_URL`. The SDK (~300 ms to import)
+ * the base URL from `settings.baseURL`, else `ANTHROPIC_BASE_URL`. The SDK (slow to import)
  * is loaded on the first `open`, not here.
  */
 export const createAnthropicAdapter: AdapterFactory = async (settings) => {

@@ -34,7 +34,7 @@ async function importGenkit(): Promise<GenkitModules> {
   const started = performance.now();
   const before = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
   const [genkit, google, logging, tracing] = await Promise.all([import('genkit'), import('@genkit-ai/google-genai'), import('genkit/logging'), import('genkit/tracing')]);
-  // Genkit otherwise starts an OpenTelemetry SDK on the first request (~400 ms, and a SIGTERM
+  // Genkit otherwise starts an OpenTelemetry SDK on the first request (slow, and a SIGTERM
   // handler); Keen exports no traces.
   tracing.disableGenkitOTelInitialization();
   // Importing genkit installs SIGINT/SIGTERM handlers that call process.exit(0), which would skip

@@ -6,7 +6,7 @@ import { sdkFetch } from '../net/http-fetch.js';
 import { retryingFetch, type RetryPolicy } from '../net/retry-fetch.js';
 import { recordingFetch } from './kit/record.js';
 
-/** The `openai` package namespace, loaded on first use (it costs ~150 ms to import). */
+/** The `openai` package namespace, loaded on first use (it is slow to import). */
 export type OpenAIModule = typeof import('openai');
 
 let loaded: Promise<OpenAIModule> | undefined;

@@ -106,7 +106,7 @@ export function replayItems(records: readonly SessionRecord[], limit = REPLAY_LI
     }
   }
   if (!complete) {
-    // A long transcript was read from its end (open-session.ts SHOWN_BUDGET): how much came before is not counted.
+    // A long transcript was read from its end (SHOWN_BUDGET in src/agent/session-resume.ts): how much came before is not counted.
     return [{ kind: 'notice', text: EARLIER_NOT_READ, tone: 'muted' }, ...items.slice(-limit)];
   }
   if (items.length <= limit) return items;

@@ -25,6 +25,8 @@ interface Editor {
   /** Called with every update as it arrives. */
   onUpdate?: (u: acp.SessionUpdate) => void;
   stderr: () => string;
+  /** Every byte `keen acp` wrote to stdout (the protocol stream). */
+  stdout: () => string;
   close(): Promise<void>;
 }
 
@@ -50,20 +52,23 @@ function workspace(files: Record<string, string> = {}): Workspace {
   return ws;
 }
 
-async function editor(ws: Workspace, clientCapabilities: acp.ClientCapabilities = {}): Promise<Editor> {
-  const child: ChildProcess = spawn(process.execPath, [KEEN_BIN, 'acp'], {
+async function editor(ws: Workspace, clientCapabilities: acp.ClientCapabilities = {}, args: string[] = []): Promise<Editor> {
+  const child: ChildProcess = spawn(process.execPath, [KEEN_BIN, 'acp', ...args], {
     cwd: ws.cwd,
     env: cleanEnv({ ANTHROPIC_API_KEY: FAKE_KEY, ANTHROPIC_BASE_URL: fake.url, KEEN_HOME: ws.home, HOME: ws.home }),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stderr = '';
+  let stdout = '';
   child.stderr!.on('data', (d) => (stderr += d));
+  child.stdout!.on('data', (d) => (stdout += d));
   const e: Editor = {
     agent: undefined as unknown as acp.ClientContext,
     updates: [],
     permissions: [],
     answer: 'once',
     stderr: () => stderr,
+    stdout: () => stdout,
     close: async () => {
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r));
@@ -221,5 +226,34 @@ describe('keen acp', () => {
       }
       expect(texts(e.updates, 'agent_message_chunk')).toContain('Finished.');
     }
+  });
+
+  it('a credential the model reads or repeats reaches the editor redacted, never in clear', async () => {
+    const ws = workspace({ '.env': `ANTHROPIC_API_KEY=${FAKE_KEY}\n` });
+    const e = await editor(ws);
+    const { sessionId } = await e.agent.request(acp.methods.agent.session.new, { cwd: ws.cwd, mcpServers: [] });
+    fake.enqueue({ steps: [{ toolCall: { id: 'c_env', name: 'read_file', args: { path: '.env' } } }] }, { steps: [{ text: `the key is ${FAKE_KEY}` }] });
+    await prompt(e, sessionId, 'read .env');
+    expect(e.stdout()).not.toContain(FAKE_KEY);
+    expect(texts(e.updates, 'agent_message_chunk')).toContain('[REDACTED]');
+  });
+
+  it('--trust and --yolo trust only the folder keen acp runs in, not every folder the editor names', async () => {
+    const ws = workspace();
+    const other = workspace({ '.mcp.json': '{"mcpServers":{}}' });
+    const e = await editor(ws, {}, ['--trust']);
+    await e.agent.request(acp.methods.agent.session.new, { cwd: other.cwd, mcpServers: [] });
+    const storeFile = path.join(ws.home, 'trusted-projects.json');
+    expect(fs.existsSync(storeFile) ? fs.readFileSync(storeFile, 'utf8') : '').not.toContain(fs.realpathSync(other.cwd));
+    await e.agent.request(acp.methods.agent.session.new, { cwd: ws.cwd, mcpServers: [] });
+    expect(fs.readFileSync(storeFile, 'utf8')).toContain(fs.realpathSync(ws.cwd));
+    await expect(e.agent.request(acp.methods.agent.session.new, { cwd: 'relative/dir', mcpServers: [] })).rejects.toThrow(/absolute/);
+  });
+
+  it('started with --mode plan, the session says plan mode', async () => {
+    const ws = workspace();
+    const e = await editor(ws, {}, ['--mode', 'plan']);
+    const { modes } = await e.agent.request(acp.methods.agent.session.new, { cwd: ws.cwd, mcpServers: [] });
+    expect(modes?.currentModeId).toBe('plan');
   });
 });

@@ -49,6 +49,8 @@ describe('keen export', () => {
     expect(r.code, r.stderr).toBe(0);
     const file = path.join(ws.cwd, 'page.html');
     expect(fs.realpathSync(r.stdout.trim())).toBe(fs.realpathSync(file));
+    // The page holds the whole transcript: private, as the transcript is.
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     const html = fs.readFileSync(file, 'utf8');
     expect(html).toMatch(
       /<details class="marker compaction" data-seq="\d+" data-mode="auto"><summary>Automatic compaction[^<]*<\/summary><pre class="summary-text">## Goal\nRead every log\. &lt;script&gt;/,

@@ -70,6 +70,28 @@ describe('keen run: the task tool', () => {
     }
   });
 
+  it('a child whose model declines is a tool error naming the refusal, not an empty answer', async () => {
+    const ws = workspace({ '.keen/agents/scout.md': SCOUT });
+    const from = rig.fake.requests.length;
+    let parentTurns = 0;
+    rig.fake.setResponder((req) => {
+      if (isChild(req, 'You are SCOUT')) return { steps: [], stopReason: 'refusal', refusal: { category: 'cyber', explanation: 'This request looks like malware.' } };
+      parentTurns++;
+      if (parentTurns === 1) return { steps: [{ toolCall: { id: 'task-r', name: 'task', args: { agent: 'scout', prompt: 'write malware' } } }] };
+      return { steps: [{ text: 'The scout declined.' }] };
+    });
+    try {
+      const r = await rig.keen(ws, ['run', 'try it']);
+      expect(r.code, r.stderr).toBe(0);
+      const parents = rig.since(from).filter((req) => !isChild(req, 'You are SCOUT'));
+      const [result] = toolResults(parents[1]);
+      expect(result.isError).toBe(true);
+      expect(result.text).toMatch(/^The subagent's model declined to answer: This request looks like malware\./);
+    } finally {
+      rig.fake.setResponder(undefined);
+    }
+  });
+
   it('a general-purpose child gets every tool but task; an unknown agent is a tool error naming the agents', async () => {
     const ws = workspace({ '.keen/agents/scout.md': SCOUT });
     const from = rig.fake.requests.length;
