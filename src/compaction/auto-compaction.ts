@@ -4,7 +4,6 @@
  * private child. The loop makes one call before every model request:
  * {@link AutoCompaction.maybeCompact}.
  */
-import type { ToolRegistry } from '../tools/types.js';
 import type { StreamEvent } from '../core/events.js';
 import { cloneMessages, stripSystem, systemPart, userMessage, type Message } from '../core/message.js';
 import type { ChatRequest, ProviderConversation, ToolDefinition } from '../core/provider.js';
@@ -16,20 +15,7 @@ import { attemptFailed, attemptSucceeded, decideAutoCompaction, newAttemptState,
 import { applyPrunePlan, planPrune } from './prune.js';
 import { NO_EXTRAS, type CompactionSettings } from './settings.js';
 import type { SummaryRoute } from './summarise.js';
-import { documentRequest, NO_TOOLS, summaryOptions } from './summary-route.js';
-
-/** A client the summary request can go to (a ChatClient satisfies it). */
-export interface SummaryClient {
-  streamChat(request: ChatRequest, registry: ToolRegistry, options?: StreamOptions): AsyncIterable<StreamEvent>;
-}
-
-/** A separate summariser (`compaction.model`): its client, wire model, window and output limit. */
-export interface Summariser {
-  client: SummaryClient;
-  model: string;
-  inputBudget: number;
-  maxOutputTokens: number;
-}
+import { documentRequest, NO_TOOLS, summaryOptions, type Summariser } from './summary-route.js';
 
 /** The compaction part of the loop's environment. */
 export interface LoopCompaction {
