@@ -13,6 +13,7 @@ import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { isCompactionRequest, stripCache } from '../kit/anthropic-wire-helpers.js';
 import { assertBuilt } from './cli-fixtures.js';
 import { makeWorkspace, runKeen, type Workspace } from './harness.js';
+import { prose as kitProse } from '../kit/prose.js';
 
 const SUMMARY = '## Goal\nRead every log.\n## Accomplished\nLogs read.';
 const log = (n: number, lines = 150) => Array.from({ length: lines }, (_, k) => `entry ${k} of log ${n}: code_${(k * 7919 + n) % 10007} ok`).join('\n');
@@ -35,36 +36,7 @@ afterAll(async () => {
   for (const ws of workspaces) ws.cleanup();
 });
 
-const WORDS = [
-  'parser',
-  'handles',
-  'nested',
-  'blocks',
-  'reports',
-  'errors',
-  'clearly',
-  'module',
-  'returns',
-  'value',
-  'when',
-  'the',
-  'input',
-  'is',
-  'large',
-  'and',
-  'every',
-  'line',
-  'keeps',
-  'its',
-  'order',
-];
-const w = (k: number) => WORDS[k % WORDS.length];
-/** Prose-like lines: the local estimate and the fake's chars/4 usage agree on them (±2 %). */
-const prose = (n: number, lines: number) =>
-  Array.from(
-    { length: lines },
-    (_, k) => `entry ${k} of log ${n}: the ${w(k)} ${w(k * 7)} ${w(k * 11)} and ${w(k * 5)} the ${w(k * 3)} while ${w(k * 13)} stays ${w(k * 17)}.`,
-  ).join('\n');
+const prose = (n: number, lines: number) => kitProse('log', n, lines);
 
 function workspace(config: string, files = 16, lines = 150, text: (n: number, lines: number) => string = log): Workspace {
   const entries: Record<string, string> = { '.keen/config.json': config };

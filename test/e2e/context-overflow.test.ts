@@ -13,42 +13,14 @@ import type { RecordedRequest } from '../fakes/script.js';
 import { isCompactionRequest } from '../kit/anthropic-wire-helpers.js';
 import { assertBuilt } from './cli-fixtures.js';
 import { makeWorkspace, runKeen, type Workspace } from './harness.js';
+import { prose as kitProse } from '../kit/prose.js';
 
 /** The window of both the model catalog entry and the fake. */
 const WINDOW = 12_000;
 const SUMMARY = '## Goal\nKeep chatting about the parser.\n## Accomplished\nEarlier questions answered.';
 const config = (contextWindow: number) => JSON.stringify({ models: { tiny: { provider: 'anthropic', contextWindow, maxOutputTokens: 1000 } }, model: 'tiny' });
 
-const WORDS = [
-  'parser',
-  'handles',
-  'nested',
-  'blocks',
-  'reports',
-  'errors',
-  'clearly',
-  'module',
-  'returns',
-  'value',
-  'when',
-  'the',
-  'input',
-  'is',
-  'large',
-  'and',
-  'every',
-  'line',
-  'keeps',
-  'its',
-  'order',
-];
-const w = (k: number) => WORDS[k % WORDS.length];
-/** `lines` lines of prose (~22 tokens each) on which Keen's estimate and the fake's count agree. */
-const prose = (n: number, lines: number) =>
-  Array.from(
-    { length: lines },
-    (_, k) => `entry ${k} of note ${n}: the ${w(k)} ${w(k * 7)} ${w(k * 11)} and ${w(k * 5)} the ${w(k * 3)} while ${w(k * 13)} stays ${w(k * 17)}.`,
-  ).join('\n');
+const prose = (n: number, lines: number) => kitProse('note', n, lines);
 
 let fake: AnthropicFake;
 const workspaces: Workspace[] = [];
