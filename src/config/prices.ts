@@ -1,7 +1,8 @@
 /**
  * List prices in USD per million tokens, matched by model-name prefix (longest wins), beside the
  * model catalog. They are an estimate for orientation (`/usage`, `total_cost_usd`), not a bill:
- * a model without a known price has no cost.
+ * a model without a known price has no cost. What caching saved is the cost as if nothing were
+ * cached (cache reads and writes at the input price) less the cost with the cache's own prices.
  */
 import type { Usage } from '../core/usage.js';
 
@@ -46,4 +47,12 @@ export function costOf(model: string, usage: Usage): number | undefined {
   const price = priceOf(model);
   if (!price) return undefined;
   return (usage.input * price.input + usage.output * price.output + usage.cache_read * price.cacheRead + usage.cache_write * price.cacheWrite) / 1e6;
+}
+
+/**
+ * Estimated cost of `usage` on `model` had nothing been cached: cache reads and cache writes
+ * priced as plain input. Undefined when the model has no price.
+ */
+export function costWithoutCacheOf(model: string, usage: Usage): number | undefined {
+  return costOf(model, { ...usage, input: usage.input + usage.cache_read + usage.cache_write, cache_read: 0, cache_write: 0 });
 }

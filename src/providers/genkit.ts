@@ -9,7 +9,7 @@ import { planRetry, retryPolicy, waitFor, type RetryPolicy } from '../net/retry-
 import { geminiRequestedWaitMs, genkitError, genkitRetryStatus } from './genkit-errors.js';
 import { GenkitEncoder } from './genkit-messages.js';
 import { blockedReply, replyOf } from './genkit-reply.js';
-import { chunksOf } from './genkit-stream.js';
+import { pushedValues } from './kit/pushed-values.js';
 import type { GenkitRuntime } from './genkit-runtime.js';
 import { createGenkitRuntime, GEMINI_ORIGIN, splitBaseUrl } from './genkit-runtime.js';
 
@@ -73,7 +73,7 @@ function genkitWire(runtime: GenkitRuntime, config: TurnConfig): WireTranslation
       for (let retry = 1; ; retry++) {
         let received = false;
         try {
-          const stream = chunksOf((onChunk: (chunk: GenerateResponseChunk) => void) => generate(messages, signal, maxOutputTokens, onChunk));
+          const stream = pushedValues((onChunk: (chunk: GenerateResponseChunk) => void) => generate(messages, signal, maxOutputTokens, onChunk));
           for (;;) {
             const step = await stream.next();
             if (step.done) return replyOf(step.value);

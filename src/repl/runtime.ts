@@ -1,7 +1,7 @@
 /**
- * The REPL's behaviour outside React: the live session, running turns, the input queue, slash
- * commands, permission answers and exit. Components only render the {@link UiStore}; the key
- * router calls the methods here.
+ * The REPL's behaviour outside React: running turns, the input queue, slash commands, permission
+ * answers and exit. Components only render the {@link UiStore}; the key router calls the methods
+ * here. Which session is open, and replacing it, is session-switch.ts.
  *
  * Invariants:
  * - At most one turn or command runs at a time (`running`); input submitted meanwhile is queued
@@ -13,8 +13,7 @@
  *   uses it before `ready`.
  */
 import type { ControllerEvent } from '../agent/session-controller.js';
-import { keptFlags } from '../agent/flags.js';
-import type { LiveSession, OpenSessionOptions, SessionFlags } from '../agent/open-session.js';
+import type { LiveSession, SessionFlags } from '../agent/open-session.js';
 import { errorText } from '../errors.js';
 import { promptTokens, type Usage } from '../core/usage.js';
 import type { Policy, SessionAnswer } from '../tools/permissions/index.js';
@@ -23,30 +22,16 @@ import type { InputHistory } from './input/history-store.js';
 import { type InputOrigin, MessageQueue } from './message-queue.js';
 import { PermissionBroker } from './permission-broker.js';
 import type { ReplGate } from './repl-gate.js';
-import type { TranscriptScrollback } from './scrollback.js';
+import { SessionSwitcher, type SessionSwitchOptions } from './session-switch.js';
 import { setProjectCommands } from './slash-commands.js';
 import { QUEUE_LIMIT, type NewItem } from './state/ui-state.js';
 import type { UiStore } from './state/ui-store.js';
 import type { TurnHandle } from './turn-runner.js';
-import { addSpend, type SpendByModel } from './usage-report.js';
+import type { SpendByModel } from './usage-report.js';
 
-export type SessionOpener = (opts: OpenSessionOptions) => Promise<LiveSession>;
-type RuntimeParts = typeof import('./runtime-parts.js');
-
-export interface RuntimeOptions {
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-  /** Flags of the first session (`--resume`, `--continue`, `--model` …). */
-  flags: SessionFlags;
-  store: UiStore;
-  version: string;
-  /** Opens sessions; default: `openSession` (imported when first needed). */
-  open?: SessionOpener;
+/** The REPL's options; `open`, `clearScreen` and `scrollback` are for session-switch.ts. */
+export interface RuntimeOptions extends SessionSwitchOptions {
   history?: InputHistory;
-  /** Clears the terminal before a replaced transcript (/clear, /resume) is drawn. */
-  clearScreen?: () => void;
-  /** Writes a long replay's older items as plain scrollback (the terminal REPL; see scrollback.ts). */
-  scrollback?: TranscriptScrollback;
   /** Called once when the REPL should end (after the session is closed). */
   onExit: (code: number) => void;
   /** Text delta batching interval (tests pass 0). */
@@ -62,18 +47,13 @@ export const YOLO_WARNING = '--yolo: every tool call runs without asking (deny r
 export const EXIT_WINDOW_MS = 2000;
 
 export class ReplRuntime implements CommandHost {
-  session?: LiveSession;
   readonly store: UiStore;
   readonly broker: PermissionBroker;
-  /** Created with the first session (the permission engine loads with it). */
-  private gate?: ReplGate;
-  private parts?: RuntimeParts;
-  private partsLoad?: Promise<RuntimeParts>;
+  private readonly sessions: SessionSwitcher;
   private turn?: TurnHandle;
   private running = false;
   private exiting = false;
   private ready = false;
-  private readonly spend: SpendByModel = new Map();
   private exitTimer?: NodeJS.Timeout;
   private current?: Promise<void>;
   private readonly queue: MessageQueue;
@@ -82,6 +62,10 @@ export class ReplRuntime implements CommandHost {
     this.store = opts.store;
     this.queue = new MessageQueue(opts.store);
     this.broker = new PermissionBroker(this.store, () => opts.scrollback?.size?.(), opts.promptGuardMs);
+    this.sessions = new SessionSwitcher(opts, this.broker, {
+      notice: (text, tone) => this.notice(text, tone),
+      installed: () => this.refreshProjectCommands(),
+    });
     this.broker.onOpen = (request) => this.session?.notify(`Keen needs your permission to use ${request.tool}`, 'permission_prompt');
   }
 
@@ -97,8 +81,7 @@ export class ReplRuntime implements CommandHost {
   async start(initialPrompt?: string): Promise<void> {
     const historyLoad = this.opts.history?.load().then((entries) => this.store.dispatch({ type: 'edit', command: { type: 'history-loaded', entries } }));
     try {
-      const session = await this.openWith(this.opts.flags);
-      this.install(session, 'append');
+      await this.sessions.openFirst();
     } catch (err) {
       await historyLoad?.catch(() => undefined);
       throw err;
@@ -133,7 +116,7 @@ export class ReplRuntime implements CommandHost {
 
   private launch(text: string, origin: InputOrigin = {}): void {
     this.running = true;
-    this.current = this.requireParts()
+    this.current = this.sessions.parts
       .dispatchInput(this, text, origin)
       .catch((err) => this.store.dispatch({ type: 'append', items: [{ kind: 'error', title: 'Error', message: errorText(err) }] }))
       .finally(() => {
@@ -171,7 +154,7 @@ export class ReplRuntime implements CommandHost {
     const handle: TurnHandle = { mode, abort: new AbortController() };
     this.turn = handle;
     try {
-      const { runTurn, TEXT_BATCH_MS } = this.requireParts();
+      const { runTurn, TEXT_BATCH_MS } = this.sessions.parts;
       await runTurn(
         this.store,
         handle,
@@ -290,11 +273,11 @@ export class ReplRuntime implements CommandHost {
 
   /** The live permission policy (its mode and session rules change from the REPL). */
   get permissionPolicy(): Policy {
-    return this.requireGate().policy;
+    return this.sessions.gate.policy;
   }
 
   get permissionGate(): ReplGate {
-    return this.requireGate();
+    return this.sessions.gate;
   }
 
   /** Show `mode` in the footer. */
@@ -314,41 +297,10 @@ export class ReplRuntime implements CommandHost {
     }
   }
 
-  // ---- sessions ------------------------------------------------------------------------------
+  // ---- sessions (session-switch.ts) ---------------------------------------------------------
 
-  private async openWith(flags: SessionFlags, gate?: ReplGate): Promise<LiveSession> {
-    const [open, parts] = await Promise.all([this.opts.open ?? import('../agent/open-session.js').then((m) => m.openSession), this.loadParts()]);
-    this.gate ??= new parts.ReplGate(this.broker, !!this.opts.flags.yolo);
-    return open({
-      cwd: this.cwd,
-      env: this.opts.env,
-      flags,
-      interactive: true,
-      permissions: gate ?? this.gate,
-      onSubagentProgress: (id, child) => this.store.dispatch({ type: 'tool-progress', id, child: { agent: child.agent, turns: child.turns, tool: child.tool } }),
-      onToolOutput: (id, tail) => this.store.dispatch({ type: 'tool-output', id, tail }),
-      onWarning: (line) => this.notice(line, 'warning'),
-    });
-  }
-
-  /** Make `session` current; `reset` replaces the transcript with its replay, `append` adds it. */
-  private install(session: LiveSession, how: 'reset' | 'append' | 'keep'): void {
-    this.session = session;
-    const gate = this.requireGate();
-    // A model switch keeps "allow for this session" answers; a new or resumed session starts fresh.
-    if (!gate.configured) gate.configure(session.policy);
-    this.requireParts().showSession(this.opts, session, how, { contextTokens: this.estimateContext(), permissionMode: gate.policy.mode });
-    this.refreshProjectCommands();
-  }
-
-  /** Custom commands and skills for /help and Tab, re-read after every turn (files may have changed). */
-  private refreshProjectCommands(): void {
-    if (!this.session) return;
-    try {
-      setProjectCommands(this.requireParts().projectSlashCommands(this));
-    } catch {
-      // a directory vanished mid-read: keep the previous list
-    }
+  get session(): LiveSession | undefined {
+    return this.sessions.current;
   }
 
   /**
@@ -356,25 +308,9 @@ export class ReplRuntime implements CommandHost {
    * reopened and the error is shown; the transcript is `reset` (new/resumed) or `keep` (model).
    */
   async switchSession(flags: SessionFlags, how: 'reset' | 'keep', status: string): Promise<boolean> {
-    const old = this.requireSession();
     this.store.dispatch({ type: 'command-busy', status });
     try {
-      this.foldSpend(old);
-      await old.close();
-      // A new or resumed session gets a fresh gate (no earlier "allow for this session" answers).
-      const gate = how === 'reset' ? new (this.requireParts().ReplGate)(this.broker, !!this.opts.flags.yolo) : this.requireGate();
-      let next: LiveSession;
-      try {
-        next = await this.openWith(flags, gate);
-      } catch (err) {
-        this.notice(errorText(err), 'error');
-        const back = await this.openWith({ ...this.baseFlags(), session: old.store.persisted ? old.sessionId : undefined, provider: old.provider, model: old.model });
-        this.install(back, 'keep');
-        return false;
-      }
-      this.gate = gate;
-      this.install(next, how);
-      return true;
+      return await this.sessions.switchTo(flags, how);
     } finally {
       this.store.dispatch({ type: 'command-busy', status: undefined });
     }
@@ -382,7 +318,7 @@ export class ReplRuntime implements CommandHost {
 
   /** Flags every reopened session keeps (profile, yolo, max turns, system prompt flags). */
   baseFlags(): SessionFlags {
-    return { ...keptFlags(this.opts.flags), mode: this.session?.mode.get() ?? this.opts.flags.mode };
+    return this.sessions.baseFlags();
   }
 
   requireSession(): LiveSession {
@@ -390,41 +326,26 @@ export class ReplRuntime implements CommandHost {
     return this.session;
   }
 
-  /** runtime-parts.ts, loading (once) with the first session. */
-  private loadParts(): Promise<RuntimeParts> {
-    this.partsLoad ??= import('./runtime-parts.js').then(
-      ({ dispatchInput, projectSlashCommands, ReplGate, runTurn, showSession, TEXT_BATCH_MS }) =>
-        (this.parts = { dispatchInput, projectSlashCommands, ReplGate, runTurn, showSession, TEXT_BATCH_MS }),
-    );
-    return this.partsLoad;
-  }
-
-  private requireParts(): RuntimeParts {
-    if (!this.parts) throw new Error('no session is open');
-    return this.parts;
-  }
-
-  private requireGate(): ReplGate {
-    if (!this.gate) throw new Error('no session is open');
-    return this.gate;
-  }
-
   /** Spend so far, per model, compaction included. */
   spendSoFar(): SpendByModel {
-    const out: SpendByModel = new Map(this.spend);
-    if (this.session) addSpend(out, this.session.model, this.session.controller.spent);
-    return out;
+    return this.sessions.spendSoFar();
   }
 
-  private foldSpend(session: LiveSession): void {
-    addSpend(this.spend, session.model, session.controller.spent);
+  /** Custom commands and skills for /help and Tab, re-read after every turn (files may have changed). */
+  private refreshProjectCommands(): void {
+    if (!this.session) return;
+    try {
+      setProjectCommands(this.sessions.parts.projectSlashCommands(this));
+    } catch {
+      // a directory vanished mid-read: keep the previous list
+    }
   }
 
   // ---- context gauge -------------------------------------------------------------------------
 
   /** The trigger's measure of the context (src/agent/context-measure.ts). */
   estimateContext(): number {
-    return this.session?.controller.context.measure().tokens ?? 0;
+    return this.sessions.contextTokens();
   }
 
   private onUsage(u: Usage): void {

@@ -32,8 +32,14 @@ const MIN_SECRET_CHARS = 8;
 /** A conventional name is not enough: the value must look like a token, not a path or a sentence. */
 const MIN_NAMED_VALUE_CHARS = 12;
 
-function looksLikeToken(value: string): boolean {
-  return value.length >= MIN_NAMED_VALUE_CHARS && !/\s/.test(value) && !/^[/~.]/.test(value) && !value.includes('://');
+/**
+ * A value shaped like a token: at least `minChars` long, one word, not a path or a URL (so
+ * `PATH`-like values and ordinary settings are never taken for credentials). `letterAndDigit`
+ * also asks for both, for a value judged by its shape alone whatever its name (MCP config).
+ */
+export function looksLikeToken(value: string, opts: { minChars: number; letterAndDigit?: boolean }): boolean {
+  if (value.length < opts.minChars || /\s/.test(value) || /^[/~.]/.test(value) || value.includes('://')) return false;
+  return !opts.letterAndDigit || (/[A-Za-z]/.test(value) && /\d/.test(value));
 }
 
 /**
@@ -48,7 +54,7 @@ export function secretValues(env: NodeJS.ProcessEnv = process.env, extra: readon
     if (value && value.length >= MIN_SECRET_CHARS) found.add(value);
   }
   for (const [name, value] of Object.entries(env)) {
-    if (value && CREDENTIAL_NAME.test(name) && looksLikeToken(value)) found.add(value);
+    if (value && CREDENTIAL_NAME.test(name) && looksLikeToken(value, { minChars: MIN_NAMED_VALUE_CHARS })) found.add(value);
   }
   for (const value of extra) if (value.length >= MIN_SECRET_CHARS) found.add(value);
   return [...found].sort((a, b) => b.length - a.length);

@@ -51,22 +51,9 @@ export class FileCheckpoints {
    * `roots`: the call's workspace roots, recorded so an undo writes only inside them.
    */
   before(real: string, roots: readonly string[] = []): Promise<void> {
-    return this.serial(async () => {
-      if (this.turn === undefined) return;
-      const m = await this.current();
-      if (m.files.some((f) => f.path === real)) return;
-      addRoots(m, roots);
-      const dir = this.turnDir(m.turn_seq);
-      await mkdir(dir, { recursive: true, mode: 0o700 });
-      let before: Manifest['files'][number]['before'] = null;
+    return this.record(real, roots, async () => {
       const info = await stat(real).catch(() => null);
-      if (info?.isFile()) {
-        const blob = `${m.files.length + 1}.bin`;
-        await writeDurably(path.join(dir, blob), await readFile(real));
-        before = { blob, mode: info.mode & 0o7777 };
-      }
-      m.files.push({ path: real, before });
-      await this.save(m);
+      return info?.isFile() ? { data: await readFile(real), mode: info.mode & 0o7777 } : null;
     });
   }
 
@@ -85,6 +72,11 @@ export class FileCheckpoints {
    * or null when it did not exist. No-op when this turn kept it already.
    */
   keep(real: string, before: { data: Buffer; mode: number } | null, roots: readonly string[] = []): Promise<void> {
+    return this.record(real, roots, async () => before);
+  }
+
+  /** Keep what `read` gives as `real`'s state before this turn, unless the turn kept it already. */
+  private record(real: string, roots: readonly string[], read: () => Promise<{ data: Buffer; mode: number } | null>): Promise<void> {
     return this.serial(async () => {
       if (this.turn === undefined) return;
       const m = await this.current();
@@ -92,11 +84,12 @@ export class FileCheckpoints {
       addRoots(m, roots);
       const dir = this.turnDir(m.turn_seq);
       await mkdir(dir, { recursive: true, mode: 0o700 });
+      const state = await read();
       let entry: Manifest['files'][number]['before'] = null;
-      if (before) {
+      if (state) {
         const blob = `${m.files.length + 1}.bin`;
-        await writeDurably(path.join(dir, blob), before.data);
-        entry = { blob, mode: before.mode };
+        await writeDurably(path.join(dir, blob), state.data);
+        entry = { blob, mode: state.mode };
       }
       m.files.push({ path: real, before: entry });
       await this.save(m);

@@ -73,7 +73,7 @@ async function resumed(turns = TURNS): Promise<Terminal> {
   };
   term.scrollback = new Scrollback({ columns: () => term.columns, rows: () => term.rows, items: () => store.getState().items });
   term.scrollback.attach((data) => term.writes.push(data));
-  // What the runtime does with a replay (runtime.ts `install`).
+  // What the runtime does with a replay (session-switch.ts `install`).
   const items = replayItems(records);
   const taken = term.scrollback.take(items);
   store.dispatch({ type: 'append', items, scrollback: taken ? items.length : 0 });

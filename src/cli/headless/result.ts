@@ -1,5 +1,5 @@
 import type { LiveSession } from '../../agent/open-session.js';
-import { costOf } from '../../config/prices.js';
+import { costOf, costWithoutCacheOf, priceOf } from '../../config/prices.js';
 import type { Usage } from '../../core/usage.js';
 import type { TurnOutcome } from './turn.js';
 
@@ -9,7 +9,9 @@ export type ResultSubtype = 'success' | 'error_max_turns' | 'error_refusal' | 'e
 /**
  * The one result object of `--output-format json` (and the last event of `stream-json`). Its
  * fields are stable; see docs/cli.md. `total_cost_usd` is an estimate at list prices (null when
- * the model has no known price).
+ * the model has no known price); `cost_without_cache_usd` prices cache reads and writes as plain
+ * input, and `cache_savings_usd` is the difference (negative while cache writes cost more than
+ * the reads saved).
  */
 export interface RunResult {
   type: 'result';
@@ -29,6 +31,8 @@ export interface RunResult {
   compactions: number;
   usage: Usage;
   total_cost_usd: number | null;
+  cost_without_cache_usd: number | null;
+  cache_savings_usd: number | null;
   cost_is_estimate: true;
 }
 
@@ -66,7 +70,10 @@ export function turnResult(session: LiveSession, outcome: TurnOutcome, usage: Us
     : unfinished
       ? { kind: subtype === 'error_max_turns' ? 'max_turns' : 'refusal', message: unfinished }
       : null;
-  const cost = costOf(session.resolved.wireId, usage) ?? costOf(session.model, usage);
+  // Priced by the wire id when it has a list price, else by the model name.
+  const priced = priceOf(session.resolved.wireId) ? session.resolved.wireId : session.model;
+  const cost = costOf(priced, usage);
+  const withoutCache = costWithoutCacheOf(priced, usage);
   return {
     type: 'result',
     subtype,
@@ -82,10 +89,14 @@ export function turnResult(session: LiveSession, outcome: TurnOutcome, usage: Us
     duration_ms: outcome.durationMs,
     compactions: outcome.compactions,
     usage,
-    total_cost_usd: cost === undefined ? null : Number(cost.toFixed(10)),
+    total_cost_usd: dollars(cost),
+    cost_without_cache_usd: dollars(withoutCache),
+    cache_savings_usd: cost === undefined || withoutCache === undefined ? null : dollars(withoutCache - cost),
     cost_is_estimate: true,
   };
 }
+
+const dollars = (v: number | undefined): number | null => (v === undefined ? null : Number(v.toFixed(10)));
 
 /** The result of a run that failed before a turn could start (bad config, no key, bad model). */
 export function startupResult(message: string, durationMs: number, kind = 'startup'): RunResult {
@@ -105,6 +116,8 @@ export function startupResult(message: string, durationMs: number, kind = 'start
     compactions: 0,
     usage: { input: 0, output: 0, cache_read: 0, cache_write: 0 },
     total_cost_usd: null,
+    cost_without_cache_usd: null,
+    cache_savings_usd: null,
     cost_is_estimate: true,
   };
 }

@@ -58,6 +58,8 @@ export const streamEventSchema = z.discriminatedUnion('type', [
     compactions: z.number().int().nonnegative(),
     usage: z.strictObject(usage),
     total_cost_usd: z.number().nonnegative().nullable(),
+    cost_without_cache_usd: z.number().nonnegative().nullable(),
+    cache_savings_usd: z.number().nullable(),
     cost_is_estimate: z.literal(true),
   }),
 ]);

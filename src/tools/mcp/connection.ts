@@ -91,8 +91,16 @@ export class McpConnection {
     this.transport = transport;
     client.onclose = () => this.onClosed(client);
     await client.connect(transport);
-    this.tools = await listAllTools(client);
-    this.prompts = client.getServerCapabilities()?.prompts ? await listAllPrompts(client) : [];
+    this.tools = await allPages(
+      (params) => client.listTools(params),
+      (page) => page.tools,
+    );
+    this.prompts = client.getServerCapabilities()?.prompts
+      ? await allPages(
+          (params) => client.listPrompts(params),
+          (page) => page.prompts,
+        )
+      : [];
   }
 
   private onClosed(client: Client): void {
@@ -180,23 +188,13 @@ function lastLine(text: string): string {
   return last.length > 200 ? `${last.slice(0, 200)}…` : last;
 }
 
-async function listAllTools(client: Client): Promise<McpTool[]> {
-  const out: McpTool[] = [];
+/** Every item of a paginated MCP list (`tools/list`, `prompts/list`), page after page. */
+async function allPages<P extends { nextCursor?: string }, T>(list: (params: { cursor: string } | undefined) => Promise<P>, items: (page: P) => T[]): Promise<T[]> {
+  const out: T[] = [];
   let cursor: string | undefined;
   do {
-    const page = await client.listTools(cursor ? { cursor } : undefined);
-    out.push(...page.tools);
-    cursor = page.nextCursor;
-  } while (cursor);
-  return out;
-}
-
-async function listAllPrompts(client: Client): Promise<Prompt[]> {
-  const out: Prompt[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.listPrompts(cursor ? { cursor } : undefined);
-    out.push(...page.prompts);
+    const page = await list(cursor ? { cursor } : undefined);
+    out.push(...items(page));
     cursor = page.nextCursor;
   } while (cursor);
   return out;

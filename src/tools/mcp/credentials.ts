@@ -1,4 +1,5 @@
 import { SECRET_NAME } from '../../security/credential-names.js';
+import { looksLikeToken } from '../../transcript/redact.js';
 import type { ServerSpec } from './servers.js';
 
 /** Header names that carry a credential besides the secret-looking ones (`*_KEY`, `*TOKEN*`…). */
@@ -6,13 +7,8 @@ const CREDENTIAL_HEADER = /authorization|cookie|api[-_]?key|token|secret|session
 /** `Bearer xyz`, `Basic xyz`, `Token xyz`: the token alone may be echoed too. */
 const SCHEME = /^[A-Za-z][\w-]*\s+(\S+)$/;
 
-/**
- * A value that looks like a token whatever its name: long, one word, letters and digits, not a
- * path or a URL (so `PATH`-like values and ordinary settings are never taken for credentials).
- */
-function looksLikeToken(value: string): boolean {
-  return value.length >= 16 && !/\s/.test(value) && !/^[/~.]/.test(value) && !value.includes('://') && /[A-Za-z]/.test(value) && /\d/.test(value);
-}
+/** A header or `env` value taken for a credential whatever its name. */
+const TOKEN_SHAPE = { minChars: 16, letterAndDigit: true };
 
 /**
  * The credential values Keen sends to its MCP servers, from the config: every header whose name
@@ -26,7 +22,7 @@ export function mcpCredentialValues(servers: readonly ServerSpec[]): string[] {
     const pairs = spec.transport === 'stdio' ? Object.entries(spec.env) : Object.entries(spec.headers);
     const named = spec.transport === 'stdio' ? SECRET_NAME : CREDENTIAL_HEADER;
     for (const [name, value] of pairs) {
-      if (!value || !(named.test(name) || looksLikeToken(value))) continue;
+      if (!value || !(named.test(name) || looksLikeToken(value, TOKEN_SHAPE))) continue;
       out.push(value);
       const token = SCHEME.exec(value.trim())?.[1];
       if (token) out.push(token);

@@ -1,6 +1,6 @@
 /**
  * McpManager against real stdio servers: the SDK-built fixture (tool list changes, a server that
- * starts late) and server-everything (prompts, resources).
+ * starts late), the many-tools fixture (pagination) and server-everything (prompts, resources).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,6 +12,7 @@ import type { ServerSpec } from '../../../src/tools/mcp/servers.js';
 import type { PermissionGate } from '../../../src/tools/types.js';
 
 const FIXTURE = path.resolve(import.meta.dirname, '../../fixtures/mcp/dynamic-server.mjs');
+const MANY = path.resolve(import.meta.dirname, '../../fixtures/mcp/many-tools-server.mjs');
 const EVERYTHING = path.resolve(import.meta.dirname, '../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 
 const managers: McpManager[] = [];
@@ -111,6 +112,17 @@ describe('McpManager', () => {
     expect(prompt.messages[0].content).toEqual({ type: 'text', text: 'Please review the code.' });
     const resource = await m.readResource('ev', 'demo://resource/static/document/architecture.md');
     expect(JSON.stringify(resource.contents)).toContain('architecture');
+  });
+
+  it('lists every page of a server that paginates its tools and prompts', async () => {
+    const { m } = manager([stdio('paged', [MANY], { MANY_TOOLS: '25', MANY_PAGE: '10', MANY_PROMPTS: '12' })]);
+    const registry = createMcpAwareRegistry([], m);
+    await m.settled();
+    expect(m.status()[0]).toMatchObject({ state: 'ready', tools: 25, prompts: 12 });
+    const names = registry.definitions().map((d) => d.name);
+    expect(names).toHaveLength(25);
+    expect(names).toContain('mcp__paged__ledger_query_0024');
+    expect(m.promptCommands().map((p) => p.command)).toContain('mcp__paged__prompt_11');
   });
 
   it('close() ends each stdio server and what it started (its process group)', async () => {
