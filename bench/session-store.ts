@@ -1,6 +1,7 @@
 /**
- * Session store benchmark: `npx tsx bench/session-store.ts [--records N] [--runs N] [--lookups] [--keep]`
- * (`--lookups`: only the listing and the lookups, without the loads, opens and appends).
+ * Session store benchmark: `npx tsx bench/session-store.ts [--records N] [--runs N] [--lookups] [--curve] [--keep]`
+ * (`--lookups`: only the listing and the lookups, without the loads, opens and appends; `--curve`:
+ * only the resume size curve below).
  *
  * Builds a synthetic transcript (100,000 records, ~100 MB, with three automatic compactions) in a
  * temp KEEN_HOME, then reports medians of:
@@ -15,12 +16,17 @@
  *   same size that compacts as a real session does (every 800 records, about a 200k-token window);
  * - one append and one appendBatch (checkpoint + compaction_applied) on that file vs on a fresh,
  *   empty session (target: the same order of magnitude), fdatasync included.
+ * With `--curve`: transcript size → resume, for 1, 10 and 100 MB transcripts that compact every
+ * 800 records (about a 200k-token window) and that never compact. Each resume runs in a fresh
+ * process as `keen run --continue` does it (the fast open, then the history the next request
+ * needs), then reads what a resumed REPL replays; wall, CPU and the process's peak RSS.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SHOWN_BUDGET } from '../src/agent/session-resume.js';
 import { findSession, latestSession, summarizeSession } from '../src/transcript/list.js';
 import { buildConversation } from '../src/transcript/projection.js';
 import { loadTranscript } from '../src/transcript/reader.js';
@@ -48,6 +54,69 @@ async function childLoad(path: string): Promise<void> {
   process.stdout.write(
     JSON.stringify({ ms, cpuMs: (cpu.user + cpu.system) / 1000, baseline, peak, records: loaded.records.length, messages: history.length, warning: loaded.warning ?? null }),
   );
+}
+
+/** Runs in a fresh process: resume one session as `keen run --continue` does, then its REPL replay. */
+async function childResume(home: string, cwd: string, id: string): Promise<void> {
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const opened = await SessionStore.open(home, cwd, id, { read: 'tail' });
+  const history = buildConversation(opened.records);
+  const openMs = performance.now() - t0;
+  const openCpu = process.cpuUsage(cpu0);
+  const t1 = performance.now();
+  const shown = await opened.shown(SHOWN_BUDGET);
+  const shownMs = performance.now() - t1;
+  await opened.store.close();
+  const peak = process.resourceUsage().maxRSS * 1024;
+  process.stdout.write(
+    JSON.stringify({ openMs, cpuMs: (openCpu.user + openCpu.system) / 1000, shownMs, peak, records: opened.records.length, messages: history.length, shown: shown.records.length }),
+  );
+}
+
+interface ResumePoint {
+  openMs: number;
+  cpuMs: number;
+  shownMs: number;
+  peak: number;
+  records: number;
+  messages: number;
+  shown: number;
+}
+
+/** Transcript size → resume time and RSS, compacting like a real session and never compacting. */
+async function curve(runs: number): Promise<void> {
+  const root = mkdtempSync(join(tmpdir(), 'keen-bench-resume-'));
+  const home = join(root, 'home');
+  const cwd = '/bench/project';
+  try {
+    console.log(`resume by transcript size: medians of ${runs} fresh processes (open + history = keen run --continue; replay read = what a resumed REPL adds)`);
+    for (const megabytes of [1, 10, 100]) {
+      for (const shape of ['compacts every 800 records', 'never compacts']) {
+        const store = await SessionStore.create(home, { cwd, provider: 'anthropic', model: 'bench-model', keenVersion: 'bench' });
+        await store.close();
+        // ~1.07 KB a record (bench/synthetic-session.ts).
+        const count = Math.round(megabytes * 935);
+        const size = writeSynthetic(store.path, count, shape === 'never compacts' ? new Set() : everyN(count, 800));
+        const points: ResumePoint[] = [];
+        for (let i = 0; i < runs; i++) {
+          const child = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child-resume', home, cwd, store.id], {
+            encoding: 'utf8',
+            maxBuffer: 1 << 20,
+          });
+          if (child.status !== 0) throw new Error(`resume child failed: ${child.stderr}`);
+          points.push(JSON.parse(child.stdout) as ResumePoint);
+        }
+        const m = (f: (p: ResumePoint) => number) => median(points.map(f));
+        console.log(
+          `  ${mb(size).padStart(9)}  ${shape.padEnd(26)}  open + history ${ms(m((p) => p.openMs)).padStart(8)} (${ms(m((p) => p.cpuMs))} CPU, ${points[0].records} records read, ${points[0].messages} messages)   replay read ${ms(m((p) => p.shownMs)).padStart(7)} (${points[0].shown} records)   peak RSS ${mb(m((p) => p.peak))}`,
+        );
+      }
+    }
+  } finally {
+    if (args.includes('--keep')) console.log(`kept ${root}`);
+    else rmSync(root, { recursive: true, force: true });
+  }
 }
 
 async function main(recordCount: number, runs: number): Promise<void> {
@@ -197,6 +266,10 @@ function mb(bytes: number): string {
 // Last, so every constant above is initialised before the top-level await runs.
 if (args[0] === '--child-load') {
   await childLoad(args[1]);
+} else if (args[0] === '--child-resume') {
+  await childResume(args[1], args[2], args[3]);
+} else if (args.includes('--curve')) {
+  await curve(numberArg('--runs', 3));
 } else {
   await main(numberArg('--records', 100_000), numberArg('--runs', 5));
 }

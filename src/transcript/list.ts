@@ -1,3 +1,4 @@
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { type FileHandle, open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KeenError } from '../errors.js';
@@ -34,10 +35,16 @@ const TAIL_BYTES = 64 << 10;
 const SCAN_BYTES = 1 << 20;
 const COMPACTION_KIND = Buffer.from('"kind":"compaction_applied"');
 
-/** How many transcripts are read at once: enough to keep the disk busy, few open files. */
+/** How many large transcripts are read at once: enough to keep the disk busy, few open files. */
 const READ_CONCURRENCY = 32;
-/** A transcript up to this size is read once, whole (head, counts and last line from one read). */
+/**
+ * A transcript up to this size (nearly every one) is read once, whole and synchronously: head,
+ * counts and last line from one buffer. Node's promise reads cost several times the system calls
+ * themselves, which for 10,000 small files is most of a listing; larger ones are read in parallel.
+ */
 const WHOLE_READ_BYTES = 64 << 10;
+/** Files read synchronously between yields to the event loop, so a REPL listing never freezes it. */
+const SYNC_SLICE = 200;
 
 /** One page of a session listing, and how many sessions there are in all. */
 export interface SessionPage {
@@ -61,7 +68,8 @@ export async function listSessions(home: string, cwd: string, opts: ListOptions 
 
 /**
  * One page of sessions, most recently active first. Without `limit` every session is summarised
- * (bounded parallel reads, one read for a small transcript). With `limit` only the transcripts'
+ * (a small transcript in one synchronous read, slices of them between yields to the event loop;
+ * large ones in bounded parallel reads). With `limit` only the transcripts'
  * mtimes are read for all, and only the page is summarised: the page is chosen by transcript
  * mtime (which is the last record's time for a transcript Keen wrote) and sorted by last activity.
  */
@@ -74,23 +82,43 @@ export async function listSessionPage(home: string, cwd: string, opts: ListOptio
   let chosen = dirs;
   let total = dirs.length;
   if (opts.limit !== undefined) {
-    const stamped = (await mapBounded(dirs, READ_CONCURRENCY * 4, async (d) => ({ ...d, mtime: await transcriptMtime(d.dir) }))).filter((d) => d.mtime !== undefined);
+    const stamped = (await mapSliced(dirs, (d) => ({ ...d, mtime: transcriptMtime(d.dir) }))).filter((d) => d.mtime !== undefined);
     stamped.sort((a, b) => (b.mtime ?? 0) - (a.mtime ?? 0) || (a.id < b.id ? 1 : -1));
     total = stamped.length;
     const from = opts.offset ?? 0;
     chosen = stamped.slice(from, from + opts.limit);
   }
-  const rows = (await mapBounded(chosen, READ_CONCURRENCY, (d) => summarizeSession(d.dir, d.id))).filter((r): r is SessionSummary => r !== undefined);
+  const rows = (await summarizeMany(chosen)).filter((r): r is SessionSummary => r !== undefined);
   if (opts.limit === undefined) total = rows.length;
   return { rows: rows.sort((a, b) => b.lastActivity.getTime() - a.lastActivity.getTime() || (a.id < b.id ? 1 : -1)), total };
 }
 
-async function transcriptMtime(dir: string): Promise<number | undefined> {
+/** Small transcripts in synchronous slices, then the large ones in bounded parallel reads. */
+async function summarizeMany(dirs: readonly { dir: string; id: string }[]): Promise<(SessionSummary | undefined)[]> {
+  const small = await mapSliced(dirs, (d) => summarizeSmall(d.dir, d.id));
+  const large = dirs.filter((_, i) => small[i] === LARGE);
+  const big = await mapBounded(large, READ_CONCURRENCY, (d) => summarizeSession(d.dir, d.id));
+  let next = 0;
+  return small.map((r) => (r === LARGE ? big[next++] : r));
+}
+
+function transcriptMtime(dir: string): number | undefined {
   try {
-    return (await stat(join(dir, TRANSCRIPT_FILE))).mtimeMs;
+    const st = statSync(join(dir, TRANSCRIPT_FILE));
+    return st.isFile() ? st.mtimeMs : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** `fn` over `items` synchronously, yielding to the event loop every SYNC_SLICE items. */
+async function mapSliced<T, R>(items: readonly T[], fn: (item: T) => R): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0 && i % SYNC_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+    out[i] = fn(items[i]);
+  }
+  return out;
 }
 
 /** `fn` over `items` with at most `limit` running at once; results in the items' order. */
@@ -150,6 +178,43 @@ export async function latestSession(home: string, cwd: string): Promise<SessionR
   return undefined;
 }
 
+/** What summarizeSmall hands on to the parallel reads: the transcript is over WHOLE_READ_BYTES. */
+const LARGE = Symbol('large');
+
+/**
+ * Summarise a session whose transcript fits WHOLE_READ_BYTES with synchronous reads; LARGE for a
+ * larger one; undefined when there is no readable transcript.
+ */
+function summarizeSmall(dir: string, id: string): SessionSummary | undefined | typeof LARGE {
+  const transcript = join(dir, TRANSCRIPT_FILE);
+  let fd: number;
+  try {
+    // Non-blocking, so a FIFO of that name cannot hold the listing (no effect on a regular file).
+    fd = openSync(transcript, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return undefined;
+    const { size, mtime } = st;
+    if (size > WHOLE_READ_BYTES) return LARGE;
+    const buf = Buffer.allocUnsafe(size);
+    let got = 0;
+    while (got < size) {
+      const n = readSync(fd, buf, got, size - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    const whole = buf.subarray(0, got);
+    return summaryOf({ id, dir, transcript }, mtime, headOf(whole), countsOf(whole), lastTsOf(whole.toString('utf8'), true));
+  } catch {
+    return undefined; // an I/O error: not listed, like a missing transcript
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Summarise one session directory, or undefined when it has no transcript. */
 export async function summarizeSession(dir: string, id: string): Promise<SessionSummary | undefined> {
   const transcript = join(dir, TRANSCRIPT_FILE);
@@ -165,22 +230,7 @@ export async function summarizeSession(dir: string, id: string): Promise<Session
     const head = whole ? headOf(whole) : await readHead(fh, size);
     const counts = whole ? countsOf(whole) : await countKinds(fh, size);
     const lastTs = whole ? lastTsOf(whole.toString('utf8'), true) : await readLastTs(fh, size);
-    const started = head.started;
-    const summary: SessionSummary = {
-      id,
-      cwd: started?.cwd ?? '',
-      dir,
-      transcript,
-      lastActivity: lastTs ?? mtime,
-      firstPrompt: oneLine(head.firstPrompt ?? '', 200),
-      turns: counts.users,
-      compacted: counts.compactions > 0,
-    };
-    if (started) {
-      summary.provider = started.provider;
-      summary.model = started.model;
-    }
-    return summary;
+    return summaryOf({ id, dir, transcript }, mtime, head, counts, lastTs);
   } finally {
     await fh.close();
   }
@@ -188,6 +238,24 @@ export async function summarizeSession(dir: string, id: string): Promise<Session
 
 type Handle = Awaited<ReturnType<typeof open>>;
 type Head = { started?: Extract<SessionRecord, { kind: 'session_started' }>; firstPrompt?: string };
+type Counts = { users: number; compactions: number };
+
+function summaryOf(ref: Omit<SessionRef, 'cwd'>, mtime: Date, head: Head, counts: Counts, lastTs: Date | undefined): SessionSummary {
+  const started = head.started;
+  const summary: SessionSummary = {
+    ...ref,
+    cwd: started?.cwd ?? '',
+    lastActivity: lastTs ?? mtime,
+    firstPrompt: oneLine(head.firstPrompt ?? '', 200),
+    turns: counts.users,
+    compacted: counts.compactions > 0,
+  };
+  if (started) {
+    summary.provider = started.provider;
+    summary.model = started.model;
+  }
+  return summary;
+}
 
 /** The whole of a small file in one buffer (not zero-filled: every byte kept is read). */
 async function readWhole(fh: Handle, size: number): Promise<Buffer> {
@@ -201,9 +269,18 @@ async function readWhole(fh: Handle, size: number): Promise<Buffer> {
   return buf.subarray(0, got);
 }
 
-/** readHead over a buffer holding the whole transcript. */
+/** The head of a transcript held whole in `buf`. */
 function headOf(buf: Buffer): Head {
   const out: Head = {};
+  scanHead(buf, out);
+  return out;
+}
+
+/**
+ * Parses the complete lines of `buf` into `out` until the first user prompt: -1 once it is found,
+ * else the offset of the unfinished last line (the caller prepends it to the next chunk).
+ */
+function scanHead(buf: Buffer, out: Head): number {
   let start = 0;
   for (let nl = buf.indexOf(0x0a); nl !== -1; nl = buf.indexOf(0x0a, start)) {
     const record = parseLine(buf.toString('utf8', start, nl));
@@ -211,18 +288,18 @@ function headOf(buf: Buffer): Head {
     if (record?.kind === 'session_started') out.started ??= record;
     if (record?.kind === 'user_message') {
       out.firstPrompt = record.message.content;
-      return out;
+      return -1;
     }
   }
-  return out;
+  return start;
 }
 
 /** countKinds over a buffer holding the whole transcript. */
-function countsOf(buf: Buffer): { users: number; compactions: number } {
+function countsOf(buf: Buffer): Counts {
   return { users: occurrences(buf, USER_KIND, 0), compactions: occurrences(buf, COMPACTION_KIND, 0) };
 }
 
-/** Parse lines from the start until `session_started` and the first user prompt are found. */
+/** scanHead over chunks read from the start, until the first user prompt or HEAD_LIMIT. */
 async function readHead(fh: Handle, size: number): Promise<Head> {
   const out: Head = {};
   let pending = Buffer.alloc(0);
@@ -233,23 +310,15 @@ async function readHead(fh: Handle, size: number): Promise<Head> {
     if (bytesRead === 0) break;
     pos += bytesRead;
     pending = pending.length ? Buffer.concat([pending, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
-    let start = 0;
-    for (let nl = pending.indexOf(0x0a); nl !== -1; nl = pending.indexOf(0x0a, start)) {
-      const record = parseLine(pending.toString('utf8', start, nl));
-      start = nl + 1;
-      if (record?.kind === 'session_started') out.started ??= record;
-      if (record?.kind === 'user_message') {
-        out.firstPrompt = record.message.content;
-        return out;
-      }
-    }
-    pending = pending.subarray(start);
+    const rest = scanHead(pending, out);
+    if (rest === -1) return out;
+    pending = pending.subarray(rest);
   }
   return out;
 }
 
 /** Count user prompts and compactions with a byte scan (chunks overlap so no match is split). */
-async function countKinds(fh: Handle, size: number): Promise<{ users: number; compactions: number }> {
+async function countKinds(fh: Handle, size: number): Promise<Counts> {
   const overlap = Math.max(USER_KIND.length, COMPACTION_KIND.length) - 1;
   let users = 0;
   let compactions = 0;

@@ -8,6 +8,7 @@ import type { FakeReply, FakeStep, RecordedRequest } from './script.js';
 import { argsText, refusalsAsText, sleep, stopReasonOf } from './script.js';
 import { anthropicImageError } from './image-checks.js';
 import { startScriptedServer, type ScriptedServer } from './scripted-server.js';
+import type { ContextWindowed } from './context-window.js';
 
 const ERROR_TYPES: Record<number, string> = {
   400: 'invalid_request_error',
@@ -50,7 +51,7 @@ class IssuedReasoning {
 }
 
 /** The Anthropic fake: a scripted server that can also refuse requests over a context window. */
-export interface AnthropicFake extends ScriptedServer {
+export interface AnthropicFake extends ScriptedServer, ContextWindowed {
   /**
    * Refuse, as the service does, every request whose input exceeds `tokens` (counted like the
    * fake's usage: a quarter of the characters of system, messages and tools); undefined: no limit.
@@ -96,6 +97,7 @@ export async function startAnthropicFake(opts: AnthropicFakeOptions = {}): Promi
     setContextWindow: (tokens) => {
       contextWindow = tokens;
     },
+    inputTokens,
   };
 }
 

@@ -6,6 +6,7 @@ import { argsText, refusalsAsText, sleep, stopReasonOf } from './script.js';
 import { converseImageError } from './image-checks.js';
 import type { ScriptedServer } from './scripted-server.js';
 import { startScriptedServer } from './scripted-server.js';
+import { ContextWindow, type ContextWindowed } from './context-window.js';
 
 /**
  * A loopback Amazon Bedrock Runtime speaking ConverseStream: `POST /model/<modelId>/converse-stream`
@@ -13,10 +14,12 @@ import { startScriptedServer } from './scripted-server.js';
  * `x-amzn-errortype` header. Like the service, it refuses (400 ValidationException) conversations
  * that start with an assistant turn, whose roles do not alternate, that hold blank text, unanswered
  * tool uses or more than four cache points — before looking at the script, so a refused request
- * consumes no scripted reply.
+ * consumes no scripted reply. Over-window option (`contextWindow`, `setContextWindow`): a request
+ * whose system, messages and tool config exceed the window gets the service's ValidationException.
  */
-export async function startBedrockFake(): Promise<ScriptedServer> {
+export async function startBedrockFake(opts: { contextWindow?: number } = {}): Promise<ScriptedServer & ContextWindowed> {
   const issued = new IssuedReasoning();
+  const window = new ContextWindow((body) => [body.system ?? [], body.messages ?? [], body.toolConfig ?? {}], opts);
   const server = await startScriptedServer({
     accepts: (method, path) => method === 'POST' && /^\/model\/[^/]+\/converse-stream$/.test(path),
     encodeError: writeAwsError,
@@ -30,12 +33,15 @@ export async function startBedrockFake(): Promise<ScriptedServer> {
       validateConverse(req.body) ??
       converseImageError(req.body) ??
       thinkingFormError(modelIdOf(req.path), req.body?.additionalModelRequestFields?.thinking) ??
-      issued.check(req.body);
+      issued.check(req.body) ??
+      (window.over(req) ? 'Input is too long for requested model.' : undefined);
     if (invalid) return { error: { status: 400, type: 'ValidationException', message: invalid } };
     return queue.shift() ?? responder?.(req, index) ?? { error: { status: 500, message: `fake: no scripted reply for request #${index + 1}` } };
   });
   return {
     ...server,
+    setContextWindow: window.setContextWindow,
+    inputTokens: window.inputTokens,
     enqueue: (...replies) => queue.push(...replies),
     setResponder: (r) => {
       responder = r;

@@ -3,6 +3,7 @@ import type { FakeReply, FakeStep, RecordedRequest } from './script.js';
 import { refusalsAsText, sleep, stopReasonOf } from './script.js';
 import type { ScriptedServer } from './scripted-server.js';
 import { startScriptedServer, writeSse } from './scripted-server.js';
+import { ContextWindow, type ContextWindowed } from './context-window.js';
 
 const STREAM_PATH = /^\/v1beta\/models\/([^/:]+):streamGenerateContent\?alt=sse$/;
 
@@ -11,12 +12,19 @@ const STREAM_PATH = /^\/v1beta\/models\/([^/:]+):streamGenerateContent\?alt=sse$
  * each step is one SSE `GenerateContentResponse` chunk (text, `thought` text, `functionCall`),
  * the last chunk carries `finishReason` and `usageMetadata`. Errors use Google's error JSON
  * (`{error:{code,message,status}}`; a 429 with a retry hint adds the service's `details`). Like the service, it refuses a request without an API key.
+ * Over-window option (`contextWindow`, `setContextWindow`): a request whose system instruction,
+ * contents and tools exceed the window gets the service's 400 INVALID_ARGUMENT.
  */
-export async function startGeminiFake(): Promise<ScriptedServer> {
+export async function startGeminiFake(opts: { contextWindow?: number } = {}): Promise<ScriptedServer & ContextWindowed> {
   const signatures = new Map<string, string>();
-  return startScriptedServer({
+  const window = new ContextWindow((body) => [body.systemInstruction ?? '', body.contents ?? [], body.tools ?? []], opts);
+  const server = await startScriptedServer({
     accepts: (method, path) => method === 'POST' && STREAM_PATH.test(path),
-    validate: (req) => checkSignatures(req.body, signatures),
+    validate: (req) => {
+      const over = window.over(req);
+      if (over) return { status: 400, message: `The input token count (${over.tokens}) exceeds the maximum number of tokens allowed (${over.window}).` };
+      return checkSignatures(req.body, signatures);
+    },
     encodeError: writeGoogleError,
     encode: async (reply, res, req) => {
       if (!req.headers['x-goog-api-key']) {
@@ -33,6 +41,7 @@ export async function startGeminiFake(): Promise<ScriptedServer> {
       await writeGeminiStream(reply, res, signatures);
     },
   });
+  return { ...server, setContextWindow: window.setContextWindow, inputTokens: window.inputTokens };
 }
 
 /** The model name from a recorded request path. */

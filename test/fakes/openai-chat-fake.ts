@@ -1,6 +1,7 @@
 import type http from 'node:http';
 import { argsText, sleep, stopReasonOf, type FakeReply, type RecordedRequest } from './script.js';
 import { chatToolImageError } from './image-checks.js';
+import { ContextWindow, type ContextWindowed } from './context-window.js';
 import { startScriptedServer, writeSse, type ScriptedServer } from './scripted-server.js';
 
 /**
@@ -16,11 +17,15 @@ import { startScriptedServer, writeSse, type ScriptedServer } from './scripted-s
  * `family` picks a server's rules: `deepseek` refuses a history that drops any reasoning of a
  * tool-using user turn (see checkReasoningReplay); `xai` reports usage the xAI way. Every family
  * refuses a tool-call message without the reasoning streamed with its calls.
+ *
+ * Over-window option (`contextWindow`, `setContextWindow`): a request whose messages and tools
+ * exceed the window gets the service's 400 `context_length_exceeded`.
  */
-export async function startOpenAIChatFake(opts: { family?: ChatFakeFamily } = {}): Promise<ScriptedServer> {
+export async function startOpenAIChatFake(opts: { family?: ChatFakeFamily; contextWindow?: number } = {}): Promise<ScriptedServer & ContextWindowed> {
   const issued: IssuedReasoning = new Map();
   const family = opts.family ?? 'openai';
-  return startScriptedServer({
+  const window = new ContextWindow((body) => [body.messages ?? [], body.tools ?? []], opts);
+  const server = await startScriptedServer({
     accepts: (method, path) => method === 'POST' && /^(\/v1)?\/chat\/completions(\?|$)/.test(path),
     validate: (req) => {
       // The service refuses more than 128 tools in one request, in these words.
@@ -34,11 +39,22 @@ export async function startOpenAIChatFake(opts: { family?: ChatFakeFamily } = {}
       }
       const image = chatToolImageError(req.body);
       if (image) return { status: 400, type: 'invalid_request_error', message: image };
+      const over = window.over(req);
+      if (over) {
+        return {
+          status: 400,
+          type: 'invalid_request_error',
+          code: 'context_length_exceeded',
+          param: 'messages',
+          message: `This model's maximum context length is ${over.window} tokens. However, your messages resulted in ${over.tokens} tokens. Please reduce the length of the messages.`,
+        };
+      }
       return checkParameters(req.body) ?? checkReasoningReplay(req.body, issued, family);
     },
     encode: (reply, res, req) => encodeChatReply(reply, res, req, issued, family),
     encodeError: writeOpenAIError,
   });
+  return { ...server, setContextWindow: window.setContextWindow, inputTokens: window.inputTokens };
 }
 
 /** OpenAI's reasoning models refuse the deprecated `max_tokens`, as the service does. */
@@ -88,7 +104,7 @@ export function writeOpenAIError(error: NonNullable<FakeReply['error']>, res: ht
   res.writeHead(error.status, headers);
   res.end(
     JSON.stringify({
-      error: { message: error.message, type: error.type ?? defaultType(error.status), param: null, code: error.type ?? null },
+      error: { message: error.message, type: error.type ?? defaultType(error.status), param: error.param ?? null, code: error.code ?? error.type ?? null },
     }),
   );
 }

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { cutAfterFlush, writeOpenAIError } from './openai-chat-fake.js';
 import { argsText, sleep, stopReasonOf, type FakeReply, type RecordedRequest } from './script.js';
 import { responsesImageError } from './image-checks.js';
+import { ContextWindow, type ContextWindowed } from './context-window.js';
 import { startScriptedServer, writeSse, type ScriptedServer } from './scripted-server.js';
 
 /**
@@ -21,19 +22,53 @@ import { startScriptedServer, writeSse, type ScriptedServer } from './scripted-s
  * key (`prompt_cache_key`, on the Codex path the `session_id` header first), a request whose
  * instructions and leading input items repeat an earlier request with the same key reports
  * those tokens as cached; without a key nothing is (the service spreads keyless requests).
+ *
+ * Over-window option (`contextWindow`, `setContextWindow`): a request whose instructions, input
+ * and tools exceed the window is refused with `context_length_exceeded` — as a 400 without
+ * `stream`, and with it the way the service streams it: 200, `response.created`, then
+ * `response.failed` carrying the error (what the Codex CLI handles as a full window).
  */
-export async function startOpenAIResponsesFake(): Promise<ScriptedServer> {
+export async function startOpenAIResponsesFake(opts: { contextWindow?: number } = {}): Promise<ScriptedServer & ContextWindowed> {
   const issued = new Map<string, IssuedReasoning>();
   const cache = new PromptCache();
-  return startScriptedServer({
+  const window = new ContextWindow((body) => [body.instructions ?? '', body.input ?? [], body.tools ?? []], opts);
+  const inStream = new WeakSet<object>();
+  const server = await startScriptedServer({
     accepts: (method, path) => method === 'POST' && /^((\/v1)?|\/backend-api\/codex)\/responses(\?|$)/.test(path),
     validate: (req) => {
       const image = responsesImageError(req.body);
-      return image ? { status: 400, type: 'invalid_request_error', message: image } : checkReasoningReplay(req.body, issued);
+      if (image) return { status: 400, type: 'invalid_request_error', message: image };
+      if (window.over(req)) {
+        const error = { status: 400, type: 'invalid_request_error', code: 'context_length_exceeded', param: 'input', message: OVER_WINDOW };
+        if (req.body?.stream === true) inStream.add(error);
+        return error;
+      }
+      return checkReasoningReplay(req.body, issued);
     },
     encode: (reply, res, req) => encodeResponsesReply(reply, res, req, issued, cache.cachedTokens(req)),
-    encodeError: writeOpenAIError,
+    encodeError: (error, res) => (inStream.has(error) ? writeFailedStream(error, res) : writeOpenAIError(error, res)),
   });
+  return { ...server, setContextWindow: window.setContextWindow, inputTokens: window.inputTokens };
+}
+
+const OVER_WINDOW = 'Your input exceeds the context window of this model. Please adjust your input and try again.';
+
+/** A streamed request the service refuses after accepting it: created, then failed with the error. */
+function writeFailedStream(error: NonNullable<FakeReply['error']>, res: http.ServerResponse): void {
+  const id = `resp_fake${++responseCounter}`;
+  const response = (status: string, failure: unknown) => ({
+    id,
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    status,
+    output: [],
+    incomplete_details: null,
+    error: failure,
+  });
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  writeSse(res, 'response.created', { type: 'response.created', sequence_number: 0, response: response('in_progress', null) });
+  writeSse(res, 'response.failed', { type: 'response.failed', sequence_number: 1, response: response('failed', { code: error.code, message: error.message }) });
+  res.end();
 }
 
 /** A reasoning item this fake sent: its id and the item that followed it in the output. */

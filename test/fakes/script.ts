@@ -63,7 +63,8 @@ export interface FakeReply {
    * Answer with this HTTP error instead of a stream. `retryDelay`: the wait the service asks for,
    * in its own form (Gemini: `google.rpc.RetryInfo` in the error details, e.g. "34.4s").
    */
-  error?: { status: number; type?: string; message: string; retryDelay?: string };
+  /** `code` and `param`: OpenAI's error fields (code defaults to the type). */
+  error?: { status: number; type?: string; message: string; retryDelay?: string; code?: string; param?: string };
   /** Wait this long before answering at all (headers included). */
   delayMs?: number;
 }

@@ -3,8 +3,9 @@
  * only the page, newest first; pages are disjoint and together hold every session. `keen
  * sessions --page` prints one page and says how to reach the next.
  */
-import { spawnSync } from 'node:child_process';
-import { utimes } from 'node:fs/promises';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFile, mkdir, utimes } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listSessionPage, listSessions } from '../../src/transcript/list.js';
 import { cleanEnv, KEEN_BIN } from '../e2e/harness.js';
@@ -43,6 +44,51 @@ describe('listSessionPage', () => {
     expect((await listSessionPage(home, CWD, { limit: 10, offset: 30 })).rows).toEqual([]);
     // Without a limit: every session, as before.
     expect((await listSessions(home, CWD)).map((r) => r.id).sort()).toEqual([...ids].sort());
+  });
+});
+
+describe('listing many sessions', () => {
+  /** `n` copies of one two-prompt transcript, and one large session (over the whole-read size). */
+  async function many(n: number): Promise<{ big: string; project: string }> {
+    const template = await createStore(home);
+    await template.append(user('fix the failing test'));
+    await template.append(turn('done'));
+    await template.close();
+    const project = dirname(template.dir);
+    const letters = '0123456789abcdefghjkmnpqrstvwxyz';
+    for (let k = 0; k < n; k++) {
+      const dir = join(project, `20260101-000000-${letters[(k >> 10) & 31]}${letters[(k >> 5) & 31]}${letters[k & 31]}aaa`);
+      await mkdir(dir, { recursive: true });
+      await copyFile(template.path, join(dir, 'transcript_events.jsonl'));
+    }
+    const big = await createStore(home);
+    for (let k = 0; k < 40; k++) {
+      await big.append(user(`long prompt ${k} ${'x'.repeat(2000)}`));
+      await big.append(turn(`answer ${k}`));
+    }
+    await big.close();
+    return { big: big.id, project };
+  }
+
+  it('lists every session, the small ones read whole and a large one in parts', async () => {
+    const { big } = await many(450);
+    const rows = await listSessions(home, CWD);
+    expect(rows).toHaveLength(452);
+    expect(rows.find((r) => r.id === big)).toMatchObject({ turns: 40, firstPrompt: expect.stringMatching(/^long prompt 0 x+/) });
+    expect(rows.filter((r) => r.firstPrompt === 'fix the failing test' && r.turns === 1)).toHaveLength(451);
+    const page = await listSessionPage(home, CWD, { limit: 300 });
+    expect(page.total).toBe(452);
+    expect(page.rows).toHaveLength(300);
+  });
+
+  it('skips a session folder whose transcript is not a file, and lists the rest', async () => {
+    const { project } = await many(3);
+    await mkdir(join(project, '20260102-000000-zzzzzz', 'transcript_events.jsonl'), { recursive: true });
+    // A FIFO would block a plain open until something writes to it.
+    await mkdir(join(project, '20260102-000000-yyyyyy'));
+    execFileSync('mkfifo', [join(project, '20260102-000000-yyyyyy', 'transcript_events.jsonl')]);
+    expect(await listSessions(home, CWD)).toHaveLength(5);
+    expect((await listSessionPage(home, CWD, { limit: 10 })).rows).toHaveLength(5);
   });
 });
 
