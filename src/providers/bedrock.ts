@@ -12,6 +12,7 @@ import { ConverseEncoder, converseInput, toolSpecs, type ConverseHistory } from 
 import { type HttpTimeouts, MODEL_API_TIMEOUTS } from '../net/http-fetch.js';
 import { proxiedRequestHandler } from '../net/proxy.js';
 import { retryPolicy } from '../net/retry-fetch.js';
+import { addCredentials } from '../security/scrubber.js';
 
 const importSdk = lazy(() => import('@aws-sdk/client-bedrock-runtime'));
 
@@ -69,7 +70,24 @@ async function createClient(settings: ProviderSettings, limits: HttpTimeouts): P
   if (proxied) config.requestHandler = proxied as BedrockRuntimeClientConfig['requestHandler'];
   const recording = await recordingHandler(settings.env, config.requestHandler as never, !!endpoint?.startsWith('http://'));
   if (recording) config.requestHandler = recording as never;
-  return new sdk.BedrockRuntimeClient(config);
+  const client = new sdk.BedrockRuntimeClient(config);
+  knowResolvedCredentials(client);
+  return client;
+}
+
+/**
+ * The keys the SDK's chain resolves (environment, a profile in ~/.aws/credentials or config, SSO,
+ * `credential_process`, …) become known to the scrubber as they are resolved, before the request
+ * they sign is sent: an error that quotes them prints `[REDACTED]`. The client reads
+ * `config.credentials` for every request, so the wrapper sees each resolution (a refresh too).
+ */
+function knowResolvedCredentials(client: BedrockRuntimeClient): void {
+  const resolve = client.config.credentials;
+  client.config.credentials = async (options) => {
+    const identity = await resolve(options);
+    addCredentials([identity.accessKeyId, identity.secretAccessKey, identity.sessionToken]);
+    return identity;
+  };
 }
 
 /**
