@@ -4,6 +4,7 @@
  * screen, `keen run`'s stdout or stream-json (src/security/stream-scrubber.ts). A delta may come
  * out shorter (its end held back) or not at all; what was held comes out, scrubbed, before the
  * next event of another kind and when the stream ends, so the order of text and events stays.
+ * Text that comes whole (a tool call's arguments and its output on the card) is scrubbed whole.
  */
 import { knownCredentialForms } from '../security/scrubber.js';
 import { StreamScrubber } from '../security/stream-scrubber.js';
@@ -31,7 +32,21 @@ export async function* shownStream<E extends Event>(events: AsyncIterable<E>, sc
     }
     // Usage may come between two deltas of one answer (some services report it with every chunk).
     if (ev.type !== 'usage') yield* flushed();
-    yield ev.type === 'checkpoint' ? { ...ev, text: scrub(ev.text) } : ev;
+    yield shownEvent(ev, scrub);
   }
   yield* flushed();
+}
+
+/** An event whose text is shown whole (a tool card's call and output, a checkpoint), scrubbed; history keeps its own copy. */
+function shownEvent<E extends Event>(ev: E, scrub: (text: string) => string): E {
+  switch (ev.type) {
+    case 'tool_call_started':
+      return { ...ev, call: { ...ev.call, args: scrub(ev.call.args) } };
+    case 'tool_call_finished':
+      return { ...ev, call: { ...ev.call, args: scrub(ev.call.args) }, result: { ...ev.result, content: scrub(ev.result.content) } };
+    case 'checkpoint':
+      return { ...ev, text: scrub(ev.text) };
+    default:
+      return ev;
+  }
 }
