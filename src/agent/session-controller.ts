@@ -7,6 +7,7 @@ import type { AppState } from './app-state.js';
 import { interruptedToolResults } from '../transcript/interrupted.js';
 import type { NewRecord } from '../transcript/records.js';
 import { ContextMeasure } from './context-measure.js';
+import { shownStream } from './shown-stream.js';
 import { TurnMemory } from './turn-memory.js';
 import type { SessionHooks } from '../hooks/session-hooks.js';
 
@@ -83,9 +84,14 @@ export class SessionController {
    * automatic compactions (checkpoint + compaction_applied in one atomic batch, then AppState),
    * and persists what is left (text of a cut-off reply) when the stream ends, also after an error
    * or a cancel. A failed write ends the turn with one `error` event and leaves history and
-   * transcript in step: nothing that is not on disk stays in AppState.
+   * transcript in step: nothing that is not on disk stays in AppState. Streamed text comes out
+   * scrubbed across deltas (shown-stream.ts); the records keep what the store's redaction keeps.
    */
-  async *chat(input: string, signal?: AbortSignal): AsyncGenerator<ControllerEvent> {
+  chat(input: string, signal?: AbortSignal): AsyncGenerator<ControllerEvent> {
+    return shownStream(this.chatEvents(input, signal), (text) => this.scrub(text));
+  }
+
+  private async *chatEvents(input: string, signal?: AbortSignal): AsyncGenerator<ControllerEvent> {
     const hooks = this.hooks;
     const context = [...this.carried];
     if (hooks?.has('UserPromptSubmit')) {
@@ -259,9 +265,14 @@ export class SessionController {
    * Manual compaction. Streams the summary (visible), then, when the compaction module produced a
    * valid replacement (one summary at the head, marked with its level, plus the verbatim tail),
    * persists `compaction_applied` and only then replaces AppState history. On failure or cancel
-   * history and transcript are unchanged. The summariser's usage counts toward the spend.
+   * history and transcript are unchanged. The summariser's usage counts toward the spend. The
+   * summary's text streams scrubbed, as `chat`'s does.
    */
-  async *compact(focus?: string, signal?: AbortSignal): AsyncGenerator<ControllerEvent> {
+  compact(focus?: string, signal?: AbortSignal): AsyncGenerator<ControllerEvent> {
+    return shownStream(this.compactEvents(focus, signal), (text) => this.scrub(text));
+  }
+
+  private async *compactEvents(focus?: string, signal?: AbortSignal): AsyncGenerator<ControllerEvent> {
     if (this.hooks?.has('PreCompact')) {
       const verdict = await this.hooks.run('PreCompact', 'manual', { trigger: 'manual', custom_instructions: focus ?? '' }, signal);
       if (verdict.block !== undefined) {

@@ -1,3 +1,4 @@
+import { format } from 'node:util';
 import type { BedrockRuntimeClient, BedrockRuntimeClientConfig } from '@aws-sdk/client-bedrock-runtime';
 import { Conversation, type WireTranslation } from '../core/conversation.js';
 import { lazy } from '../core/lazy.js';
@@ -5,6 +6,7 @@ import { outputLimit } from '../core/provider.js';
 import type { ChatRequest, ProviderAdapter, ProviderConversation } from '../core/provider.js';
 import type { ProviderSettings } from './types.js';
 import { bedrockError } from './bedrock-errors.js';
+import { LibraryWarnings } from './kit/library-warnings.js';
 import { recordingHandler } from './bedrock-record.js';
 import { sendWithRetries } from './bedrock-retry.js';
 import { readConverseStream } from './bedrock-stream.js';
@@ -12,6 +14,7 @@ import { ConverseEncoder, converseInput, toolSpecs, type ConverseHistory } from 
 import { type HttpTimeouts, MODEL_API_TIMEOUTS } from '../net/http-fetch.js';
 import { proxiedRequestHandler } from '../net/proxy.js';
 import { retryPolicy } from '../net/retry-fetch.js';
+import { addCredentials, scrubText } from '../security/scrubber.js';
 
 const importSdk = lazy(() => import('@aws-sdk/client-bedrock-runtime'));
 
@@ -21,8 +24,16 @@ function loadSdk(): ReturnType<typeof importSdk> {
   return importSdk();
 }
 
-/** The SDK logs through this; without it the credential chain warns on the console. */
-const SILENT_LOGGER = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+/**
+ * The SDK logs through this (without one, the credential chain warns on the console): its
+ * warnings (two credential sources set, a credential refresh that failed, a reply it had to
+ * coerce) become Keen's warning line, once per session per text, scrubbed. `info` and `error` are
+ * the per-request log of every command and its failure, which Keen reports itself: dropped.
+ */
+function sdkLogger(settings: ProviderSettings): NonNullable<BedrockRuntimeClientConfig['logger']> {
+  const warnings = new LibraryWarnings('Bedrock', settings.onWarning);
+  return { trace() {}, debug() {}, info() {}, warn: (...args: unknown[]) => warnings.report(scrubText(format(...args))), error() {} };
+}
 
 /**
  * The endpoint override: config/`--base-url`, else the standard AWS variables (which the SDK
@@ -48,7 +59,7 @@ function bedrockHost(settings: ProviderSettings): string {
 
 async function createClient(settings: ProviderSettings, limits: HttpTimeouts): Promise<BedrockRuntimeClient> {
   const [sdk, { NodeHttpHandler, NodeHttp2Handler }] = await Promise.all([loadSdk(), import('@smithy/node-http-handler')]);
-  const config: BedrockRuntimeClientConfig = { logger: SILENT_LOGGER };
+  const config: BedrockRuntimeClientConfig = { logger: sdkLogger(settings) };
   // The JS SDK ignores AWS_DEFAULT_REGION (the CLI's variable); honour it too.
   const region = settings.region ?? settings.env.AWS_REGION ?? settings.env.AWS_DEFAULT_REGION;
   if (region) config.region = region;
@@ -69,7 +80,24 @@ async function createClient(settings: ProviderSettings, limits: HttpTimeouts): P
   if (proxied) config.requestHandler = proxied as BedrockRuntimeClientConfig['requestHandler'];
   const recording = await recordingHandler(settings.env, config.requestHandler as never, !!endpoint?.startsWith('http://'));
   if (recording) config.requestHandler = recording as never;
-  return new sdk.BedrockRuntimeClient(config);
+  const client = new sdk.BedrockRuntimeClient(config);
+  knowResolvedCredentials(client);
+  return client;
+}
+
+/**
+ * The keys the SDK's chain resolves (environment, a profile in ~/.aws/credentials or config, SSO,
+ * `credential_process`, …) become known to the scrubber as they are resolved, before the request
+ * they sign is sent: an error that quotes them prints `[REDACTED]`. The client reads
+ * `config.credentials` for every request, so the wrapper sees each resolution (a refresh too).
+ */
+function knowResolvedCredentials(client: BedrockRuntimeClient): void {
+  const resolve = client.config.credentials;
+  client.config.credentials = async (options) => {
+    const identity = await resolve(options);
+    addCredentials([identity.accessKeyId, identity.secretAccessKey, identity.sessionToken]);
+    return identity;
+  };
 }
 
 /**

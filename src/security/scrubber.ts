@@ -47,6 +47,11 @@ export function credentialForms(value: string): string[] {
   return [...out].sort((a, b) => b.length - a.length);
 }
 
+/** Every spelling of every registered value, longest first (what a stream must hold back). */
+export function knownCredentialForms(): readonly string[] {
+  return allForms([]);
+}
+
 function allForms(extra: readonly string[]): string[] {
   forms ??= knownCredentials().flatMap(credentialForms);
   if (extra.length === 0) return forms;

@@ -1,8 +1,12 @@
 /**
  * Scrubbing text that arrives in pieces (a model's streamed answer): a credential split across two
  * deltas is caught by holding back the end of the text that could be the start of one, until the
- * next piece or the end of the run shows what it is. What is held back is never more than the
- * longest credential, and `flush` gives it out (scrubbed) when the run ends.
+ * next piece or the end of the run shows what it is, and by never cutting inside a whole one. Two
+ * things are held back: the longest end of the text that begins a credential Keen knows (in any
+ * spelling `credentials` lists), and a trailing word that is, or could still become, a value in a
+ * known credential format (`sk-…`, a JWT, `Bearer <token>`, a URL with userinfo or `?key=`: see
+ * secret-formats.ts), so a format match is never redacted in part with its rest shown. A word is
+ * held at most HOLD_WORD_CHARS; `flush` gives out what was held (scrubbed) when the run ends.
  */
 export class StreamScrubber {
   private pending = '';
@@ -14,18 +18,49 @@ export class StreamScrubber {
 
   /** The next piece; returns what may be shown now (possibly ''). */
   push(piece: string): string {
-    const text = this.scrub(this.pending + piece);
-    const hold = heldBack(text, this.credentials());
-    this.pending = text.slice(text.length - hold);
-    return text.slice(0, text.length - hold);
+    const text = this.pending + piece;
+    const cut = safeCut(text, this.credentials());
+    this.pending = text.slice(cut);
+    return cut > 0 ? this.scrubPiece(text.slice(0, cut)) : '';
   }
 
   /** The end of the run: what was held back, scrubbed. */
   flush(): string {
     const rest = this.pending;
     this.pending = '';
-    return rest ? this.scrub(rest) : '';
+    return rest ? this.scrubPiece(rest) : '';
   }
+
+  /**
+   * A URL's scheme is an ordinary word, shown before its `://` arrives: a piece that starts with
+   * `://` is scrubbed as if a scheme stood before it, so its userinfo still goes.
+   */
+  private scrubPiece(piece: string): string {
+    return piece.startsWith('://') ? this.scrub(`x${piece}`).slice(1) : this.scrub(piece);
+  }
+}
+
+/** A trailing word longer than this is let out even when it looks like a token (a base64 blob). */
+export const HOLD_WORD_CHARS = 4096;
+
+/**
+ * Where `text` may be cut so that the part before it can be scrubbed and shown alone: before any
+ * end that could begin one of `credentials` or a known format, and never inside a whole
+ * occurrence of a credential (pure).
+ */
+export function safeCut(text: string, credentials: readonly string[]): number {
+  let cut = text.length - Math.max(heldBack(text, credentials), formatHold(text));
+  for (let moved = true; moved && cut > 0; ) {
+    moved = false;
+    for (const c of credentials) {
+      const start = text.lastIndexOf(c, cut - 1);
+      if (start !== -1 && start + c.length > cut) {
+        cut = start;
+        moved = true;
+      }
+    }
+  }
+  return cut;
 }
 
 /** How many characters at the end of `text` could begin one of `credentials` (pure). */
@@ -40,4 +75,34 @@ export function heldBack(text: string, credentials: readonly string[]): number {
     }
   }
   return best;
+}
+
+/** What a value in a known format starts with (secret-formats.ts), `\b` before each but `://`. */
+const MARKERS = ['sk-', 'ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_', 'AKIA', 'ASIA', 'AIza', 'xoxa-', 'xoxb-', 'xoxp-', 'xoxo-', 'xoxs-', 'xoxr-', 'eyJ'];
+const HAS_FORMAT = /sk-|gh[pousr]_|github_pat_|AKIA|ASIA|AIza|xox|eyJ|:\/\/|[?&][a-z_-]*$|[?&][a-z_-]+=/i;
+/** `Bearer`, then its token (still coming): held from the word on. */
+const BEARER_TAIL = /\bb(?:e(?:a(?:r(?:e(?:r(?:\s+\S*)?)?)?)?)?)?$/i;
+
+/**
+ * How many characters at the end of `text` are a word that holds, or could grow into, a value in a
+ * known credential format (pure).
+ */
+export function formatHold(text: string): number {
+  const bearer = BEARER_TAIL.exec(text);
+  if (bearer) return bearer[0].length;
+  const word = /\S*$/.exec(text)?.[0] ?? '';
+  if (!word || word.length > HOLD_WORD_CHARS) return 0;
+  if (HAS_FORMAT.test(word) || endsInMarkerStart(word) || /:\/?$/.test(word)) return word.length;
+  return 0;
+}
+
+/** True when `word` ends in the first characters of a marker that start at a word boundary. */
+function endsInMarkerStart(word: string): boolean {
+  for (const m of MARKERS) {
+    for (let k = Math.min(m.length - 1, word.length); k > 0; k--) {
+      const at = word.length - k;
+      if (word.endsWith(m.slice(0, k)) && (at === 0 || !/\w/.test(word[at - 1]))) return true;
+    }
+  }
+  return false;
 }
