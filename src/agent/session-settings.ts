@@ -9,6 +9,7 @@ import { keenHome } from '../config/paths.js';
 import type { KeenConfig } from '../config/schema.js';
 import { resolveTrust } from '../config/trust.js';
 import type { BashToolOptions } from '../tools/bash.js';
+import { redactText, secretValues } from '../transcript/redact.js';
 import type { Policy } from '../tools/permissions/index.js';
 import type { OpenSessionOptions } from './session-types.js';
 import { bashToolOptions, permissionPolicy } from './session-wiring.js';
@@ -46,8 +47,19 @@ export function readSettings(opts: OpenSessionOptions): SessionSettings {
     files: loaded.files,
     declaresMcpServers: loaded.declaresMcpServers,
     policy,
-    bashOptions: { ...bashToolOptions(config, home, projectTrusted, loaded.files), onNotice: lateWarning, onOutput: opts.onToolOutput },
+    bashOptions: { ...bashToolOptions(config, home, projectTrusted, loaded.files), onNotice: lateWarning, onOutput: shownTail(opts) },
     warnings: loaded.notice ? [loaded.notice] : [],
     lateWarning,
   };
+}
+
+/**
+ * A running command's live tail as a front end may show it: scrubbed of the session's credentials
+ * (a command can print a key it read from a file); the tool's result keeps its own copy.
+ */
+function shownTail(opts: OpenSessionOptions): ((callId: string, tail: string) => void) | undefined {
+  const show = opts.onToolOutput;
+  if (!show) return undefined;
+  const secrets = secretValues(opts.env);
+  return (callId, tail) => show(callId, redactText(tail, secrets));
 }
