@@ -8,6 +8,7 @@ import type { ArtifactSink } from '../compaction/artifact-registry.js';
 import { COMPACTION_MAX_TURNS } from '../compaction/policy.js';
 import { DEFAULT_SETTINGS, type CompactionSettings } from '../compaction/settings.js';
 import type { Summariser } from '../compaction/summary-route.js';
+import type { SessionHooks } from '../hooks/session-hooks.js';
 import { computeBudget, DEFAULT_COMPACTION_POLICY, type ContextBudget } from '../tokens/context-budget.js';
 import { ContextMeter } from '../tokens/token-estimator.js';
 import { createChatClient } from '../loop/tool-loop.js';
@@ -70,12 +71,26 @@ export async function sessionArtifacts(sessionDir: string, redacted: readonly st
   return { recall: createRecallTool((n) => artifacts.get(n)), sink: artifacts };
 }
 
-/** What the loop and AppState get: the same settings and summariser on both paths. */
-export function compactionWiring(configured: CompactionSettings, budget: ContextBudget, summariser: Summariser | undefined): { loop: LoopCompaction; app: AppCompaction } {
+/**
+ * The session's `PreCompact` hooks before an automatic compaction, in Claude Code's shape
+ * (`trigger: "auto"`, `custom_instructions: ""`): the block reason, if a hook blocked.
+ */
+export function autoPreCompact(hooks: SessionHooks | undefined): LoopCompaction['beforeCompact'] {
+  if (!hooks?.has('PreCompact')) return undefined;
+  return async (signal) => (await hooks.run('PreCompact', 'auto', { trigger: 'auto', custom_instructions: '' }, signal)).block;
+}
+
+/** What the loop and AppState get: the same settings and summariser on both paths; the loop also the PreCompact hooks. */
+export function compactionWiring(
+  configured: CompactionSettings,
+  budget: ContextBudget,
+  summariser: Summariser | undefined,
+  hooks?: SessionHooks,
+): { loop: LoopCompaction; app: AppCompaction } {
   // A tail may take at most a quarter of the input budget, so a compaction always lands well under the threshold.
   const settings = { ...configured, keepRecentTokens: Math.min(configured.keepRecentTokens, Math.floor(budget.inputBudget / 4)) };
   return {
-    loop: { settings, summariser },
+    loop: { settings, summariser, beforeCompact: autoPreCompact(hooks) },
     app: { settings, window: budget.window, inputBudget: budget.inputBudget, summariser },
   };
 }

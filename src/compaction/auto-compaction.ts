@@ -8,6 +8,7 @@ import type { StreamEvent } from '../core/events.js';
 import { cloneMessages, userMessage, type Message } from '../core/message.js';
 import type { ChatRequest, ProviderConversation, ToolDefinition } from '../core/provider.js';
 import type { StreamOptions } from '../core/stream-options.js';
+import { emptyUsage } from '../core/usage.js';
 import { estimateMessage, estimateText } from '../tokens/token-estimator.js';
 import { compact } from './compactor.js';
 import { attemptFailed, attemptSucceeded, decideAutoCompaction, newAttemptState, streamStarted, type AttemptState } from './policy.js';
@@ -19,6 +20,11 @@ export interface LoopCompaction {
   settings: CompactionSettings;
   /** Absent: the parent model summarises (fork when it fits, document otherwise). */
   summariser?: Summariser;
+  /**
+   * Asked before every automatic compaction (the session's `PreCompact` hooks, trigger `auto`):
+   * a reason skips this attempt, counted as a failed one; undefined lets it run.
+   */
+  beforeCompact?: (signal: AbortSignal) => Promise<string | undefined>;
 }
 
 /** Where one conversation keeps its back-off between streams (one per user turn). */
@@ -97,6 +103,12 @@ export function createAutoCompaction(deps: AutoCompactionDeps): AutoCompaction {
       deps.signal.addEventListener('abort', followParent, { once: true });
       yield { type: 'auto_compaction_started', cancel: () => controller.abort() };
       try {
+        const blocked = deps.compaction?.beforeCompact && !controller.signal.aborted ? await deps.compaction.beforeCompact(controller.signal) : undefined;
+        if (blocked !== undefined && !controller.signal.aborted) {
+          attempts.state = attemptFailed(attempts.state, estimate, deps.budget.inputBudget, history.length);
+          yield { type: 'auto_compaction_failed', reason: `blocked by a PreCompact hook: ${blocked}`, usage: emptyUsage() };
+          return undefined;
+        }
         const outcome = yield* compact({
           history,
           mode: 'auto',
