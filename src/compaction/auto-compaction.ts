@@ -40,6 +40,8 @@ export interface AutoCompactionDeps {
   /** The conversation's back-off, kept across its streams; absent: this stream's own. */
   attempts?: AttemptMemory;
   budget: { window: number; inputBudget: number; threshold: number; autoEnabled: boolean };
+  /** Output the parent's thinking budget takes in every request, the fork's included (policy.ts). */
+  thinkingReserve?: number;
   compaction?: LoopCompaction;
   tools: readonly ToolDefinition[];
   options: StreamOptions;
@@ -71,7 +73,8 @@ export function createAutoCompaction(deps: AutoCompactionDeps): AutoCompaction {
   const summariser = deps.compaction?.summariser;
   // The parent model as summariser: the fork of the live conversation, or a fresh request on its adapter.
   const parent = (conversation: ProviderConversation, history: readonly Message[]): ParentSummary => ({
-    window: deps.budget.window,
+    // The fork carries the parent's thinking, so its budget is room the summary cannot use.
+    window: deps.budget.window - (deps.thinkingReserve ?? 0),
     inputBudget: deps.budget.inputBudget,
     model: deps.model,
     maxOutputTokens: deps.maxOutputTokens,

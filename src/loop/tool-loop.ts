@@ -3,7 +3,7 @@ import { createAutoCompaction, newAttemptMemory, type AttemptMemory, type LoopCo
 import { NO_TOOLS } from '../compaction/summary-route.js';
 import { denyingRegistry } from '../compaction/denying-registry.js';
 import { callScheduler } from './concurrent-calls.js';
-import { COMPACTION_MAX_TURNS } from '../compaction/policy.js';
+import { COMPACTION_MAX_TURNS, thinkingReserve, thresholdWithReserve } from '../compaction/policy.js';
 import { llmError } from '../core/errors.js';
 import type { StreamEvent } from '../core/events.js';
 import { cloneMessages, type Message, type ToolMessage } from '../core/message.js';
@@ -132,9 +132,13 @@ export async function* runToolLoop(run: LoopRun): AsyncGenerator<StreamEvent> {
   const signal = options.signal ?? new AbortController().signal;
   const registry = options.disableToolCalls ? denyingRegistry(run.registry) : run.registry;
   const gauge = env.newGauge();
+  // The session's thinking budget is output every request must have room for (policy.ts).
+  const reserve = thinkingReserve(run.request?.thinkingBudget, run.request?.maxOutputTokens ?? 0);
+  const budget = { ...env.budget, threshold: thresholdWithReserve(env.budget.threshold, env.budget.window, reserve) };
   const autoCompaction = createAutoCompaction({
     attempts: run.attempts,
-    budget: env.budget,
+    budget,
+    thinkingReserve: reserve,
     compaction: env.compaction,
     tools,
     options,
@@ -181,8 +185,9 @@ export async function* runToolLoop(run: LoopRun): AsyncGenerator<StreamEvent> {
 
     const sentCount = history.length;
     // Leave the answer room in the window: prompt + max output must fit (Anthropic and Bedrock refuse otherwise).
+    // Never below the thinking budget plus an answer: the budget stays the same in every request.
     const room = env.budget.window - gauge.estimate(history, tools) - OUTPUT_ROOM_MARGIN;
-    const limits = { maxOutputTokens: Math.max(MIN_OUTPUT_TOKENS, room) };
+    const limits = { maxOutputTokens: Math.max(MIN_OUTPUT_TOKENS + reserve, room) };
     let ended: Extract<ModelTurnEvent, { type: 'turn_end' }> | undefined;
     for await (const ev of conversation.streamTurn(signal, limits)) {
       switch (ev.type) {

@@ -1,4 +1,4 @@
-import { thinkingFormError } from './thinking-checks.js';
+import { thinkingBudgetError, thinkingFormError } from './thinking-checks.js';
 import type http from 'node:http';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import type { FakeReply, RecordedRequest, Responder } from './script.js';
@@ -30,6 +30,7 @@ export async function startBedrockFake(): Promise<ScriptedServer> {
       validateConverse(req.body) ??
       converseImageError(req.body) ??
       thinkingFormError(modelIdOf(req.path), req.body?.additionalModelRequestFields?.thinking) ??
+      thinkingBudgetError(req.body?.additionalModelRequestFields?.thinking, req.body?.inferenceConfig?.maxTokens) ??
       issued.check(req.body);
     if (invalid) return { error: { status: 400, type: 'ValidationException', message: invalid } };
     return queue.shift() ?? responder?.(req, index) ?? { error: { status: 500, message: `fake: no scripted reply for request #${index + 1}` } };
