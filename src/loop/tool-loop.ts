@@ -6,7 +6,7 @@ import { callScheduler } from './concurrent-calls.js';
 import { COMPACTION_MAX_TURNS, thinkingReserve, thresholdWithReserve } from '../compaction/policy.js';
 import { llmError } from '../core/errors.js';
 import type { StreamEvent } from '../core/events.js';
-import { cloneMessages, type Message, type ToolMessage } from '../core/message.js';
+import { cloneMessages, userMessage, type Message, type ToolMessage } from '../core/message.js';
 import type { ChatRequest, ModelTurnEvent, ProviderAdapter, ProviderConversation, ToolDefinition } from '../core/provider.js';
 import type { StreamOptions } from '../core/stream-options.js';
 import { promptTokens } from '../core/usage.js';
@@ -69,7 +69,13 @@ export function createChatClient(adapter: ProviderAdapter, env: LoopEnv): ChatCl
         return;
       }
       const attempts = attemptsOf(options);
-      yield* runToolLoop({ conversation, history: cloneMessages(request.messages), tools: request.tools, registry, options, env, adapter, request, attempts });
+      const history = cloneMessages(request.messages);
+      // After the open, so the cache anchor stays at the request's end, before the instruction.
+      if (options.instruction !== undefined) {
+        conversation.appendUserText(options.instruction);
+        history.push(userMessage(options.instruction));
+      }
+      yield* runToolLoop({ conversation, history, tools: request.tools, registry, options, env, adapter, request, attempts });
     },
   };
 }
