@@ -14,6 +14,11 @@
  * breakpoints) writes only what a later request reads. Tokens are Keen's estimate of each block's
  * JSON; prices are the list prices of src/config/prices.ts; output is the same in both and left out.
  *
+ * Then the thinking run (Anthropic and Bedrock): the same session with a 16k thinking budget under
+ * a 32k output limit, every reply opening with a signed thinking block. Both services drop the
+ * cached messages when the thinking parameters change, so they are hashed in front of the
+ * messages. Its cost is set against the ideal of the same session without thinking.
+ *
  *   npm run build && npx tsx bench/cache-session.ts [provider…]
  *
  * `KEEN_BENCH_BIN` runs another checkout's keen (an A/B against main).
@@ -37,6 +42,8 @@ const TURNS = 4;
 const STEPS = 30;
 const WINDOW = 60_000;
 const COMPACTION_MARKER = 'This is a context compaction';
+/** The thinking run: issue 29's budget and output limit. */
+const THINKING = { budget: 16_000, maxOutputTokens: 32_000 };
 
 /** One block of a request in the service's prefix order, and whether a breakpoint follows it. */
 interface Block {
@@ -50,6 +57,8 @@ type Caching = 'breakpoints' | 'openai' | 'gemini';
 type Obj = Record<string, unknown>;
 /** The parts of the four request bodies the accounting reads. */
 interface WireBody {
+  thinking?: unknown;
+  additionalModelRequestFields?: unknown;
   tools?: Obj[];
   system?: Obj[];
   messages?: { role: string; content?: Obj[] }[];
@@ -80,8 +89,14 @@ function anthropicBlocks(body: WireBody): Block[] {
   const out: Block[] = [];
   for (const t of body.tools ?? []) out.push(block(t, !!t.cache_control));
   for (const s of body.system ?? []) out.push(block(s, !!s.cache_control));
+  out.push(paramsBlock(body.thinking));
   for (const m of body.messages ?? []) for (const c of m.content ?? []) out.push(block({ role: m.role, c }, !!c.cache_control));
   return out;
+}
+
+/** The thinking parameters, hashed before the messages (a change drops their cache) and billed as nothing. */
+function paramsBlock(thinking: unknown): Block {
+  return { json: JSON.stringify({ thinking: thinking ?? null }), tokens: 0, breakpoint: false };
 }
 
 /** Bedrock: the same order; a `cachePoint` block marks the end of the block before it. */
@@ -96,6 +111,7 @@ function bedrockBlocks(body: WireBody): Block[] {
   };
   add(body.toolConfig?.tools ?? [], (x) => x);
   add(body.system ?? [], (x) => x);
+  out.push(paramsBlock(body.additionalModelRequestFields));
   for (const m of body.messages ?? []) add(m.content ?? [], (c) => ({ role: m.role, c }));
   return out;
 }
@@ -213,21 +229,29 @@ function run(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ cod
   });
 }
 
-async function runSession(c: Case): Promise<RecordedRequest[]> {
+/** A reply of the thinking run: a thinking block first, as a model with thinking on answers. */
+const thoughtful = (reply: FakeReply, n: number): FakeReply => ({ ...reply, steps: [{ thinking: `Step ${n}: what the task needs next.` }, ...(reply.steps ?? [])] });
+
+async function runSession(c: Case, thinking = false): Promise<RecordedRequest[]> {
   const fake = await c.start();
   const ws = project();
   try {
+    const maxOutputTokens = thinking ? THINKING.maxOutputTokens : 4000;
     const config = {
-      models: { bench: { provider: c.provider, id: c.model, baseURL: c.baseURL(fake), contextWindow: WINDOW, maxOutputTokens: 4000 } },
+      models: { bench: { provider: c.provider, id: c.model, baseURL: c.baseURL(fake), contextWindow: WINDOW, maxOutputTokens } },
       model: 'bench',
+      ...(thinking ? { thinkingBudget: THINKING.budget } : {}),
     };
     fs.writeFileSync(path.join(ws.home, 'config.json'), JSON.stringify(config));
     let turn = 0;
     let i = 0;
+    let replies = 0;
     fake.setResponder((req) => {
-      if (JSON.stringify(req.body).includes(COMPACTION_MARKER) || JSON.stringify(req.body).includes('context summarization assistant')) return { steps: [{ text: SUMMARY }] };
-      i++;
-      return step(turn, i, ws.files);
+      const reply =
+        JSON.stringify(req.body).includes(COMPACTION_MARKER) || JSON.stringify(req.body).includes('context summarization assistant')
+          ? { steps: [{ text: SUMMARY }] }
+          : step(turn, ++i, ws.files);
+      return thinking ? thoughtful(reply, ++replies) : reply;
     });
     for (turn = 1; turn <= TURNS; turn++) {
       i = 0;
@@ -343,30 +367,64 @@ function longestIn(hash: string[], set: Set<string>): number {
 requireBuilt();
 const only = process.argv.slice(2);
 const k = (n: number) => `${(n / 1000).toFixed(1)}k`;
-console.log(`${TURNS} turns × ${STEPS} steps, window ${WINDOW}; tokens estimated; input-side cost at list prices\n`);
-console.log('provider   reqs  summaries  input     read      write    uncached  cost      ideal     ratio');
-for (const c of CASES.filter((x) => only.length === 0 || only.includes(x.name))) {
-  const sent = await runSession(c);
-  const summaries = sent.filter((r) => JSON.stringify(r.body).includes(COMPACTION_MARKER)).length;
+
+interface Measured {
+  requests: RecordedRequest[];
+  summaries: number;
+  actual: Bill;
+  ideal: Bill;
+}
+
+async function measure(c: Case, thinking: boolean): Promise<Measured> {
+  const requests = await runSession(c, thinking);
+  const summaries = requests.filter((r) => JSON.stringify(r.body).includes(COMPACTION_MARKER)).length;
   const price = priceOf(c.model);
   if (!price) throw new Error(`no price for ${c.model}`);
   const { actual, ideal } = bill(
     c.caching,
-    sent.map((r) => c.blocks(r.body)),
+    requests.map((r) => c.blocks(r.body)),
     price,
   );
-  console.log(
-    [
-      c.name.padEnd(10),
-      String(actual.requests).padStart(4),
-      String(summaries).padStart(10),
-      k(actual.input).padStart(8),
-      k(actual.read).padStart(9),
-      k(actual.write).padStart(9),
-      k(actual.uncached).padStart(9),
-      `$${actual.cost.toFixed(3)}`.padStart(9),
-      `$${ideal.cost.toFixed(3)}`.padStart(9),
-      `${(actual.cost / ideal.cost).toFixed(3)}×`.padStart(8),
-    ].join(' '),
-  );
+  return { requests, summaries, actual, ideal };
+}
+
+function row(name: string, m: Measured, against: Bill): string {
+  const { actual } = m;
+  return [
+    name.padEnd(10),
+    String(actual.requests).padStart(4),
+    String(m.summaries).padStart(10),
+    k(actual.input).padStart(8),
+    k(actual.read).padStart(9),
+    k(actual.write).padStart(9),
+    k(actual.uncached).padStart(9),
+    `$${actual.cost.toFixed(3)}`.padStart(9),
+    `$${against.cost.toFixed(3)}`.padStart(9),
+    `${(actual.cost / against.cost).toFixed(3)}×`.padStart(8),
+  ].join(' ');
+}
+
+/** The thinking parameters the session sent, each distinct form once. */
+function thinkingForms(requests: RecordedRequest[]): string {
+  const forms = new Set(requests.map((r) => JSON.stringify(r.body.thinking ?? r.body.additionalModelRequestFields?.thinking ?? null)));
+  return [...forms].join(' ');
+}
+
+console.log(`${TURNS} turns × ${STEPS} steps, window ${WINDOW}; tokens estimated; input-side cost at list prices\n`);
+console.log('provider   reqs  summaries  input     read      write    uncached  cost      ideal     ratio');
+const plain = new Map<string, Measured>();
+for (const c of CASES.filter((x) => only.length === 0 || only.includes(x.name))) {
+  const m = await measure(c, false);
+  plain.set(c.name, m);
+  console.log(row(c.name, m, m.ideal));
+}
+
+const withThinking = CASES.filter((x) => x.caching === 'breakpoints' && plain.has(x.name));
+if (withThinking.length > 0) {
+  console.log(`\nthinking budget ${THINKING.budget}, output limit ${THINKING.maxOutputTokens}: cost against the ideal of the same session without thinking`);
+  console.log('provider   reqs  summaries  input     read      write    uncached  cost      ideal     ratio   (own ideal)  thinking sent');
+  for (const c of withThinking) {
+    const m = await measure(c, true);
+    console.log(`${row(c.name, m, plain.get(c.name)!.ideal)}   ${`${(m.actual.cost / m.ideal.cost).toFixed(3)}×`.padStart(8)}     ${thinkingForms(m.requests)}`);
+  }
 }

@@ -167,7 +167,7 @@ export class AppState {
       model: this.opts.model,
       maxOutputTokens: this.opts.maxOutputTokens,
       fork: (prompt: string, s: AbortSignal) =>
-        this.opts.client.streamChat(this.buildRequest([userMessage(prompt)]), this.opts.registry, { sessionId, signal: s, disableToolCalls: true, disableAutoCompaction: true }),
+        this.opts.client.streamChat(this.buildRequest(), this.opts.registry, { sessionId, signal: s, disableToolCalls: true, disableAutoCompaction: true, instruction: prompt }),
       fresh: (req: ChatRequest, options: StreamOptions) => this.opts.client.streamChat(req, NO_TOOLS, options),
     };
     return yield* compact({

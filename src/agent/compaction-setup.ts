@@ -5,9 +5,10 @@ import { resolveModel, type ResolvedModel } from '../config/resolve.js';
 import type { KeenConfig } from '../config/schema.js';
 import type { LoopCompaction } from '../compaction/auto-compaction.js';
 import type { ArtifactSink } from '../compaction/artifact-registry.js';
-import { COMPACTION_MAX_TURNS } from '../compaction/policy.js';
+import { COMPACTION_MAX_TURNS, thinkingReserve } from '../compaction/policy.js';
 import { DEFAULT_SETTINGS, type CompactionSettings } from '../compaction/settings.js';
 import type { Summariser } from '../compaction/summary-route.js';
+import type { SessionHooks } from '../hooks/session-hooks.js';
 import { computeBudget, DEFAULT_COMPACTION_POLICY, type ContextBudget } from '../tokens/context-budget.js';
 import { ContextMeter } from '../tokens/token-estimator.js';
 import { createChatClient } from '../loop/tool-loop.js';
@@ -70,12 +71,36 @@ export async function sessionArtifacts(sessionDir: string, redacted: readonly st
   return { recall: createRecallTool((n) => artifacts.get(n)), sink: artifacts };
 }
 
-/** What the loop and AppState get: the same settings and summariser on both paths. */
-export function compactionWiring(configured: CompactionSettings, budget: ContextBudget, summariser: Summariser | undefined): { loop: LoopCompaction; app: AppCompaction } {
+/**
+ * The session's `PreCompact` hooks before an automatic compaction, in Claude Code's shape
+ * (`trigger: "auto"`, `custom_instructions: ""`): the block reason, if a hook blocked.
+ */
+export function autoPreCompact(hooks: SessionHooks | undefined): LoopCompaction['beforeCompact'] {
+  if (!hooks?.has('PreCompact')) return undefined;
+  return async (signal) => (await hooks.run('PreCompact', 'auto', { trigger: 'auto', custom_instructions: '' }, signal)).block;
+}
+
+/** What else the wiring reads of the session. */
+export interface WiringExtras {
+  /** Run before an automatic compaction (trigger `auto`). */
+  hooks?: SessionHooks;
+  /** The session's thinking budget and output limit: the manual fork carries that thinking too. */
+  thinking?: { budget?: number; maxOutputTokens: number };
+}
+
+/** What the loop and AppState get: the same settings and summariser on both paths; the loop also the PreCompact hooks. */
+export function compactionWiring(
+  configured: CompactionSettings,
+  budget: ContextBudget,
+  summariser: Summariser | undefined,
+  extras: WiringExtras = {},
+): { loop: LoopCompaction; app: AppCompaction } {
+  // The manual fork is the turn's request, thinking included: its budget is room the summary cannot use.
+  const reserve = extras.thinking ? thinkingReserve(extras.thinking.budget, extras.thinking.maxOutputTokens) : 0;
   // A tail may take at most a quarter of the input budget, so a compaction always lands well under the threshold.
   const settings = { ...configured, keepRecentTokens: Math.min(configured.keepRecentTokens, Math.floor(budget.inputBudget / 4)) };
   return {
-    loop: { settings, summariser },
-    app: { settings, window: budget.window, inputBudget: budget.inputBudget, summariser },
+    loop: { settings, summariser, beforeCompact: autoPreCompact(extras.hooks) },
+    app: { settings, window: budget.window - reserve, inputBudget: budget.inputBudget, summariser },
   };
 }

@@ -79,7 +79,10 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     mcp = opts.inspect ? undefined : await startMcp(opts, home, config, warnings, settings.projectTrusted, settings.declaresMcpServers, settings.files);
     // File checkpoints for undo: a turn starts when its user message is on disk.
     const checkpoints = new FileCheckpoints(checkpointsDir(store.dir));
-    const compaction = compactionWiring(compactionSettings(config), budget, summariser);
+    const compaction = compactionWiring(compactionSettings(config), budget, summariser, {
+      hooks,
+      thinking: { budget: config.thinkingBudget, maxOutputTokens: resolved.info.maxOutputTokens },
+    });
     const artifacts = await sessionArtifacts(store.dir, secrets.redacted, { fresh: !store.persisted });
     const loopEnv = (b: ContextBudget) => ({
       cwd: opts.cwd,

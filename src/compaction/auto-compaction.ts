@@ -1,27 +1,30 @@
 /**
- * Automatic compaction inside the tool loop: the policy decides, an optional prune-only step
- * runs when it is enough, else the one compaction (src/compaction/compactor.ts) runs on a
- * private child. The loop makes one call before every model request:
+ * Automatic compaction inside the tool loop: the policy decides, then the one compaction
+ * (src/compaction/compactor.ts: prune only when that is enough, else summarise) runs on a private
+ * child over the one summary route (summary-route.ts). The loop makes one call before every model request:
  * {@link AutoCompaction.maybeCompact}.
  */
 import type { StreamEvent } from '../core/events.js';
-import { cloneMessages, stripSystem, systemPart, userMessage, type Message } from '../core/message.js';
+import { cloneMessages, userMessage, type Message } from '../core/message.js';
 import type { ChatRequest, ProviderConversation, ToolDefinition } from '../core/provider.js';
 import type { StreamOptions } from '../core/stream-options.js';
 import { emptyUsage } from '../core/usage.js';
 import { estimateMessage, estimateText } from '../tokens/token-estimator.js';
 import { compact } from './compactor.js';
 import { attemptFailed, attemptSucceeded, decideAutoCompaction, newAttemptState, streamStarted, type AttemptState } from './policy.js';
-import { applyPrunePlan, planPrune } from './prune.js';
 import { NO_EXTRAS, type CompactionSettings } from './settings.js';
-import type { SummaryRoute } from './summarise.js';
-import { documentRequest, NO_TOOLS, summaryOptions, type Summariser } from './summary-route.js';
+import { summaryOptions, summaryRoute, type ParentSummary, type Summariser } from './summary-route.js';
 
 /** The compaction part of the loop's environment. */
 export interface LoopCompaction {
   settings: CompactionSettings;
   /** Absent: the parent model summarises (fork when it fits, document otherwise). */
   summariser?: Summariser;
+  /**
+   * Asked before every automatic compaction (the session's `PreCompact` hooks, trigger `auto`):
+   * a reason skips this attempt, counted as a failed one; undefined lets it run.
+   */
+  beforeCompact?: (signal: AbortSignal) => Promise<string | undefined>;
 }
 
 /** Where one conversation keeps its back-off between streams (one per user turn). */
@@ -37,6 +40,8 @@ export interface AutoCompactionDeps {
   /** The conversation's back-off, kept across its streams; absent: this stream's own. */
   attempts?: AttemptMemory;
   budget: { window: number; inputBudget: number; threshold: number; autoEnabled: boolean };
+  /** Output the parent's thinking budget takes in every request, the fork's included (policy.ts). */
+  thinkingReserve?: number;
   compaction?: LoopCompaction;
   tools: readonly ToolDefinition[];
   options: StreamOptions;
@@ -66,6 +71,20 @@ export function createAutoCompaction(deps: AutoCompactionDeps): AutoCompaction {
   attempts.state = streamStarted(attempts.state);
   const settings = deps.compaction?.settings ?? NO_EXTRAS;
   const summariser = deps.compaction?.summariser;
+  // The parent model as summariser: the fork of the live conversation, or a fresh request on its adapter.
+  const parent = (conversation: ProviderConversation, history: readonly Message[]): ParentSummary => ({
+    // The fork carries the parent's thinking, so its budget is room the summary cannot use.
+    window: deps.budget.window - (deps.thinkingReserve ?? 0),
+    inputBudget: deps.budget.inputBudget,
+    model: deps.model,
+    maxOutputTokens: deps.maxOutputTokens,
+    fork: (prompt, signal) => {
+      const child = conversation.fork();
+      child.appendUserText(prompt);
+      return deps.runFork(child, [...cloneMessages(history), userMessage(prompt)], summaryOptions(deps.options.sessionId, signal));
+    },
+    fresh: deps.runFresh,
+  });
 
   return {
     async *maybeCompact({ conversation, history, estimate }) {
@@ -87,52 +106,12 @@ export function createAutoCompaction(deps: AutoCompactionDeps): AutoCompaction {
       deps.signal.addEventListener('abort', followParent, { once: true });
       yield { type: 'auto_compaction_started', cancel: () => controller.abort() };
       try {
-        // Prune only, when that alone brings the context under the threshold: no summary request.
-        if (settings.prune) {
-          const rest = stripSystem(history);
-          const plan = planPrune(rest, { count: estimateText });
-          if (plan) {
-            const pruned = [...systemPart(history), ...applyPrunePlan(rest, plan.pruned)];
-            const after = deps.estimate(pruned);
-            if (after < deps.budget.threshold) {
-              attempts.state = attemptSucceeded(attempts.state);
-              yield {
-                type: 'auto_compaction_applied',
-                replacement: cloneMessages(pruned),
-                summary: '',
-                usage: emptyUsage(),
-                tokensBefore: estimate,
-                tokensAfter: after,
-                pruned: plan.pruned,
-              };
-              return pruned;
-            }
-          }
+        const blocked = deps.compaction?.beforeCompact && !controller.signal.aborted ? await deps.compaction.beforeCompact(controller.signal) : undefined;
+        if (blocked !== undefined && !controller.signal.aborted) {
+          attempts.state = attemptFailed(attempts.state, estimate, deps.budget.inputBudget, history.length);
+          yield { type: 'auto_compaction_failed', reason: `blocked by a PreCompact hook: ${blocked}`, usage: emptyUsage() };
+          return undefined;
         }
-        const route = (forkEstimate: number): SummaryRoute => ({
-          fork: summariser
-            ? undefined
-            : {
-                estimate: forkEstimate,
-                window: deps.budget.window,
-                send: (prompt, signal) => {
-                  const child = conversation.fork();
-                  child.appendUserText(prompt);
-                  return deps.runFork(child, [...cloneMessages(history), userMessage(prompt)], summaryOptions(deps.options.sessionId, signal));
-                },
-              },
-          document: {
-            inputBudget: summariser?.inputBudget ?? deps.budget.inputBudget,
-            send: (system, user, signal) =>
-              summariser
-                ? summariser.client.streamChat(
-                    documentRequest(summariser.model, summariser.maxOutputTokens, system, user),
-                    NO_TOOLS,
-                    summaryOptions(deps.options.sessionId, signal),
-                  )
-                : deps.runFresh(documentRequest(deps.model, deps.maxOutputTokens, system, user), summaryOptions(deps.options.sessionId, signal)),
-          },
-        });
         const outcome = yield* compact({
           history,
           mode: 'auto',
@@ -141,7 +120,8 @@ export function createAutoCompaction(deps: AutoCompactionDeps): AutoCompaction {
           countMessage: estimateMessage,
           tokensBefore: estimate,
           estimate: deps.estimate,
-          route,
+          route: summaryRoute(parent(conversation, history), summariser, deps.options.sessionId),
+          pruneOnlyBelow: deps.budget.threshold,
           visible: false,
           signal: controller.signal,
         });
@@ -159,6 +139,7 @@ export function createAutoCompaction(deps: AutoCompactionDeps): AutoCompaction {
           usage: outcome.usage,
           tokensBefore: estimate,
           tokensAfter: outcome.tokensAfter,
+          ...(outcome.pruned ? { pruned: outcome.pruned } : {}),
         };
         return outcome.replacement;
       } finally {

@@ -117,6 +117,29 @@ export function attemptFailed(state: AttemptState, estimate: number, inputBudget
   };
 }
 
+/**
+ * Output tokens the session reserves for thinking: its configured budget when the output limit
+ * holds it (below it), else 0 (the wires then leave thinking off for the session,
+ * src/providers/kit/thinking-form.ts). Constant for the session, like the budget it sends.
+ */
+export function thinkingReserve(thinkingBudget: number | undefined, maxOutputTokens: number): number {
+  return thinkingBudget !== undefined && thinkingBudget > 0 && thinkingBudget < maxOutputTokens ? thinkingBudget : 0;
+}
+
+/**
+ * The trigger's threshold with the thinking budget counted as reserved output: the threshold the
+ * window would have without the budget's share, `threshold × (window − reserve) / window`. A
+ * request below it leaves the budget plus the margin a session without thinking has, scaled to
+ * what the budget leaves; so does the nested summary request at it. The budget then never has to
+ * shrink to fit, which would change the thinking parameters and drop the prompt cache; compacting
+ * earlier is the price. Never below half of `threshold`: a budget too big for the window must not
+ * compact before every request.
+ */
+export function thresholdWithReserve(threshold: number, window: number, reserve: number): number {
+  if (reserve <= 0 || !(window > 0)) return threshold;
+  return Math.max(Math.floor(threshold / 2), Math.floor((threshold * Math.max(0, window - reserve)) / window));
+}
+
 /** Output tokens a summary needs beside its request: Keen's five sections rarely take more. */
 export const SUMMARY_OUTPUT_RESERVE = 2048;
 

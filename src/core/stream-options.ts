@@ -13,6 +13,11 @@ export interface StreamOptions {
    * tool error {@link TOOL_CALLS_DISABLED_MESSAGE} and nothing runs.
    */
   disableToolCalls?: boolean;
+  /**
+   * Appended as the final user content after the request's messages, outside its cached prefix
+   * (the manual compaction's fork: the instruction is written once and never read again).
+   */
+  instruction?: string;
   signal?: AbortSignal;
 }
 

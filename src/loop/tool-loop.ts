@@ -3,10 +3,10 @@ import { createAutoCompaction, newAttemptMemory, type AttemptMemory, type LoopCo
 import { NO_TOOLS } from '../compaction/summary-route.js';
 import { denyingRegistry } from '../compaction/denying-registry.js';
 import { callScheduler } from './concurrent-calls.js';
-import { COMPACTION_MAX_TURNS } from '../compaction/policy.js';
+import { COMPACTION_MAX_TURNS, thinkingReserve, thresholdWithReserve } from '../compaction/policy.js';
 import { llmError } from '../core/errors.js';
 import type { StreamEvent } from '../core/events.js';
-import { cloneMessages, type Message, type ToolMessage } from '../core/message.js';
+import { cloneMessages, userMessage, type Message, type ToolMessage } from '../core/message.js';
 import type { ChatRequest, ModelTurnEvent, ProviderAdapter, ProviderConversation, ToolDefinition } from '../core/provider.js';
 import type { StreamOptions } from '../core/stream-options.js';
 import { promptTokens } from '../core/usage.js';
@@ -69,7 +69,13 @@ export function createChatClient(adapter: ProviderAdapter, env: LoopEnv): ChatCl
         return;
       }
       const attempts = attemptsOf(options);
-      yield* runToolLoop({ conversation, history: cloneMessages(request.messages), tools: request.tools, registry, options, env, adapter, request, attempts });
+      const history = cloneMessages(request.messages);
+      // After the open, so the cache anchor stays at the request's end, before the instruction.
+      if (options.instruction !== undefined) {
+        conversation.appendUserText(options.instruction);
+        history.push(userMessage(options.instruction));
+      }
+      yield* runToolLoop({ conversation, history, tools: request.tools, registry, options, env, adapter, request, attempts });
     },
   };
 }
@@ -132,9 +138,13 @@ export async function* runToolLoop(run: LoopRun): AsyncGenerator<StreamEvent> {
   const signal = options.signal ?? new AbortController().signal;
   const registry = options.disableToolCalls ? denyingRegistry(run.registry) : run.registry;
   const gauge = env.newGauge();
+  // The session's thinking budget is output every request must have room for (policy.ts).
+  const reserve = thinkingReserve(run.request?.thinkingBudget, run.request?.maxOutputTokens ?? 0);
+  const budget = { ...env.budget, threshold: thresholdWithReserve(env.budget.threshold, env.budget.window, reserve) };
   const autoCompaction = createAutoCompaction({
     attempts: run.attempts,
-    budget: env.budget,
+    budget,
+    thinkingReserve: reserve,
     compaction: env.compaction,
     tools,
     options,
@@ -181,8 +191,9 @@ export async function* runToolLoop(run: LoopRun): AsyncGenerator<StreamEvent> {
 
     const sentCount = history.length;
     // Leave the answer room in the window: prompt + max output must fit (Anthropic and Bedrock refuse otherwise).
+    // Never below the thinking budget plus an answer: the budget stays the same in every request.
     const room = env.budget.window - gauge.estimate(history, tools) - OUTPUT_ROOM_MARGIN;
-    const limits = { maxOutputTokens: Math.max(MIN_OUTPUT_TOKENS, room) };
+    const limits = { maxOutputTokens: Math.max(MIN_OUTPUT_TOKENS + reserve, room) };
     let ended: Extract<ModelTurnEvent, { type: 'turn_end' }> | undefined;
     for await (const ev of conversation.streamTurn(signal, limits)) {
       switch (ev.type) {

@@ -4,7 +4,7 @@
  * Native history is stored WITHOUT `cache_control`; breakpoints are added to a copy when a request
  * is built (see {@link buildRequestBody}), so moving the message breakpoint never edits history.
  */
-import { thinkingFields } from './kit/thinking-form.js';
+import { thinkingFields, thinkingMaxTokens } from './kit/thinking-form.js';
 import type {
   Base64ImageSource,
   CacheControlEphemeral,
@@ -70,7 +70,10 @@ export interface CacheAnchor {
 
 export interface RequestSettings {
   model: string;
+  /** This request's output limit (the session's, capped by the room the loop leaves). */
   maxOutputTokens: number;
+  /** The session's configured output limit, which decides the thinking form; absent: `maxOutputTokens`. */
+  sessionMaxOutputTokens?: number;
   thinkingBudget?: number;
   /** false: no breakpoints at all (a one-off request whose prefix nothing reads again). */
   promptCache?: boolean;
@@ -274,13 +277,15 @@ function markMessages(messages: readonly NativeMessage[], anchor: CacheAnchor | 
 export function buildRequestBody(history: NativeHistory, settings: RequestSettings): MessageCreateParamsStreaming {
   const cache = settings.promptCache !== false;
   const messages = withinImageLimits(history.messages);
+  // The session's thinking, fixed by its configured output limit (not this request's cap).
+  const thinking = thinkingFields(settings.model, settings.thinkingBudget ?? 0, settings.sessionMaxOutputTokens ?? settings.maxOutputTokens);
   return {
     model: settings.model,
-    max_tokens: settings.maxOutputTokens,
+    max_tokens: thinkingMaxTokens(thinking, settings.maxOutputTokens),
     ...(history.system.length > 0 ? { system: cache ? markLast(history.system) : [...history.system] } : {}),
     messages: cache ? markMessages(messages, history.anchor) : [...messages],
     ...(history.tools.length > 0 ? { tools: cache ? markLast(history.tools) : [...history.tools] } : {}),
-    ...thinkingFields(settings.model, settings.thinkingBudget ?? 0, settings.maxOutputTokens),
+    ...thinking,
     stream: true,
   };
 }

@@ -83,7 +83,7 @@ function anthropicWire(ctx: ClientContext, settings: RequestSettings, tools: Nat
     replaceSystem: 'keep',
     classify: (err, signal) => mapAnthropicError(err, { signal, baseURL: ctx.baseURL }),
     async *send(native, signal, limits) {
-      const body = buildRequestBody(native, { ...settings, maxOutputTokens: outputLimit(settings.maxOutputTokens, limits) });
+      const body = buildRequestBody(native, { ...settings, sessionMaxOutputTokens: settings.maxOutputTokens, maxOutputTokens: outputLimit(settings.maxOutputTokens, limits) });
       const stream = yield* announcingWaits((listener) => ctx.warnings.during(() => ctx.messages.create(body, { signal, fetchOptions: withRetryListener(listener) })));
       const assembler = new TurnAssembler();
       for await (const event of stream) yield* assembler.accept(event);

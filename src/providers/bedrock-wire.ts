@@ -1,4 +1,4 @@
-import { takesAdaptiveThinking, thinkingFields } from './kit/thinking-form.js';
+import { thinkingFields, thinkingMaxTokens } from './kit/thinking-form.js';
 import type {
   ContentBlock,
   ImageFormat,
@@ -226,7 +226,10 @@ export interface WireState {
   modelId: string;
   history: ConverseHistory;
   tools: readonly Tool[];
+  /** This request's output limit (the session's, capped by the room the loop leaves). */
   maxTokens: number;
+  /** The session's configured output limit, which decides the thinking form; absent: `maxTokens`. */
+  sessionMaxTokens?: number;
   thinkingBudget?: number;
   /** false: no cache points (a one-off request). */
   promptCache?: boolean;
@@ -257,17 +260,16 @@ export function converseInput(s: WireState): ConverseStreamRequest {
     });
   }
   const wanted = s.thinkingBudget && s.thinkingBudget > 0 && /anthropic\.claude/i.test(s.modelId) ? s.thinkingBudget : 0;
-  // Room for the answer beyond the thinking budget, within maxTokens (which the loop may have capped).
-  const thinking = wanted > 0 && s.maxTokens > 2048 ? Math.min(wanted, s.maxTokens - 1024) : 0;
+  // The session's thinking (kit/thinking-form.ts), the same in every request so the cache holds:
+  // adaptive from Claude 4.6 on, else the whole budget when the configured limit holds it.
+  const thinking = thinkingFields(s.modelId, wanted, s.sessionMaxTokens ?? s.maxTokens);
   const input: ConverseStreamRequest = {
     modelId: s.modelId,
     messages,
-    inferenceConfig: { maxTokens: s.maxTokens },
+    inferenceConfig: { maxTokens: thinkingMaxTokens(thinking, s.maxTokens) },
   };
   if (system.length > 0) input.system = system;
   if (tools.length > 0) input.toolConfig = { tools };
-  // Claude 4.6 on: adaptive thinking, its depth from the budget (kit/thinking-form.ts).
-  if (wanted > 0 && takesAdaptiveThinking(s.modelId)) input.additionalModelRequestFields = thinkingFields(s.modelId, wanted, s.maxTokens);
-  else if (thinking) input.additionalModelRequestFields = { thinking: { type: 'enabled', budget_tokens: thinking } };
+  if ('thinking' in thinking) input.additionalModelRequestFields = thinking;
   return input;
 }

@@ -122,6 +122,7 @@ function converseWire(client: BedrockRuntimeClient, request: ChatRequest, modelI
         history,
         tools,
         maxTokens: outputLimit(request.maxOutputTokens, limits),
+        sessionMaxTokens: request.maxOutputTokens,
         thinkingBudget: request.thinkingBudget,
         promptCache: request.promptCache,
       });

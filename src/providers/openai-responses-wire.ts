@@ -1,3 +1,4 @@
+import { effortForBudget } from './kit/thinking-form.js';
 import type OpenAI from 'openai';
 import { announcingWaits } from './kit/retry-events.js';
 import { withRetryListener } from '../net/retry-fetch.js';
@@ -54,8 +55,9 @@ function responsesWire(endpoint: ResponsesEndpoint, request: ChatRequest): WireT
       if (state.instructions) body.instructions = state.instructions;
       if (tools) body.tools = tools;
       if (!endpoint.codex && maxOutputTokens > 0) body.max_output_tokens = maxOutputTokens;
+      // The session's budget, so one effort for every request (the summary's fork included).
       if (request.thinkingBudget && request.thinkingBudget > 0) {
-        body.reasoning = { effort: effortFor(request.thinkingBudget), summary: 'auto' };
+        body.reasoning = { effort: effortForBudget(request.thinkingBudget), summary: 'auto' };
       }
       // One session, one cache: the service routes requests with the same key to the same cache.
       if (request.sessionId) body.prompt_cache_key = request.sessionId;
@@ -73,11 +75,4 @@ function responsesWire(endpoint: ResponsesEndpoint, request: ChatRequest): WireT
       return acc.finished ? acc.result() : undefined;
     },
   };
-}
-
-/** Keen speaks in thinking-token budgets; Responses in effort levels. */
-function effortFor(budget: number): 'low' | 'medium' | 'high' {
-  if (budget <= 4096) return 'low';
-  if (budget <= 16384) return 'medium';
-  return 'high';
 }

@@ -1,6 +1,16 @@
 /** The automatic-compaction trigger and its back-off (src/compaction/policy.ts), pure. */
 import { describe, expect, it } from 'vitest';
-import { attemptFailed, attemptSucceeded, decideAutoCompaction, MAX_FAILED_ATTEMPTS, newAttemptState, streamStarted, type TriggerInput } from '../../src/compaction/policy.js';
+import {
+  attemptFailed,
+  attemptSucceeded,
+  decideAutoCompaction,
+  MAX_FAILED_ATTEMPTS,
+  newAttemptState,
+  streamStarted,
+  thinkingReserve,
+  thresholdWithReserve,
+  type TriggerInput,
+} from '../../src/compaction/policy.js';
 import { computeBudget } from '../../src/tokens/context-budget.js';
 
 const ready: TriggerInput = {
@@ -106,5 +116,16 @@ describe('the back-off after a failed attempt', () => {
     const state = attemptSucceeded(attemptFailed(newAttemptState(), 8_000, 10_000, 10));
     expect(state).toEqual(newAttemptState());
     expect(at(state, 8_000).run).toBe(true);
+  });
+});
+
+describe('the thinking budget as reserved output', () => {
+  it('moves the threshold down by the budget’s share of the window, never below half, and not at all without thinking', () => {
+    expect(thresholdWithReserve(171_000, 200_000, 0)).toBe(171_000);
+    expect(thresholdWithReserve(171_000, 200_000, 16_000)).toBe(157_320);
+    expect(thresholdWithReserve(50_000, 60_000, 50_000)).toBe(25_000);
+    expect(thinkingReserve(16_000, 32_000)).toBe(16_000);
+    expect(thinkingReserve(16_000, 16_000)).toBe(0);
+    expect(thinkingReserve(undefined, 32_000)).toBe(0);
   });
 });

@@ -2,7 +2,7 @@
  * A loopback Anthropic Messages API: `POST /v1/messages` answered from the shared script, as the
  * real streaming SSE protocol (or one JSON message when `stream` is not true).
  */
-import { thinkingFormError } from './thinking-checks.js';
+import { thinkingBudgetError, thinkingFormError } from './thinking-checks.js';
 import type http from 'node:http';
 import type { FakeReply, FakeStep, RecordedRequest } from './script.js';
 import { argsText, refusalsAsText, sleep, stopReasonOf } from './script.js';
@@ -26,14 +26,32 @@ export const FAKE_RETRY_AFTER_MS = 20;
 
 /**
  * What this fake has handed out, so it can refuse a replay the real API refuses: a thinking block
- * whose signature it never issued for exactly that text, or redacted data it never sent.
+ * whose signature it never issued for exactly that text, redacted data it never sent, or (with
+ * thinking on) a tool-use turn it answered with thinking first, replayed without it.
  */
 class IssuedReasoning {
   readonly signatures = new Map<string, string>();
   readonly redacted = new Set<string>();
+  /** Tool calls of replies that began with a thinking block. */
+  readonly thoughtfulCalls = new Set<string>();
+
+  /** Note a reply's tool call; `steps` are the reply's steps. */
+  called(id: string, steps: readonly object[]): void {
+    const first = steps[0];
+    if (first && ('thinking' in first || 'redacted' in first)) this.thoughtfulCalls.add(id);
+  }
 
   check(body: any): NonNullable<FakeReply['error']> | undefined {
     const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
+    const thinkingOn = body?.thinking?.type === 'enabled' || body?.thinking?.type === 'adaptive';
+    const final = messages.findLastIndex((m) => m?.role === 'assistant');
+    const turn: any[] = Array.isArray(messages[final]?.content) ? messages[final].content : [];
+    if (thinkingOn && turn.some((b) => b?.type === 'tool_use' && this.thoughtfulCalls.has(b.id)) && !['thinking', 'redacted_thinking'].includes(turn[0]?.type)) {
+      return {
+        status: 400,
+        message: `messages.${final}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${turn[0]?.type}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`.`,
+      };
+    }
     for (let i = 0; i < messages.length; i++) {
       const content: any[] = Array.isArray(messages[i].content) ? messages[i].content : [];
       for (let j = 0; j < content.length; j++) {
@@ -77,7 +95,7 @@ export async function startAnthropicFake(opts: AnthropicFakeOptions = {}): Promi
       if (contextWindow !== undefined && tokens > contextWindow) {
         return { status: 400, message: `prompt is too long: ${tokens} tokens > ${contextWindow} maximum` };
       }
-      const thinking = thinkingFormError(req.body?.model, req.body?.thinking);
+      const thinking = thinkingFormError(req.body?.model, req.body?.thinking) ?? thinkingBudgetError(req.body?.thinking, req.body?.max_tokens);
       return thinking ? { status: 400, message: thinking } : issued.check(req.body);
     },
     encodeError: writeError,
@@ -206,6 +224,7 @@ async function writeStream(reply: FakeReply, res: http.ServerResponse, req: Reco
     } else {
       const call = step.toolCall;
       const block = { type: 'tool_use', id: call.id ?? `toolu_fake_${id}_${++tools}`, name: call.name, input: {} };
+      issued.called(block.id, refusalsAsText(reply));
       await send(res, 'content_block_start', { type: 'content_block_start', index: at, content_block: block });
       // Like the real API: an empty first chunk, then the JSON in several partial pieces.
       for (const partial_json of ['', ...pieces(argsText(call.args), 4)]) {
@@ -241,7 +260,9 @@ function writeJson(reply: FakeReply, res: http.ServerResponse, req: RecordedRequ
       content.push({ type: 'redacted_thinking', data: step.redacted });
     } else if ('toolCall' in step) {
       const c = step.toolCall;
-      content.push({ type: 'tool_use', id: c.id ?? `toolu_fake_${id}_${++tools}`, name: c.name, input: parseOr(argsText(c.args)) });
+      const callId = c.id ?? `toolu_fake_${id}_${++tools}`;
+      issued.called(callId, refusalsAsText(reply));
+      content.push({ type: 'tool_use', id: callId, name: c.name, input: parseOr(argsText(c.args)) });
     }
   }
   const message = {

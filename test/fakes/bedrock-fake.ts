@@ -1,4 +1,4 @@
-import { thinkingFormError } from './thinking-checks.js';
+import { thinkingBudgetError, thinkingFormError } from './thinking-checks.js';
 import type http from 'node:http';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import type { FakeReply, RecordedRequest, Responder } from './script.js';
@@ -33,6 +33,7 @@ export async function startBedrockFake(opts: { contextWindow?: number } = {}): P
       validateConverse(req.body) ??
       converseImageError(req.body) ??
       thinkingFormError(modelIdOf(req.path), req.body?.additionalModelRequestFields?.thinking) ??
+      thinkingBudgetError(req.body?.additionalModelRequestFields?.thinking, req.body?.inferenceConfig?.maxTokens) ??
       issued.check(req.body) ??
       (window.over(req) ? 'Input is too long for requested model.' : undefined);
     if (invalid) return { error: { status: 400, type: 'ValidationException', message: invalid } };

@@ -67,6 +67,35 @@ describe('fakes refuse replays the services refuse', () => {
     });
   });
 
+  it('anthropic (thinking on): a tool-use turn replayed without the thinking block it began with; a budget not below max_tokens', async () => {
+    await withFake(startAnthropicFake, { steps: [{ thinking: 'plan', signature: 'sig-t' }, { toolCall: { id: 'toolu_1', name: 'read_file', args: {} } }] }, async (fake) => {
+      const url = `${fake.url}/v1/messages`;
+      const headers = { 'x-api-key': 'k' };
+      const thinking = { type: 'enabled', budget_tokens: 2048 };
+      expect((await post(url, { model: 'm', max_tokens: 4096, thinking, messages: [{ role: 'user', content: 'go' }] }, headers)).status).toBe(200);
+      const call = { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: {} };
+      const replay = (content: object[], extra: object = {}) => ({
+        model: 'm',
+        max_tokens: 4096,
+        thinking,
+        messages: [
+          { role: 'user', content: 'go' },
+          { role: 'assistant', content },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'x' }] },
+        ],
+        ...extra,
+      });
+      const dropped = await post(url, replay([call]), headers);
+      expect(dropped.status).toBe(400);
+      expect(dropped.text).toContain('a final `assistant` message must start with a thinking block');
+      const tight = await post(url, replay([{ type: 'thinking', thinking: 'plan', signature: 'sig-t' }, call], { max_tokens: 2048 }), headers);
+      expect(tight.status).toBe(400);
+      expect(tight.text).toContain('`max_tokens` must be greater than `thinking.budget_tokens`');
+      fake.enqueue({ steps: [{ text: 'ok' }] });
+      expect((await post(url, replay([{ type: 'thinking', thinking: 'plan', signature: 'sig-t' }, call]), headers)).status).toBe(200);
+    });
+  });
+
   it('anthropic: a thinking block whose signature was not issued for that text', async () => {
     await withFake(startAnthropicFake, { steps: [{ thinking: 'plan', signature: 'sig-1' }, { text: 'hi' }] }, async (fake) => {
       const url = `${fake.url}/v1/messages`;

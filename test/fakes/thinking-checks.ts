@@ -14,6 +14,19 @@ export function thinkingFormError(model: unknown, thinking: any): string | undef
   return undefined;
 }
 
+/**
+ * The budget form's limits, as both services enforce them: budget_tokens of at least 1,024 and
+ * below max_tokens (Bedrock: inferenceConfig.maxTokens).
+ */
+export function thinkingBudgetError(thinking: any, maxTokens: unknown): string | undefined {
+  if (!thinking || typeof thinking !== 'object' || thinking.type !== 'enabled') return undefined;
+  const budget = thinking.budget_tokens;
+  if (typeof budget !== 'number' || budget < 1024) return 'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024';
+  if (typeof maxTokens === 'number' && maxTokens <= budget)
+    return '`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size';
+  return undefined;
+}
+
 /** 4.5 for `claude-sonnet-4-5-20250929`, 5 for `anthropic.claude-opus-5`, 9 for Mythos / Fable. */
 function claudeVersion(model: string): number | undefined {
   if (/claude-(mythos|fable)\b/i.test(model)) return 9;

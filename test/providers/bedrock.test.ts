@@ -168,6 +168,26 @@ describe('bedrock adapter: streaming', () => {
   });
 });
 
+describe('bedrock adapter: thinking that keeps the cache', () => {
+  it('sends the configured budget in every request whatever room the loop leaves, max_tokens above it', async () => {
+    const conv = await open([userMessage('think')], { model: 'anthropic.claude-sonnet-4-5-20250929-v1:0', maxOutputTokens: 32_000, thinkingBudget: 16_000 });
+    for (const cap of [30_000, 18_000, 17_000]) {
+      fake.enqueue({ steps: [{ thinking: 'Consider a.txt', signature: `sig-${cap}` }, { toolCall: { id: `tu_${cap}`, name: 'read_file', args: { path: 'a.txt' } } }] });
+      for await (const e of conv.streamTurn(new AbortController().signal, { maxOutputTokens: cap })) expect(e.type).not.toBe('error');
+      conv.appendToolResults([readResult(`tu_${cap}`, 'x')]);
+    }
+    expect(fake.requests.map((r) => r.body.additionalModelRequestFields)).toEqual(Array(3).fill({ thinking: { type: 'enabled', budget_tokens: 16_000 } }));
+    expect(fake.requests.map((r) => r.body.inferenceConfig.maxTokens)).toEqual([30_000, 18_000, 17_000]);
+  });
+
+  it('leaves thinking out of the session when its output limit cannot hold the budget', async () => {
+    const conv = await open([userMessage('think')], { model: 'anthropic.claude-sonnet-4-5-20250929-v1:0', maxOutputTokens: 8_000, thinkingBudget: 16_000 });
+    fake.enqueue({ steps: [{ text: 'ok' }] });
+    await turn(conv);
+    expect(fake.requests[0].body.additionalModelRequestFields).toBeUndefined();
+  });
+});
+
 describe('bedrock adapter: prompt caching', () => {
   it('puts cache points after the system blocks, after the tools and on the newest message', async () => {
     const conv = await open();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { takesAdaptiveThinking, thinkingFields } from '../../src/providers/kit/thinking-form.js';
+import { takesAdaptiveThinking, thinkingFields, thinkingMaxTokens } from '../../src/providers/kit/thinking-form.js';
 import { MODEL_CATALOG } from '../../src/config/models.js';
 
 describe('the thinking form per Claude model', () => {
@@ -26,9 +26,18 @@ describe('the thinking form per Claude model', () => {
     for (const m of newer) expect(thinkingFields(m, 20_000, 64_000)).toEqual({ thinking: { type: 'adaptive' }, output_config: { effort: 'high' } });
   });
 
-  it('the budget form fits below max_tokens, or is left out', () => {
-    expect(thinkingFields('claude-haiku-4-5', 4096, 3000)).toEqual({ thinking: { type: 'enabled', budget_tokens: 2999 } });
-    expect(thinkingFields('claude-haiku-4-5', 4096, 1000)).toEqual({});
+  it('the budget form sends the whole budget when the output limit holds it, else none: never a shrunk one', () => {
+    expect(thinkingFields('claude-haiku-4-5', 16_000, 32_000)).toEqual({ thinking: { type: 'enabled', budget_tokens: 16_000 } });
+    expect(thinkingFields('claude-haiku-4-5', 4096, 3000)).toEqual({});
+    expect(thinkingFields('claude-haiku-4-5', 4096, 4096)).toEqual({});
+    expect(thinkingFields('claude-haiku-4-5', 1000, 32_000)).toEqual({});
     expect(thinkingFields('claude-opus-5', 0, 64_000)).toEqual({});
+  });
+
+  it('max_tokens stays above the budget', () => {
+    const fields = thinkingFields('claude-haiku-4-5', 16_000, 32_000);
+    expect(thinkingMaxTokens(fields, 9000)).toBe(16_001);
+    expect(thinkingMaxTokens(fields, 20_000)).toBe(20_000);
+    expect(thinkingMaxTokens({}, 900)).toBe(900);
   });
 });

@@ -28,14 +28,28 @@ export type ThinkingFields =
   | { thinking: { type: 'enabled'; budget_tokens: number } }
   | { thinking: { type: 'adaptive' }; output_config: { effort: 'low' | 'medium' | 'high' } };
 
+/** The smallest budget the budget form accepts. */
+export const MIN_THINKING_BUDGET = 1024;
+
 /**
- * The request fields for a thinking budget of `wanted` tokens (0: none) under an output limit of
- * `maxTokens`. The budget form needs budget_tokens ≥ 1024 and below max_tokens, so a tight limit
- * shrinks or drops it; the adaptive form has no budget to fit.
+ * The request fields for a thinking budget of `wanted` tokens (0: none) in a session whose output
+ * limit is `maxOutputTokens` (the configured one, not a request's cap): the same for every request
+ * of the session, so the prompt cache holds (Anthropic and Bedrock drop cached messages when the
+ * thinking parameters change). The budget form needs budget_tokens ≥ 1024 and below max_tokens:
+ * a limit that cannot hold the budget leaves thinking off for the whole session. The adaptive form
+ * has no budget to fit. The loop keeps each request's max_tokens above the budget
+ * ({@link thinkingMaxTokens}).
  */
-export function thinkingFields(modelId: string, wanted: number, maxTokens: number): ThinkingFields {
+export function thinkingFields(modelId: string, wanted: number, maxOutputTokens: number): ThinkingFields {
   if (!(wanted > 0)) return {};
   if (takesAdaptiveThinking(modelId)) return { thinking: { type: 'adaptive' }, output_config: { effort: effortForBudget(wanted) } };
-  const budget = Math.min(wanted, maxTokens - 1);
-  return budget >= 1024 ? { thinking: { type: 'enabled', budget_tokens: budget } } : {};
+  return wanted >= MIN_THINKING_BUDGET && wanted < maxOutputTokens ? { thinking: { type: 'enabled', budget_tokens: wanted } } : {};
+}
+
+/**
+ * A request's max_tokens beside `fields`: never at or below the budget (the API refuses that).
+ * The loop already leaves that room; this only keeps a hand-made limit valid.
+ */
+export function thinkingMaxTokens(fields: ThinkingFields, maxTokens: number): number {
+  return 'thinking' in fields && fields.thinking.type === 'enabled' ? Math.max(maxTokens, fields.thinking.budget_tokens + 1) : maxTokens;
 }
