@@ -12,6 +12,7 @@ import { errorText } from '../errors.js';
 import { scrubText } from '../security/scrubber.js';
 import { VERSION } from '../version.js';
 import { AcpGate } from './acp-gate.js';
+import { authMethods, type KeenAuthMethod } from './auth-methods.js';
 import { AcpSession, TurnFailed } from './acp-session.js';
 
 export interface AcpOptions {
@@ -38,6 +39,11 @@ export function sessionFlagsFor(flags: SessionFlags, cwd: string, own: string): 
 export function keenAgent(opts: AcpOptions): { app: acp.AgentApp; closeAll: () => Promise<void> } {
   const sessions = new Map<string, AcpSession>();
   let compactionUpdates = false;
+  let known: KeenAuthMethod[] | undefined;
+  const methods = () => {
+    known ??= authMethods(opts.flags, opts.env);
+    return known;
+  };
 
   const find = (id: string): AcpSession => {
     const s = sessions.get(id);
@@ -54,7 +60,11 @@ export function keenAgent(opts: AcpOptions): { app: acp.AgentApp; closeAll: () =
     try {
       live = await openSession({ cwd, env: opts.env, flags, interactive: false, permissions: gate, onWarning: opts.onWarning });
     } catch (err) {
-      throw acp.RequestError.invalidParams(undefined, scrubText(errorText(err)));
+      const line = scrubText(errorText(err));
+      // No key or login for the session's provider: the editor offers the auth methods.
+      const [first] = methods();
+      if (first && (await first.missing())) throw acp.RequestError.authRequired(undefined, line);
+      throw acp.RequestError.invalidParams(undefined, line);
     }
     gate.configure(live.policy);
     for (const w of live.warnings) opts.onWarning(`keen: warning: ${w}`);
@@ -89,8 +99,21 @@ export function keenAgent(opts: AcpOptions): { app: acp.AgentApp; closeAll: () =
         protocolVersion: acp.PROTOCOL_VERSION,
         agentInfo: { name: 'keen', version: VERSION },
         agentCapabilities: { loadSession: true, promptCapabilities: { image: false, audio: false, embeddedContext: true } },
-        authMethods: [],
+        authMethods: methods().map((m) => m.method),
       };
+    })
+    .onRequest(acp.methods.agent.authenticate, async ({ params }) => {
+      const method = methods().find((m) => m.method.id === params.methodId);
+      if (!method)
+        throw acp.RequestError.invalidParams(
+          undefined,
+          `unknown auth method "${params.methodId}"; choose one of ${methods()
+            .map((m) => m.method.id)
+            .join(', ')}`,
+        );
+      const missing = await method.missing();
+      if (missing) throw acp.RequestError.authRequired(undefined, missing);
+      return {};
     })
     .onRequest(acp.methods.agent.session.new, async ({ params, client }) => {
       const s = await open(client, params.cwd, opts.flags);
