@@ -15,7 +15,7 @@ import { knownCredentials, scrubText } from '../security/scrubber.js';
 import { StreamScrubber } from '../security/stream-scrubber.js';
 import { replayTranscript } from '../transcript/projection.js';
 import { promptText } from './prompt-text.js';
-import { storedToolCall, textChunk, toolCallFinished, toolCallStarted, toolKind } from './updates.js';
+import { storedToolCall, textChunk, toolCallFinished, toolCallStarted, toolCallTerminal, toolKind } from './updates.js';
 
 /** The client's side of a session: where updates and permission questions go. */
 export interface AcpPeer {
@@ -48,6 +48,8 @@ export class AcpSession {
   /** Started calls not yet finished, per tool name (a permission question names the oldest). */
   private readonly running = new Map<string, ToolCall[]>();
   private compactions = 0;
+  /** The editor terminal each running bash call runs in (its card embeds it). */
+  private readonly terminals = new Map<string, string>();
   /** Streamed text is sent scrubbed, a credential split across deltas included. */
   private readonly answer = new StreamScrubber((t) => scrubText(t), knownCredentials);
   private readonly thought = new StreamScrubber((t) => scrubText(t), knownCredentials);
@@ -78,6 +80,12 @@ export class AcpSession {
       ...ctx.commands.map((c) => ({ name: c.name, description: c.description ?? 'custom command', input: { hint: 'arguments' } })),
       ...ctx.skills.map((s) => ({ name: s.name, description: s.description, input: { hint: 'arguments' } })),
     ];
+  }
+
+  /** A call's command runs in the editor's terminal `terminalId`: its card shows it. */
+  terminalStarted(callId: string, terminalId: string): Promise<void> {
+    this.terminals.set(callId, terminalId);
+    return this.peer.update(toolCallTerminal(callId, terminalId));
   }
 
   /** Ask the client about a call the policy asks about. */
@@ -154,7 +162,7 @@ export class AcpSession {
           ev.call.name,
           (this.running.get(ev.call.name) ?? []).filter((c) => c.id !== ev.call.id),
         );
-        return this.peer.update(toolCallFinished(ev.call, ev.result, this.cwd));
+        return this.peer.update(toolCallFinished(ev.call, ev.result, this.cwd, this.terminals.get(ev.call.id)));
       case 'retry_wait':
         return this.peer.update(textChunk('agent_thought_chunk', `${describeRetryWait(ev.wait)}\n`));
       case 'auto_compaction_started':

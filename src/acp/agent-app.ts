@@ -11,7 +11,11 @@ import { openSession } from '../agent/open-session.js';
 import { errorText } from '../errors.js';
 import { scrubText } from '../security/scrubber.js';
 import { VERSION } from '../version.js';
+import { readConfigFile } from '../config/load.js';
+import { keenHome, userConfigPath } from '../config/paths.js';
+import type { KeenConfig } from '../config/schema.js';
 import { AcpGate } from './acp-gate.js';
+import { editorAccess } from './editor-access.js';
 import { authMethods, type KeenAuthMethod } from './auth-methods.js';
 import { AcpSession, TurnFailed } from './acp-session.js';
 
@@ -39,6 +43,14 @@ export function sessionFlagsFor(flags: SessionFlags, cwd: string, own: string): 
 export function keenAgent(opts: AcpOptions): { app: acp.AgentApp; closeAll: () => Promise<void> } {
   const sessions = new Map<string, AcpSession>();
   let compactionUpdates = false;
+  let capabilities: acp.ClientCapabilities = {};
+  const userConfig = (): KeenConfig => {
+    try {
+      return readConfigFile(userConfigPath(keenHome(opts.env)));
+    } catch {
+      return {}; // the session open names a broken config in its own error
+    }
+  };
   let known: KeenAuthMethod[] | undefined;
   const methods = () => {
     known ??= authMethods(opts.flags, opts.env);
@@ -56,9 +68,16 @@ export function keenAgent(opts: AcpOptions): { app: acp.AgentApp; closeAll: () =
     const flags = sessionFlagsFor(requested, cwd, opts.cwd);
     let session: AcpSession | undefined;
     const gate = new AcpGate((request) => (session ? session.ask(request) : Promise.resolve('deny')));
-    let live: Awaited<ReturnType<typeof openSession>>;
+    let live: Awaited<ReturnType<typeof openSession>> | undefined;
+    const editor = editorAccess({
+      client,
+      capabilities,
+      sessionId: () => live?.sessionId ?? '',
+      terminalOptIn: userConfig().acp?.clientTerminal === true,
+      onTerminal: (callId, terminalId) => session?.terminalStarted(callId, terminalId) ?? Promise.resolve(),
+    });
     try {
-      live = await openSession({ cwd, env: opts.env, flags, interactive: false, permissions: gate, onWarning: opts.onWarning });
+      live = await openSession({ cwd, env: opts.env, flags, interactive: false, permissions: gate, onWarning: opts.onWarning, editor });
     } catch (err) {
       const line = scrubText(errorText(err));
       // No key or login for the session's provider: the editor offers the auth methods.
@@ -95,6 +114,7 @@ export function keenAgent(opts: AcpOptions): { app: acp.AgentApp; closeAll: () =
     .agent({ name: 'keen' })
     .onRequest(acp.methods.agent.initialize, ({ params }) => {
       compactionUpdates = params.clientCapabilities?.session?.compaction != null;
+      capabilities = params.clientCapabilities ?? {};
       return {
         protocolVersion: acp.PROTOCOL_VERSION,
         agentInfo: { name: 'keen', version: VERSION },

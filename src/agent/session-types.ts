@@ -12,7 +12,7 @@ import type { McpManager } from '../tools/mcp/manager.js';
 import type { Policy } from '../tools/permissions/index.js';
 import type { ToolRegistry } from '../tools/types.js';
 import type { HookEntry } from '../hooks/load-hooks.js';
-import type { PermissionGate } from '../tools/types.js';
+import type { EditorAccess, PermissionGate } from '../tools/types.js';
 import type { SessionRecord } from '../transcript/records.js';
 import type { SessionSink } from './deferred-store.js';
 import type { SessionFlags } from './flags.js';
@@ -26,6 +26,8 @@ export interface OpenSessionOptions {
   interactive: boolean;
   /** The REPL's asking gate; headless runs get the config/--yolo gate. */
   permissions?: PermissionGate;
+  /** An editor's files and terminals (`keen acp`), lent to the tools (src/tools/file-access.ts). */
+  editor?: EditorAccess;
   /** Progress of running subagents (the REPL's nested task card), keyed by the task call id. */
   onSubagentProgress?: (callId: string, progress: SubagentProgress) => void;
   /** The tail of a running bash call's output (the REPL's live card), keyed by the call id. */

@@ -7,11 +7,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, FAKE_KEY } from '../e2e/cli-fixtures.js';
+import { assertBuilt, FAKE_KEY, toolResults } from '../e2e/cli-fixtures.js';
 import { makeWorkspace, type Workspace } from '../e2e/harness.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
-import { type Editor, type EditorOptions, startEditor } from './editor-client.js';
+import { type Editor, type EditorOptions, prompt, startEditor } from './editor-client.js';
 
 let fake: ScriptedServer;
 const spaces: Workspace[] = [];
@@ -63,5 +63,106 @@ describe('auth methods', () => {
       message: expect.stringContaining('ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN is not set'),
     });
     await expect(newSession(e, ws)).rejects.toMatchObject({ code: -32000, message: expect.stringContaining('ANTHROPIC_API_KEY') });
+  });
+});
+
+/** One reply with these tool calls, then a final text; returns the index of the request that carries their results. */
+function calls(list: { id: string; name: string; args: unknown }[]): number {
+  const from = fake.requests.length;
+  fake.enqueue({ steps: list.map((c) => ({ toolCall: c })) }, { steps: [{ text: 'done' }] });
+  return from + 1;
+}
+
+describe('files through the editor (fs/*)', () => {
+  const FS = { fs: { readTextFile: true, writeTextFile: true } };
+
+  it("read_file sees the editor's unsaved buffer, an edit arrives as fs/write_text_file with the buffer's diff", async () => {
+    const ws = workspace({ 'notes.md': 'saved text\n' });
+    const e = await editor(ws, { capabilities: FS });
+    const file = path.join(fs.realpathSync(ws.cwd), 'notes.md');
+    e.buffers.set(file, 'unsaved text\nsecond line\n');
+    const { sessionId } = await newSession(e, ws);
+    const second = calls([
+      { id: 'r1', name: 'read_file', args: { path: 'notes.md' } },
+      { id: 'e1', name: 'edit_file', args: { path: 'notes.md', old_string: 'unsaved text', new_string: 'edited text' } },
+    ]);
+    expect((await prompt(e, sessionId, 'fix the note')).stopReason).toBe('end_turn');
+    const [read, edit] = toolResults(fake.requests[second]);
+    expect(read.text).toContain('unsaved text');
+    expect(read.text).not.toMatch(/\tsaved text/);
+    expect(edit).toEqual({ text: expect.stringContaining('Edited notes.md'), isError: false });
+    expect(e.buffers.get(file)).toBe('edited text\nsecond line\n');
+    expect(e.fsCalls).toContain(`write ${file}`);
+    // The editor holds the change; Keen did not write the disk behind its back.
+    expect(fs.readFileSync(file, 'utf8')).toBe('saved text\n');
+    expect(e.permissions).toHaveLength(1);
+  });
+
+  it("Keen's rules still decide: a refused edit, a protected path and a path outside the workspace never reach the editor", async () => {
+    const ws = workspace({ 'a.txt': 'a\n', '.git/config': '[core]\n' });
+    fs.writeFileSync(path.join(path.dirname(ws.cwd), 'outside.txt'), 'outside on disk\n');
+    const e = await editor(ws, { capabilities: FS });
+    const real = fs.realpathSync(ws.cwd);
+    e.buffers.set(path.join(real, 'a.txt'), 'a\n');
+    const { sessionId } = await newSession(e, ws);
+    e.answer = 'deny';
+    const second = calls([
+      { id: 'w1', name: 'write_file', args: { path: 'a.txt', content: 'refused\n' } },
+      { id: 'w2', name: 'write_file', args: { path: '.git/config', content: '[core]\n\thooksPath = x\n' } },
+      { id: 'w3', name: 'write_file', args: { path: '../outside.txt', content: 'escaped\n' } },
+    ]);
+    await prompt(e, sessionId, 'try things');
+    e.answer = 'once';
+    const third = calls([{ id: 'r2', name: 'read_file', args: { path: path.join(path.dirname(real), 'outside.txt') } }]);
+    await prompt(e, sessionId, 'read outside');
+    const results = [...toolResults(fake.requests[second]), toolResults(fake.requests[third]).at(-1)!];
+    expect(results.slice(0, 3).map((r) => r.isError)).toEqual([true, true, true]);
+    expect(e.fsCalls.filter((c) => c.startsWith('write'))).toEqual([]);
+    expect(e.buffers.get(path.join(real, 'a.txt'))).toBe('a\n');
+    // A read outside the workspace reads the disk, not the editor.
+    expect(results[3].text).toContain('outside on disk');
+    expect(e.fsCalls).not.toContain(`read ${path.join(path.dirname(real), 'outside.txt')}`);
+  });
+});
+
+describe('terminals through the editor (terminal/*)', () => {
+  const userConfig = (ws: Workspace, config: unknown) => fs.writeFileSync(path.join(ws.home, 'config.json'), JSON.stringify(config));
+
+  it("with Keen's sandbox off, bash runs in the editor's terminal, embedded in the call's card, without Keen's key", async () => {
+    const ws = workspace();
+    userConfig(ws, { sandbox: { mode: 'off' } });
+    const e = await editor(ws, { capabilities: { terminal: true } });
+    const { sessionId } = await newSession(e, ws);
+    const second = calls([{ id: 'b1', name: 'bash', args: { command: 'echo "in the editor: ${ANTHROPIC_API_KEY:-no key}"; exit 3' } }]);
+    await prompt(e, sessionId, 'run it');
+    const [result] = toolResults(fake.requests[second]);
+    expect(result).toEqual({ text: 'in the editor: no key\n[exit code 3]', isError: true });
+    const [terminalId, term] = [...e.terminals.entries()][0];
+    expect(term).toMatchObject({ command: 'bash', cwd: ws.cwd, released: true });
+    const cards = e.updates.filter((u) => u.sessionUpdate === 'tool_call_update' && 'toolCallId' in u && u.toolCallId === 'b1');
+    expect(cards[0]).toMatchObject({ content: [{ type: 'terminal', terminalId }] });
+    expect(cards.at(-1)).toMatchObject({ status: 'failed', content: [{ type: 'terminal', terminalId }, { type: 'content' }] });
+  });
+
+  it("under Keen's sandbox bash stays Keen's own unless the user config opts in; plan mode never uses the editor's terminal", async () => {
+    const ws = workspace();
+    const e = await editor(ws, { capabilities: { terminal: true } });
+    const { sessionId } = await newSession(e, ws);
+    const second = calls([{ id: 'b2', name: 'bash', args: { command: 'echo own' } }]);
+    await prompt(e, sessionId, 'run it');
+    expect(toolResults(fake.requests[second])[0].text).toContain('own');
+    expect(e.terminals.size).toBe(0);
+
+    const opted = workspace();
+    userConfig(opted, { acp: { clientTerminal: true } });
+    const o = await editor(opted, { capabilities: { terminal: true } });
+    const s = await newSession(o, opted);
+    calls([{ id: 'b3', name: 'bash', args: { command: 'echo editor' } }]);
+    await prompt(o, s.sessionId, 'run it');
+    expect([...o.terminals.values()].map((t) => t.args)).toEqual([['-c', 'echo editor']]);
+    await o.agent.request(acp.methods.agent.session.setMode, { sessionId: s.sessionId, modeId: 'plan' });
+    calls([{ id: 'b4', name: 'bash', args: { command: 'echo planning' } }]);
+    await prompt(o, s.sessionId, 'look around');
+    expect(o.terminals.size).toBe(1);
   });
 });

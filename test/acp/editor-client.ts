@@ -52,9 +52,11 @@ export interface EditorOptions {
 }
 
 export async function startEditor(ws: Workspace, opts: EditorOptions): Promise<Editor> {
+  // The editor's own environment holds what it passes its agent (a key included): its terminals start from it.
+  const editorEnv = cleanEnv({ ANTHROPIC_API_KEY: FAKE_KEY, ANTHROPIC_BASE_URL: opts.fakeUrl, KEEN_HOME: ws.home, HOME: ws.home, ...opts.env });
   const child: ChildProcess = spawn(process.execPath, [KEEN_BIN, 'acp', ...(opts.args ?? [])], {
     cwd: ws.cwd,
-    env: cleanEnv({ ANTHROPIC_API_KEY: FAKE_KEY, ANTHROPIC_BASE_URL: opts.fakeUrl, KEEN_HOME: ws.home, HOME: ws.home, ...opts.env }),
+    env: editorEnv,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -105,7 +107,7 @@ export async function startEditor(ws: Workspace, opts: EditorOptions): Promise<E
       const id = `term-${e.terminals.size + 1}`;
       const t: EditorTerminal = { command: params.command, args: params.args ?? [], cwd: params.cwd, env: params.env ?? [], output: '', released: false };
       e.terminals.set(id, t);
-      const env = { ...process.env, ...Object.fromEntries(t.env.map((v) => [v.name, v.value])) };
+      const env = { ...editorEnv, ...Object.fromEntries(t.env.map((v) => [v.name, v.value])) };
       const proc = spawn(t.command, t.args, { cwd: t.cwd ?? ws.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
       proc.stdout.on('data', (d) => (t.output += d));
       proc.stderr.on('data', (d) => (t.output += d));

@@ -1,0 +1,79 @@
+/**
+ * What an ACP client lends Keen's tools (src/tools/file-access.ts): its files through
+ * `fs/read_text_file` / `fs/write_text_file` (unsaved buffers) when it advertises `fs`, and its
+ * terminals through `terminal/*` when it advertises `terminal` — the latter only where Keen's
+ * bash sandbox is off or the user's config opts in (`acp.clientTerminal`), since bubblewrap
+ * cannot wrap a process the editor starts.
+ */
+import type * as acp from '@agentclientprotocol/sdk';
+import type { EditorAccess, FileAccess, TerminalAccess, TerminalRun } from '../tools/types.js';
+
+export interface EditorAccessOptions {
+  client: acp.AgentContext;
+  capabilities: acp.ClientCapabilities;
+  /** The ACP session id (known once the session opened; tools run only after). */
+  sessionId: () => string;
+  /** The user's config opts in to the editor's terminal under Keen's sandbox too. */
+  terminalOptIn: boolean;
+  /** A call's terminal exists: the editor embeds it in the call's card. */
+  onTerminal: (callId: string, terminalId: string) => Promise<void>;
+}
+
+function files(o: EditorAccessOptions): FileAccess | undefined {
+  const fs = o.capabilities.fs;
+  if (!fs?.readTextFile && !fs?.writeTextFile) return undefined;
+  const out: FileAccess = {};
+  if (fs.readTextFile) {
+    out.readText = async (path, signal) =>
+      (await o.client.request('fs/read_text_file', { sessionId: o.sessionId(), path }, { cancellationSignal: signal, stopWaitingOnCancel: true })).content;
+  }
+  if (fs.writeTextFile) {
+    out.writeText = async (path, content, signal) => {
+      await o.client.request('fs/write_text_file', { sessionId: o.sessionId(), path, content }, { cancellationSignal: signal, stopWaitingOnCancel: true });
+    };
+  }
+  return out;
+}
+
+function terminal(o: EditorAccessOptions): TerminalAccess | undefined {
+  if (o.capabilities.terminal !== true) return undefined;
+  return {
+    usable: (mode) => mode === 'off' || o.terminalOptIn,
+    async run(command, { cwd, env, callId, timeoutMs, outputByteLimit, signal }): Promise<TerminalRun> {
+      const term = await o.client.createTerminal({
+        sessionId: o.sessionId(),
+        command: 'bash',
+        args: ['-c', command],
+        cwd,
+        env: Object.entries(env).map(([name, value]) => ({ name, value })),
+        outputByteLimit,
+      });
+      let ending: TerminalRun['ending'] = 'exit';
+      const stop = (why: TerminalRun['ending']) => {
+        if (ending !== 'exit') return;
+        ending = why;
+        void term.kill().catch(() => undefined);
+      };
+      const timer = setTimeout(() => stop('timeout'), timeoutMs);
+      const onAbort = () => stop('cancelled');
+      signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        if (callId) await o.onTerminal(callId, term.id).catch(() => undefined);
+        const exit = await term.waitForExit();
+        const out = await term.currentOutput();
+        return { output: out.output, truncated: out.truncated, exitCode: exit.exitCode ?? null, signal: exit.signal ?? null, ending };
+      } finally {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        // The card keeps showing a released terminal's output.
+        await term.release().catch(() => undefined);
+      }
+    },
+  };
+}
+
+/** The access `capabilities` allow; undefined when the client lends nothing. */
+export function editorAccess(o: EditorAccessOptions): EditorAccess | undefined {
+  const access: EditorAccess = { files: files(o), terminal: terminal(o) };
+  return access.files || access.terminal ? access : undefined;
+}
