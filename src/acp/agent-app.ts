@@ -15,7 +15,7 @@ import { readConfigFile } from '../config/load.js';
 import { keenHome, userConfigPath } from '../config/paths.js';
 import type { KeenConfig } from '../config/schema.js';
 import { AcpGate } from './acp-gate.js';
-import { editorAccess } from './editor-access.js';
+import { editorAccess, editorMcpServers } from './editor-access.js';
 import { authMethods, type KeenAuthMethod } from './auth-methods.js';
 import { AcpSession, TurnFailed } from './acp-session.js';
 
@@ -63,7 +63,7 @@ export function keenAgent(opts: AcpOptions): { app: acp.AgentApp; closeAll: () =
     return s;
   };
 
-  async function open(client: acp.AgentContext, cwd: string, requested: SessionFlags): Promise<AcpSession> {
+  async function open(client: acp.AgentContext, cwd: string, requested: SessionFlags, servers: acp.McpServer[] | undefined): Promise<AcpSession> {
     if (!path.isAbsolute(cwd)) throw acp.RequestError.invalidParams(undefined, `cwd must be an absolute path: ${cwd}`);
     const flags = sessionFlagsFor(requested, cwd, opts.cwd);
     let session: AcpSession | undefined;
@@ -77,7 +77,7 @@ export function keenAgent(opts: AcpOptions): { app: acp.AgentApp; closeAll: () =
       onTerminal: (callId, terminalId) => session?.terminalStarted(callId, terminalId) ?? Promise.resolve(),
     });
     try {
-      live = await openSession({ cwd, env: opts.env, flags, interactive: false, permissions: gate, onWarning: opts.onWarning, editor });
+      live = await openSession({ cwd, env: opts.env, flags, interactive: false, permissions: gate, onWarning: opts.onWarning, editor, mcpServers: editorMcpServers(servers) });
     } catch (err) {
       const line = scrubText(errorText(err));
       // No key or login for the session's provider: the editor offers the auth methods.
@@ -115,12 +115,15 @@ export function keenAgent(opts: AcpOptions): { app: acp.AgentApp; closeAll: () =
     .onRequest(acp.methods.agent.initialize, ({ params }) => {
       compactionUpdates = params.clientCapabilities?.session?.compaction != null;
       capabilities = params.clientCapabilities ?? {};
-      return {
+      const response: acp.InitializeResponse = {
         protocolVersion: acp.PROTOCOL_VERSION,
         agentInfo: { name: 'keen', version: VERSION },
         agentCapabilities: { loadSession: true, promptCapabilities: { image: false, audio: false, embeddedContext: true } },
         authMethods: methods().map((m) => m.method),
       };
+      // The client's MCP servers may be stdio, http or sse (editorMcpServers).
+      response.agentCapabilities = { ...response.agentCapabilities, mcpCapabilities: { http: true, sse: true } };
+      return response;
     })
     .onRequest(acp.methods.agent.authenticate, async ({ params }) => {
       const method = methods().find((m) => m.method.id === params.methodId);
@@ -136,13 +139,13 @@ export function keenAgent(opts: AcpOptions): { app: acp.AgentApp; closeAll: () =
       return {};
     })
     .onRequest(acp.methods.agent.session.new, async ({ params, client }) => {
-      const s = await open(client, params.cwd, opts.flags);
+      const s = await open(client, params.cwd, opts.flags, params.mcpServers);
       // After the response: the client learns the session id first.
       setImmediate(() => void announceCommands(client, s).catch(() => undefined));
       return { sessionId: s.live.sessionId, modes: s.modes };
     })
     .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
-      const s = await open(client, params.cwd, { ...opts.flags, session: params.sessionId });
+      const s = await open(client, params.cwd, { ...opts.flags, session: params.sessionId }, params.mcpServers);
       await s.replay();
       setImmediate(() => void announceCommands(client, s).catch(() => undefined));
       return { modes: s.modes };

@@ -6,6 +6,7 @@
  * cannot wrap a process the editor starts.
  */
 import type * as acp from '@agentclientprotocol/sdk';
+import type { McpServerEntry } from '../config/mcp-schema.js';
 import type { EditorAccess, FileAccess, TerminalAccess, TerminalRun } from '../tools/types.js';
 
 export interface EditorAccessOptions {
@@ -76,4 +77,20 @@ function terminal(o: EditorAccessOptions): TerminalAccess | undefined {
 export function editorAccess(o: EditorAccessOptions): EditorAccess | undefined {
   const access: EditorAccess = { files: files(o), terminal: terminal(o) };
   return access.files || access.terminal ? access : undefined;
+}
+
+/**
+ * The client's `mcpServers` (session/new, session/load) as Keen's server entries: stdio with its
+ * command, args and env; http and sse with url and headers. They are the user's (their editor's
+ * settings), so they need no trust, but they get no credential of Keen's (origin `editor`).
+ */
+export function editorMcpServers(list: readonly acp.McpServer[] | undefined): Record<string, McpServerEntry> | undefined {
+  if (!list?.length) return undefined;
+  const pairs = (items: readonly { name: string; value: string }[]) => Object.fromEntries(items.map((i) => [i.name, i.value]));
+  const out: Record<string, McpServerEntry> = {};
+  for (const s of list) {
+    if ('type' in s && (s.type === 'http' || s.type === 'sse')) out[s.name] = { type: s.type, url: s.url, headers: pairs(s.headers ?? []) };
+    else if ('command' in s) out[s.name] = { command: s.command, args: s.args ?? [], env: pairs(s.env ?? []) };
+  }
+  return out;
 }

@@ -2,6 +2,7 @@
  * What a session opens with and what it is once open: the types of src/agent/open-session.ts
  * (which re-exports them; the front ends import them from there).
  */
+import type { McpServerEntry } from '../config/mcp-schema.js';
 import type { KeenConfig } from '../config/schema.js';
 import type { ResolvedModel } from '../config/resolve.js';
 import type { ModeHolder } from '../project/agent-mode.js';
@@ -28,6 +29,8 @@ export interface OpenSessionOptions {
   permissions?: PermissionGate;
   /** An editor's files and terminals (`keen acp`), lent to the tools (src/tools/file-access.ts). */
   editor?: EditorAccess;
+  /** MCP servers an editor passes (`keen acp` session/new): the user's own, but never handed a credential. */
+  mcpServers?: Record<string, McpServerEntry>;
   /** Progress of running subagents (the REPL's nested task card), keyed by the task call id. */
   onSubagentProgress?: (callId: string, progress: SubagentProgress) => void;
   /** The tail of a running bash call's output (the REPL's live card), keyed by the call id. */

@@ -9,6 +9,7 @@ import * as acp from '@agentclientprotocol/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, FAKE_KEY, toolResults } from '../e2e/cli-fixtures.js';
 import { makeWorkspace, type Workspace } from '../e2e/harness.js';
+import { EVERYTHING } from '../e2e/mcp-fixtures.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { type Editor, type EditorOptions, prompt, startEditor } from './editor-client.js';
@@ -164,5 +165,34 @@ describe('terminals through the editor (terminal/*)', () => {
     calls([{ id: 'b4', name: 'bash', args: { command: 'echo planning' } }]);
     await prompt(o, s.sessionId, 'look around');
     expect(o.terminals.size).toBe(1);
+  });
+});
+
+describe("the editor's MCP servers", () => {
+  it('a stdio server from session/new starts in an untrusted folder, with the env the editor gave and no Keen credential', async () => {
+    const ws = workspace();
+    const e = await editor(ws);
+    const server: acp.McpServer = {
+      name: 'everything',
+      command: process.execPath,
+      args: [EVERYTHING, 'stdio'],
+      env: [
+        { name: 'FROM_EDITOR', value: 'editor-value' },
+        { name: 'LEAKED', value: '${ANTHROPIC_API_KEY}' },
+      ],
+    };
+    const { sessionId } = await newSession(e, ws, [server]);
+    const second = calls([
+      { id: 'm1', name: 'mcp__everything__echo', args: { message: 'round trip' } },
+      { id: 'm2', name: 'mcp__everything__get-env', args: {} },
+    ]);
+    expect((await prompt(e, sessionId, 'use the server')).stopReason).toBe('end_turn');
+    const [echo, env] = toolResults(fake.requests[second]);
+    expect(echo).toEqual({ text: expect.stringContaining('round trip'), isError: false });
+    expect(env.text).toContain('editor-value');
+    expect(env.text).not.toContain('LEAKED');
+    expect(env.text).not.toContain(FAKE_KEY);
+    expect(env.text).not.toContain('ANTHROPIC_API_KEY');
+    expect(e.stderr()).toContain('MCP server everything (the editor (session/new)) starts without ${ANTHROPIC_API_KEY}');
   });
 });
