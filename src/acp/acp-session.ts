@@ -14,6 +14,7 @@ import { describeRetryWait } from '../net/retry-fetch.js';
 import { knownCredentials, scrubText } from '../security/scrubber.js';
 import { StreamScrubber } from '../security/stream-scrubber.js';
 import { replayTranscript } from '../transcript/projection.js';
+import { configOptions, type ModelChoice } from './config-options.js';
 import { promptText } from './prompt-text.js';
 import { storedToolCall, textChunk, toolCallFinished, toolCallStarted, toolCallTerminal, toolKind } from './updates.js';
 
@@ -54,11 +55,38 @@ export class AcpSession {
   private readonly answer = new StreamScrubber((t) => scrubText(t), knownCredentials);
   private readonly thought = new StreamScrubber((t) => scrubText(t), knownCredentials);
 
+  /** The editor's id of the session (Keen's first id; a model switch keeps it). */
+  readonly id: string;
+
   constructor(
-    readonly live: LiveSession,
+    public live: LiveSession,
     private readonly peer: AcpPeer,
     private readonly cwd: string,
-  ) {}
+    private readonly models: { choices: readonly ModelChoice[]; reopen: (choice: ModelChoice) => Promise<LiveSession> },
+  ) {
+    this.id = live.sessionId;
+  }
+
+  get configOptions(): acp.SessionConfigOption[] {
+    return configOptions(this.modes, this.models.choices, this.live.model);
+  }
+
+  /** `session/set_config_option`: the mode, or the model (the session reopens on it, history kept). */
+  async setConfigOption(id: string, value: string): Promise<void> {
+    if (id === 'mode') return this.setMode(value);
+    if (id !== 'model') throw new TurnFailed(`unknown config option "${id}"; choose mode or model`);
+    const choice = this.models.choices.find((c) => c.name === value);
+    if (!choice) throw new TurnFailed(`unknown model "${value}"; choose one of ${this.models.choices.map((c) => c.name).join(', ')}`);
+    if (choice.name === this.live.model) return;
+    if (this.turn) throw new TurnFailed('a prompt is running in this session; switch the model when it ends');
+    const mode = this.modes.currentModeId;
+    try {
+      this.live = await this.models.reopen(choice);
+    } catch (err) {
+      throw new TurnFailed(err instanceof Error ? err.message : String(err));
+    }
+    this.setMode(mode);
+  }
 
   get modes(): acp.SessionModeState {
     return { currentModeId: this.live.mode.get() === 'plan' ? 'plan' : this.live.policy.mode, availableModes: MODES };

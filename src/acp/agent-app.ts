@@ -7,7 +7,7 @@
 import path from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
 import type { SessionFlags } from '../agent/flags.js';
-import { openSession } from '../agent/open-session.js';
+import { type LiveSession, openSession } from '../agent/open-session.js';
 import { errorText } from '../errors.js';
 import { scrubText } from '../security/scrubber.js';
 import { VERSION } from '../version.js';
@@ -15,6 +15,7 @@ import { readConfigFile } from '../config/load.js';
 import { keenHome, userConfigPath } from '../config/paths.js';
 import type { KeenConfig } from '../config/schema.js';
 import { AcpGate } from './acp-gate.js';
+import { type ModelChoice, modelChoices } from './config-options.js';
 import { editorAccess, editorMcpServers } from './editor-access.js';
 import { authMethods, type KeenAuthMethod } from './auth-methods.js';
 import { AcpSession, TurnFailed } from './acp-session.js';
@@ -68,7 +69,7 @@ export function keenAgent(opts: AcpOptions): { app: acp.AgentApp; closeAll: () =
     const flags = sessionFlagsFor(requested, cwd, opts.cwd);
     let session: AcpSession | undefined;
     const gate = new AcpGate((request) => (session ? session.ask(request) : Promise.resolve('deny')));
-    let live: Awaited<ReturnType<typeof openSession>> | undefined;
+    let live: LiveSession | undefined;
     const editor = editorAccess({
       client,
       capabilities,
@@ -76,37 +77,69 @@ export function keenAgent(opts: AcpOptions): { app: acp.AgentApp; closeAll: () =
       terminalOptIn: userConfig().acp?.clientTerminal === true,
       onTerminal: (callId, terminalId) => session?.terminalStarted(callId, terminalId) ?? Promise.resolve(),
     });
-    try {
-      live = await openSession({ cwd, env: opts.env, flags, interactive: false, permissions: gate, onWarning: opts.onWarning, editor, mcpServers: editorMcpServers(servers) });
-    } catch (err) {
-      const line = scrubText(errorText(err));
-      // No key or login for the session's provider: the editor offers the auth methods.
-      const [first] = methods();
-      if (first && (await first.missing())) throw acp.RequestError.authRequired(undefined, line);
-      throw acp.RequestError.invalidParams(undefined, line);
-    }
-    gate.configure(live.policy);
-    for (const w of live.warnings) opts.onWarning(`keen: warning: ${w}`);
+    const mcpServers = editorMcpServers(servers);
+    /** Opens Keen's session with `f` (a model switch opens it again, keeping `newSessionId`). */
+    const start = async (f: SessionFlags, newSessionId?: string): Promise<LiveSession> => {
+      let next: LiveSession;
+      try {
+        next = await openSession({ cwd, env: opts.env, flags: f, interactive: false, permissions: gate, onWarning: opts.onWarning, editor, mcpServers, newSessionId });
+      } catch (err) {
+        const line = scrubText(errorText(err));
+        // No key or login for the session's provider: the editor offers the auth methods.
+        const [first] = methods();
+        if (first && (await first.missing())) throw acp.RequestError.authRequired(undefined, line);
+        throw acp.RequestError.invalidParams(undefined, line);
+      }
+      gate.configure(next.policy);
+      for (const w of next.warnings) opts.onWarning(`keen: warning: ${w}`);
+      live = next;
+      return next;
+    };
+    const first = await start(flags);
+    // The editor's id for the session stays the first one's, whatever model it switches to.
+    const sessionId = first.sessionId;
     // Everything sent to the editor is redacted as stream-json lines are: editors keep threads.
     const clean = <T>(value: T): T => {
       const text = JSON.stringify(value);
-      const redacted = live.store.redactText(text);
+      const redacted = (live ?? first).store.redactText(text);
       return redacted === text ? value : (JSON.parse(redacted) as T);
     };
     const peer = {
       compactionUpdates,
-      update: (update: acp.SessionUpdate) => client.notify(acp.methods.client.session.update, { sessionId: live.sessionId, update: clean(update) }),
-      requestPermission: (params: Omit<acp.RequestPermissionRequest, 'sessionId'>) =>
-        client.request(acp.methods.client.session.requestPermission, { sessionId: live.sessionId, ...clean(params) }),
+      update: (update: acp.SessionUpdate) => client.notify(acp.methods.client.session.update, { sessionId, update: clean(update) }),
+      requestPermission: (params: Omit<acp.RequestPermissionRequest, 'sessionId'>) => client.request(acp.methods.client.session.requestPermission, { sessionId, ...clean(params) }),
     };
-    session = new AcpSession(live, peer, cwd);
-    sessions.set(live.sessionId, session);
+    const reopen = async (choice: ModelChoice): Promise<LiveSession> => {
+      const old = live ?? first;
+      const next = { ...flags, provider: choice.provider, model: choice.name };
+      // A stored session is locked while open: close it, then resume it on the new model (or again on the old).
+      if (old.store.persisted) {
+        await old.close();
+        try {
+          return await start({ ...next, session: old.sessionId });
+        } catch (err) {
+          await start({ ...flags, provider: old.provider, model: old.model, session: old.sessionId });
+          throw err;
+        }
+      }
+      // Nothing on disk yet: a new session under the same id, then the old one goes.
+      const opened = await start(next, old.sessionId).catch((err: unknown) => {
+        live = old;
+        gate.configure(old.policy);
+        throw err;
+      });
+      await old.close();
+      return opened;
+    };
+    const choices = await modelChoices(first.config, methods(), { name: first.model, provider: first.provider as ModelChoice['provider'] });
+    session = new AcpSession(first, peer, cwd, { choices, reopen });
+    sessions.set(sessionId, session);
     return session;
   }
 
   const announceCommands = (client: acp.AgentContext, s: AcpSession) =>
     client.notify(acp.methods.client.session.update, {
-      sessionId: s.live.sessionId,
+      sessionId: s.id,
       update: { sessionUpdate: 'available_commands_update', availableCommands: s.commands() },
     });
 
@@ -142,13 +175,13 @@ export function keenAgent(opts: AcpOptions): { app: acp.AgentApp; closeAll: () =
       const s = await open(client, params.cwd, opts.flags, params.mcpServers);
       // After the response: the client learns the session id first.
       setImmediate(() => void announceCommands(client, s).catch(() => undefined));
-      return { sessionId: s.live.sessionId, modes: s.modes };
+      return { sessionId: s.id, modes: s.modes, configOptions: s.configOptions };
     })
     .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
       const s = await open(client, params.cwd, { ...opts.flags, session: params.sessionId }, params.mcpServers);
       await s.replay();
       setImmediate(() => void announceCommands(client, s).catch(() => undefined));
-      return { modes: s.modes };
+      return { modes: s.modes, configOptions: s.configOptions };
     })
     .onRequest(acp.methods.agent.session.prompt, async ({ params, signal }) => {
       const s = find(params.sessionId);
@@ -171,6 +204,17 @@ export function keenAgent(opts: AcpOptions): { app: acp.AgentApp; closeAll: () =
         throw err;
       }
       return {};
+    })
+    .onRequest(acp.methods.agent.session.setConfigOption, async ({ params }) => {
+      const s = find(params.sessionId);
+      if (typeof params.value !== 'string') throw acp.RequestError.invalidParams(undefined, `${params.configId} takes one of its values, not ${String(params.value)}`);
+      try {
+        await s.setConfigOption(params.configId, params.value);
+      } catch (err) {
+        if (err instanceof TurnFailed) throw acp.RequestError.invalidParams(undefined, err.message);
+        throw err;
+      }
+      return { configOptions: s.configOptions };
     })
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
       sessions.get(params.sessionId)?.cancel();

@@ -29,6 +29,8 @@ export interface OpenSessionOptions {
   permissions?: PermissionGate;
   /** An editor's files and terminals (`keen acp`), lent to the tools (src/tools/file-access.ts). */
   editor?: EditorAccess;
+  /** The id a new session gets (default: a fresh one); `keen acp` keeps an editor's id across a model switch. */
+  newSessionId?: string;
   /** MCP servers an editor passes (`keen acp` session/new): the user's own, but never handed a credential. */
   mcpServers?: Record<string, McpServerEntry>;
   /** Progress of running subagents (the REPL's nested task card), keyed by the task call id. */

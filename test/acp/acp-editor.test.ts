@@ -196,3 +196,44 @@ describe("the editor's MCP servers", () => {
     expect(e.stderr()).toContain('MCP server everything (the editor (session/new)) starts without ${ANTHROPIC_API_KEY}');
   });
 });
+
+describe('model selection (session config options)', () => {
+  const modelOption = (options: acp.SessionConfigOption[] | null | undefined) => options?.find((o) => o.id === 'model');
+
+  it('offers the models of the providers with a credential; a switch keeps the session id and its history', async () => {
+    const ws = workspace();
+    const e = await editor(ws);
+    const created = await newSession(e, ws);
+    const { sessionId } = created;
+    const model = modelOption(created.configOptions);
+    expect(model).toMatchObject({ category: 'model', type: 'select', currentValue: 'claude-sonnet-5-5' });
+    const values = model && 'options' in model ? (model.options as acp.SessionConfigSelectOption[]).map((o) => o.value) : [];
+    expect(values).toContain('claude-haiku-5-5');
+    expect(values.some((v) => v.startsWith('gpt'))).toBe(false);
+
+    // Before anything is on disk: the switch opens the session again under the same id.
+    const early = await e.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: 'model', value: 'claude-opus-5-5' });
+    expect(modelOption(early.configOptions)?.currentValue).toBe('claude-opus-5-5');
+    fake.enqueue({ steps: [{ text: 'first' }] });
+    const one = fake.requests.length;
+    await prompt(e, sessionId, 'first question');
+    expect(fake.requests[one].body?.model).toBe('claude-opus-5-5');
+
+    await e.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: 'acceptEdits' });
+    const late = await e.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: 'model', value: 'claude-haiku-5-5' });
+    expect(late.configOptions.find((o) => o.id === 'mode')?.currentValue).toBe('acceptEdits');
+    fake.enqueue({ steps: [{ text: 'second' }] });
+    const two = fake.requests.length;
+    await prompt(e, sessionId, 'second question');
+    expect(fake.requests[two].body?.model).toBe('claude-haiku-5-5');
+    expect(JSON.stringify(fake.requests[two].body?.messages)).toContain('first question');
+    await expect(e.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: 'model', value: 'no-such-model' })).rejects.toThrow(
+      /unknown model "no-such-model"/,
+    );
+    await e.close();
+
+    const again = await editor(ws);
+    await again.agent.request(acp.methods.agent.session.load, { sessionId, cwd: ws.cwd, mcpServers: [] });
+    expect(again.updates.filter((u) => u.sessionUpdate === 'user_message_chunk')).toHaveLength(2);
+  });
+});
