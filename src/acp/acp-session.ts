@@ -116,6 +116,11 @@ export class AcpSession {
     return this.peer.update(toolCallTerminal(callId, terminalId));
   }
 
+  /** A warning while a prompt runs: a thought line the user sees (between prompts: the log only). */
+  async note(line: string): Promise<void> {
+    if (this.turn) await this.peer.update(textChunk('agent_thought_chunk', `${line}\n`));
+  }
+
   /** Ask the client about a call the policy asks about. */
   async ask(request: PermissionRequest): Promise<SessionAnswer> {
     const call = this.running.get(request.tool)?.[0];

@@ -78,11 +78,16 @@ export function keenAgent(opts: AcpOptions): { app: acp.AgentApp; closeAll: () =
       onTerminal: (callId, terminalId) => session?.terminalStarted(callId, terminalId) ?? Promise.resolve(),
     });
     const mcpServers = editorMcpServers(servers);
+    // A late warning (a hook that failed or stopped the turn, an MCP server that crashed) goes to the log, and to the user during a prompt.
+    const warn = (line: string) => {
+      opts.onWarning(line);
+      void session?.note(line).catch(() => undefined);
+    };
     /** Opens Keen's session with `f` (a model switch opens it again, keeping `newSessionId`). */
     const start = async (f: SessionFlags, newSessionId?: string): Promise<LiveSession> => {
       let next: LiveSession;
       try {
-        next = await openSession({ cwd, env: opts.env, flags: f, interactive: false, permissions: gate, onWarning: opts.onWarning, editor, mcpServers, newSessionId });
+        next = await openSession({ cwd, env: opts.env, flags: f, interactive: false, permissions: gate, onWarning: warn, editor, mcpServers, newSessionId });
       } catch (err) {
         const line = scrubText(errorText(err));
         // No key or login for the session's provider: the editor offers the auth methods.

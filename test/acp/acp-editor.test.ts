@@ -12,7 +12,7 @@ import { makeWorkspace, type Workspace } from '../e2e/harness.js';
 import { EVERYTHING } from '../e2e/mcp-fixtures.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
-import { type Editor, type EditorOptions, prompt, startEditor } from './editor-client.js';
+import { type Editor, type EditorOptions, prompt, startEditor, texts } from './editor-client.js';
 
 let fake: ScriptedServer;
 const spaces: Workspace[] = [];
@@ -235,5 +235,22 @@ describe('model selection (session config options)', () => {
     const again = await editor(ws);
     await again.agent.request(acp.methods.agent.session.load, { sessionId, cwd: ws.cwd, mcpServers: [] });
     expect(again.updates.filter((u) => u.sessionUpdate === 'user_message_chunk')).toHaveLength(2);
+  });
+});
+
+describe('hooks in an editor', () => {
+  it('a hook that stops the turn: the prompt ends as end_turn, its reason a thought line the user sees, the call not run', async () => {
+    const ws = workspace();
+    const hook = path.join(path.dirname(ws.cwd), 'stop.sh');
+    fs.writeFileSync(hook, `#!/bin/sh\ncat >/dev/null\nprintf '%s' '{"continue":false,"stopReason":"release freeze"}'\n`);
+    fs.writeFileSync(path.join(ws.home, 'config.json'), JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `sh '${hook}'` }] }] } }));
+    const e = await editor(ws, { args: ['--yolo'] });
+    const { sessionId } = await newSession(e, ws);
+    const from = fake.requests.length;
+    fake.enqueue({ steps: [{ toolCall: { id: 'h1', name: 'bash', args: { command: 'touch ran' } } }] });
+    expect((await prompt(e, sessionId, 'go')).stopReason).toBe('end_turn');
+    expect(fake.requests.length - from).toBe(1);
+    expect(fs.existsSync(path.join(ws.cwd, 'ran'))).toBe(false);
+    expect(texts(e.updates, 'agent_thought_chunk')).toContain('a PreToolUse hook stopped the turn: release freeze');
   });
 });
