@@ -82,8 +82,10 @@ export function createSessionHooks(opts: SessionHooksOptions): SessionHooks {
       const verdict = combineVerdicts(verdicts);
       for (const line of verdict.warnings) opts.warn(line);
       if (verdict.stop !== undefined) {
-        opts.warn(`a ${event} hook stopped the turn: ${verdict.stop}`);
-        for (const listener of stops) listener(verdict.stop);
+        // SessionStart runs before any turn; Notification runs beside one, not as a step of it.
+        const step = event !== 'SessionStart' && event !== 'Notification';
+        opts.warn(step ? `a ${event} hook stopped the turn: ${verdict.stop}` : `a ${event} hook asked to stop (there is no turn to stop): ${verdict.stop}`);
+        if (step) for (const listener of stops) listener(verdict.stop);
       }
       return verdict;
     },
