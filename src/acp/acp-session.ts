@@ -62,7 +62,7 @@ export class AcpSession {
     public live: LiveSession,
     private readonly peer: AcpPeer,
     private readonly cwd: string,
-    private readonly models: { choices: readonly ModelChoice[]; reopen: (choice: ModelChoice) => Promise<LiveSession> },
+    private readonly models: { choices: readonly ModelChoice[]; reopen: (choice: ModelChoice) => Promise<{ live: LiveSession; error?: unknown }> },
   ) {
     this.id = live.sessionId;
   }
@@ -80,12 +80,10 @@ export class AcpSession {
     if (choice.name === this.live.model) return;
     if (this.turn) throw new TurnFailed('a prompt is running in this session; switch the model when it ends');
     const mode = this.modes.currentModeId;
-    try {
-      this.live = await this.models.reopen(choice);
-    } catch (err) {
-      throw new TurnFailed(err instanceof Error ? err.message : String(err));
-    }
+    const { live, error } = await this.models.reopen(choice);
+    this.live = live;
     this.setMode(mode);
+    if (error !== undefined) throw error;
   }
 
   get modes(): acp.SessionModeState {

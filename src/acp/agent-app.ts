@@ -114,27 +114,29 @@ export function keenAgent(opts: AcpOptions): { app: acp.AgentApp; closeAll: () =
       update: (update: acp.SessionUpdate) => client.notify(acp.methods.client.session.update, { sessionId, update: clean(update) }),
       requestPermission: (params: Omit<acp.RequestPermissionRequest, 'sessionId'>) => client.request(acp.methods.client.session.requestPermission, { sessionId, ...clean(params) }),
     };
-    const reopen = async (choice: ModelChoice): Promise<LiveSession> => {
+    /** The session on `choice`; when that fails, the session as it was, and why. */
+    const reopen = async (choice: ModelChoice): Promise<{ live: LiveSession; error?: unknown }> => {
       const old = live ?? first;
       const next = { ...flags, provider: choice.provider, model: choice.name };
       // A stored session is locked while open: close it, then resume it on the new model (or again on the old).
       if (old.store.persisted) {
         await old.close();
         try {
-          return await start({ ...next, session: old.sessionId });
-        } catch (err) {
-          await start({ ...flags, provider: old.provider, model: old.model, session: old.sessionId });
-          throw err;
+          return { live: await start({ ...next, session: old.sessionId }) };
+        } catch (error) {
+          return { live: await start({ ...flags, provider: old.provider, model: old.model, session: old.sessionId }), error };
         }
       }
       // Nothing on disk yet: a new session under the same id, then the old one goes.
-      const opened = await start(next, old.sessionId).catch((err: unknown) => {
+      try {
+        const opened = await start(next, old.sessionId);
+        await old.close();
+        return { live: opened };
+      } catch (error) {
         live = old;
         gate.configure(old.policy);
-        throw err;
-      });
-      await old.close();
-      return opened;
+        return { live: old, error };
+      }
     };
     const choices = await modelChoices(first.config, methods(), { name: first.model, provider: first.provider as ModelChoice['provider'] });
     session = new AcpSession(first, peer, cwd, { choices, reopen });

@@ -254,3 +254,20 @@ describe('hooks in an editor', () => {
     expect(texts(e.updates, 'agent_thought_chunk')).toContain('a PreToolUse hook stopped the turn: release freeze');
   });
 });
+
+describe('a model that fails to open', () => {
+  it('leaves the session on the model it had, still answering, with the error line', async () => {
+    const ws = workspace();
+    fs.writeFileSync(path.join(ws.home, 'config.json'), JSON.stringify({ models: { broken: { provider: 'anthropic', id: 'claude-haiku-5-5', apiKeyEnv: 'NOT_SET_KEY' } } }));
+    const e = await editor(ws);
+    const { sessionId } = await newSession(e, ws);
+    fake.enqueue({ steps: [{ text: 'one' }] });
+    await prompt(e, sessionId, 'first');
+    await expect(e.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: 'model', value: 'broken' })).rejects.toThrow(/NOT_SET_KEY is not set/);
+    fake.enqueue({ steps: [{ text: 'two' }] });
+    const at = fake.requests.length;
+    expect((await prompt(e, sessionId, 'second')).stopReason).toBe('end_turn');
+    expect(fake.requests[at].body?.model).toBe('claude-sonnet-5-5');
+    expect(JSON.stringify(fake.requests[at].body?.messages)).toContain('first');
+  });
+});
