@@ -14,8 +14,9 @@ import { describeRetryWait } from '../net/retry-fetch.js';
 import { knownCredentials, scrubText } from '../security/scrubber.js';
 import { StreamScrubber } from '../security/stream-scrubber.js';
 import { replayTranscript } from '../transcript/projection.js';
+import { configOptions, type ModelChoice } from './config-options.js';
 import { promptText } from './prompt-text.js';
-import { storedToolCall, textChunk, toolCallFinished, toolCallStarted, toolKind } from './updates.js';
+import { storedToolCall, textChunk, toolCallFinished, toolCallStarted, toolCallTerminal, toolKind } from './updates.js';
 
 /** The client's side of a session: where updates and permission questions go. */
 export interface AcpPeer {
@@ -48,15 +49,42 @@ export class AcpSession {
   /** Started calls not yet finished, per tool name (a permission question names the oldest). */
   private readonly running = new Map<string, ToolCall[]>();
   private compactions = 0;
+  /** The editor terminal each running bash call runs in (its card embeds it). */
+  private readonly terminals = new Map<string, string>();
   /** Streamed text is sent scrubbed, a credential split across deltas included. */
   private readonly answer = new StreamScrubber((t) => scrubText(t), knownCredentials);
   private readonly thought = new StreamScrubber((t) => scrubText(t), knownCredentials);
 
+  /** The editor's id of the session (Keen's first id; a model switch keeps it). */
+  readonly id: string;
+
   constructor(
-    readonly live: LiveSession,
+    public live: LiveSession,
     private readonly peer: AcpPeer,
     private readonly cwd: string,
-  ) {}
+    private readonly models: { choices: readonly ModelChoice[]; reopen: (choice: ModelChoice) => Promise<{ live: LiveSession; error?: unknown }> },
+  ) {
+    this.id = live.sessionId;
+  }
+
+  get configOptions(): acp.SessionConfigOption[] {
+    return configOptions(this.modes, this.models.choices, this.live.model);
+  }
+
+  /** `session/set_config_option`: the mode, or the model (the session reopens on it, history kept). */
+  async setConfigOption(id: string, value: string): Promise<void> {
+    if (id === 'mode') return this.setMode(value);
+    if (id !== 'model') throw new TurnFailed(`unknown config option "${id}"; choose mode or model`);
+    const choice = this.models.choices.find((c) => c.name === value);
+    if (!choice) throw new TurnFailed(`unknown model "${value}"; choose one of ${this.models.choices.map((c) => c.name).join(', ')}`);
+    if (choice.name === this.live.model) return;
+    if (this.turn) throw new TurnFailed('a prompt is running in this session; switch the model when it ends');
+    const mode = this.modes.currentModeId;
+    const { live, error } = await this.models.reopen(choice);
+    this.live = live;
+    this.setMode(mode);
+    if (error !== undefined) throw error;
+  }
 
   get modes(): acp.SessionModeState {
     return { currentModeId: this.live.mode.get() === 'plan' ? 'plan' : this.live.policy.mode, availableModes: MODES };
@@ -78,6 +106,17 @@ export class AcpSession {
       ...ctx.commands.map((c) => ({ name: c.name, description: c.description ?? 'custom command', input: { hint: 'arguments' } })),
       ...ctx.skills.map((s) => ({ name: s.name, description: s.description, input: { hint: 'arguments' } })),
     ];
+  }
+
+  /** A call's command runs in the editor's terminal `terminalId`: its card shows it. */
+  terminalStarted(callId: string, terminalId: string): Promise<void> {
+    this.terminals.set(callId, terminalId);
+    return this.peer.update(toolCallTerminal(callId, terminalId));
+  }
+
+  /** A warning while a prompt runs: a thought line the user sees (between prompts: the log only). */
+  async note(line: string): Promise<void> {
+    if (this.turn) await this.peer.update(textChunk('agent_thought_chunk', `${line}\n`));
   }
 
   /** Ask the client about a call the policy asks about. */
@@ -154,7 +193,7 @@ export class AcpSession {
           ev.call.name,
           (this.running.get(ev.call.name) ?? []).filter((c) => c.id !== ev.call.id),
         );
-        return this.peer.update(toolCallFinished(ev.call, ev.result, this.cwd));
+        return this.peer.update(toolCallFinished(ev.call, ev.result, this.cwd, this.terminals.get(ev.call.id)));
       case 'retry_wait':
         return this.peer.update(textChunk('agent_thought_chunk', `${describeRetryWait(ev.wait)}\n`));
       case 'auto_compaction_started':

@@ -70,14 +70,20 @@ export function toolCallStarted(call: ToolCall, cwd: string): acp.SessionUpdate 
   };
 }
 
-/** The `tool_call_update` ending a call with its result text. */
-export function toolCallFinished(call: ToolCall, result: ToolMessage, cwd: string): acp.SessionUpdate {
+/** The `tool_call_update` ending a call with its result text (after the terminal it ran in, if any). */
+export function toolCallFinished(call: ToolCall, result: ToolMessage, cwd: string, terminalId?: string): acp.SessionUpdate {
+  const terminal: acp.ToolCallContent[] = terminalId ? [{ type: 'terminal', terminalId }] : [];
   return {
     sessionUpdate: 'tool_call_update',
     toolCallId: call.id,
     status: result.is_error ? 'failed' : 'completed',
-    content: [...editDiff(call, cwd), { type: 'content', content: { type: 'text', text: result.content } }],
+    content: [...terminal, ...editDiff(call, cwd), { type: 'content', content: { type: 'text', text: result.content } }],
   };
+}
+
+/** The `tool_call_update` embedding the editor terminal a call runs in. */
+export function toolCallTerminal(callId: string, terminalId: string): acp.SessionUpdate {
+  return { sessionUpdate: 'tool_call_update', toolCallId: callId, content: [{ type: 'terminal', terminalId }] };
 }
 
 /** A stored tool card (session/load): what the transcript kept of it. */

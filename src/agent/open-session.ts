@@ -118,6 +118,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
       onUsage: (u) => controller?.addSpend(u),
       onProgress: opts.onSubagentProgress,
       hooks,
+      editor: opts.editor,
     });
     const liveMcp = mcp;
     controller = startController(opts, {

@@ -91,12 +91,30 @@ export class SessionController {
     return shownStream(this.chatEvents(input, signal), (text) => this.scrub(text));
   }
 
-  private async *chatEvents(input: string, signal?: AbortSignal): AsyncGenerator<ControllerEvent> {
+  private async *chatEvents(input: string, outer?: AbortSignal): AsyncGenerator<ControllerEvent> {
     const hooks = this.hooks;
     const context = [...this.carried];
+    // A hook's `continue: false` stops the turn as a cancel does, but the turn ends as done: the
+    // hook's reason was the user's line (session-hooks.ts), never a result the model reads.
+    const stopped = new AbortController();
+    const signal = outer ? AbortSignal.any([outer, stopped.signal]) : stopped.signal;
+    const unlisten = hooks?.onStop(() => stopped.abort());
+    try {
+      yield* this.chatTurns(input, context, signal, stopped.signal);
+    } finally {
+      unlisten?.();
+    }
+  }
+
+  private async *chatTurns(input: string, context: string[], signal: AbortSignal, stopped: AbortSignal): AsyncGenerator<ControllerEvent> {
+    const hooks = this.hooks;
     if (hooks?.has('UserPromptSubmit')) {
       // A blocked prompt is not sent and not recorded; the reason is the turn's one error line.
       const verdict = await hooks.run('UserPromptSubmit', '', { prompt: input }, signal);
+      if (stopped.aborted) {
+        yield { type: 'done', stopReason: 'end_turn' };
+        return;
+      }
       if (verdict.block !== undefined) {
         yield { type: 'error', error: llmError('other', `prompt blocked by a UserPromptSubmit hook: ${verdict.block}`) };
         return;
@@ -104,12 +122,12 @@ export class SessionController {
       if (verdict.context) context.push(verdict.context);
     }
     this.carried = [];
-    let ended = yield* this.turn(withHookContext(input, context), signal);
+    let ended = yield* this.turn(withHookContext(input, context), signal, stopped);
     // A Stop hook that blocks sends the model back to work with its reason as the next prompt.
-    for (let round = 0; ended && hooks?.has('Stop') && round < MAX_STOP_CONTINUATIONS && !signal?.aborted; round++) {
+    for (let round = 0; ended && hooks?.has('Stop') && round < MAX_STOP_CONTINUATIONS && !signal.aborted; round++) {
       const verdict = await hooks.run('Stop', '', { stop_hook_active: round > 0 }, signal);
-      if (verdict.block === undefined) break;
-      ended = yield* this.turn(`Stop hook: ${verdict.block}`, signal);
+      if (verdict.block === undefined || stopped.aborted) break;
+      ended = yield* this.turn(`Stop hook: ${verdict.block}`, signal, stopped);
     }
   }
 
@@ -118,14 +136,18 @@ export class SessionController {
     this.carried.push(text);
   }
 
-  /** One turn of `chat`; true when it ran to its end without an error. */
-  private async *turn(input: string, signal?: AbortSignal): AsyncGenerator<ControllerEvent, boolean> {
+  /** One turn of `chat`; true when it ran to its end without an error. A hook's stop ends it as done. */
+  private async *turn(input: string, signal: AbortSignal, stopped: AbortSignal): AsyncGenerator<ControllerEvent, boolean> {
     let failed = false;
     for await (const ev of this.oneTurn(input, signal)) {
+      if (ev.type === 'error' && ev.error.kind === 'cancelled' && stopped.aborted && signal.reason === stopped.reason) {
+        yield { type: 'done', stopReason: 'end_turn' };
+        return false;
+      }
       if (ev.type === 'error') failed = true;
       yield ev;
     }
-    return !failed && !signal?.aborted;
+    return !failed && !signal.aborted;
   }
 
   private async *oneTurn(input: string, signal?: AbortSignal): AsyncGenerator<ControllerEvent> {
@@ -275,8 +297,8 @@ export class SessionController {
   private async *compactEvents(focus?: string, signal?: AbortSignal): AsyncGenerator<ControllerEvent> {
     if (this.hooks?.has('PreCompact')) {
       const verdict = await this.hooks.run('PreCompact', 'manual', { trigger: 'manual', custom_instructions: focus ?? '' }, signal);
-      if (verdict.block !== undefined) {
-        yield { type: 'error', error: llmError('other', `compaction blocked by a PreCompact hook: ${verdict.block}; history unchanged`) };
+      if (verdict.block !== undefined || verdict.stop !== undefined) {
+        yield { type: 'error', error: llmError('other', `compaction blocked by a PreCompact hook: ${verdict.block ?? verdict.stop}; history unchanged`) };
         return;
       }
     }

@@ -17,7 +17,8 @@
  *      goes to the gate and the tool, and bash runs between two workspace scans, so undo can
  *      restore it. A write the gate then denies leaves an entry an undo finds unchanged.
  *   1. base (src/tools/registry.ts, or the MCP-aware one): parses the arguments, asks the
- *      permission gate, runs the tool.
+ *      permission gate, runs the tool — with an editor's files and terminals in its context when
+ *      `keen acp` lends them (src/tools/file-access.ts).
  *
  * Outside all of them the loop refuses every call of a summary request (`disableToolCalls`:
  * src/compaction/denying-registry.ts), so a summary request changes nothing and stores nothing.
@@ -28,7 +29,8 @@ import { mutatingCalls, planModeRegistry } from '../tools/plan-mode-registry.js'
 import type { McpManager } from '../tools/mcp/manager.js';
 import type { createMcpAwareRegistry } from '../tools/mcp/registry.js';
 import { createToolRegistry, type Tool } from '../tools/registry.js';
-import type { ToolRegistry } from '../tools/types.js';
+import { withEditorAccess } from '../tools/file-access.js';
+import type { EditorAccess, ToolRegistry } from '../tools/types.js';
 import { withCheckpoints } from '../undo/checkpointing-registry.js';
 import { hooksRegistry } from '../hooks/hooks-registry.js';
 import type { SessionHooks } from '../hooks/session-hooks.js';
@@ -51,12 +53,15 @@ export interface RegistryParts {
   artifacts?: ArtifactSink;
   /** The session's PreToolUse / PostToolUse hooks; absent for a REPL `!command` (the user's own). */
   hooks?: SessionHooks;
+  /** An editor's files and terminals (`keen acp`), in every call's context (src/tools/file-access.ts). */
+  editor?: EditorAccess;
 }
 
 /** The layers of {@link RegistryParts} in the order the file header gives. */
 export function buildRegistry(parts: RegistryParts): ToolRegistry {
   const { tools, mcp } = parts;
-  const base = mcp ? mcp.base(tools, mcp.manager) : createToolRegistry(tools);
+  const own = mcp ? mcp.base(tools, mcp.manager) : createToolRegistry(tools);
+  const base = parts.editor ? withEditorAccess(own, parts.editor) : own;
   const builtins = mutatingCalls(tools);
   const mutates = mcp ? (call: ToolCall) => (call.name.startsWith('mcp__') ? mutatingCalls([...tools, ...mcp.manager.tools()])(call) : builtins(call)) : builtins;
   const planned = planModeRegistry(withCheckpoints(base, parts.checkpoints), parts.planning, mutates);

@@ -20,7 +20,7 @@ import type { TranscriptSink } from './session-controller.js';
  * folder is checked writable first (not when inspecting).
  */
 export async function sessionStore(
-  at: { cwd: string; env: NodeJS.ProcessEnv; home: string; inspect?: boolean },
+  at: { cwd: string; env: NodeJS.ProcessEnv; home: string; inspect?: boolean; newSessionId?: string },
   resolved: ResolvedModel,
   stored: StoredSession | undefined,
   secrets: { store: readonly string[]; redacted: readonly string[] },
@@ -33,7 +33,7 @@ export async function sessionStore(
     return stored.store;
   }
   const { home, cwd } = at;
-  const id = newSessionId();
+  const id = at.newSessionId ?? newSessionId();
   if (!at.inspect) assertWritableBelow(home, sessionDir(home, cwd, id));
   return new DeferredSessionStore(
     id,

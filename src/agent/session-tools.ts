@@ -11,7 +11,7 @@ import type { BashToolOptions } from '../tools/bash.js';
 import { createRememberTool, createSkillTool, createTaskTool, defaultTools, readOnlyToolSet } from '../tools/index.js';
 import type { McpManager } from '../tools/mcp/manager.js';
 import type { Tool } from '../tools/registry.js';
-import type { ToolRegistry } from '../tools/types.js';
+import type { EditorAccess, ToolRegistry } from '../tools/types.js';
 import type { FileCheckpoints } from '../undo/file-checkpoints.js';
 import type { SessionHooks } from '../hooks/session-hooks.js';
 import type { SessionArtifacts } from './compaction-setup.js';
@@ -41,6 +41,8 @@ export interface ToolParts {
   onProgress?: (callId: string, progress: SubagentProgress) => void;
   /** The session's tool hooks: the parent's and each subagent's calls run them, a `!command` does not. */
   hooks?: SessionHooks;
+  /** An editor's files and terminals (`keen acp`): the parent's and each subagent's tools use them. */
+  editor?: EditorAccess;
 }
 
 /**
@@ -57,7 +59,7 @@ export async function sessionRegistry(parts: ToolParts): Promise<{ registry: Too
     // A subagent's registry: plan mode when the session is in it, or when its tools are read-only.
     registry: (tools) => {
       const readOnly = readOnlyToolSet(tools);
-      return buildRegistry({ tools, checkpoints: parts.checkpoints, planning: () => readOnly || mode.get() === 'plan', hooks: parts.hooks });
+      return buildRegistry({ tools, checkpoints: parts.checkpoints, planning: () => readOnly || mode.get() === 'plan', hooks: parts.hooks, editor: parts.editor });
     },
     systemPrompt: (def, tools) => {
       const now = context.current();
@@ -79,7 +81,7 @@ export async function sessionRegistry(parts: ToolParts): Promise<{ registry: Too
   // current tools; every output is stored once as an artifact (the handle a prune leaves).
   const tools = [...baseTools, parts.artifacts.recall, createTaskTool(runner)];
   const mcp = parts.mcp ? await mcpBase(parts.mcp, parts.mcpLimits, parts.sessionDir) : undefined;
-  const layers = { tools, mcp, checkpoints: parts.checkpoints, planning: () => mode.get() === 'plan' };
+  const layers = { tools, mcp, checkpoints: parts.checkpoints, planning: () => mode.get() === 'plan', editor: parts.editor };
   return { registry: buildRegistry({ ...layers, artifacts: parts.artifacts.sink, hooks: parts.hooks }), userCalls: buildRegistry(layers) };
 }
 

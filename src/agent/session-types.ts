@@ -2,6 +2,7 @@
  * What a session opens with and what it is once open: the types of src/agent/open-session.ts
  * (which re-exports them; the front ends import them from there).
  */
+import type { McpServerEntry } from '../config/mcp-schema.js';
 import type { KeenConfig } from '../config/schema.js';
 import type { ResolvedModel } from '../config/resolve.js';
 import type { ModeHolder } from '../project/agent-mode.js';
@@ -12,7 +13,7 @@ import type { McpManager } from '../tools/mcp/manager.js';
 import type { Policy } from '../tools/permissions/index.js';
 import type { ToolRegistry } from '../tools/types.js';
 import type { HookEntry } from '../hooks/load-hooks.js';
-import type { PermissionGate } from '../tools/types.js';
+import type { EditorAccess, PermissionGate } from '../tools/types.js';
 import type { SessionRecord } from '../transcript/records.js';
 import type { SessionSink } from './deferred-store.js';
 import type { SessionFlags } from './flags.js';
@@ -26,6 +27,12 @@ export interface OpenSessionOptions {
   interactive: boolean;
   /** The REPL's asking gate; headless runs get the config/--yolo gate. */
   permissions?: PermissionGate;
+  /** An editor's files and terminals (`keen acp`), lent to the tools (src/tools/file-access.ts). */
+  editor?: EditorAccess;
+  /** The id a new session gets (default: a fresh one); `keen acp` keeps an editor's id across a model switch. */
+  newSessionId?: string;
+  /** MCP servers an editor passes (`keen acp` session/new): the user's own, but never handed a credential. */
+  mcpServers?: Record<string, McpServerEntry>;
   /** Progress of running subagents (the REPL's nested task card), keyed by the task call id. */
   onSubagentProgress?: (callId: string, progress: SubagentProgress) => void;
   /** The tail of a running bash call's output (the REPL's live card), keyed by the call id. */

@@ -13,6 +13,7 @@ import { keenHome, projectMcpJsonPath } from '../config/paths.js';
 import type { KeenConfig } from '../config/schema.js';
 import type { ProviderAdapter } from '../core/provider.js';
 import type { BashToolOptions } from '../tools/bash.js';
+import type { McpServerEntry } from '../config/mcp-schema.js';
 import type { McpManager } from '../tools/mcp/manager.js';
 import { loadServerSources } from '../tools/mcp/load-sources.js';
 import { buildPolicy, type Policy } from '../tools/permissions/index.js';
@@ -26,6 +27,7 @@ interface WiringOptions {
   flags: SessionFlags;
   interactive: boolean;
   onWarning?: (line: string) => void;
+  mcpServers?: Record<string, McpServerEntry>;
 }
 
 /** The adapter of a session opened for inspection: it refuses to talk to a model. */
@@ -53,7 +55,8 @@ export async function startMcp(
   files: ConfigFiles,
 ): Promise<McpManager | undefined> {
   // Nothing declares a server (config files, `.mcp.json`, `--mcp-config`): the MCP code stays unloaded.
-  if (!declared && !opts.flags.mcpConfig?.length && !fs.existsSync(projectMcpJsonPath(opts.cwd))) return undefined;
+  const fromEditor = Object.keys(opts.mcpServers ?? {}).length > 0;
+  if (!declared && !fromEditor && !opts.flags.mcpConfig?.length && !fs.existsSync(projectMcpJsonPath(opts.cwd))) return undefined;
   const { openMcp } = await import('../tools/mcp/index.js');
   let opening = true;
   const late =
@@ -66,6 +69,7 @@ export async function startMcp(
     cwd: opts.cwd,
     env: opts.env,
     flagFiles: opts.flags.mcpConfig,
+    editorServers: opts.mcpServers,
     configFiles: files,
     projectTrusted,
     settings: config.mcp,

@@ -80,6 +80,8 @@ export const configSchema = z.strictObject({
   mcp: mcpSettingsSchema.optional(),
   /** Commands run around each step (docs/hooks.md); a project's count only in a trusted folder. */
   hooks: hooksSchema.optional(),
+  /** `keen acp` (docs/acp.md): `clientTerminal` runs bash in the editor's terminal under a sandbox mode too; read from the user's own config only. */
+  acp: z.strictObject({ clientTerminal: z.boolean().optional() }).optional(),
   /** Longest wait (seconds) before a retry; a server asking for more makes Keen give up (default 60). */
   maxRetryWait: z.number().nonnegative().optional(),
 });

@@ -8,7 +8,10 @@ import type { HookEvent } from '../config/hooks-schema.js';
  *   stdout may hold JSON: `{"decision":"block","reason":…}` blocks,
  *   and for PreToolUse `{"hookSpecificOutput":{"permissionDecision":"allow"|"deny"|"ask",
  *   "permissionDecisionReason":…}}` answers the permission question (`"decision":"approve"` is
- *   the older spelling of allow);
+ *   the older spelling of allow), and with allow or ask `"updatedInput": {…}`, the input the tool
+ *   runs with instead;
+ * - any event, JSON `{"continue": false, "stopReason": …}`: the turn stops; the reason is for the
+ *   user, not the model;
  * - exit 2: the step is blocked, stderr is the reason;
  * - any other exit, a command that cannot start, or one killed at its timeout: a warning for the
  *   user and the step goes on — a broken hook does not stop the work (Claude Code's rule too).
@@ -35,6 +38,10 @@ export interface HookVerdict {
   permission?: HookPermission;
   /** The reason given with `permission` (shown when the user is asked). */
   reason?: string;
+  /** PreToolUse with allow / ask: the input the tool runs with instead of the model's. */
+  updatedInput?: Record<string, unknown>;
+  /** A hook answered `continue: false`: the turn stops; this line (its `stopReason`) is for the user. */
+  stop?: string;
   /** Text the hooks add for the model (UserPromptSubmit, SessionStart, PostToolUse). */
   context?: string;
   /** Lines for the user: hooks that failed, timed out or wrote to stderr. */
@@ -84,6 +91,7 @@ function fromOutput(event: HookEvent, stdout: string): HookVerdict {
   }
   if (!out || typeof out !== 'object') return { warnings: [] };
   const verdict = fromJson(event, out);
+  if (out.continue === false) verdict.stop = typeof out.stopReason === 'string' && out.stopReason.trim() !== '' ? firstLine(out.stopReason) : `the ${event} hook gave no reason`;
   const extra = (out.hookSpecificOutput as Record<string, unknown> | undefined)?.additionalContext;
   if (TAKES_CONTEXT.includes(event) && typeof extra === 'string' && extra.trim() !== '') verdict.context = extra.trim();
   return verdict;
@@ -99,8 +107,10 @@ function fromJson(event: HookEvent, out: Record<string, unknown>): HookVerdict {
       const reason = given ?? `blocked by a ${event} hook`;
       return { block: reason, permission: 'deny', reason, warnings: [] };
     }
-    if (answer === 'ask') return { permission: 'ask', reason: given, warnings: [] };
-    if (answer === 'allow' || out.decision === 'approve') return { permission: 'allow', reason: given, warnings: [] };
+    const updated = specific?.updatedInput;
+    const input = updated && typeof updated === 'object' && !Array.isArray(updated) ? { updatedInput: updated as Record<string, unknown> } : {};
+    if (answer === 'ask') return { permission: 'ask', reason: given, ...input, warnings: [] };
+    if (answer === 'allow' || out.decision === 'approve') return { permission: 'allow', reason: given, ...input, warnings: [] };
     return { warnings: [] };
   }
   if (out.decision === 'block') return { block: reasonOf(out.reason) ?? `blocked by a ${event} hook`, warnings: [] };
@@ -121,8 +131,13 @@ export function combineVerdicts(verdicts: readonly HookVerdict[]): HookVerdict {
     }
   }
   const contexts = verdicts.flatMap((v) => (v.context ? [v.context] : []));
+  const stops = verdicts.flatMap((v) => (v.stop !== undefined ? [v.stop] : []));
+  // Several hooks rewriting one call: the first in config order wins.
+  const updatedInput = verdicts.find((v) => v.updatedInput)?.updatedInput;
   return {
+    ...(stops.length ? { stop: stops.join('; ') } : {}),
     ...(blocks.length ? { block: blocks.join('\n') } : {}),
+    ...(updatedInput && permission !== 'deny' ? { updatedInput } : {}),
     ...(permission ? { permission } : {}),
     ...(reason ? { reason } : {}),
     ...(contexts.length ? { context: contexts.join('\n') } : {}),

@@ -50,20 +50,29 @@ export function hooksRegistry(inner: ToolRegistry, hooks: SessionHooks): ToolReg
       const pre = hooks.has('PreToolUse');
       const post = hooks.has('PostToolUse');
       if (!pre && !post) return inner.execute(call, ctx);
-      const fields = { tool_name: call.name, tool_input: toolInput(call), tool_use_id: call.id };
+      let fields = { tool_name: call.name, tool_input: toolInput(call), tool_use_id: call.id };
       let run = ctx;
+      let runCall = call;
       if (pre) {
         const verdict = await hooks.run('PreToolUse', call.name, fields, ctx.signal);
+        // The turn is stopping (the controller was told): the call does not run, and the hook's reason is the user's.
+        if (verdict.stop !== undefined) return { role: 'tool', tool_call_id: call.id, name: call.name, content: 'Not run: a hook stopped the turn.', is_error: true };
         if (verdict.block !== undefined) {
           return { role: 'tool', tool_call_id: call.id, name: call.name, content: `Blocked by a PreToolUse hook: ${verdict.block}`, is_error: true };
         }
         if (verdict.permission === 'allow' || verdict.permission === 'ask') {
           run = { ...ctx, permissions: withHookAnswer(ctx.permissions, { verdict: verdict.permission, ...(verdict.reason ? { reason: verdict.reason } : {}) }) };
+          // The tool runs with the hook's input; everything below (schema, plan mode, rules, sandbox) judges that input.
+          if (verdict.updatedInput) {
+            runCall = { ...call, args: JSON.stringify(verdict.updatedInput) };
+            fields = { ...fields, tool_input: verdict.updatedInput };
+          }
         }
       }
-      const result = await inner.execute(call, run);
+      const result = await inner.execute(runCall, run);
       if (!post || result.is_error) return result;
       const verdict = await hooks.run('PostToolUse', call.name, { ...fields, tool_response: { content: result.content } }, ctx.signal);
+      if (verdict.stop !== undefined) return result;
       const notes = [verdict.block, verdict.context].filter((n) => n !== undefined);
       if (notes.length === 0) return result;
       return { ...result, content: `${result.content}\n\nPostToolUse hook: ${notes.join('\n')}` };

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { KeenError } from '../errors.js';
 import { HOOK_EVENTS, type HookEvent, type HooksConfig } from '../config/hooks-schema.js';
 import type { ConfigFiles } from '../config/load.js';
@@ -27,19 +28,32 @@ export interface LoadedHooks {
   warnings: string[];
 }
 
+/** Claude Code's user settings (`~/.claude/settings.json`), whose hooks are the user's own. */
+function userClaudeSettingsPath(userHome: string): string {
+  return path.join(userHome, '.claude', 'settings.json');
+}
+
 /**
- * The hooks of a session: the user's config (always), then — only in a trusted folder — the
- * project's `.keen/config.json` and `.claude/settings.json`. An untrusted project's hooks never
+ * The hooks of a session: the user's config and `~/.claude/settings.json` (always: the user's
+ * own, given `userHome`), then — only in a trusted folder — the project's `.keen/config.json` and
+ * `.claude/settings.json`. An untrusted project's hooks never
  * run (`loadConfig` already named `.keen/config.json`'s in its notice; `.claude/settings.json`'s
  * get a line here), nor do those of a file another account owns. A matcher that is no valid
  * regular expression is a KeenError naming file and field.
  */
-export function loadHooks(at: { home: string; cwd: string }, files: ConfigFiles, projectTrusted: boolean): LoadedHooks {
+export function loadHooks(at: { home: string; cwd: string; userHome?: string }, files: ConfigFiles, projectTrusted: boolean): LoadedHooks {
   const warnings: string[] = [];
   const entries = fromConfig(userConfigPath(at.home), files.user.hooks);
+  const userClaude = at.userHome ? userClaudeSettingsPath(at.userHome) : undefined;
+  if (userClaude && fs.existsSync(userClaude)) {
+    const read = readClaudeHooks(userClaude);
+    warnings.push(...read.warnings);
+    entries.push(...read.entries);
+  }
   if (projectTrusted) entries.push(...fromConfig(projectConfigPath(at.cwd), files.project.hooks));
   const claude = projectClaudeSettingsPath(at.cwd);
-  if (fs.existsSync(claude)) {
+  // In the home folder itself the project's file is the user's, read above.
+  if (claude !== userClaude && fs.existsSync(claude)) {
     const foreign = projectFileProblem(at.cwd, claude);
     if (foreign) warnings.push(`${claude}: ignored: ${foreign} (another account's files are not this project's)`);
     else {

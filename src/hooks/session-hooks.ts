@@ -28,6 +28,11 @@ export interface SessionHooks {
   run(event: HookEvent, subject: string, fields: Record<string, unknown>, signal?: AbortSignal): Promise<HookVerdict>;
   /** Name the session in every later hook input. */
   bind(info: HookSessionInfo): void;
+  /**
+   * Called when a hook answers `continue: false` (the controller stops the running turn); returns
+   * the function that removes the listener.
+   */
+  onStop(listener: (reason: string) => void): () => void;
 }
 
 export interface SessionHooksOptions {
@@ -41,12 +46,17 @@ export interface SessionHooksOptions {
 
 export function createSessionHooks(opts: SessionHooksOptions): SessionHooks {
   let info: HookSessionInfo | undefined;
+  const stops = new Set<(reason: string) => void>();
   const env = { ...childEnv(opts.env), KEEN_PROJECT_DIR: opts.cwd, CLAUDE_PROJECT_DIR: opts.cwd };
   return {
     entries: opts.entries,
     has: (event) => opts.entries.some((e) => e.event === event),
     bind(next) {
       info = next;
+    },
+    onStop(listener) {
+      stops.add(listener);
+      return () => stops.delete(listener);
     },
     async run(event, subject, fields, signal) {
       const matching = opts.entries.filter((e) => e.event === event && e.matches(subject));
@@ -71,6 +81,12 @@ export function createSessionHooks(opts: SessionHooksOptions): SessionHooks {
       if (signal?.aborted) return { warnings: [] };
       const verdict = combineVerdicts(verdicts);
       for (const line of verdict.warnings) opts.warn(line);
+      if (verdict.stop !== undefined) {
+        // SessionStart runs before any turn; Notification runs beside one, not as a step of it.
+        const step = event !== 'SessionStart' && event !== 'Notification';
+        opts.warn(step ? `a ${event} hook stopped the turn: ${verdict.stop}` : `a ${event} hook asked to stop (there is no turn to stop): ${verdict.stop}`);
+        if (step) for (const listener of stops) listener(verdict.stop);
+      }
       return verdict;
     },
   };

@@ -3,12 +3,13 @@ import { StringDecoder } from 'node:string_decoder';
 import * as z from 'zod';
 import { errorText } from '../errors.js';
 import { keenHome } from '../config/paths.js';
-import { commandEnv, type CommandEnvOptions } from './command-env.js';
+import { commandEnv, type CommandEnvOptions, isWithheld } from './command-env.js';
 import { allowListedGitEnv } from './git/allow-listed.js';
 import { trustedPath } from './git/safe-git.js';
 import { workspaceRoots } from './fs-guard.js';
 import { HeadTailBuffer, LiveTail } from './output-cap.js';
 import { CANCELLED, defineTool, ToolError, type Tool } from './registry.js';
+import type { TerminalAccess, ToolContext } from './types.js';
 import { blockedNote, DEFAULT_SANDBOX, hiddenPaths, launchFor, planModeSettings, sandboxEnv, userHome, type SandboxSettings } from './sandbox/index.js';
 
 export const BASH_DEFAULT_TIMEOUT_SECONDS = 120;
@@ -196,6 +197,42 @@ function statusLine(r: BashResult, timeoutSeconds: number): string {
   return `[exit code ${r.code}]`;
 }
 
+/** The most output an editor's terminal keeps for a call (it keeps the end). */
+const EDITOR_TERMINAL_BYTES = 1024 * 1024;
+
+/**
+ * `command` in the editor's terminal (ACP): the rules and plan mode have decided; Keen's sandbox
+ * cannot wrap the editor's process, hence `usable`. The editor's own environment is the base:
+ * Keen sets every credential variable it holds to empty there, and the pager and git settings
+ * its own commands get.
+ */
+async function runInEditor(
+  terminal: TerminalAccess,
+  command: string,
+  ctx: ToolContext,
+  timeoutSeconds: number,
+  env: CommandEnvOptions | undefined,
+): Promise<{ content: string; is_error: boolean }> {
+  const own = commandEnv(process.env, env);
+  const blanks = Object.fromEntries(Object.keys(process.env).flatMap((name) => (isWithheld(name, env) ? [[name, '']] : [])));
+  const extra = { ...blanks, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', ...(await allowListedGitEnv(command, ctx, own)) } as Record<string, string>;
+  const run = await terminal.run(command, {
+    cwd: ctx.cwd,
+    env: extra,
+    callId: ctx.callId,
+    timeoutMs: timeoutSeconds * 1000,
+    outputByteLimit: EDITOR_TERMINAL_BYTES,
+    signal: ctx.signal,
+  });
+  if (run.ending === 'cancelled') return { content: CANCELLED, is_error: true };
+  const kept = new HeadTailBuffer(BASH_HEAD_CHARS, BASH_TAIL_CHARS);
+  kept.push(run.output);
+  const output = kept.text().replace(/\s+$/, '');
+  const status = statusLine({ output, code: run.exitCode, signal: run.signal as NodeJS.Signals | null, ending: run.ending, leftRunning: false }, timeoutSeconds);
+  const lines = [...(run.truncated ? ['[the editor kept only the end of the output]'] : []), output === '' ? '(no output)' : output, status];
+  return { content: lines.join('\n'), is_error: run.ending !== 'exit' || run.exitCode !== 0 };
+}
+
 /** What the bash tool needs besides the call: the sandbox and the environment rules. */
 export interface BashToolOptions {
   sandbox?: SandboxSettings;
@@ -233,6 +270,8 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
     },
     async run(args, ctx) {
       const timeoutSeconds = args.timeout_seconds ?? BASH_DEFAULT_TIMEOUT_SECONDS;
+      // Plan mode's read-only sandbox is Keen's own: the editor's terminal is never used then.
+      if (ctx.terminal && !ctx.planMode && ctx.terminal.usable(sandbox.mode)) return runInEditor(ctx.terminal, args.command, ctx, timeoutSeconds, options.env);
       const home = userHome(process.env);
       const kh = options.keenHome ?? keenHome(process.env);
       const effective = ctx.planMode ? planModeSettings(sandbox) : sandbox;

@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import * as z from 'zod';
 import { unifiedDiff } from './diff.js';
+import { editorError, editorReader, editorWriter } from './file-access.js';
 import { displayPath, fsErrorText, resolveWritePath, workspaceRoots } from './fs-guard.js';
 import type { ToolContext } from './types.js';
 import { countNewlines } from './output-cap.js';
@@ -32,7 +33,7 @@ function occurrences(text: string, needle: string): number {
 }
 
 /** Work out the edit without writing anything; every refusal is a ToolError. */
-async function planEdit(args: EditArgs, ctx: Pick<ToolContext, 'cwd' | 'permissions'>): Promise<EditPlan> {
+async function planEdit(args: EditArgs, ctx: Pick<ToolContext, 'cwd' | 'permissions' | 'files' | 'signal'>): Promise<EditPlan> {
   const cwd = ctx.cwd;
   const { abs, real } = await resolveWritePath(cwd, args.path, workspaceRoots(ctx));
   const shown = displayPath(cwd, abs);
@@ -52,7 +53,13 @@ async function planEdit(args: EditArgs, ctx: Pick<ToolContext, 'cwd' | 'permissi
   if (raw.subarray(0, 8192).includes(0)) {
     throw new ToolError(`Refusing to edit ${shown}: it is a binary file (contains NUL bytes).`);
   }
-  const before = raw.toString('utf8');
+  // An editor's buffer may hold unsaved changes: the edit applies to what the user sees.
+  const editor = await editorReader(ctx, real);
+  const before = editor
+    ? await editor(real, ctx.signal).catch((err: unknown) => {
+        throw editorError(err, 'read', shown);
+      })
+    : raw.toString('utf8');
 
   let oldText = args.old_string;
   let newText = args.new_string;
@@ -96,10 +103,17 @@ export const editFileTool = defineTool({
   },
   async run(args, ctx) {
     const plan = await planEdit(args, ctx);
-    try {
-      await writeFile(plan.abs, plan.after, 'utf8');
-    } catch (err) {
-      throw new ToolError(fsErrorText(err, plan.shown));
+    const editor = editorWriter(ctx);
+    if (editor) {
+      await editor(plan.real, plan.after, ctx.signal).catch((err: unknown) => {
+        throw editorError(err, 'write', plan.shown);
+      });
+    } else {
+      try {
+        await writeFile(plan.abs, plan.after, 'utf8');
+      } catch (err) {
+        throw new ToolError(fsErrorText(err, plan.shown));
+      }
     }
     const what = plan.count === 1 ? '1 occurrence' : `${plan.count} occurrences`;
     return `Edited ${plan.shown}: replaced ${what} (first at line ${plan.firstLine}).`;

@@ -1,6 +1,7 @@
 import { constants, type Stats } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import * as z from 'zod';
+import { editorError, editorReader } from './file-access.js';
 import { displayPath, fsErrorText, realPath, resolveReadPath, workspaceRoots } from './fs-guard.js';
 import { clipLine } from './output-cap.js';
 import { redactFormats } from '../security/secret-formats.js';
@@ -176,6 +177,16 @@ async function readLines(fd: FileHandle, shown: string, c: RangeCollector, size:
   return render(shown, c, lineNo, size);
 }
 
+/** The editor's text of a file (an unsaved buffer, say) through the same collector as the disk's. */
+function editorLines(text: string, shown: string, c: RangeCollector, size: number): string {
+  if (text === '') return `(${shown} is empty)`;
+  const lines = text.split('\n');
+  if (text.endsWith('\n')) lines.pop();
+  for (let i = 0; i < lines.length && c.add(i + 1, lines[i]); i++);
+  if (c.first > lines.length) throw new ToolError(`offset ${c.first} is past the end of ${shown}, which has ${lines.length} lines.`);
+  return render(shown, c, lines.length, size);
+}
+
 function kindOf(info: Stats): string {
   if (info.isFIFO()) return 'a FIFO (named pipe)';
   if (info.isSocket()) return 'a socket';
@@ -213,7 +224,15 @@ export const readFileTool = defineTool({
       fd = await open(real, constants.O_RDONLY | constants.O_NONBLOCK);
       const now = await fd.stat();
       if (!now.isFile()) throw new ToolError(`Refusing to read ${shown}: it is ${kindOf(now)}, not a regular file.`);
-      return await readLines(fd, shown, collector, now.size, ctx.signal);
+      const editor = await editorReader(ctx, real);
+      if (!editor) return await readLines(fd, shown, collector, now.size, ctx.signal);
+      const head = Buffer.alloc(BINARY_SNIFF_BYTES);
+      const { bytesRead } = await fd.read(head, 0, BINARY_SNIFF_BYTES, 0);
+      if (hasNul(head.subarray(0, bytesRead))) throw binaryRefusal(shown);
+      const text = await editor(real, ctx.signal).catch((err: unknown) => {
+        throw editorError(err, 'read', shown);
+      });
+      return editorLines(text, shown, collector, Buffer.byteLength(text));
     } catch (err) {
       if (err instanceof ToolError) throw err;
       throw new ToolError(fsErrorText(err, shown));

@@ -46,6 +46,54 @@ export interface ToolContext {
   callId?: string;
   /** Plan mode is on (set by the plan-mode registry): bash runs in a read-only sandbox, or not at all. */
   planMode?: boolean;
+  /** An editor's file buffers (ACP): read_file, edit_file and write_file go through them (file-access.ts). */
+  files?: FileAccess;
+  /** An editor's terminals (ACP): bash may run there when `usable` says so (bash.ts). */
+  terminal?: TerminalAccess;
+}
+
+/**
+ * Where the file tools (read_file, edit_file, write_file) get and put a file's text when an
+ * editor offers its own: an ACP client's `fs/read_text_file` / `fs/write_text_file`, so the model
+ * reads unsaved buffers and an edit lands in the editor. Absent, or a method absent: the disk.
+ *
+ * It is only a transport. Every check happens before it is called, as for the disk: the path is
+ * resolved to its real location inside the workspace roots, the credential stores are refused,
+ * the permission gate (and plan mode, hooks, checkpoints) decided the call. It is used for files
+ * inside the workspace roots only; a read elsewhere reads the disk.
+ */
+export interface FileAccess {
+  /** The whole text of the file at the real path `real`, as the editor has it. */
+  readText?(real: string, signal: AbortSignal): Promise<string>;
+  /** Replace the text of the file at `real` (its folder exists). */
+  writeText?(real: string, content: string, signal: AbortSignal): Promise<void>;
+}
+
+/** How a client terminal ended. */
+export interface TerminalRun {
+  output: string;
+  /** The client cut the output (its byte limit). */
+  truncated: boolean;
+  exitCode: number | null;
+  signal: string | null;
+  ending: 'exit' | 'timeout' | 'cancelled';
+}
+
+/**
+ * A terminal of the editor's (ACP `terminal/*`) for the bash tool. Only a transport too: bash's
+ * rules and plan mode decide before it runs. Keen's sandbox cannot wrap a process the editor
+ * starts, so `usable` says whether it may be used under the configured sandbox mode.
+ */
+export interface TerminalAccess {
+  /** Whether bash may run in the editor's terminal when Keen's sandbox for bash is `mode`. */
+  usable(mode: string): boolean;
+  run(command: string, opts: { cwd: string; env: Record<string, string>; callId?: string; timeoutMs: number; outputByteLimit: number; signal: AbortSignal }): Promise<TerminalRun>;
+}
+
+/** What an editor lends the tools. */
+export interface EditorAccess {
+  files?: FileAccess;
+  terminal?: TerminalAccess;
 }
 
 /** A tool's outcome. `is_error` results go back to the model as tool errors; the loop goes on. */

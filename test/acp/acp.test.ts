@@ -2,33 +2,16 @@
  * `keen acp` end to end: the ACP SDK's client side drives a spawned `bin/keen.js acp` over stdio,
  * against the Anthropic wire fake, as an editor (Zed, say) would.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, FAKE_KEY, userTexts } from '../e2e/cli-fixtures.js';
-import { cleanEnv, KEEN_BIN, makeWorkspace, type Workspace } from '../e2e/harness.js';
+import { makeWorkspace, type Workspace } from '../e2e/harness.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { isCompactionRequest } from '../repl/fake-requests.js';
-
-type Answer = 'once' | 'session' | 'deny';
-
-interface Editor {
-  agent: acp.ClientContext;
-  updates: acp.SessionUpdate[];
-  permissions: acp.RequestPermissionRequest[];
-  /** How the next permission questions are answered. */
-  answer: Answer;
-  /** Called with every update as it arrives. */
-  onUpdate?: (u: acp.SessionUpdate) => void;
-  stderr: () => string;
-  /** Every byte `keen acp` wrote to stdout (the protocol stream). */
-  stdout: () => string;
-  close(): Promise<void>;
-}
+import { type Editor, prompt, startEditor, texts } from './editor-client.js';
 
 let fake: ScriptedServer;
 const spaces: Workspace[] = [];
@@ -52,58 +35,11 @@ function workspace(files: Record<string, string> = {}): Workspace {
   return ws;
 }
 
-async function editor(ws: Workspace, clientCapabilities: acp.ClientCapabilities = {}, args: string[] = []): Promise<Editor> {
-  const child: ChildProcess = spawn(process.execPath, [KEEN_BIN, 'acp', ...args], {
-    cwd: ws.cwd,
-    env: cleanEnv({ ANTHROPIC_API_KEY: FAKE_KEY, ANTHROPIC_BASE_URL: fake.url, KEEN_HOME: ws.home, HOME: ws.home }),
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  let stdout = '';
-  child.stderr!.on('data', (d) => (stderr += d));
-  child.stdout!.on('data', (d) => (stdout += d));
-  const e: Editor = {
-    agent: undefined as unknown as acp.ClientContext,
-    updates: [],
-    permissions: [],
-    answer: 'once',
-    stderr: () => stderr,
-    stdout: () => stdout,
-    close: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.stdin!.end();
-        await exited;
-      }
-    },
-  };
-  const app = acp
-    .client({ name: 'test-editor' })
-    .onNotification(acp.methods.client.session.update, ({ params }) => {
-      e.updates.push(params.update);
-      e.onUpdate?.(params.update);
-    })
-    .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
-      e.permissions.push(params);
-      return { outcome: { outcome: 'selected', optionId: e.answer } };
-    });
-  const connection = app.connect(acp.ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>));
-  e.agent = connection.agent;
-  await e.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities });
+async function editor(ws: Workspace, capabilities: acp.ClientCapabilities = {}, args: string[] = []): Promise<Editor> {
+  const e = await startEditor(ws, { capabilities, args, fakeUrl: fake.url });
   editors.push(e);
   return e;
 }
-
-const texts = (updates: acp.SessionUpdate[], kind: string) =>
-  updates
-    .filter((u) => u.sessionUpdate === kind)
-    .map((u) => {
-      const content = 'content' in u ? u.content : undefined;
-      return content && !Array.isArray(content) && content.type === 'text' ? content.text : '';
-    })
-    .join('');
-
-const prompt = (e: Editor, sessionId: string, text: string) => e.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text }] });
 
 describe('keen acp', () => {
   it('answers initialize, opens a session with modes and commands, and streams a reply', async () => {

@@ -28,6 +28,18 @@ describe('interpretRun', () => {
     expect(interpretRun(stop, answer('deny'))).toEqual({ warnings: [] });
   });
 
+  it('updatedInput with allow / ask (never with deny), and continue: false from any event', () => {
+    const out = (o: unknown) => run({ stdout: JSON.stringify(o) });
+    const specific = (d: string) => ({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: d, updatedInput: { command: 'npm test' } } });
+    expect(interpretRun(pre, out(specific('allow')))).toEqual({ permission: 'allow', updatedInput: { command: 'npm test' }, warnings: [] });
+    expect(interpretRun(pre, out(specific('ask'))).updatedInput).toEqual({ command: 'npm test' });
+    expect(interpretRun(pre, out(specific('deny'))).updatedInput).toBeUndefined();
+    expect(combineVerdicts([interpretRun(pre, out(specific('allow'))), { permission: 'deny', block: 'no', warnings: [] }]).updatedInput).toBeUndefined();
+    expect(interpretRun(stop, out({ continue: false, stopReason: 'enough\nmore' })).stop).toBe('enough');
+    expect(interpretRun(pre, out({ continue: false })).stop).toBe('the PreToolUse hook gave no reason');
+    expect(interpretRun(pre, out({ continue: true })).stop).toBeUndefined();
+  });
+
   it('context: plain stdout of UserPromptSubmit / SessionStart, additionalContext of those and PostToolUse', () => {
     const prompt = { event: 'UserPromptSubmit' as const, command: 'ctx.sh', timeoutSeconds: 60 };
     const post = { event: 'PostToolUse' as const, command: 'ctx.sh', timeoutSeconds: 60 };

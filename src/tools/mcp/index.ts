@@ -7,7 +7,7 @@ import { readConfigFile, type ConfigFiles } from '../../config/load.js';
 import { userConfigPath } from '../../config/paths.js';
 import { credentialNamesOf } from '../../config/project-limits.js';
 import { isCredentialName } from '../../security/credential-names.js';
-import type { McpSettings } from './config-schema.js';
+import type { McpServerEntry, McpSettings } from './config-schema.js';
 import { loadServerSources } from './load-sources.js';
 import type { McpManager } from './manager.js';
 import { resolveServers } from './servers.js';
@@ -18,6 +18,8 @@ export interface OpenMcpOptions {
   env: NodeJS.ProcessEnv;
   /** `--mcp-config` files, relative to `cwd`. */
   flagFiles?: readonly string[];
+  /** Servers an editor passed (ACP `session/new`): user authority, applied last, no credential expanded. */
+  editorServers?: Record<string, McpServerEntry>;
   /** The config files as the session already read them (see loadServerSources); read again when absent. */
   configFiles?: ConfigFiles;
   /**
@@ -36,6 +38,7 @@ export interface OpenMcpOptions {
  */
 export async function openMcp(opts: OpenMcpOptions): Promise<McpManager | undefined> {
   const sources = loadServerSources(opts.home, opts.cwd, opts.flagFiles, opts.configFiles);
+  if (opts.editorServers) sources.push({ origin: 'editor', file: 'the editor (session/new)', servers: opts.editorServers });
   const credentialNames = credentialNamesOf(opts.configFiles?.user ?? readConfigFile(userConfigPath(opts.home)));
   const resolved = resolveServers(sources, { projectTrusted: opts.projectTrusted, env: opts.env, cwd: opts.cwd, credentialNames });
   if (resolved.skipped.length) {

@@ -3,8 +3,11 @@ import { isCredentialName } from '../../security/credential-names.js';
 import type { McpServerEntry } from './config-schema.js';
 import { expandVars } from './expand.js';
 
-/** Where a server entry was read from; decides whether it needs workspace trust. */
-export type ServerOrigin = 'user' | 'project' | 'flag';
+/**
+ * Where a server entry was read from; decides whether it needs workspace trust. `editor`: an ACP
+ * client's `mcpServers` (the user's editor: no trust needed, but no credential variable expanded).
+ */
+export type ServerOrigin = 'user' | 'project' | 'flag' | 'editor';
 
 /** One file's `mcpServers`, with where it came from. */
 export interface ServerSource {
@@ -77,7 +80,7 @@ export function resolveServers(sources: readonly ServerSource[], options: Resolv
       continue;
     }
     const refused = new Set<string>();
-    const refuse = origin === 'project' ? (v: string) => isCredentialName(v, options.credentialNames) : () => false;
+    const refuse = origin === 'project' || origin === 'editor' ? (v: string) => isCredentialName(v, options.credentialNames) : () => false;
     const spec = toSpec(name, entry, file, options, refuse, refused);
     if (refused.size > 0) out.refused.push({ name, file, variables: [...refused] });
     if ('error' in spec) out.broken.push(spec.error);
