@@ -56,6 +56,7 @@ export function resolveModel(config: KeenConfig, flags: RuntimeFlags, env: NodeJ
     provider,
     contextWindow: entry?.contextWindow ?? catalog?.contextWindow ?? FALLBACK_CAPACITY.contextWindow,
     maxOutputTokens: entry?.maxOutputTokens ?? catalog?.maxOutputTokens ?? FALLBACK_CAPACITY.maxOutputTokens,
+    images: entry?.images ?? (catalog ? catalog.images !== false : false),
   };
   const providerEntry = config.providers?.[provider];
   const keyEnv = entry?.apiKeyEnv ?? providerEntry?.apiKeyEnv;
