@@ -13,6 +13,7 @@ import { scrubText } from '../security/scrubber.js';
 import { VERSION } from '../version.js';
 import { AcpGate } from './acp-gate.js';
 import { AcpSession, TurnFailed } from './acp-session.js';
+import { modelTakesImages } from './prompt-text.js';
 
 export interface AcpOptions {
   flags: SessionFlags;
@@ -88,7 +89,7 @@ export function keenAgent(opts: AcpOptions): { app: acp.AgentApp; closeAll: () =
       return {
         protocolVersion: acp.PROTOCOL_VERSION,
         agentInfo: { name: 'keen', version: VERSION },
-        agentCapabilities: { loadSession: true, promptCapabilities: { image: false, audio: false, embeddedContext: true } },
+        agentCapabilities: { loadSession: true, promptCapabilities: { image: modelTakesImages(opts.flags, opts.cwd, opts.env), audio: false, embeddedContext: true } },
         authMethods: [],
       };
     })

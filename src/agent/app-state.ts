@@ -1,7 +1,7 @@
 import { compact, type CompactionOutcome } from '../compaction/compactor.js';
 import { NO_EXTRAS, type CompactionSettings } from '../compaction/settings.js';
 import { NO_TOOLS, summaryRoute, type Summariser } from '../compaction/summary-route.js';
-import { cloneMessages, stripSystem, systemMessage, userMessage, type Message } from '../core/message.js';
+import { cloneMessages, stripSystem, systemMessage, userMessage, type Message, type ToolResultImage } from '../core/message.js';
 import type { ChatRequest, ToolDefinition } from '../core/provider.js';
 import type { StreamEvent } from '../core/events.js';
 import type { StreamOptions } from '../core/stream-options.js';
@@ -134,8 +134,8 @@ export class AppState {
   }
 
   /** A normal turn: appends the user's message to history and streams the agent's answer. */
-  streamChat(input: string, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
-    this.appendMessage(userMessage(input));
+  streamChat(input: string, signal?: AbortSignal, images?: readonly ToolResultImage[]): AsyncGenerator<StreamEvent> {
+    this.appendMessage(userMessage(input, images));
     this.turn = undefined;
     if (!this.opts.prepareRequest) {
       this.beginTurn();

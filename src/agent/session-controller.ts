@@ -1,6 +1,6 @@
 import { errorText } from '../errors.js';
 import type { StreamEvent } from '../core/events.js';
-import { stripSystem, userMessage, type ToolMessage } from '../core/message.js';
+import { stripSystem, userMessage, type ToolMessage, type ToolResultImage } from '../core/message.js';
 import { addUsage, emptyUsage, type Usage } from '../core/usage.js';
 import { llmError } from '../core/errors.js';
 import type { AppState } from './app-state.js';
@@ -85,7 +85,7 @@ export class SessionController {
    * or a cancel. A failed write ends the turn with one `error` event and leaves history and
    * transcript in step: nothing that is not on disk stays in AppState.
    */
-  async *chat(input: string, signal?: AbortSignal): AsyncGenerator<ControllerEvent> {
+  async *chat(input: string, signal?: AbortSignal, images?: readonly ToolResultImage[]): AsyncGenerator<ControllerEvent> {
     const hooks = this.hooks;
     const context = [...this.carried];
     if (hooks?.has('UserPromptSubmit')) {
@@ -98,7 +98,7 @@ export class SessionController {
       if (verdict.context) context.push(verdict.context);
     }
     this.carried = [];
-    let ended = yield* this.turn(withHookContext(input, context), signal);
+    let ended = yield* this.turn(withHookContext(input, context), signal, images);
     // A Stop hook that blocks sends the model back to work with its reason as the next prompt.
     for (let round = 0; ended && hooks?.has('Stop') && round < MAX_STOP_CONTINUATIONS && !signal?.aborted; round++) {
       const verdict = await hooks.run('Stop', '', { stop_hook_active: round > 0 }, signal);
@@ -113,23 +113,23 @@ export class SessionController {
   }
 
   /** One turn of `chat`; true when it ran to its end without an error. */
-  private async *turn(input: string, signal?: AbortSignal): AsyncGenerator<ControllerEvent, boolean> {
+  private async *turn(input: string, signal?: AbortSignal, images?: readonly ToolResultImage[]): AsyncGenerator<ControllerEvent, boolean> {
     let failed = false;
-    for await (const ev of this.oneTurn(input, signal)) {
+    for await (const ev of this.oneTurn(input, signal, images)) {
       if (ev.type === 'error') failed = true;
       yield ev;
     }
     return !failed && !signal?.aborted;
   }
 
-  private async *oneTurn(input: string, signal?: AbortSignal): AsyncGenerator<ControllerEvent> {
+  private async *oneTurn(input: string, signal?: AbortSignal, images?: readonly ToolResultImage[]): AsyncGenerator<ControllerEvent> {
     const dangling = interruptedToolResults(this.appState.messages);
     if (dangling) {
       // A tool call left without a result (a failed write earlier in this process): close it.
       await this.sink.append({ kind: 'assistant_turn', text: '', tools: dangling.tools, usage: emptyUsage(), messages: dangling.messages });
       for (const m of dangling.messages) this.appState.appendMessage(m);
     }
-    let pending: TurnRecord | undefined = { kind: 'user_message', message: userMessage(input) };
+    let pending: TurnRecord | undefined = { kind: 'user_message', message: userMessage(input, images) };
     this.unsaved = false;
     const memory = new TurnMemory();
     /** Visible text since the turn started or the last checkpoint (what a checkpoint shows). */
@@ -148,7 +148,7 @@ export class SessionController {
         return { type: 'error', error: llmError('other', `could not save the turn: ${errorText(err)}; the turn stopped`) };
       }
     };
-    const stream = this.appState.streamChat(input, signal);
+    const stream = this.appState.streamChat(input, signal, images);
     try {
       for await (const ev of stream) {
         if (pending) {
