@@ -1,6 +1,7 @@
 import type http from 'node:http';
 import type { FakeReply, FakeStep, RecordedRequest } from './script.js';
 import { refusalsAsText, sleep, stopReasonOf } from './script.js';
+import { geminiImageError } from './image-checks.js';
 import type { ScriptedServer } from './scripted-server.js';
 import { startScriptedServer, writeSse } from './scripted-server.js';
 
@@ -16,7 +17,10 @@ export async function startGeminiFake(): Promise<ScriptedServer> {
   const signatures = new Map<string, string>();
   return startScriptedServer({
     accepts: (method, path) => method === 'POST' && STREAM_PATH.test(path),
-    validate: (req) => checkSignatures(req.body, signatures),
+    validate: (req) => {
+      const image = geminiImageError(req.body);
+      return image ? { status: 400, message: image } : checkSignatures(req.body, signatures);
+    },
     encodeError: writeGoogleError,
     encode: async (reply, res, req) => {
       if (!req.headers['x-goog-api-key']) {
