@@ -8,8 +8,8 @@ export interface ModelInfo {
   /**
    * Whether the model takes images in user messages (and tool results). Every model of the
    * catalog below does (Claude, GPT-5/4.1/4o/o4, Nova Pro, Gemini), so an entry says `false` only
-   * for one that does not; a model the catalog does not know takes none until its `models.<name>`
-   * entry says `"images": true`. Resolved, it is always set.
+   * for one that does not; a model the catalog does not know (by its name, or the `id` of its
+   * `models.<name>` entry) takes none until that entry says `"images": true`. Resolved, always set.
    */
   images?: boolean;
 }
