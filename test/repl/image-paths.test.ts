@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expandMentions, pastedImagePaths } from '../../src/repl/input/mentions.js';
+import { replayItems } from '../../src/repl/replay.js';
 import { makeWorkspace, type Workspace } from '../e2e/harness.js';
 import { png } from '../kit/png-bytes.js';
 
@@ -43,5 +44,15 @@ describe('images in expandMentions', () => {
     ws = makeWorkspace();
     const out = expandMentions('see /nowhere/x.png', ws.cwd);
     expect(out).toMatchObject({ images: [], problems: [] });
+  });
+});
+
+describe('a resumed session shows the images it sent', () => {
+  it('each image of a stored user message is listed under it, by type and size', () => {
+    const data = Buffer.alloc(3072).toString('base64');
+    const items = replayItems([
+      { seq: 2, ts: '2026-12-01T00:00:00.000Z', kind: 'user_message', message: { role: 'user', content: 'what is this', images: [{ media_type: 'image/png', data }] } },
+    ]);
+    expect(items).toEqual([{ kind: 'user', text: 'what is this', attachments: ['image (PNG, 3.0 KB)'] }]);
   });
 });
