@@ -54,11 +54,12 @@ export function promptText(blocks: readonly acp.ContentBlock[], images?: { takes
         }
         // Base64 is 4 characters per 3 bytes: an oversized image is refused before it is decoded.
         if ((b.data.length * 3) / 4 > IMAGE_MAX_BYTES + 2) {
-          unsupported.push(`${name}: over the ${IMAGE_MAX_BYTES / 1024 / 1024} MB the model APIs accept`);
+          unsupported.push(`${name}, which is over the ${IMAGE_MAX_BYTES / 1024 / 1024} MB the model APIs accept`);
           break;
         }
         const checked = checkImageBytes(name, Buffer.from(b.data, 'base64'), b.mimeType);
-        if ('problem' in checked) unsupported.push(checked.problem);
+        // Read after "cannot send": `image 1, which is declared image/jpeg but …`.
+        if ('problem' in checked) unsupported.push(`${name}, which${checked.problem.slice(name.length)}`);
         else attached.push(checked.image);
         break;
       }

@@ -85,7 +85,7 @@ describe('keen acp: images', () => {
     // Bytes that are not their declared type: one line, no request.
     const before = fake.requests.length;
     await expect(agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: imagePrompt(PNG, 'image/jpeg') })).rejects.toThrow(
-      /cannot send image 1 is declared image\/jpeg but its bytes are image\/png/,
+      /cannot send image 1, which is declared image\/jpeg but its bytes are image\/png/,
     );
     expect(fake.requests).toHaveLength(before);
   });
