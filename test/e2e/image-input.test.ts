@@ -137,6 +137,21 @@ describe('keen -p --image', () => {
     expect(fake.requests).toHaveLength(0);
   });
 
+  it('a session continued on a model that takes no images sends a line naming the image, not the image', async () => {
+    const { fake, ws, env } = await setup(anthropic);
+    fs.writeFileSync(path.join(ws.home, 'config.json'), JSON.stringify({ models: { 'text-only': { provider: 'anthropic', id: 'claude-text', images: false } } }));
+    fake.enqueue({ steps: [{ text: 'A black rectangle.' }] }, { steps: [{ text: 'From your words only.' }] });
+    expect((await runKeen(['-p', '--image', 'shot.png', 'what is this'], { cwd: ws.cwd, home: ws.home, env })).code).toBe(0);
+    const res = await runKeen(['-p', '-c', '--model', 'text-only', 'and now?'], { cwd: ws.cwd, home: ws.home, env });
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain('From your words only.');
+    const wire = JSON.stringify(fake.requests[1].body);
+    expect(wire).not.toContain(B64);
+    expect(fake.requests[1].body.messages[0].content).toEqual([
+      { type: 'text', text: `what is this\n[image: image/png, ${(Math.floor((B64.length * 3) / 4) / 1024).toFixed(1)} KB — not sent: this model takes no images]` },
+    ]);
+  });
+
   it('a file that is not an image, a missing one, one over the limit and one in a credential store: one line each', async () => {
     const { fake, ws, env } = await setup(anthropic, { 'notes.png': 'just text, named like an image\n' });
     // A PNG head, then a sparse 5 MB: refused on its stat, before a byte is read.
