@@ -178,5 +178,10 @@ describe('keen -p --image', () => {
       expect(lines[0]).toMatch(line);
     }
     expect(fake.requests).toHaveLength(0);
+
+    // The REPL takes @PATH instead; --image without -p says so.
+    const repl = await runKeen(['--image', 'shot.png', '--', 'what is this'], { cwd: ws.cwd, home: ws.home, env });
+    expect(repl.code).toBe(2);
+    expect(errorLines(repl.stderr)).toEqual(['keen: --image attaches to a headless message (with -p); in the REPL, type @PATH or paste the path']);
   });
 });
