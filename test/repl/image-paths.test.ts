@@ -16,12 +16,12 @@ afterEach(() => ws?.cleanup());
 
 describe('pasted image paths', () => {
   it('reads plain, quoted, backslash-escaped, ~ and file:// paths; ignores relative paths and other files', () => {
-    expect(pastedImagePaths('/tmp/a.png')).toEqual(['/tmp/a.png']);
+    expect(pastedImagePaths('/home/me/a.png')).toEqual(['/home/me/a.png']);
     expect(pastedImagePaths("look '/Users/me/Screen Shot 1.png' now")).toEqual(['/Users/me/Screen Shot 1.png']);
-    expect(pastedImagePaths('"/tmp/x y.JPG"')).toEqual(['/tmp/x y.JPG']);
-    expect(pastedImagePaths('/Users/me/Screen\\ Shot\\ 2.webp /tmp/b.gif')).toEqual(['/Users/me/Screen Shot 2.webp', '/tmp/b.gif']);
-    expect(pastedImagePaths('~/Desktop/c.jpeg and file:///tmp/d.png')).toEqual(['~/Desktop/c.jpeg', 'file:///tmp/d.png']);
-    expect(pastedImagePaths('shot.png /tmp/notes.txt @/tmp/e.png')).toEqual([]);
+    expect(pastedImagePaths('"/home/me/x y.JPG"')).toEqual(['/home/me/x y.JPG']);
+    expect(pastedImagePaths('/Users/me/Screen\\ Shot\\ 2.webp /home/me/b.gif')).toEqual(['/Users/me/Screen Shot 2.webp', '/home/me/b.gif']);
+    expect(pastedImagePaths('~/Desktop/c.jpeg and file:///home/me/d.png')).toEqual(['~/Desktop/c.jpeg', 'file:///home/me/d.png']);
+    expect(pastedImagePaths('shot.png /home/me/notes.txt @/home/me/e.png')).toEqual([]);
   });
 });
 
