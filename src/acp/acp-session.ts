@@ -134,7 +134,7 @@ export class AcpSession {
   /** Run one prompt; resolves with its stop reason, rejects with TurnFailed for a failure. */
   async prompt(blocks: readonly acp.ContentBlock[]): Promise<acp.StopReason> {
     if (this.turn) throw new TurnFailed('a prompt is already running in this session');
-    const { text, unsupported } = promptText(blocks);
+    const { text, unsupported, images } = promptText(blocks, { takes: this.live.resolved.info.images === true, model: this.live.resolved.name });
     if (unsupported.length) throw new TurnFailed(`cannot send ${unsupported.join(', ')}`);
     const turn = new AbortController();
     this.turn = turn;
@@ -143,7 +143,7 @@ export class AcpSession {
       const expanded = compact ? undefined : this.live.expandSlash(text);
       const events = compact
         ? this.live.controller.compact(compact[1]?.trim() || undefined, turn.signal)
-        : this.live.controller.chat(expanded && expanded.kind !== 'none' ? expanded.text : text, turn.signal);
+        : this.live.controller.chat(expanded && expanded.kind !== 'none' ? expanded.text : text, turn.signal, images);
       let stop: acp.StopReason = 'end_turn';
       for await (const ev of events) {
         if (ev.type === 'done') stop = STOP[ev.stopReason] ?? 'end_turn';

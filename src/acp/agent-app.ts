@@ -19,6 +19,7 @@ import { type ModelChoice, modelChoices } from './config-options.js';
 import { editorAccess, editorMcpServers } from './editor-access.js';
 import { authMethods, type KeenAuthMethod } from './auth-methods.js';
 import { AcpSession, TurnFailed } from './acp-session.js';
+import { modelTakesImages } from './prompt-text.js';
 
 export interface AcpOptions {
   flags: SessionFlags;
@@ -158,7 +159,7 @@ export function keenAgent(opts: AcpOptions): { app: acp.AgentApp; closeAll: () =
       const response: acp.InitializeResponse = {
         protocolVersion: acp.PROTOCOL_VERSION,
         agentInfo: { name: 'keen', version: VERSION },
-        agentCapabilities: { loadSession: true, promptCapabilities: { image: false, audio: false, embeddedContext: true } },
+        agentCapabilities: { loadSession: true, promptCapabilities: { image: modelTakesImages(opts.flags, opts.cwd, opts.env), audio: false, embeddedContext: true } },
         authMethods: methods().map((m) => m.method),
       };
       // The client's MCP servers may be stdio, http or sse (editorMcpServers).

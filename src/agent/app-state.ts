@@ -1,7 +1,7 @@
 import { compact, type CompactionOutcome } from '../compaction/compactor.js';
 import { NO_EXTRAS, type CompactionSettings } from '../compaction/settings.js';
 import { NO_TOOLS, summaryRoute, type Summariser } from '../compaction/summary-route.js';
-import { cloneMessages, stripSystem, systemMessage, userMessage, type Message } from '../core/message.js';
+import { cloneMessages, stripSystem, systemMessage, userMessage, type Message, type ToolResultImage } from '../core/message.js';
 import type { ChatRequest, ToolDefinition } from '../core/provider.js';
 import type { StreamEvent } from '../core/events.js';
 import type { StreamOptions } from '../core/stream-options.js';
@@ -25,6 +25,12 @@ export interface AppStateOptions {
   registry: ToolRegistry;
   model: string;
   maxOutputTokens: number;
+  /**
+   * false: the model takes no images (a session resumed or switched onto it may hold some): each
+   * stored image is left out of the request, a user image named by a line in its message's text
+   * (a tool result's text names its images already). The history keeps them.
+   */
+  images?: boolean;
   thinkingBudget?: number;
   sessionId: string;
   /**
@@ -125,7 +131,7 @@ export class AppState {
   buildRequest(extra: Message[] = []): ChatRequest {
     return {
       model: this.opts.model,
-      messages: [systemMessage(this.systemPrompt()), ...cloneMessages(this.history), ...extra],
+      messages: [systemMessage(this.systemPrompt()), ...withoutImages(cloneMessages(this.history), this.opts.images === false), ...extra],
       tools: this.tools,
       maxOutputTokens: this.opts.maxOutputTokens,
       thinkingBudget: this.opts.thinkingBudget,
@@ -134,8 +140,8 @@ export class AppState {
   }
 
   /** A normal turn: appends the user's message to history and streams the agent's answer. */
-  streamChat(input: string, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
-    this.appendMessage(userMessage(input));
+  streamChat(input: string, signal?: AbortSignal, images?: readonly ToolResultImage[]): AsyncGenerator<StreamEvent> {
+    this.appendMessage(userMessage(input, images));
     this.turn = undefined;
     if (!this.opts.prepareRequest) {
       this.beginTurn();
@@ -206,4 +212,16 @@ export class AppState {
     this.history = stripSystem(cloneMessages(messages));
     if (this.prompt) this.prompt = { snapshot: this.prompt.snapshot, known: this.prompt.snapshot };
   }
+}
+
+/** `messages` (a fresh copy) without their images when `strip`, each user image named by a line. */
+function withoutImages(messages: Message[], strip: boolean): Message[] {
+  if (!strip) return messages;
+  return messages.map((m) => {
+    if ((m.role !== 'user' && m.role !== 'tool') || !m.images?.length) return m;
+    const { images, ...rest } = m;
+    if (m.role === 'tool') return rest as Message;
+    const lines = images.map((i) => `[image: ${i.media_type}, ${(Math.floor((i.data.length * 3) / 4) / 1024).toFixed(1)} KB — not sent: this model takes no images]`);
+    return { ...rest, content: [m.content, ...lines].filter((s) => s !== '').join('\n') } as Message;
+  });
 }

@@ -50,6 +50,8 @@ export interface RunFlags extends SessionFlags {
   resume?: string | true;
   print?: boolean;
   cwd?: string;
+  /** `--image PATH` (repeatable): images attached to a headless run's message. */
+  image?: string[];
 }
 
 /** Options of `keen mcp`. */
@@ -74,7 +76,7 @@ export interface ReplFlags extends RunFlags {
  * hand-written copy list, which is how flags used to get lost between the CLI and the REPL.
  */
 export function sessionFlagsOf(flags: RunFlags & { initialPrompt?: string }): SessionFlags {
-  const { outputFormat: _o, format: _f, inputFormat: _i, resume: _r, print: _p, cwd: _c, initialPrompt: _m, ...session } = flags;
+  const { outputFormat: _o, format: _f, inputFormat: _i, resume: _r, print: _p, cwd: _c, initialPrompt: _m, image: _img, ...session } = flags;
   return session;
 }
 

@@ -1,6 +1,6 @@
 import { errorText } from '../errors.js';
 import type { StreamEvent } from '../core/events.js';
-import { stripSystem, userMessage, type ToolMessage } from '../core/message.js';
+import { stripSystem, userMessage, type ToolMessage, type ToolResultImage } from '../core/message.js';
 import { addUsage, emptyUsage, type Usage } from '../core/usage.js';
 import { llmError } from '../core/errors.js';
 import type { AppState } from './app-state.js';
@@ -87,11 +87,11 @@ export class SessionController {
    * transcript in step: nothing that is not on disk stays in AppState. Streamed text comes out
    * scrubbed across deltas (shown-stream.ts); the records keep what the store's redaction keeps.
    */
-  chat(input: string, signal?: AbortSignal): AsyncGenerator<ControllerEvent> {
-    return shownStream(this.chatEvents(input, signal), (text) => this.scrub(text));
+  chat(input: string, signal?: AbortSignal, images?: readonly ToolResultImage[]): AsyncGenerator<ControllerEvent> {
+    return shownStream(this.chatEvents(input, signal, images), (text) => this.scrub(text));
   }
 
-  private async *chatEvents(input: string, outer?: AbortSignal): AsyncGenerator<ControllerEvent> {
+  private async *chatEvents(input: string, outer?: AbortSignal, images?: readonly ToolResultImage[]): AsyncGenerator<ControllerEvent> {
     const hooks = this.hooks;
     const context = [...this.carried];
     // A hook's `continue: false` stops the turn as a cancel does, but the turn ends as done: the
@@ -100,13 +100,13 @@ export class SessionController {
     const signal = outer ? AbortSignal.any([outer, stopped.signal]) : stopped.signal;
     const unlisten = hooks?.onStop(() => stopped.abort());
     try {
-      yield* this.chatTurns(input, context, signal, stopped.signal);
+      yield* this.chatTurns(input, context, signal, stopped.signal, images);
     } finally {
       unlisten?.();
     }
   }
 
-  private async *chatTurns(input: string, context: string[], signal: AbortSignal, stopped: AbortSignal): AsyncGenerator<ControllerEvent> {
+  private async *chatTurns(input: string, context: string[], signal: AbortSignal, stopped: AbortSignal, images?: readonly ToolResultImage[]): AsyncGenerator<ControllerEvent> {
     const hooks = this.hooks;
     if (hooks?.has('UserPromptSubmit')) {
       // A blocked prompt is not sent and not recorded; the reason is the turn's one error line.
@@ -122,7 +122,7 @@ export class SessionController {
       if (verdict.context) context.push(verdict.context);
     }
     this.carried = [];
-    let ended = yield* this.turn(withHookContext(input, context), signal, stopped);
+    let ended = yield* this.turn(withHookContext(input, context), signal, stopped, images);
     // A Stop hook that blocks sends the model back to work with its reason as the next prompt.
     for (let round = 0; ended && hooks?.has('Stop') && round < MAX_STOP_CONTINUATIONS && !signal.aborted; round++) {
       const verdict = await hooks.run('Stop', '', { stop_hook_active: round > 0 }, signal);
@@ -137,9 +137,9 @@ export class SessionController {
   }
 
   /** One turn of `chat`; true when it ran to its end without an error. A hook's stop ends it as done. */
-  private async *turn(input: string, signal: AbortSignal, stopped: AbortSignal): AsyncGenerator<ControllerEvent, boolean> {
+  private async *turn(input: string, signal: AbortSignal, stopped: AbortSignal, images?: readonly ToolResultImage[]): AsyncGenerator<ControllerEvent, boolean> {
     let failed = false;
-    for await (const ev of this.oneTurn(input, signal)) {
+    for await (const ev of this.oneTurn(input, signal, images)) {
       if (ev.type === 'error' && ev.error.kind === 'cancelled' && stopped.aborted && signal.reason === stopped.reason) {
         yield { type: 'done', stopReason: 'end_turn' };
         return false;
@@ -150,14 +150,14 @@ export class SessionController {
     return !failed && !signal.aborted;
   }
 
-  private async *oneTurn(input: string, signal?: AbortSignal): AsyncGenerator<ControllerEvent> {
+  private async *oneTurn(input: string, signal?: AbortSignal, images?: readonly ToolResultImage[]): AsyncGenerator<ControllerEvent> {
     const dangling = interruptedToolResults(this.appState.messages);
     if (dangling) {
       // A tool call left without a result (a failed write earlier in this process): close it.
       await this.sink.append({ kind: 'assistant_turn', text: '', tools: dangling.tools, usage: emptyUsage(), messages: dangling.messages });
       for (const m of dangling.messages) this.appState.appendMessage(m);
     }
-    let pending: TurnRecord | undefined = { kind: 'user_message', message: userMessage(input) };
+    let pending: TurnRecord | undefined = { kind: 'user_message', message: userMessage(input, images) };
     this.unsaved = false;
     const memory = new TurnMemory();
     /** Visible text since the turn started or the last checkpoint (what a checkpoint shows). */
@@ -176,7 +176,7 @@ export class SessionController {
         return { type: 'error', error: llmError('other', `could not save the turn: ${errorText(err)}; the turn stopped`) };
       }
     };
-    const stream = this.appState.streamChat(input, signal);
+    const stream = this.appState.streamChat(input, signal, images);
     try {
       for await (const ev of stream) {
         if (pending) {

@@ -51,6 +51,7 @@ export function startController(at: { cwd: string; flags: SessionFlags }, parts:
     compaction: parts.compaction,
     model: resolved.wireId,
     maxOutputTokens: resolved.info.maxOutputTokens,
+    images: resolved.info.images,
     thinkingBudget: parts.config.thinkingBudget,
     sessionId: parts.sessionId,
     buildSystemPrompt: () =>

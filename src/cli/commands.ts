@@ -55,7 +55,8 @@ function addFormatOptions(cmd: Command): Command {
   return cmd
     .addOption(new Option('--output-format <format>', 'headless output: text, json (one result object) or stream-json (one event per line)').choices(FORMATS))
     .addOption(new Option('--format <format>', 'alias of --output-format').choices(FORMATS).hideHelp())
-    .addOption(new Option('--input-format <format>', 'headless input: text, or stream-json (user messages as JSON lines on stdin)').choices(['text', 'stream-json']));
+    .addOption(new Option('--input-format <format>', 'headless input: text, or stream-json (user messages as JSON lines on stdin)').choices(['text', 'stream-json']))
+    .option('--image <path>', 'headless: attach an image (PNG, JPEG, GIF or WebP) to the message (repeatable)', collect, []);
 }
 
 /**
@@ -155,6 +156,7 @@ export async function runCli(argv: string[]): Promise<number> {
       code = await runHeadless(prompt, opts);
       return;
     }
+    if (raw.image?.length) throw new KeenError('--image attaches to a headless message (with -p); in the REPL, type @PATH or paste the path', 2);
     const opts = await prepare(raw);
     let initialPrompt = prompt.join(' ') || undefined;
     if (raw.resume === true) {

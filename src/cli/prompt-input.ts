@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { ToolResultImage } from '../core/message.js';
 import { KeenError } from '../errors.js';
+import { loadImageFile } from '../tools/image-file.js';
 
 /**
  * The message of a headless run: the words of the command line (all of them: `keen -p fix the
@@ -41,4 +43,21 @@ export function enterDirectory(dir: string): void {
   }
   if (!fs.statSync(real).isDirectory()) throw new KeenError(`--cwd ${dir}: not a directory`, 2);
   process.chdir(real);
+}
+
+/**
+ * `--image PATH` values (repeatable), read and checked (src/tools/image-file.ts) before a session
+ * opens: a missing, oversized or non-image file is a KeenError naming flag and file.
+ */
+export function imageFlags(paths: readonly string[] | undefined, cwd: string, env: NodeJS.ProcessEnv = process.env): ToolResultImage[] {
+  return (paths ?? []).map((p) => {
+    const loaded = loadImageFile(p, cwd, env, `--image ${p}`);
+    if ('problem' in loaded) throw new KeenError(loaded.problem, 2);
+    return loaded.image;
+  });
+}
+
+/** The one line for a run whose model takes no images (the REPL says the same, as a notice). */
+export function noImagesError(model: string): KeenError {
+  return new KeenError(`--image: model ${model} takes no images (a config "models" entry with "images": true says it does)`, 2);
 }

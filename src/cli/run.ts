@@ -9,7 +9,8 @@ import { initEvent, toStreamEvent } from './headless/stream-events.js';
 import { readInputLines } from './headless/stream-input.js';
 import { runHeadlessTurn, type TurnObserver, type TurnOutcome } from './headless/turn.js';
 import { openCliSession } from './open-cli-session.js';
-import { joinPrompt } from './prompt-input.js';
+import { imageFlags, joinPrompt, noImagesError } from './prompt-input.js';
+import type { ToolResultImage } from '../core/message.js';
 import { readStdin } from './stdin.js';
 import { forStream, terminalStream } from '../security/terminal-text.js';
 import { scrubText } from '../security/scrubber.js';
@@ -53,16 +54,23 @@ export async function runHeadless(words: string[], flags: RunFlags): Promise<num
   const started = Date.now();
   let session: LiveSession;
   let input: string | undefined;
+  let images: ToolResultImage[] = [];
   try {
     if (flags.inputFormat === 'stream-json') {
       if (format !== 'stream-json') throw new KeenError('--input-format stream-json needs --output-format stream-json', 2);
       if (words.length) throw new KeenError('--input-format stream-json reads the messages from stdin; pass no message on the command line', 2);
+      if (flags.image?.length) throw new KeenError('--image attaches to the message of the command line; --input-format stream-json reads its messages from stdin', 2);
     } else {
+      images = imageFlags(flags.image, process.cwd());
       input = joinPrompt(words, await readStdin());
       if (!input) throw new KeenError('no message: pass one as an argument or on stdin (keen -p "fix the failing test")', 2);
     }
     // A one-shot run's message is known now: its turn may use the open's project-context read.
     session = await openCliSession(flags, { firstInputKnown: input !== undefined });
+    if (images.length > 0 && !session.resolved.info.images) {
+      await session.close();
+      throw noImagesError(session.resolved.name);
+    }
   } catch (err) {
     if (format !== 'text') writeJson(startupResult(errorText(err), Date.now() - started));
     throw err;
@@ -72,15 +80,15 @@ export async function runHeadless(words: string[], flags: RunFlags): Promise<num
   process.stderr.on('error', () => undefined);
   try {
     if (format === 'stream-json') writeJson(initEvent(session), session);
-    if (input !== undefined) return await oneTurn(session, await headlessPrompt(session, input), format);
+    if (input !== undefined) return await oneTurn(session, await headlessPrompt(session, input), format, images);
     return await streamTurns(session);
   } finally {
     await session.close();
   }
 }
 
-async function oneTurn(session: LiveSession, input: string, format: OutputFormat): Promise<number> {
-  const { outcome, result } = await turnWithOutput(session, input, format);
+async function oneTurn(session: LiveSession, input: string, format: OutputFormat, images: readonly ToolResultImage[]): Promise<number> {
+  const { outcome, result } = await turnWithOutput(session, input, format, images);
   if (format === 'json') writeJson(result, session);
   reportEnd(session, outcome);
   return exitCodeOf(outcome);
@@ -106,7 +114,12 @@ async function streamTurns(session: LiveSession): Promise<number> {
   return code;
 }
 
-async function turnWithOutput(session: LiveSession, input: string, format: OutputFormat): Promise<{ outcome: TurnOutcome; result: RunResult }> {
+async function turnWithOutput(
+  session: LiveSession,
+  input: string,
+  format: OutputFormat,
+  images: readonly ToolResultImage[] = [],
+): Promise<{ outcome: TurnOutcome; result: RunResult }> {
   const spentBefore: Usage = session.controller.spent;
   const text = textPrinter();
   const print = format === 'text' ? text.observe : format === 'stream-json' ? streamPrinter(session) : () => undefined;
@@ -115,7 +128,7 @@ async function turnWithOutput(session: LiveSession, input: string, format: Outpu
     if (ev.type === 'retry_wait') process.stderr.write(forStream(process.stderr, `keen: ${describeRetryWait(ev.wait)}\n`));
     print(ev);
   };
-  const outcome = await runHeadlessTurn(session, input, observe);
+  const outcome = await runHeadlessTurn(session, input, observe, images);
   if (format === 'text') text.finish();
   const result = turnResult(session, outcome, usageSince(spentBefore, session.controller.spent));
   if (format === 'stream-json') writeJson(result, session);

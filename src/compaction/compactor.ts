@@ -7,13 +7,13 @@
  */
 import type { LlmError } from '../core/errors.js';
 import type { StreamEvent } from '../core/events.js';
-import { stripSystem, systemPart, type Message, type SystemMessage, type UserMessage } from '../core/message.js';
+import { stripSystem, systemPart, type Message, type SystemMessage, type ToolResultImage, type UserMessage } from '../core/message.js';
 import { emptyUsage, type Usage } from '../core/usage.js';
 import type { PrunedOutput } from '../transcript/records.js';
 import { buildAutoCompactionPrompt, buildCompactionPrompt, type PromptOptions } from './prompts.js';
 import { artifactIndex, collectArtifactRefs, stripIndex, type ArtifactRefs } from './artifact-index.js';
 import { applyPrunePlan, planPrune } from './prune.js';
-import { latestUserRequest } from './replacement.js';
+import { latestUserImages, latestUserRequest } from './replacement.js';
 import { tailMaxBytes, type CompactionSettings } from './settings.js';
 import { summarise, type SummaryRoute } from './summarise.js';
 import { tailStart } from './tail.js';
@@ -46,6 +46,8 @@ export interface PreparedCompaction {
   refs: ArtifactRefs;
   /** The auto path's latest user request, kept verbatim unless the tail holds it. */
   latestRequest?: string;
+  /** The images of that request, kept with it on the summary message. */
+  latestImages?: ToolResultImage[];
   prompt: PromptOptions;
 }
 
@@ -88,6 +90,7 @@ export function prepareCompaction(input: PrepareInput): PreparedCompaction {
     level: head ? 2 : 1,
     refs,
     latestRequest: input.mode === 'auto' && !tailHasUser ? latestUserRequest(rest) : undefined,
+    latestImages: input.mode === 'auto' && !tailHasUser ? latestUserImages(rest) : undefined,
     prompt,
   };
 }
@@ -103,6 +106,7 @@ export function buildReplacement(prepared: PreparedCompaction, summary: string):
   let content = `<compacted_context>\n${body}\n</compacted_context>`;
   if (prepared.latestRequest !== undefined) content += `\n\n<last_user_message>\n${prepared.latestRequest}\n</last_user_message>`;
   const summaryMessage: UserMessage = { role: 'user', content, summary_level: prepared.level };
+  if (prepared.latestRequest !== undefined && prepared.latestImages) summaryMessage.images = prepared.latestImages;
   return [...prepared.system.map((m) => ({ ...m })), summaryMessage, ...prepared.tail.map((m) => structuredClone(m))];
 }
 

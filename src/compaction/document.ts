@@ -39,8 +39,11 @@ export function cutMiddle(text: string, max: number): string {
 
 function render(m: Message): string {
   switch (m.role) {
-    case 'user':
-      return `[user]\n${cutMiddle(m.content, DOC_USER_MESSAGE_CHARS)}`;
+    case 'user': {
+      // Like a tool result's images, the user's are named, never sent: the summariser reads text.
+      const images = (m.images ?? []).map((i) => `[image: ${i.media_type}, ${Math.round((i.data.length * 3) / 4 / 100) / 10} KB]`);
+      return ['[user]', cutMiddle(m.content, DOC_USER_MESSAGE_CHARS), ...images].join('\n');
+    }
     case 'assistant': {
       const calls = (m.tool_calls ?? []).map((c) => `[tool call ${c.name} ${cutMiddle(c.args, DOC_TOOL_RESULT_CHARS)}]`);
       return ['[assistant]', m.content, ...calls].filter((s) => s !== '').join('\n');

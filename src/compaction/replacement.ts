@@ -1,4 +1,4 @@
-import type { Message } from '../core/message.js';
+import type { Message, ToolResultImage } from '../core/message.js';
 
 const LAST_USER_RE = /<last_user_message>\n?([\s\S]*?)\n?<\/last_user_message>\s*$/;
 
@@ -16,4 +16,16 @@ export function latestUserRequest(history: readonly Message[]): string {
     return inner ? inner[1] : '';
   }
   return '';
+}
+
+/**
+ * The images of the user's latest request (a summary that carried them counts as that request):
+ * the screenshot a turn is about stays with `<last_user_message>` when its message is summarised.
+ */
+export function latestUserImages(history: readonly Message[]): ToolResultImage[] | undefined {
+  for (let i = history.length - 1; i >= 0; i--) {
+    const m = history[i];
+    if (m.role === 'user') return m.images?.length ? m.images.map((img) => ({ ...img })) : undefined;
+  }
+  return undefined;
 }

@@ -5,6 +5,13 @@ export interface ModelInfo {
   provider: ProviderId;
   contextWindow: number;
   maxOutputTokens: number;
+  /**
+   * Whether the model takes images in user messages (and tool results). Every model of the
+   * catalog below does (Claude, GPT-5/4.1/4o/o4, Nova Pro, Gemini), so an entry says `false` only
+   * for one that does not; a model the catalog does not know (by its name, or the `id` of its
+   * `models.<name>` entry) takes none until that entry says `"images": true`. Resolved, always set.
+   */
+  images?: boolean;
 }
 
 /**

@@ -24,6 +24,11 @@ export interface ResolvedModel {
   warning?: string;
 }
 
+/** Whether a catalog model takes images: every one does unless it says not; an unknown model takes none. */
+function imagesOf(catalog: ModelInfo | undefined): boolean {
+  return catalog ? catalog.images !== false : false;
+}
+
 /**
  * Resolves provider and model from flags, then config, then defaults: the provider is `--provider`,
  * else the provider of `--model` (config `models` or the catalog), else config `provider`, else the
@@ -56,6 +61,7 @@ export function resolveModel(config: KeenConfig, flags: RuntimeFlags, env: NodeJ
     provider,
     contextWindow: entry?.contextWindow ?? catalog?.contextWindow ?? FALLBACK_CAPACITY.contextWindow,
     maxOutputTokens: entry?.maxOutputTokens ?? catalog?.maxOutputTokens ?? FALLBACK_CAPACITY.maxOutputTokens,
+    images: entry?.images ?? imagesOf(catalog ?? (entry?.id ? MODEL_CATALOG[entry.id] : undefined)),
   };
   const providerEntry = config.providers?.[provider];
   const keyEnv = entry?.apiKeyEnv ?? providerEntry?.apiKeyEnv;

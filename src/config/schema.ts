@@ -12,6 +12,8 @@ export const modelEntrySchema = z.strictObject({
   id: z.string().min(1).optional(),
   contextWindow: z.number().int().positive().optional(),
   maxOutputTokens: z.number().int().positive().optional(),
+  /** The model takes images in user messages (`@shot.png`, `--image`); the catalog says for its models. */
+  images: z.boolean().optional(),
   baseURL: z.url().optional(),
   /** Name of the environment variable holding this model's API key. */
   apiKeyEnv: z.string().min(1).optional(),

@@ -41,6 +41,12 @@ export interface UserMessage {
    * previous one. Providers ignore it; compaction reads it to merge instead of re-summarising.
    */
   summary_level?: 1 | 2;
+  /**
+   * Images the user attached (`@shot.png`, a pasted path, `--image`, an ACP image block), each
+   * checked and capped when read (src/tools/image-file.ts). Stored in the transcript like a tool
+   * result's images; every wire sends them in the user turn, before the text.
+   */
+  images?: ToolResultImage[];
 }
 
 /**
@@ -94,7 +100,7 @@ export interface AssistantMessage {
 }
 
 /**
- * An image a tool returned (MCP image content), base64 as the tool sent it. Stored in the
+ * An image a tool returned (MCP image content) or the user attached, base64. Stored in the
  * transcript as is, so a resumed request carries the same bytes the live one did.
  */
 export interface ToolResultImage {
@@ -179,8 +185,8 @@ export function systemMessage(content: string): SystemMessage {
   return { role: 'system', content };
 }
 
-export function userMessage(content: string): UserMessage {
-  return { role: 'user', content };
+export function userMessage(content: string, images?: readonly ToolResultImage[]): UserMessage {
+  return images?.length ? { role: 'user', content, images: [...images] } : { role: 'user', content };
 }
 
 /** Deep copy, so a snapshot can never be mutated through a shared reference. */

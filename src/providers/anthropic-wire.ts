@@ -19,11 +19,11 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages';
 import type { NativeEncoder } from '../core/conversation.js';
 import { cutImages, IMAGE_LIMITS, type ImageLimits } from '../tokens/image-budget.js';
-import { partsOf, providerOf, type AssistantMessage, type Message, type ToolMessage } from '../core/message.js';
+import { partsOf, providerOf, type AssistantMessage, type Message, type ToolMessage, type UserMessage } from '../core/message.js';
 import type { ToolDefinition } from '../core/provider.js';
 
 /** The SDK's block types: what this encoder builds is exactly what `messages.create` takes. */
-export type NativeBlock = TextBlockParam | ThinkingBlockParam | RedactedThinkingBlockParam | ToolUseBlockParam | ToolResultBlockParam;
+export type NativeBlock = TextBlockParam | ImageBlockParam | ThinkingBlockParam | RedactedThinkingBlockParam | ToolUseBlockParam | ToolResultBlockParam;
 
 /** What a `tool_result` block may hold: text and base64 images. */
 type ToolResultContent = Exclude<ToolResultBlockParam['content'], string | undefined>[number];
@@ -175,7 +175,8 @@ export class AnthropicEncoder implements NativeEncoder<NativeHistory> {
     }
     this.toolTurn = false;
     if (m.role === 'user') {
-      if (m.content !== '') this.messages.push(userTextMessage(m.content));
+      const message = userTurn(m);
+      if (message.content.length > 0) this.messages.push(message);
       return;
     }
     const content = assistantBlocks(m);
@@ -197,11 +198,12 @@ export class AnthropicEncoder implements NativeEncoder<NativeHistory> {
   }
 }
 
-/** The image blocks of the tool results in `messages`, in request order (a plain loop: it runs per request). */
+/** The image blocks of the user turns and tool results in `messages`, in request order (a plain loop: it runs per request). */
 function resultImages(messages: readonly NativeMessage[]): ImageContent[] {
   const images: ImageContent[] = [];
   for (const m of messages) {
     for (const b of m.content) {
+      if (b.type === 'image' && b.source.type === 'base64') images.push(b as ImageContent);
       if (b.type !== 'tool_result' || !Array.isArray(b.content)) continue;
       // Only base64 images are built here; the check narrows `source`, not the block itself.
       for (const c of b.content) if (c.type === 'image' && c.source.type === 'base64') images.push(c as ImageContent);
@@ -221,20 +223,29 @@ export function withinImageLimits(messages: readonly NativeMessage[], limits: Im
   const images = resultImages(messages);
   const cut = cutImages(limits, images, (i) => i.source.data);
   if (cut.omitted === 0) return messages;
-  const dropped = new Set<ToolResultContent>(images.slice(0, cut.omitted));
-  const placeholder: ToolResultContent = { type: 'text', text: cut.placeholder! };
-  const hit = (b: NativeBlock) => b.type === 'tool_result' && Array.isArray(b.content) && b.content.some((c) => dropped.has(c));
+  const dropped = new Set<object>(images.slice(0, cut.omitted));
+  const placeholder = { type: 'text' as const, text: cut.placeholder! };
+  const hit = (b: NativeBlock) => dropped.has(b) || (b.type === 'tool_result' && Array.isArray(b.content) && b.content.some((c) => dropped.has(c)));
   return messages.map((m) => {
     if (!m.content.some(hit)) return m;
-    const content = m.content.map((b) =>
-      b.type === 'tool_result' && Array.isArray(b.content) && hit(b) ? { ...b, content: b.content.map((c) => (dropped.has(c) ? placeholder : c)) } : b,
-    );
+    const content = m.content.map((b): NativeBlock => {
+      if (dropped.has(b)) return placeholder;
+      return b.type === 'tool_result' && Array.isArray(b.content) && hit(b) ? { ...b, content: b.content.map((c) => (dropped.has(c) ? placeholder : c)) } : b;
+    });
     return { ...m, content };
   });
 }
 
-function userTextMessage(text: string): NativeMessage {
-  return { role: 'user', content: [{ type: 'text', text }] };
+/**
+ * A user message as a user turn: its images of an accepted type as base64 `image` blocks, then
+ * its text (images first, as the vision guide advises). Empty text is left out.
+ */
+export function userTurn(m: UserMessage): NativeMessage {
+  const content: NativeBlock[] = (m.images ?? [])
+    .filter(isAnthropicImage)
+    .map((i) => ({ type: 'image' as const, source: { type: 'base64' as const, media_type: i.media_type, data: i.data } }));
+  if (m.content !== '') content.push({ type: 'text', text: m.content });
+  return { role: 'user', content };
 }
 
 function markLast<T extends object>(items: readonly T[]): T[] {

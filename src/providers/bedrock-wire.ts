@@ -10,7 +10,7 @@ import type {
 } from '@aws-sdk/client-bedrock-runtime';
 import type { NativeEncoder } from '../core/conversation.js';
 import { cutImages, IMAGE_LIMITS, type ImageLimits } from '../tokens/image-budget.js';
-import { partsOf, providerOf, type AssistantMessage, type Message, type ToolMessage } from '../core/message.js';
+import { partsOf, providerOf, type AssistantMessage, type Message, type ToolMessage, type UserMessage } from '../core/message.js';
 import type { ToolDefinition } from '../core/provider.js';
 
 /** `provider` tag of the reasoning parts this wire API produces and replays. */
@@ -86,11 +86,26 @@ export function toolResultBlock(result: ToolMessage, modelId: string): ContentBl
   };
 }
 
-/** The image blocks of the tool results in `messages`, in request order (a plain loop: it runs per request). */
-function resultImages(messages: readonly BedrockMessage[]): ToolResultContentBlock[] {
-  const images: ToolResultContentBlock[] = [];
+/**
+ * A user message's blocks: one `image` block (format, raw bytes) per image of a format Converse
+ * accepts, then its text; blank text is left out (Converse refuses it).
+ */
+export function userBlocks(m: UserMessage): ContentBlock[] {
+  const blocks: ContentBlock[] = [];
+  for (const i of m.images ?? []) {
+    const format = IMAGE_FORMATS[i.media_type];
+    if (format) blocks.push({ image: { format, source: { bytes: Buffer.from(i.data, 'base64') } } });
+  }
+  if (m.content.trim()) blocks.push({ text: m.content });
+  return blocks;
+}
+
+/** The image blocks of the user turns and tool results in `messages`, in request order (a plain loop: it runs per request). */
+function resultImages(messages: readonly BedrockMessage[]): (ToolResultContentBlock | ContentBlock)[] {
+  const images: (ToolResultContentBlock | ContentBlock)[] = [];
   for (const m of messages) {
     for (const b of m.content ?? []) {
+      if (b.image?.source?.bytes !== undefined) images.push(b);
       for (const c of b.toolResult?.content ?? []) if (c.image?.source?.bytes !== undefined) images.push(c);
     }
   }
@@ -108,14 +123,15 @@ export function withinImageLimits(messages: readonly BedrockMessage[], limits: I
   const images = resultImages(messages);
   const cut = cutImages(limits, images, (i) => i.image!.source!.bytes!);
   if (cut.omitted === 0) return messages;
-  const dropped = new Set(images.slice(0, cut.omitted));
-  const placeholder: ToolResultContentBlock = { text: cut.placeholder! };
-  const hit = (b: ContentBlock) => (b.toolResult?.content ?? []).some((c) => dropped.has(c));
+  const dropped = new Set<object>(images.slice(0, cut.omitted));
+  const placeholder = { text: cut.placeholder! };
+  const hit = (b: ContentBlock) => dropped.has(b) || (b.toolResult?.content ?? []).some((c) => dropped.has(c));
   return messages.map((m) => {
     if (!(m.content ?? []).some(hit)) return m;
-    const content = (m.content ?? []).map(
-      (b): ContentBlock => (b.toolResult && hit(b) ? { toolResult: { ...b.toolResult, content: b.toolResult.content!.map((c) => (dropped.has(c) ? placeholder : c)) } } : b),
-    );
+    const content = (m.content ?? []).map((b): ContentBlock => {
+      if (dropped.has(b)) return placeholder;
+      return b.toolResult && hit(b) ? { toolResult: { ...b.toolResult, content: b.toolResult.content!.map((c) => (dropped.has(c) ? placeholder : c)) } } : b;
+    });
     return { ...m, content };
   });
 }
@@ -185,7 +201,7 @@ export class ConverseEncoder implements NativeEncoder<ConverseHistory> {
     }
     this.closeUnanswered();
     if (m.role === 'user') {
-      if (m.content.trim()) this.turn('user', [{ text: m.content }]);
+      this.turn('user', userBlocks(m));
     } else {
       this.turn('assistant', assistantBlocks(m));
       this.unanswered = (m.tool_calls ?? []).map((c) => ({ id: c.id, name: c.name }));

@@ -1,6 +1,17 @@
 import type { MessageData, Part } from 'genkit';
 import type { NativeEncoder } from '../core/conversation.js';
-import { assistantMessage, partsOf, providerOf, type AssistantMessage, type AssistantPart, type Message, type PartMeta, type ToolCallPart } from '../core/message.js';
+import { cutImages, IMAGE_LIMITS, type ImageLimits } from '../tokens/image-budget.js';
+import {
+  assistantMessage,
+  partsOf,
+  providerOf,
+  type AssistantMessage,
+  type AssistantPart,
+  type Message,
+  type PartMeta,
+  type ToolCallPart,
+  type UserMessage,
+} from '../core/message.js';
 
 /** `provider` tag of the reasoning parts this adapter produces and replays. */
 export const GENKIT_REASONING = 'genkit';
@@ -51,6 +62,36 @@ function assistantParts(m: AssistantMessage): Part[] {
   return parts;
 }
 
+/** The image types Gemini takes inline; other images are not sent. */
+const GEMINI_IMAGE_TYPES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+
+/**
+ * A user message's parts: one media part per image (a base64 data URL, which the Google plugin
+ * sends as Gemini `inlineData`), then its text; blank text is left out.
+ */
+function userParts(m: UserMessage): Part[] {
+  const parts: Part[] = (m.images ?? [])
+    .filter((i) => GEMINI_IMAGE_TYPES.has(i.media_type))
+    .map((i) => ({ media: { url: `data:${i.media_type};base64,${i.data}`, contentType: i.media_type } }));
+  if (m.content.trim()) parts.push({ text: m.content });
+  return parts;
+}
+
+/**
+ * The messages of one request within Gemini's request-level image limits (image-budget.ts): the
+ * newest images stay, each older one becomes a text part with the placeholder. Returns
+ * `messages` itself when every image fits; otherwise copies only the messages that change.
+ */
+export function withinImageLimits(messages: readonly MessageData[], limits: ImageLimits = IMAGE_LIMITS.gemini): readonly MessageData[] {
+  const images: Part[] = [];
+  for (const m of messages) for (const p of m.content) if (p.media?.url.startsWith('data:')) images.push(p);
+  const cut = cutImages(limits, images, (p) => p.media!.url.slice(p.media!.url.indexOf(',') + 1));
+  if (cut.omitted === 0) return messages;
+  const dropped = new Set<Part>(images.slice(0, cut.omitted));
+  const placeholder: Part = { text: cut.placeholder! };
+  return messages.map((m) => (m.content.some((p) => dropped.has(p)) ? { ...m, content: m.content.map((p) => (dropped.has(p) ? placeholder : p)) } : m));
+}
+
 /**
  * Lossless messages → Genkit messages, one message at a time. System messages become one leading
  * `system` message (the Google plugin accepts only one, first); same-role content merges (tool
@@ -71,7 +112,7 @@ export class GenkitEncoder implements NativeEncoder<readonly MessageData[]> {
       if (first?.role === 'system') this.messages[0] = { role: 'system', content: [...first.content, { text: m.content }] };
       else this.messages.unshift({ role: 'system', content: [{ text: m.content }] });
     } else if (m.role === 'user') {
-      if (m.content.trim()) this.pushParts('user', [{ text: m.content }]);
+      this.pushParts('user', userParts(m));
     } else if (m.role === 'assistant') {
       for (const p of partsOf(m)) if (p.type === 'tool_call') this.refs.set(p.id, modelRef(p));
       this.pushParts('model', assistantParts(m));

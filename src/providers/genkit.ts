@@ -7,7 +7,7 @@ import type { ChatRequest, ProviderAdapter, ProviderConversation, ToolDefinition
 import type { AdapterFactory } from './types.js';
 import { planRetry, retryPolicy, waitFor, type RetryPolicy } from '../net/retry-fetch.js';
 import { geminiRequestedWaitMs, genkitError, genkitRetryStatus } from './genkit-errors.js';
-import { GenkitEncoder } from './genkit-messages.js';
+import { GenkitEncoder, withinImageLimits } from './genkit-messages.js';
 import { blockedReply, replyOf } from './genkit-reply.js';
 import { pushedValues } from './kit/pushed-values.js';
 import type { GenkitRuntime } from './genkit-runtime.js';
@@ -50,7 +50,7 @@ function genkitWire(runtime: GenkitRuntime, config: TurnConfig): WireTranslation
       model: modules.google.googleAI.model(config.model),
       onChunk,
       // Genkit wraps what it is given; copies keep the encoder's history its own.
-      messages: messages.map((m) => ({ ...m, content: [...m.content] })),
+      messages: withinImageLimits(messages).map((m) => ({ ...m, content: [...m.content] })),
       tools,
       returnToolRequests: true,
       abortSignal: signal,

@@ -9,7 +9,7 @@ import type { Usage } from '../core/usage.js';
 import { mapStopReason } from './kit/stop-reason.js';
 import { chatOutputTokens, normaliseUsage } from './kit/usage.js';
 import type { AdapterFactory, ProviderSettings } from './types.js';
-import { ChatEncoder, OPENAI_CHAT_REASONING, toChatTools, type ReasoningField } from './openai-chat-messages.js';
+import { ChatEncoder, OPENAI_CHAT_REASONING, toChatTools, withinImageLimits, type ReasoningField } from './openai-chat-messages.js';
 import { mapOpenAIError, type OpenAIErrorContext } from './openai-errors.js';
 import { openAIPlatform } from './openai-platform.js';
 import type { LoadedOpenAI, OpenAIModule } from './openai-sdk.js';
@@ -80,7 +80,7 @@ function chatWire(endpoint: ChatEndpoint, request: ChatRequest): WireTranslation
       const maxOutputTokens = outputLimit(request.maxOutputTokens, limits);
       const body: ChatCompletionCreateParamsStreaming = {
         model: request.model || endpoint.model,
-        messages: [...messages],
+        messages: [...withinImageLimits(messages)],
         stream: true,
         stream_options: { include_usage: true },
       };

@@ -1,8 +1,8 @@
 import type { FunctionTool, ResponseInputItem } from 'openai/resources/responses/responses';
 import type { NativeEncoder } from '../core/conversation.js';
 import { cutImages, IMAGE_LIMITS, type ImageLimits } from '../tokens/image-budget.js';
-import type { ResponseFunctionCallOutputItemList } from 'openai/resources/responses/responses';
-import { partsOf, providerOf, type AssistantMessage, type Message, type ToolMessage } from '../core/message.js';
+import type { ResponseFunctionCallOutputItemList, ResponseInputContent } from 'openai/resources/responses/responses';
+import { partsOf, providerOf, type AssistantMessage, type Message, type ToolMessage, type UserMessage } from '../core/message.js';
 import type { ToolDefinition } from '../core/provider.js';
 
 /** Native Responses state: `instructions` (the system prompt) plus the `input` item list. Read-only. */
@@ -35,7 +35,7 @@ export class ResponsesEncoder implements NativeEncoder<ResponsesState> {
         this.instructions = this.instructions ? `${this.instructions}\n\n${m.content}` : m.content;
         break;
       case 'user':
-        this.input.push({ type: 'message', role: 'user', content: m.content });
+        this.input.push(userItem(m));
         break;
       case 'tool':
         this.input.push({ type: 'function_call_output', call_id: m.tool_call_id, output: toolOutput(m) });
@@ -98,6 +98,18 @@ export function toolOutput(m: ToolMessage): string | ResponseFunctionCallOutputI
   ];
 }
 
+/**
+ * A user message as an input message: its text, or — with images — a content list of one
+ * `input_image` per image (a base64 data URL, `detail: auto`), then the `input_text`.
+ */
+function userItem(m: UserMessage): ResponseInputItem {
+  const images = (m.images ?? []).filter((i) => RESPONSES_IMAGE_TYPES.has(i.media_type));
+  if (images.length === 0) return { type: 'message', role: 'user', content: m.content };
+  const content: ResponseInputContent[] = images.map((i) => ({ type: 'input_image', image_url: `data:${i.media_type};base64,${i.data}`, detail: 'auto' }));
+  if (m.content !== '') content.push({ type: 'input_text', text: m.content });
+  return { type: 'message', role: 'user', content };
+}
+
 export function toResponsesTools(tools: readonly ToolDefinition[]): FunctionTool[] {
   return tools.map((t) => ({
     type: 'function',
@@ -112,10 +124,13 @@ export function toResponsesTools(tools: readonly ToolDefinition[]): FunctionTool
 type OutputPart = ResponseFunctionCallOutputItemList[number];
 type ImagePart = Extract<OutputPart, { type: 'input_image' }>;
 
-/** The `input_image` parts of the function_call_outputs in `input`, in request order (a plain loop: it runs per request). */
+/** The `input_image` parts of the user messages and function_call_outputs in `input`, in request order (a plain loop: it runs per request). */
 function outputImages(input: readonly ResponseInputItem[]): ImagePart[] {
   const images: ImagePart[] = [];
   for (const item of input) {
+    if (item.type === 'message' && item.role === 'user' && Array.isArray(item.content)) {
+      for (const p of item.content) if (p.type === 'input_image' && typeof p.image_url === 'string') images.push(p as ImagePart);
+    }
     if (item.type !== 'function_call_output' || typeof item.output === 'string') continue;
     for (const p of item.output) if (p.type === 'input_image' && typeof p.image_url === 'string') images.push(p);
   }
@@ -137,9 +152,13 @@ export function withinImageLimits(input: readonly ResponseInputItem[], limits: I
     return url.slice(url.indexOf(',') + 1);
   });
   if (cut.omitted === 0) return input;
-  const dropped = new Set<OutputPart>(images.slice(0, cut.omitted));
+  const dropped = new Set<object>(images.slice(0, cut.omitted));
   const placeholder: OutputPart = { type: 'input_text', text: cut.placeholder! };
   return input.map((item) => {
+    if (item.type === 'message' && item.role === 'user' && Array.isArray(item.content)) {
+      if (!item.content.some((p) => dropped.has(p))) return item;
+      return { ...item, content: item.content.map((p) => (dropped.has(p) ? placeholder : p)) } as ResponseInputItem;
+    }
     if (item.type !== 'function_call_output' || typeof item.output === 'string' || !item.output.some((p) => dropped.has(p))) return item;
     return { ...item, output: item.output.map((p) => (dropped.has(p) ? placeholder : p)) };
   });

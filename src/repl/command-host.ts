@@ -1,5 +1,6 @@
 import type { LiveSession, SessionFlags } from '../agent/open-session.js';
 import type { ControllerEvent } from '../agent/session-controller.js';
+import type { ToolResultImage } from '../core/message.js';
 import type { ExplainingGate, Policy } from '../tools/permissions/index.js';
 import type { NewItem, NoticeTone } from './state/ui-state.js';
 import type { UiStore } from './state/ui-store.js';
@@ -24,8 +25,8 @@ export interface CommandHost {
   /** Close the session and open another (`reset` clears the screen); false when it failed. */
   switchSession(flags: SessionFlags, how: 'reset' | 'keep', status: string): Promise<boolean>;
   compact(focus: string): Promise<void>;
-  /** A turn sending `prompt` (the user's command line is already on screen). */
-  chatAs(prompt: string): Promise<void>;
+  /** A turn sending `prompt` with `images` attached (the user's command line is already on screen). */
+  chatAs(prompt: string, images?: readonly ToolResultImage[]): Promise<void>;
   /** A turn that shows `start`'s events (cards, errors); Esc and Ctrl+C abort its signal. */
   streamTurn(start: (signal: AbortSignal) => AsyncIterable<ControllerEvent>): Promise<void>;
   spendSoFar(): SpendByModel;

@@ -55,11 +55,22 @@ export async function dispatchInput(host: CommandHost, text: string, origin: Inp
 async function chat(host: CommandHost, text: string, send?: string, shown = text): Promise<void> {
   const session = host.requireSession();
   // A command or skill body is repository text: its @mentions are not expanded (only the user's are).
-  const expanded = send === undefined ? expandMentions(text, host.cwd) : { text: send, attachments: [], problems: [] };
+  const expanded = send === undefined ? expandMentions(text, host.cwd) : { text: send, attachments: [], problems: [], images: [] };
   const resources = send === undefined && session.mcp ? await (await import('./mcp-commands.js')).expandMcpResources(expanded.text, session.mcp) : undefined;
-  host.append({ kind: 'user', text: shown, attachments: [...expanded.attachments.map((a) => a.path), ...(resources?.attached ?? [])] });
-  for (const problem of [...expanded.problems, ...(resources?.problems ?? [])]) host.notice(problem, 'warning');
-  await host.chatAs(resources?.text ?? expanded.text);
+  // A model that takes no images gets the text alone, and the user one line saying so.
+  const images = session.resolved.info.images ? expanded.images : [];
+  const imageProblem = expanded.images.length > images.length ? noImagesLine(session.resolved.name, expanded.images.length) : undefined;
+  host.append({ kind: 'user', text: shown, attachments: [...expanded.attachments.map((a) => a.path), ...images.map((i) => i.label), ...(resources?.attached ?? [])] });
+  for (const problem of [...expanded.problems, ...(imageProblem ? [imageProblem] : []), ...(resources?.problems ?? [])]) host.notice(problem, 'warning');
+  await host.chatAs(
+    resources?.text ?? expanded.text,
+    images.map((i) => i.image),
+  );
+}
+
+/** The one line for images a model cannot take. */
+export function noImagesLine(model: string, count: number): string {
+  return `model ${model} takes no images; ${count === 1 ? 'the image was' : `${count} images were`} not attached (a config "models" entry with "images": true says it does)`;
 }
 
 /** `/mcp__<server>__<prompt> [args]`: the prompt's text becomes the message. False: no such prompt. */

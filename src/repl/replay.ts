@@ -68,6 +68,8 @@ export function replayItems(records: readonly SessionRecord[], limit = REPLAY_LI
           break;
         }
         const { text, attachments } = splitAttachments(r.text);
+        // The file names of attached images are not stored: the type and size name them.
+        for (const i of r.images ?? []) attachments.push(`image (${i.media_type.replace('image/', '').toUpperCase()}, ${(i.bytes / 1024).toFixed(1)} KB)`);
         items.push({ kind: 'user', text, attachments });
         break;
       }

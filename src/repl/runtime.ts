@@ -16,6 +16,7 @@ import type { ControllerEvent } from '../agent/session-controller.js';
 import type { LiveSession, SessionFlags } from '../agent/open-session.js';
 import { errorText } from '../errors.js';
 import { promptTokens, type Usage } from '../core/usage.js';
+import type { ToolResultImage } from '../core/message.js';
 import type { Policy, SessionAnswer } from '../tools/permissions/index.js';
 import type { CommandHost } from './command-host.js';
 import type { InputHistory } from './input/history-store.js';
@@ -135,9 +136,9 @@ export class ReplRuntime implements CommandHost {
   }
 
   /** A turn sending `prompt` after the command line the user typed (/init). */
-  async chatAs(prompt: string): Promise<void> {
+  async chatAs(prompt: string, images?: readonly ToolResultImage[]): Promise<void> {
     const session = this.requireSession();
-    await this.streamTurn((signal) => session.controller.chat(prompt, signal));
+    await this.streamTurn((signal) => session.controller.chat(prompt, signal, images));
   }
 
   /** Manual compaction (`/compact [focus]`). */

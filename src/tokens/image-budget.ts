@@ -4,7 +4,7 @@
  * placeholder naming what was left out and why.
  *
  * Each image of a session is fine alone (the tool layer caps every image, see
- * src/tools/mcp/result-map.ts), but the APIs also limit a whole request: the image count, the
+ * src/tools/mcp/result-map.ts; so does the user's attach, src/tools/image-file.ts), but the APIs also limit a whole request: the image count, the
  * request's bytes, and (Anthropic) a smaller side limit once a request holds many images. A long
  * session accumulates images until every later request would fail. The stored history is never
  * touched: the wires apply the cut to the request they build, so the transcript stays lossless.
@@ -64,10 +64,10 @@ export const IMAGE_LIMITS: Readonly<Record<ImageWire, ImageLimits>> = {
   // https://platform.openai.com/docs/guides/images-vision — up to 500 images and 50 MB of image
   // bytes per request (counted here as the data URLs sent, the stricter reading). Codex too.
   'openai-responses': { maxImages: 500, maxBytes: 50 * MB, step: 50 },
-  // Same page. Not applied yet: a Chat Completions tool message carries text only.
+  // Same page. Applied to user-message images: a Chat Completions tool message carries text only.
   'openai-chat': { maxImages: 500, maxBytes: 50 * MB, step: 50 },
   // https://ai.google.dev/gemini-api/docs/image-understanding — at most 3,000 images per prompt,
-  // inline data within a 20 MB request. Not applied yet: the Genkit wire sends no images.
+  // inline data within a 20 MB request. Applied to user-message images: Genkit tool results carry text only.
   gemini: { maxImages: 3000, maxBytes: 15 * MB, step: 300 },
 };
 

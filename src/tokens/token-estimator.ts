@@ -35,7 +35,7 @@ const REQUEST_OVERHEAD = 3;
  */
 const OPAQUE_CHARS_PER_TOKEN = 5;
 /**
- * One image in a tool result, whatever its size: about what Anthropic charges for the largest
+ * One image in a tool result or a user message, whatever its size: about what Anthropic charges for the largest
  * image it keeps unscaled (~1568 px on the long edge). Its base64 is never counted as text.
  * Images a request leaves out (image-budget.ts) are still counted: the estimate is per message
  * and provider-neutral, so it errs high, and the provider's reported usage replaces it.
@@ -54,6 +54,8 @@ function countMessage(m: Message): number {
     }
   } else if (m.role === 'tool') {
     tokens += TOOL_RESULT_OVERHEAD + estimateText(m.tool_call_id) + (m.images?.length ?? 0) * IMAGE_TOKENS;
+  } else if (m.role === 'user') {
+    tokens += (m.images?.length ?? 0) * IMAGE_TOKENS;
   }
   return tokens;
 }
@@ -79,7 +81,7 @@ function fingerprint(m: Message): number {
   if (m.role === 'assistant') {
     for (const call of m.tool_calls ?? []) fp = (fp * 31 + call.args.length + call.name.length + 1) | 0;
     for (const part of m.reasoning ?? []) fp = (fp * 31 + part.text.length + (part.encrypted_content?.length ?? 0) + 7) | 0;
-  } else if (m.role === 'tool') {
+  } else if (m.role === 'tool' || m.role === 'user') {
     fp = (fp * 31 + (m.images?.length ?? 0)) | 0;
   }
   return fp;

@@ -99,7 +99,7 @@ export type ReplaySegment = { type: 'text'; text: string } | { type: 'tool'; too
 
 /** One item of the visible transcript, in file order. Pre-compaction turns stay visible. */
 export type ReplayItem =
-  | { type: 'user'; seq: number; text: string }
+  | { type: 'user'; seq: number; text: string; images?: { media_type: string; bytes: number }[] }
   | { type: 'assistant'; seq: number; text: string; segments: ReplaySegment[]; usage: Usage; checkpoint: boolean }
   | { type: 'compaction'; seq: number; mode: 'manual' | 'auto'; status: string }
   | { type: 'model_changed'; seq: number; provider: string; model: string };
@@ -114,7 +114,12 @@ export function replayTranscript(records: readonly SessionRecord[]): ReplayItem[
   for (const r of records) {
     switch (r.kind) {
       case 'user_message':
-        items.push({ type: 'user', seq: r.seq, text: r.message.content });
+        items.push({
+          type: 'user',
+          seq: r.seq,
+          text: r.message.content,
+          ...(r.message.images?.length ? { images: r.message.images.map((i) => ({ media_type: i.media_type, bytes: Math.floor((i.data.length * 3) / 4) })) } : {}),
+        });
         break;
       case 'assistant_turn':
         items.push({

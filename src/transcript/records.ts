@@ -178,6 +178,7 @@ const userMessageSchema = once(() =>
     role: z.literal('user'),
     content: z.string(),
     summary_level: z.union([z.literal(1), z.literal(2)]).optional(),
+    images: z.array(z.object({ media_type: z.string(), data: z.string() })).optional(),
   }),
 );
 

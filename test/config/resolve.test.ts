@@ -57,7 +57,21 @@ describe('resolveModel: which provider and model', () => {
     const fast = resolve(config);
     expect(fast).toMatchObject({ provider: 'openai', name: 'fast', wireId: 'gpt-5-mini', info: { contextWindow: 50_000, maxOutputTokens: 4_000 } });
     const opus = resolve(config, { model: 'claude-opus-5' });
-    expect(opus.info).toEqual({ provider: 'anthropic', contextWindow: 1_000_000, maxOutputTokens: MODEL_CATALOG['claude-opus-5'].maxOutputTokens });
+    expect(opus.info).toEqual({ provider: 'anthropic', contextWindow: 1_000_000, maxOutputTokens: MODEL_CATALOG['claude-opus-5'].maxOutputTokens, images: true });
+  });
+
+  it("which models take images: the catalog's (also under an alias of their id), not an unknown one, unless its entry says so", () => {
+    const config: KeenConfig = {
+      models: {
+        fast: { provider: 'openai', id: 'gpt-5-mini' },
+        local: { provider: 'openai', id: 'qwen-coder' },
+        vision: { provider: 'openai', id: 'qwen-vl', images: true },
+        'gpt-4o': { images: false },
+      },
+    };
+    const images = (model: string) => resolve(config, { model }).info.images;
+    expect([images('claude-sonnet-5'), images('fast'), images('local'), images('vision'), images('gpt-4o')]).toEqual([true, true, false, true, false]);
+    expect(resolve({}, { model: 'claude-next-preview' }).info.images).toBe(false);
   });
 
   it('an unknown model runs on the requested provider with the conservative fallback capacity', () => {

@@ -1,6 +1,7 @@
 import type http from 'node:http';
 import type { FakeReply, FakeStep, RecordedRequest } from './script.js';
 import { refusalsAsText, sleep, stopReasonOf } from './script.js';
+import { geminiImageError } from './image-checks.js';
 import type { ScriptedServer } from './scripted-server.js';
 import { startScriptedServer, writeSse } from './scripted-server.js';
 import { ContextWindow, type ContextWindowed } from './context-window.js';
@@ -23,7 +24,8 @@ export async function startGeminiFake(opts: { contextWindow?: number } = {}): Pr
     validate: (req) => {
       const over = window.over(req);
       if (over) return { status: 400, message: `The input token count (${over.tokens}) exceeds the maximum number of tokens allowed (${over.window}).` };
-      return checkSignatures(req.body, signatures);
+      const image = geminiImageError(req.body);
+      return image ? { status: 400, message: image } : checkSignatures(req.body, signatures);
     },
     encodeError: writeGoogleError,
     encode: async (reply, res, req) => {

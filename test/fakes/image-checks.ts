@@ -1,5 +1,5 @@
 /**
- * How each service checks images in tool results, shared by the loopback fakes: the media type
+ * How each service checks images in user messages and tool results, shared by the loopback fakes: the media type
  * must be one it accepts, the data valid base64 whose bytes really are an image of that type, and
  * the image must sit where the wire API allows it; a whole request must stay within the service's
  * image count (and Anthropic's 2000 px side once it holds more than 20). Each returns the
@@ -38,6 +38,14 @@ export function anthropicImageError(body: any): string | undefined {
     const content: any[] = Array.isArray(messages[i]?.content) ? messages[i].content : [];
     for (let j = 0; j < content.length; j++) {
       const b = content[j];
+      if (b?.type === 'image') {
+        const at = `messages.${i}.content.${j}`;
+        if (messages[i].role !== 'user') return `${at}: image content blocks are only allowed in user messages`;
+        const bad = anthropicImageBlockError(b, at);
+        if (bad) return bad;
+        images.push({ at, data: b.source.data });
+        continue;
+      }
       if (b?.type !== 'tool_result' || !Array.isArray(b.content)) continue;
       for (let k = 0; k < b.content.length; k++) {
         const at = `messages.${i}.content.${j}.tool_result.content.${k}`;
@@ -45,11 +53,8 @@ export function anthropicImageError(body: any): string | undefined {
         if (c?.type === 'text') {
           if (typeof c.text !== 'string' || c.text === '') return `${at}: text content blocks must be non-empty`;
         } else if (c?.type === 'image') {
-          if (c.source?.type !== 'base64')
-            return `${at}.image.source: Input tag '${String(c.source?.type)}' found using 'type' does not match any of the expected tags: 'base64', 'url'`;
-          if (!ACCEPTED.includes(c.source.media_type)) return `${at}.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`;
-          const bad = badImage(c.source.data, c.source.media_type);
-          if (bad) return `${at}.image.source.base64: ${bad}`;
+          const bad = anthropicImageBlockError(c, at);
+          if (bad) return bad;
           images.push({ at, data: c.source.data });
         } else {
           return `${at}: Input tag '${String(c?.type)}' found using 'type' does not match any of the expected tags: 'text', 'image', 'search_result', 'document'`;
@@ -70,6 +75,16 @@ export function anthropicImageError(body: any): string | undefined {
   return undefined;
 }
 
+/** One Anthropic `image` block (in a user turn or a tool result) as the service checks it. */
+function anthropicImageBlockError(c: any, at: string): string | undefined {
+  if (c.source?.type !== 'base64') return `${at}.image.source: Input tag '${String(c.source?.type)}' found using 'type' does not match any of the expected tags: 'base64', 'url'`;
+  if (!ACCEPTED.includes(c.source.media_type)) return `${at}.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`;
+  // 5 MB per image (the vision page), of the decoded bytes.
+  if (typeof c.source.data === 'string' && (c.source.data.length * 3) / 4 > 5 * 1024 * 1024) return `${at}.image.source.base64: image exceeds 5 MB maximum`;
+  const bad = badImage(c.source.data, c.source.media_type);
+  return bad ? `${at}.image.source.base64: ${bad}` : undefined;
+}
+
 const CONVERSE_FORMATS: Record<string, string> = { png: 'image/png', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' };
 
 /** Bedrock Converse: `toolResult.content` holds text, json, image {format, source.bytes}, document blocks. */
@@ -79,6 +94,14 @@ export function converseImageError(body: any): string | undefined {
   for (let i = 0; i < messages.length; i++) {
     const content: any[] = Array.isArray(messages[i]?.content) ? messages[i].content : [];
     for (let j = 0; j < content.length; j++) {
+      const top = content[j]?.image;
+      if (top) {
+        const at = `messages.${i}.content.${j}`;
+        const bad = converseImageBlockError(top, at);
+        if (bad) return bad;
+        images++;
+        continue;
+      }
       const r = content[j]?.toolResult;
       if (!r) continue;
       const blocks: any[] = Array.isArray(r.content) ? r.content : [];
@@ -88,10 +111,8 @@ export function converseImageError(body: any): string | undefined {
         if (!b || typeof b !== 'object') return `The value at ${at} is not a ToolResultContentBlock.`;
         if ('text' in b || 'json' in b || 'document' in b) continue;
         if (!('image' in b)) return `The ToolResultContentBlock at ${at} has an unsupported member: ${Object.keys(b).join(', ')}.`;
-        const mediaType = CONVERSE_FORMATS[b.image?.format];
-        if (!mediaType) return `The value at ${at}.image.format failed to satisfy constraint: Member must satisfy enum value set: [png, jpeg, gif, webp]`;
-        const bad = badImage(b.image?.source?.bytes, mediaType);
-        if (bad) return `The image at ${at}.image is invalid: ${bad}.`;
+        const bad = converseImageBlockError(b.image, at);
+        if (bad) return bad;
         images++;
       }
     }
@@ -101,12 +122,41 @@ export function converseImageError(body: any): string | undefined {
   return undefined;
 }
 
+/** One Converse `image` block (`{format, source: {bytes}}`, bytes base64 in the JSON body). */
+function converseImageBlockError(image: any, at: string): string | undefined {
+  const mediaType = CONVERSE_FORMATS[image?.format];
+  if (!mediaType) return `The value at ${at}.image.format failed to satisfy constraint: Member must satisfy enum value set: [png, jpeg, gif, webp]`;
+  // 3.75 MB per image (API_runtime_ImageBlock).
+  if (typeof image?.source?.bytes === 'string' && (image.source.bytes.length * 3) / 4 > 3.75 * 1024 * 1024) return `The image at ${at}.image exceeds the 3.75 MB limit.`;
+  const bad = badImage(image?.source?.bytes, mediaType);
+  return bad ? `The image at ${at}.image is invalid: ${bad}.` : undefined;
+}
+
+/** A base64 data URL of an accepted image type: what is wrong with it, or undefined. */
+function dataUrlError(value: unknown): string | undefined {
+  const url = /^data:([^;,]+);base64,(.*)$/s.exec(typeof value === 'string' ? value : '');
+  if (!url) return 'expected a base64-encoded data URL with an image MIME type';
+  if (!ACCEPTED.includes(url[1])) return `unsupported image type ${url[1]}`;
+  return badImage(url[2], url[1]);
+}
+
 /** OpenAI Responses: `function_call_output.output` is a string or a list of input_text / input_image / input_file. */
 export function responsesImageError(body: any): string | undefined {
   const input: any[] = Array.isArray(body?.input) ? body.input : [];
   let images = 0;
   for (let i = 0; i < input.length; i++) {
     const item = input[i];
+    if ((item?.type === 'message' || item?.type === undefined) && Array.isArray(item?.content)) {
+      for (let k = 0; k < item.content.length; k++) {
+        const c = item.content[k];
+        if (c?.type !== 'input_image') continue;
+        if (item.role !== 'user') return `Invalid value: 'input_image'. Supported values are: 'output_text' and 'refusal'. (input[${i}].content[${k}].type)`;
+        const bad = dataUrlError(c.image_url);
+        if (bad) return `Invalid 'input[${i}].content[${k}].image_url': ${bad}.`;
+        images++;
+      }
+      continue;
+    }
     if (item?.type !== 'function_call_output' || typeof item.output === 'string') continue;
     if (!Array.isArray(item.output)) return `Invalid type for 'input[${i}].output': expected a string or an array of content items.`;
     for (let k = 0; k < item.output.length; k++) {
@@ -138,6 +188,39 @@ export function chatToolImageError(body: any): string | undefined {
     for (let k = 0; k < parts.length; k++) {
       if (parts[k]?.type !== 'text')
         return `Invalid 'messages[${i}].content[${k}].type': '${String(parts[k]?.type)}'. Only 'text' content parts are supported for messages with role 'tool'.`;
+    }
+  }
+  return undefined;
+}
+
+/** Chat Completions: a user message's `image_url` parts must be base64 data URLs of an accepted image. */
+export function chatUserImageError(body: any): string | undefined {
+  const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    if (!Array.isArray(m?.content)) continue;
+    for (let k = 0; k < m.content.length; k++) {
+      const p = m.content[k];
+      if (p?.type !== 'image_url') continue;
+      if (m.role !== 'user') return `Invalid 'messages[${i}].content[${k}].type': 'image_url' is only supported for messages with role 'user'.`;
+      const bad = dataUrlError(p.image_url?.url);
+      if (bad) return `Invalid 'messages[${i}].content[${k}].image_url.url': ${bad}.`;
+    }
+  }
+  return undefined;
+}
+
+/** Gemini: `inlineData` parts need an accepted mimeType and base64 bytes of that type. */
+export function geminiImageError(body: any): string | undefined {
+  const contents: any[] = Array.isArray(body?.contents) ? body.contents : [];
+  for (let i = 0; i < contents.length; i++) {
+    const parts: any[] = Array.isArray(contents[i]?.parts) ? contents[i].parts : [];
+    for (let k = 0; k < parts.length; k++) {
+      const d = parts[k]?.inlineData;
+      if (!d) continue;
+      if (!ACCEPTED.includes(d.mimeType)) return `Unsupported MIME type: ${String(d.mimeType)} (contents[${i}].parts[${k}].inline_data)`;
+      const bad = badImage(d.data, d.mimeType);
+      if (bad) return `Invalid value at 'contents[${i}].parts[${k}].inline_data': ${bad}`;
     }
   }
   return undefined;

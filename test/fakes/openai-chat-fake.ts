@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import { argsText, sleep, stopReasonOf, type FakeReply, type RecordedRequest } from './script.js';
-import { chatToolImageError } from './image-checks.js';
+import { chatToolImageError, chatUserImageError } from './image-checks.js';
 import { ContextWindow, type ContextWindowed } from './context-window.js';
 import { startScriptedServer, writeSse, type ScriptedServer } from './scripted-server.js';
 
@@ -37,7 +37,7 @@ export async function startOpenAIChatFake(opts: { family?: ChatFakeFamily; conte
           message: `Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length ${tools} instead.`,
         };
       }
-      const image = chatToolImageError(req.body);
+      const image = chatToolImageError(req.body) ?? chatUserImageError(req.body);
       if (image) return { status: 400, type: 'invalid_request_error', message: image };
       const over = window.over(req);
       if (over) {

@@ -1,6 +1,7 @@
 import type { LiveSession } from '../../agent/open-session.js';
 import type { ControllerEvent } from '../../agent/session-controller.js';
 import type { LlmError } from '../../core/errors.js';
+import type { ToolResultImage } from '../../core/message.js';
 import type { StopReason } from '../../core/events.js';
 import { llmError } from '../../core/errors.js';
 import { errorText } from '../../errors.js';
@@ -28,7 +29,7 @@ export type TurnObserver = (ev: ControllerEvent) => void;
  * Runs one turn of `session` headless and tells `observe` every event. Never throws for a provider
  * failure: it is the outcome's `failure`. Ctrl+C / SIGTERM cancel the turn (kind `cancelled`).
  */
-export async function runHeadlessTurn(session: LiveSession, input: string, observe: TurnObserver): Promise<TurnOutcome> {
+export async function runHeadlessTurn(session: LiveSession, input: string, observe: TurnObserver, images?: readonly ToolResultImage[]): Promise<TurnOutcome> {
   const started = Date.now();
   const controller = new AbortController();
   // Ctrl+C, kill and a closed terminal (SIGHUP) all end the turn the same way: tools are
@@ -43,7 +44,7 @@ export async function runHeadlessTurn(session: LiveSession, input: string, obser
   let current = '';
   const outcome: Omit<TurnOutcome, 'result' | 'durationMs'> = { numTurns: 0, compactions: 0 };
   try {
-    for await (const ev of session.controller.chat(input, controller.signal)) {
+    for await (const ev of session.controller.chat(input, controller.signal, images)) {
       observe(ev);
       switch (ev.type) {
         case 'text_delta':

@@ -2,9 +2,15 @@
  * `@path` mentions: on submit, each mentioned file inside the working directory is attached to the
  * message the model receives. The transcript stores that full message; {@link splitAttachments}
  * turns it back into the typed text plus a list of attached paths for display.
+ *
+ * Images: an `@` mention of a PNG, JPEG, GIF or WebP (by name or by its first bytes), or an
+ * absolute image path in the text as a terminal pastes a dragged file (`/a/shot.png`, quoted,
+ * `\ `-escaped spaces, `~/…`, `file://…`), attaches the image itself (src/tools/image-file.ts
+ * checks it), also from outside the working directory: the text keeps the path as typed.
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { expandUserPath, IMAGE_NAME, loadImageFile, sniffImageType, type LoadedImage } from '../../tools/image-file.js';
 
 /** Bytes of one file attached at most; the rest is cut with a note. */
 export const ATTACHMENT_MAX_BYTES = 200_000;
@@ -21,24 +27,63 @@ export interface ExpandedMessage {
   attachments: Attachment[];
   /** One line per mention that could not be attached. */
   problems: string[];
+  /** Images attached, in the order mentioned. */
+  images: LoadedImage[];
 }
 
 const MENTION = /(^|\s)@([^\s]+)/g;
 const OPEN = (p: string) => `<attached_file path="${p}">`;
 const CLOSE = '</attached_file>';
 
-/** Attach the files `text` mentions. Mentions that are not files are left as typed. */
-export function expandMentions(text: string, cwd: string): ExpandedMessage {
+/**
+ * A pasted path: a quoted string, or a word whose `\x` escapes stand for x (a dragged file with
+ * spaces), preceded by the start or a space.
+ */
+const PASTED_PATH = /(?<=^|\s)(?:'([^'\n]+)'|"([^"\n]+)"|((?:\\.|[^\s'"\\@])(?:\\.|[^\s'"\\])*))/g;
+
+/** The absolute image paths in `text` as a terminal pastes them, unquoted and unescaped. */
+export function pastedImagePaths(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(PASTED_PATH)) {
+    const p = m[1] ?? m[2] ?? m[3].replace(/\\(.)/g, '$1');
+    if (/^(\/|~\/|file:\/\/)/.test(p) && IMAGE_NAME.test(p)) out.push(p);
+  }
+  return out;
+}
+
+/**
+ * Attach the files `text` mentions, and the images of the absolute image paths in it (see the
+ * file comment). Mentions that are not files are left as typed; so is a pasted path naming no
+ * file.
+ */
+export function expandMentions(text: string, cwd: string, env: NodeJS.ProcessEnv = process.env): ExpandedMessage {
   const attachments: Attachment[] = [];
   const problems: string[] = [];
   const blocks: string[] = [];
+  const images: LoadedImage[] = [];
   const seen = new Set<string>();
+  const home = env.HOME || undefined;
+  const attachImage = (abs: string, shown: string) => {
+    const loaded = loadImageFile(abs, cwd, env, shown);
+    if ('problem' in loaded) problems.push(`${loaded.problem}; not attached`);
+    else images.push(loaded);
+  };
+  for (const raw of pastedImagePaths(text)) {
+    const abs = path.resolve(cwd, expandUserPath(raw, home));
+    if (seen.has(abs) || !isFile(abs)) continue;
+    seen.add(abs);
+    attachImage(abs, raw);
+  }
   for (const m of text.matchAll(MENTION)) {
     const raw = m[2].replace(/[.,;:!?)]+$/, '');
-    const abs = path.resolve(cwd, raw);
+    const abs = path.resolve(cwd, expandUserPath(raw, home));
     const rel = path.relative(cwd, abs);
     if (seen.has(abs)) continue;
     seen.add(abs);
+    if (IMAGE_NAME.test(raw) && isFile(abs)) {
+      attachImage(abs, `@${raw}`);
+      continue;
+    }
     if (rel.startsWith('..') || path.isAbsolute(rel)) {
       problems.push(`@${raw} is outside the working directory; not attached`);
       continue;
@@ -57,6 +102,10 @@ export function expandMentions(text: string, cwd: string): ExpandedMessage {
       problems.push(`@${raw} could not be read (${buf}); not attached`);
       continue;
     }
+    if (sniffImageType(buf)) {
+      attachImage(abs, `@${raw}`);
+      continue;
+    }
     if (buf.subarray(0, 8000).includes(0)) {
       problems.push(`@${raw} looks binary; not attached`);
       continue;
@@ -68,7 +117,15 @@ export function expandMentions(text: string, cwd: string): ExpandedMessage {
     blocks.push(`${OPEN(shown)}\n${content.replace(/\n$/, '')}\n${CLOSE}`);
     attachments.push({ path: shown, lines: content.split('\n').length, truncated });
   }
-  return { text: blocks.length ? `${text}\n\n${blocks.join('\n\n')}` : text, attachments, problems };
+  return { text: blocks.length ? `${text}\n\n${blocks.join('\n\n')}` : text, attachments, problems, images };
+}
+
+function isFile(abs: string): boolean {
+  try {
+    return statSync(abs).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** The first `bytes` bytes of `file` (fewer if it shrank), or the error code when it cannot be read. */
