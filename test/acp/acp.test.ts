@@ -9,7 +9,8 @@ import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, FAKE_KEY, userTexts } from '../e2e/cli-fixtures.js';
-import { cleanEnv, KEEN_BIN, makeWorkspace, type Workspace } from '../e2e/harness.js';
+import { cleanEnv, KEEN_BIN } from '../e2e/harness.js';
+import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { isCompactionRequest } from '../repl/fake-requests.js';
@@ -31,7 +32,6 @@ interface Editor {
 }
 
 let fake: ScriptedServer;
-const spaces: Workspace[] = [];
 const editors: Editor[] = [];
 
 beforeAll(async () => {
@@ -43,14 +43,7 @@ afterEach(async () => {
 });
 afterAll(async () => {
   await fake.close();
-  for (const ws of spaces) ws.cleanup();
 });
-
-function workspace(files: Record<string, string> = {}): Workspace {
-  const ws = makeWorkspace(files);
-  spaces.push(ws);
-  return ws;
-}
 
 async function editor(ws: Workspace, clientCapabilities: acp.ClientCapabilities = {}, args: string[] = []): Promise<Editor> {
   const child: ChildProcess = spawn(process.execPath, [KEEN_BIN, 'acp', ...args], {
@@ -107,7 +100,7 @@ const prompt = (e: Editor, sessionId: string, text: string) => e.agent.request(a
 
 describe('keen acp', () => {
   it('answers initialize, opens a session with modes and commands, and streams a reply', async () => {
-    const ws = workspace();
+    const ws = tempWorkspace();
     const e = await editor(ws);
     const { sessionId, modes } = await e.agent.request(acp.methods.agent.session.new, { cwd: ws.cwd, mcpServers: [] });
     expect(modes?.currentModeId).toBe('default');
@@ -123,7 +116,7 @@ describe('keen acp', () => {
   });
 
   it('asks through session/request_permission for an edit, shows its diff, and runs it once allowed', async () => {
-    const ws = workspace({ 'notes.md': 'old line\n' });
+    const ws = tempWorkspace({ 'notes.md': 'old line\n' });
     const e = await editor(ws);
     const { sessionId } = await e.agent.request(acp.methods.agent.session.new, { cwd: ws.cwd, mcpServers: [] });
     fake.enqueue(
@@ -143,7 +136,7 @@ describe('keen acp', () => {
   });
 
   it('a rejected call does not run, and plan mode refuses without asking', async () => {
-    const ws = workspace();
+    const ws = tempWorkspace();
     const e = await editor(ws);
     const { sessionId } = await e.agent.request(acp.methods.agent.session.new, { cwd: ws.cwd, mcpServers: [] });
     e.answer = 'deny';
@@ -162,7 +155,7 @@ describe('keen acp', () => {
   });
 
   it('session/cancel stops a streaming turn: stopReason cancelled', async () => {
-    const ws = workspace();
+    const ws = tempWorkspace();
     const e = await editor(ws);
     const { sessionId } = await e.agent.request(acp.methods.agent.session.new, { cwd: ws.cwd, mcpServers: [] });
     fake.enqueue({ steps: [{ text: 'Working' }, { delayMs: 30_000 }, { text: ' never shown' }] });
@@ -175,7 +168,7 @@ describe('keen acp', () => {
   });
 
   it('session/load replays a stored session and the next prompt carries its history', async () => {
-    const ws = workspace();
+    const ws = tempWorkspace();
     const first = await editor(ws);
     const { sessionId } = await first.agent.request(acp.methods.agent.session.new, { cwd: ws.cwd, mcpServers: [] });
     fake.enqueue({ steps: [{ text: 'The answer is 42.' }] });
@@ -198,7 +191,7 @@ describe('keen acp', () => {
     const files: Record<string, string> = { '.keen/config.json': JSON.stringify(tiny) };
     for (let n = 1; n <= 4; n++) files[`log-${n}.txt`] = Array.from({ length: 150 }, (_, k) => `entry ${k} of log ${n}: code_${(k * 7919 + n) % 10007} ok`).join('\n');
     for (const caps of [{ session: { compaction: {} } }, {}]) {
-      const ws = workspace(files);
+      const ws = tempWorkspace(files);
       const e = await editor(ws, caps);
       const { sessionId } = await e.agent.request(acp.methods.agent.session.new, { cwd: ws.cwd, mcpServers: [] });
       let turns = 0;
@@ -229,7 +222,7 @@ describe('keen acp', () => {
   });
 
   it('a credential the model reads or repeats reaches the editor redacted, never in clear', async () => {
-    const ws = workspace({ '.env': `ANTHROPIC_API_KEY=${FAKE_KEY}\n` });
+    const ws = tempWorkspace({ '.env': `ANTHROPIC_API_KEY=${FAKE_KEY}\n` });
     const e = await editor(ws);
     const { sessionId } = await e.agent.request(acp.methods.agent.session.new, { cwd: ws.cwd, mcpServers: [] });
     fake.enqueue({ steps: [{ toolCall: { id: 'c_env', name: 'read_file', args: { path: '.env' } } }] }, { steps: [{ text: `the key is ${FAKE_KEY}` }] });
@@ -239,8 +232,8 @@ describe('keen acp', () => {
   });
 
   it('--trust and --yolo trust only the folder keen acp runs in, not every folder the editor names', async () => {
-    const ws = workspace();
-    const other = workspace({ '.mcp.json': '{"mcpServers":{}}' });
+    const ws = tempWorkspace();
+    const other = tempWorkspace({ '.mcp.json': '{"mcpServers":{}}' });
     const e = await editor(ws, {}, ['--trust']);
     await e.agent.request(acp.methods.agent.session.new, { cwd: other.cwd, mcpServers: [] });
     const storeFile = path.join(ws.home, 'trusted-projects.json');
@@ -251,7 +244,7 @@ describe('keen acp', () => {
   });
 
   it('started with --mode plan, the session says plan mode', async () => {
-    const ws = workspace();
+    const ws = tempWorkspace();
     const e = await editor(ws, {}, ['--mode', 'plan']);
     const { modes } = await e.agent.request(acp.methods.agent.session.new, { cwd: ws.cwd, mcpServers: [] });
     expect(modes?.currentModeId).toBe('plan');

@@ -12,7 +12,8 @@ import { startAnthropicFake, inputTokens, type AnthropicFake } from '../fakes/an
 import type { RecordedRequest } from '../fakes/script.js';
 import { isCompactionRequest } from '../kit/anthropic-wire-helpers.js';
 import { assertBuilt } from './cli-fixtures.js';
-import { makeWorkspace, runKeen, type Workspace } from './harness.js';
+import { runKeen } from './harness.js';
+import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
 import { prose as kitProse } from '../kit/prose.js';
 
 /** The window of both the model catalog entry and the fake. */
@@ -34,7 +35,7 @@ afterAll(async () => {
 });
 
 function workspace(contextWindow: number): Workspace {
-  const ws = makeWorkspace({ '.keen/config.json': config(contextWindow) });
+  const ws = tempWorkspace({ '.keen/config.json': config(contextWindow) });
   workspaces.push(ws);
   return ws;
 }
