@@ -107,7 +107,7 @@ describe('git status in the system prompt', () => {
     clock = 0;
     const slow = new GitStatusCache(dir, { command: COUNTS, now: () => clock, turnWaitMs: LONG_WAIT });
     slow.refresh();
-    await vi.waitFor(() => expect(slow.text()).toContain('run-1.txt'));
+    await vi.waitFor(() => expect(slow.text()).toContain('run-1.txt'), { timeout: 10_000 });
     clock = 60_000;
     await slow.beforeTurn();
     expect(runs()).toBe(2);
