@@ -8,7 +8,7 @@ import path from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, FAKE_KEY, toolResults } from '../e2e/cli-fixtures.js';
-import { makeWorkspace, type Workspace } from '../e2e/harness.js';
+import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
 import { EVERYTHING } from '../e2e/mcp-fixtures.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
@@ -31,7 +31,7 @@ afterAll(async () => {
 });
 
 function workspace(files: Record<string, string> = {}): Workspace {
-  const ws = makeWorkspace(files);
+  const ws = tempWorkspace(files);
   spaces.push(ws);
   return ws;
 }

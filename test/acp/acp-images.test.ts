@@ -12,7 +12,8 @@ import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, FAKE_KEY } from '../e2e/cli-fixtures.js';
-import { cleanEnv, KEEN_BIN, makeWorkspace, type Workspace } from '../e2e/harness.js';
+import { cleanEnv, KEEN_BIN } from '../e2e/harness.js';
+import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { pngBase64 } from '../kit/png-bytes.js';
@@ -57,7 +58,7 @@ async function editor(ws: Workspace, args: string[] = []): Promise<{ agent: acp.
 }
 
 function workspace(): Workspace {
-  const ws = makeWorkspace();
+  const ws = tempWorkspace();
   spaces.push(ws);
   return ws;
 }

@@ -7,7 +7,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 import { FAKE_KEY } from '../e2e/cli-fixtures.js';
-import { cleanEnv, KEEN_BIN, type Workspace } from '../e2e/harness.js';
+import { cleanEnv, KEEN_BIN } from '../e2e/harness.js';
+import { type Workspace } from '../kit/temp-dir.js';
 
 export type Answer = 'once' | 'session' | 'deny';
 

@@ -5,21 +5,18 @@
  * Opened with `inspect` (no credentials, no model, nothing written).
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openSession } from '../../src/agent/open-session.js';
 import { decide } from '../../src/tools/permissions/decide.js';
+import { tempDir } from '../kit/temp-dir.js';
 
-const roots: string[] = [];
 afterEach(() => {
   vi.restoreAllMocks();
-  for (const r of roots.splice(0)) fs.rmSync(r, { recursive: true, force: true });
 });
 
 function folder(projectConfig: string | object | undefined, userConfig?: object) {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-config-once-'));
-  roots.push(root);
+  const root = tempDir('keen-config-once-');
   const cwd = path.join(root, 'project');
   const home = path.join(root, 'home');
   fs.mkdirSync(path.join(cwd, '.keen'), { recursive: true });

@@ -19,7 +19,8 @@ import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { RecordedRequest } from '../fakes/script.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { isCompactionRequest } from '../kit/anthropic-wire-helpers.js';
-import { makeClient, tempDir } from '../loop/loop-harness.js';
+import { makeClient } from '../loop/loop-harness.js';
+import { tempDir } from '../kit/temp-dir.js';
 import { FailingIo } from '../transcript/failing-io.js';
 
 const SUMMARY = '## Goal\nRead the files.\n## Relevant Files\nbig-1.txt';

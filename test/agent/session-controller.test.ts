@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AppState } from '../../src/agent/app-state.js';
-import { MANUAL_COMPACTION_STATUS, SessionController, type ControllerEvent } from '../../src/agent/session-controller.js';
+import { MANUAL_COMPACTION_STATUS, SessionController } from '../../src/agent/session-controller.js';
 import { TOOL_CALLS_DISABLED_MESSAGE } from '../../src/core/stream-options.js';
 import { estimateMessage, estimateRequest } from '../../src/tokens/token-estimator.js';
 import { createAnthropicAdapter } from '../../src/providers/anthropic.js';
@@ -13,7 +13,9 @@ import { createDefaultRegistry } from '../../src/tools/index.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { isCompactionRequest, lastUserText, stripCache } from '../kit/anthropic-wire-helpers.js';
-import { makeClient, tempDir } from '../loop/loop-harness.js';
+import { makeClient } from '../loop/loop-harness.js';
+import { tempDir } from '../kit/temp-dir.js';
+import { collect } from '../kit/events.js';
 
 const SYSTEM = 'You are Keen under test.';
 const SUMMARY = '## Goal\nShip the parser.\n## Relevant Files\nsrc/parser.ts';
@@ -52,15 +54,6 @@ async function controller(window = 200_000, history = undefined as undefined | R
   return new SessionController(appState, store);
 }
 
-async function drain(stream: AsyncIterable<ControllerEvent>, onEvent?: (ev: ControllerEvent) => void) {
-  const events: ControllerEvent[] = [];
-  for await (const ev of stream) {
-    events.push(ev);
-    onEvent?.(ev);
-  }
-  return events;
-}
-
 async function records() {
   return (await loadTranscript(store.path)).records;
 }
@@ -68,7 +61,7 @@ async function records() {
 /** One finished turn so there is history to compact. */
 async function seedTurn(c: SessionController) {
   fake.enqueue({ steps: [{ text: 'The parser lives in src/parser.ts.' }] });
-  await drain(c.chat('Where is the parser?'));
+  await collect(c.chat('Where is the parser?'));
 }
 
 describe('manual compaction (/compact)', () => {
@@ -77,7 +70,7 @@ describe('manual compaction (/compact)', () => {
     await seedTurn(c);
     const normal = fake.requests[0].body;
     fake.enqueue({ steps: [{ text: SUMMARY }] });
-    const events = await drain(c.compact('keep the API notes'));
+    const events = await collect(c.compact('keep the API notes'));
 
     const req = fake.requests[1].body;
     expect(stripCache(req.system)).toEqual(stripCache(normal.system));
@@ -99,7 +92,7 @@ describe('manual compaction (/compact)', () => {
 
     // The next turn: fresh system prompt + the single summary message + the new user message.
     fake.enqueue({ steps: [{ text: 'ok' }] });
-    await drain(c.chat('Next step?'));
+    await collect(c.chat('Next step?'));
     const next = fake.requests[2].body;
     expect(next.system[0].text).toBe(SYSTEM);
     expect(stripCache(next.messages)).toEqual([
@@ -112,7 +105,7 @@ describe('manual compaction (/compact)', () => {
     const c = await controller();
     await seedTurn(c);
     fake.enqueue({ steps: [{ text: 'Checking first.' }, { toolCall: { id: 'x1', name: 'bash', args: { command: 'touch hacked' } } }] }, { steps: [{ text: SUMMARY }] });
-    const events = await drain(c.compact());
+    const events = await collect(c.compact());
     const finished = events.find((e) => e.type === 'tool_call_finished') as any;
     expect(finished.result).toMatchObject({ is_error: true, content: TOOL_CALLS_DISABLED_MESSAGE });
     expect(fs.existsSync(path.join(cwd, 'hacked'))).toBe(false);
@@ -129,7 +122,7 @@ describe('manual compaction (/compact)', () => {
     const before = structuredClone(c.appState.messages);
     const size = fs.statSync(store.path).size;
     script();
-    const events = await drain(c.compact());
+    const events = await collect(c.compact());
     expect(events.some((e) => e.type === 'error')).toBe(true);
     expect(events.some((e) => e.type === 'compaction_done')).toBe(false);
     expect(c.appState.messages).toEqual(before);
@@ -143,7 +136,7 @@ describe('manual compaction (/compact)', () => {
     const size = fs.statSync(store.path).size;
     fake.enqueue({ steps: [{ text: '## Goal\npartial' }, { delayMs: 3000 }, { text: ' never' }] });
     const abort = new AbortController();
-    const events = await drain(c.compact(undefined, abort.signal), (ev) => {
+    const events = await collect(c.compact(undefined, abort.signal), (ev) => {
       if (ev.type === 'text_delta') abort.abort();
     });
     expect(events.at(-1)).toMatchObject({ type: 'error', error: { kind: 'cancelled' } });
@@ -162,7 +155,7 @@ describe('automatic compaction persistence', () => {
       return { steps: [{ text: `Reading ${parentTurns}.` }, { toolCall: { id: `r${parentTurns}`, name: 'read_file', args: { path: `big-${parentTurns}.txt` } } }] };
     });
     const c = await controller(12_000);
-    const events = await drain(c.chat('Read the big files.'));
+    const events = await collect(c.chat('Read the big files.'));
     const checkpoint = events.find((e) => e.type === 'checkpoint') as { type: 'checkpoint'; text: string };
     expect(checkpoint.text).toMatch(/^Reading 1\.Reading 2\./);
     expect(events.find((e) => e.type === 'auto_compaction_applied')).toBeDefined();
@@ -197,7 +190,7 @@ describe('what is recorded, and the context measure', () => {
   it('a first request refused before the model answers records nothing and takes the message back', async () => {
     const c = await controller();
     fake.enqueue({ error: { status: 401, message: 'invalid x-api-key' } });
-    const events = await drain(c.chat('never reached'));
+    const events = await collect(c.chat('never reached'));
     expect(events.at(-1)).toMatchObject({ type: 'error', error: { kind: 'auth' } });
     expect(c.unsaved).toBe(true);
     expect(c.appState.messages).toEqual([]);
@@ -207,7 +200,7 @@ describe('what is recorded, and the context measure', () => {
   it('a context-window error keeps the prompt (the session can be compacted)', async () => {
     const c = await controller();
     fake.enqueue({ error: { status: 400, message: 'prompt is too long: 215000 tokens > 200000 maximum' } });
-    await drain(c.chat('too big'));
+    await collect(c.chat('too big'));
     expect(c.unsaved).toBe(false);
     expect((await records()).map((r) => r.kind)).toEqual(['session_started', 'user_message']);
   });
@@ -215,7 +208,7 @@ describe('what is recorded, and the context measure', () => {
   it('after a turn the measure is the reported prompt plus the estimate of the reply, as the trigger counts', async () => {
     const c = await controller();
     fake.enqueue({ steps: [{ text: 'A reply of some length to be estimated locally.' }], usage: { input: 5000, output: 20 } });
-    await drain(c.chat('hello'));
+    await collect(c.chat('hello'));
     const reply = c.appState.messages.at(-1)!;
     const measured = c.context.measure();
     expect(measured.source).toBe('reported');

@@ -5,10 +5,9 @@
  * outputs filling the parent's artifact store. Real tools, a real workspace, real checkpoints
  * and a real artifact store.
  */
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildRegistry } from '../../src/agent/session-registry.js';
 import { compileMatcher } from '../../src/hooks/matcher.js';
 import { createSessionHooks } from '../../src/hooks/session-hooks.js';
@@ -18,16 +17,11 @@ import { createHeadlessGate } from '../../src/tools/permissions/index.js';
 import type { PermissionGate, PermissionRequest } from '../../src/tools/types.js';
 import { ArtifactStore } from '../../src/transcript/artifacts.js';
 import { FileCheckpoints, listManifests } from '../../src/undo/file-checkpoints.js';
-
-const dirs: string[] = [];
-afterEach(async () => {
-  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
-});
+import { tempDir } from '../kit/temp-dir.js';
 
 /** A workspace holding a.txt, a session folder, the turn's checkpoints, and a gate that notes each question. */
 async function rig(gate: PermissionGate) {
-  const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'keen-registry-order-')));
-  dirs.push(root);
+  const root = tempDir('keen-registry-order-');
   const cwd = path.join(root, 'ws');
   const session = path.join(root, 'session');
   await mkdir(cwd);

@@ -1,11 +1,11 @@
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { CodexCredentials, codexCliAuthPath, findCodexTokens, saveKeenCodexTokens } from '../../src/auth/codex-credentials.js';
 import { KeenError } from '../../src/errors.js';
 import { useConnectProxy } from '../fakes/connect-proxy.js';
 import { fakeJwt, startFakeOAuthServer } from '../fakes/openai-responses-fake.js';
+import { tempDir } from '../kit/temp-dir.js';
 
 const oauth = await startFakeOAuthServer();
 const proxy = useConnectProxy();
@@ -18,13 +18,12 @@ let env: NodeJS.ProcessEnv;
 beforeEach(async () => {
   oauth.requests.length = 0;
   oauth.respond(undefined);
-  root = await mkdtemp(join(tmpdir(), 'keen-creds-'));
+  root = tempDir('keen-creds-');
   keenHome = join(root, 'keen');
   codexHome = join(root, 'codex');
   await mkdir(codexHome, { recursive: true });
   env = { CODEX_HOME: codexHome, KEEN_CODEX_AUTH_URL: oauth.url };
 });
-afterEach(() => rm(root, { recursive: true, force: true }));
 
 const hourFromNow = () => Math.floor(Date.now() / 1000) + 3600;
 const cliAuth = (access: string, extra: Record<string, unknown> = {}) =>

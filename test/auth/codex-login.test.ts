@@ -1,14 +1,14 @@
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { loginCodex, type LoginCodexOptions } from '../../src/auth/codex-login.js';
 import { pkceChallenge } from '../../src/auth/pkce.js';
 import { KeenError } from '../../src/errors.js';
 import { startConnectProxy, useConnectProxy } from '../fakes/connect-proxy.js';
 import { startFakeOAuthServer } from '../fakes/openai-responses-fake.js';
+import { tempDir } from '../kit/temp-dir.js';
 
 const oauth = await startFakeOAuthServer();
 afterAll(() => oauth.close());
@@ -18,9 +18,8 @@ let home: string;
 beforeEach(async () => {
   oauth.requests.length = 0;
   oauth.respond(undefined);
-  home = await mkdtemp(join(tmpdir(), 'keen-login-'));
+  home = tempDir('keen-login-');
 });
-afterEach(() => rm(home, { recursive: true, force: true }));
 
 /** Starts a login on a free port and resolves with the authorize URL it hands out. */
 function startLogin(extra: Partial<LoginCodexOptions> = {}): { login: Promise<unknown>; url: Promise<URL> } {

@@ -10,7 +10,9 @@ import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { FakeReply, RecordedRequest } from '../fakes/script.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { isCompactionRequest, stripCache } from '../kit/anthropic-wire-helpers.js';
-import { collect, eventOrder, makeClient, request, tempDir, textOf } from '../loop/loop-harness.js';
+import { makeClient, request } from '../loop/loop-harness.js';
+import { collect, eventOrder, textOf } from '../kit/events.js';
+import { tempDir } from '../kit/temp-dir.js';
 
 const SUMMARY = '## Goal\nRead the big files.\n## Accomplished\nRead big-1.txt.';
 /** ~1,500 tokens of varied text per file. */

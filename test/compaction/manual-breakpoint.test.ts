@@ -15,7 +15,8 @@ import { createDefaultRegistry } from '../../src/tools/index.js';
 import { createHeadlessGate } from '../../src/tools/permissions/index.js';
 import { PROVIDER_CASES } from '../providers/conformance-cases.js';
 import { useProviderRig } from '../providers/provider-rig.js';
-import { COMPACTION_MARKER, collect } from '../loop/loop-harness.js';
+import { COMPACTION_MARKER } from '../loop/loop-harness.js';
+import { collect } from '../kit/events.js';
 
 const SUMMARY = '## Goal\nTalk.\n## Accomplished\nTalked.';
 const history: Message[] = [

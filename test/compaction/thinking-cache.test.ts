@@ -14,7 +14,9 @@ import { createDefaultRegistry } from '../../src/tools/index.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { isCompactionRequest } from '../kit/anthropic-wire-helpers.js';
-import { collect, makeClient, request, tempDir, textOf } from '../loop/loop-harness.js';
+import { makeClient, request } from '../loop/loop-harness.js';
+import { collect, textOf } from '../kit/events.js';
+import { tempDir } from '../kit/temp-dir.js';
 
 const SUMMARY = '## Goal\nRead the files.\n## Accomplished\nSome files read.';
 const WINDOW = 40_000;

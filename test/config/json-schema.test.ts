@@ -1,15 +1,10 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { configJsonSchema, configJsonSchemaText } from '../../src/config/json-schema.js';
 import { readConfigFile } from '../../src/config/load.js';
 import { configSchema } from '../../src/config/schema.js';
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
+import { tempDir } from '../kit/temp-dir.js';
 
 describe('the config JSON Schema', () => {
   it('is generated from the zod schema: every key, unknown keys refused, nested entries described', () => {
@@ -30,8 +25,7 @@ describe('the config JSON Schema', () => {
   });
 
   it('a config file may name it with "$schema"', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-schema-'));
-    dirs.push(dir);
+    const dir = tempDir('keen-schema-');
     const file = path.join(dir, 'config.json');
     fs.writeFileSync(file, JSON.stringify({ $schema: 'https://unpkg.com/@keen-cli/keen/config.schema.json', maxTurns: 7 }));
     expect(readConfigFile(file)).toMatchObject({ maxTurns: 7 });

@@ -1,20 +1,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig, mergeConfig, readConfigFile } from '../../src/config/load.js';
 import { keenHome, projectConfigPath, userConfigPath } from '../../src/config/paths.js';
 import { KeenError } from '../../src/errors.js';
-
-const made: string[] = [];
-afterEach(() => {
-  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
+import { tempDir } from '../kit/temp-dir.js';
 
 /** A temp KEEN_HOME and project directory, with the given config texts (undefined: no file). */
 function setup(user?: string, project?: string): { home: string; cwd: string } {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-config-'));
-  made.push(root);
+  const root = tempDir('keen-config-');
   const home = path.join(root, 'home');
   const cwd = path.join(root, 'project');
   fs.mkdirSync(path.join(cwd, '.keen'), { recursive: true });

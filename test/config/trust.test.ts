@@ -1,19 +1,13 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { projectConfigPath, trustStorePath, userConfigPath } from '../../src/config/paths.js';
 import { isProjectTrusted, resolveTrust, trustDecision, trustProject } from '../../src/config/trust.js';
-
-const made: string[] = [];
-afterEach(() => {
-  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
+import { tempDir } from '../kit/temp-dir.js';
 
 function setup(project?: object, user?: object) {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-trust-'));
-  made.push(root);
+  const root = tempDir('keen-trust-');
   const home = path.join(root, 'home');
   const cwd = path.join(root, 'project');
   fs.mkdirSync(path.join(cwd, '.keen'), { recursive: true });

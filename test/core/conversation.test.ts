@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { Conversation, type NativeEncoder, type WireTranslation } from '../../src/core/conversation.js';
 import { llmError } from '../../src/core/errors.js';
 import { assistantMessage, systemMessage, userMessage, type Message } from '../../src/core/message.js';
-import type { ModelTurnEvent } from '../../src/core/provider.js';
 import type { TurnDelta, WireTurn } from '../../src/core/conversation.js';
+import { turn } from '../kit/events.js';
 
 /** Native history = one line per message; `anchor` marks where the cache prefix ends. */
 class LineEncoder implements NativeEncoder<string[]> {
@@ -56,17 +56,11 @@ function wire(
   };
 }
 
-async function run(c: Conversation<string[]>, signal = new AbortController().signal): Promise<ModelTurnEvent[]> {
-  const out: ModelTurnEvent[] = [];
-  for await (const ev of c.streamTurn(signal)) out.push(ev);
-  return out;
-}
-
 describe('Conversation', () => {
   it('encodes the opening messages once, sends them, and appends the reply to both histories', async () => {
     const w = wire();
     const c = Conversation.open(w, [systemMessage('S'), userMessage('go')]);
-    const events = await run(c);
+    const events = await turn(c);
     expect(events.at(-1)).toMatchObject({ type: 'turn_end', stopReason: 'tool_use' });
     expect(w.sent).toEqual([['system:S', 'user:go', '|']]);
     expect(c.messages.at(-1)).toBe(reply);
@@ -75,7 +69,7 @@ describe('Conversation', () => {
 
   it('a fork is independent, and appendUserText keeps the cache anchor where it was', async () => {
     const c = Conversation.open(wire(), [userMessage('go')]);
-    await run(c);
+    await turn(c);
     c.appendToolResults([{ role: 'tool', tool_call_id: 'c1', name: 'read_file', content: 'x' }]);
     const child = c.fork() as Conversation<string[]>;
     child.appendUserText('summarise');
@@ -86,12 +80,12 @@ describe('Conversation', () => {
 
   it('pending state: unanswered tool calls, only for wires that pair them', async () => {
     const paired = Conversation.open(wire({ pairsToolCalls: true }), [userMessage('go')]);
-    await run(paired);
+    await turn(paired);
     expect(paired.hasPendingState()).toBe(true);
     paired.appendToolResults([{ role: 'tool', tool_call_id: 'c1', name: 'read_file', content: 'x' }]);
     expect(paired.hasPendingState()).toBe(false);
     const plain = Conversation.open(wire(), [userMessage('go')]);
-    await run(plain);
+    await turn(plain);
     expect(plain.hasPendingState()).toBe(false);
   });
 
@@ -113,7 +107,7 @@ describe('Conversation', () => {
       }),
       [userMessage('go')],
     );
-    expect(await run(failing)).toEqual([{ type: 'error', error: { kind: 'other', message: 'classified: boom' } }]);
+    expect(await turn(failing)).toEqual([{ type: 'error', error: { kind: 'other', message: 'classified: boom' } }]);
     const cut = Conversation.open(
       wire({}, async function* () {
         yield { type: 'text_delta', text: 'half' };
@@ -121,7 +115,7 @@ describe('Conversation', () => {
       }),
       [userMessage('go')],
     );
-    const events = await run(cut);
+    const events = await turn(cut);
     expect(events.at(-1)).toEqual({ type: 'error', error: { kind: 'network', message: 'The connection to the test service closed before the reply finished.' } });
     expect(cut.messages).toHaveLength(1);
   });
@@ -136,7 +130,7 @@ describe('Conversation', () => {
       }),
       [userMessage('go')],
     );
-    expect(await run(c)).toEqual([
+    expect(await turn(c)).toEqual([
       { type: 'text_delta', text: 'I cannot help with that.' },
       { type: 'usage', usage },
       { type: 'turn_end', message: declined, stopReason: 'refusal', explanation: 'policy category cyber' },
@@ -154,7 +148,7 @@ describe('Conversation', () => {
       }),
       [userMessage('go')],
     );
-    const events = await run(c, abort.signal);
+    const events = await turn(c, abort.signal);
     expect(events.at(-1)).toMatchObject({ type: 'error', error: { kind: 'cancelled' } });
     expect(c.messages).toHaveLength(1);
   });

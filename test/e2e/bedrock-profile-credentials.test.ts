@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBedrockFake } from '../fakes/bedrock-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { assertBuilt } from './cli-fixtures.js';
-import { makeWorkspace, runKeen, type Workspace } from './harness.js';
+import { runKeen } from './harness.js';
+import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
 
 let bedrock: ScriptedServer;
 let ws: Workspace;
@@ -20,7 +21,7 @@ let home: string;
 beforeAll(async () => {
   assertBuilt();
   bedrock = await startBedrockFake();
-  ws = makeWorkspace();
+  ws = tempWorkspace();
   home = path.join(path.dirname(ws.home), 'user-home');
   fs.mkdirSync(path.join(home, '.aws'), { recursive: true, mode: 0o700 });
 });

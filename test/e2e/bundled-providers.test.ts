@@ -12,7 +12,8 @@ import { startOpenAIChatFake } from '../fakes/openai-chat-fake.js';
 import { startOpenAIResponsesFake, writeFakeCodexAuth } from '../fakes/openai-responses-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { assertBuilt } from './cli-fixtures.js';
-import { makeWorkspace, runKeen, type Workspace } from './harness.js';
+import { runKeen } from './harness.js';
+import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
 
 interface Case {
   provider: string;
@@ -57,7 +58,7 @@ describe('bundled provider SDKs', () => {
 
   it.each(CASES.map((c) => [c.provider, c] as const))('%s answers one headless turn from dist/', async (_name, c) => {
     const fake = await c.start();
-    const ws = makeWorkspace();
+    const ws = tempWorkspace();
     cleanups.push(
       () => fake.close(),
       () => ws.cleanup(),
@@ -73,7 +74,7 @@ describe('bundled provider SDKs', () => {
   it('bedrock in record mode records the turn and writes nothing to stderr (the AWS SDK warns when its JSON body is read as a string)', async () => {
     const c = CASES.find((x) => x.provider === 'bedrock')!;
     const fake = await c.start();
-    const ws = makeWorkspace();
+    const ws = tempWorkspace();
     cleanups.push(
       () => fake.close(),
       () => ws.cleanup(),

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { isCompactionRequest } from '../kit/anthropic-wire-helpers.js';
 import { ARTIFACTS_DIR, consoleLines, itChromium, runChromium } from '../kit/chromium.js';
 import { useCliRig } from './cli-fixtures.js';
-import type { Workspace } from './harness.js';
+import type { Workspace } from '../kit/temp-dir.js';
 
 const { rig, workspace } = useCliRig();
 

@@ -8,7 +8,8 @@ import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { RecordedRequest } from '../fakes/script.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { afterAll, beforeAll } from 'vitest';
-import { makeWorkspace, runKeen, type RunResult, type Workspace } from './harness.js';
+import { runKeen, type RunResult } from './harness.js';
+import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
 import { isNoSandboxWarning } from '../kit/sandbox.js';
 
 const DIST_MAIN = path.resolve(import.meta.dirname, '../../dist/main.js');
@@ -133,18 +134,16 @@ export function resumeIdOf(stderr: string): string | undefined {
 }
 
 /**
- * Registers the per-file hooks: one fake for the file, temp workspaces cleaned up after it. The
+ * Registers the per-file hooks: one fake for the file; its temp workspaces go as test/kit/temp-dir.ts says. The
  * returned rig delegates to the one started in beforeAll.
  */
 export function useCliRig(): { rig: CliRig; workspace: (files?: Record<string, string>) => Workspace } {
   let inner: CliRig | undefined;
-  const workspaces: Workspace[] = [];
   beforeAll(async () => {
     inner = await startRig();
   });
   afterAll(async () => {
     await inner?.fake.close();
-    for (const ws of workspaces) ws.cleanup();
   });
   const live = (): CliRig => {
     if (!inner) throw new Error('the CLI rig is used before beforeAll started it');
@@ -158,10 +157,6 @@ export function useCliRig(): { rig: CliRig; workspace: (files?: Record<string, s
       keen: (ws, args, opts) => live().keen(ws, args, opts),
       since: (from) => live().since(from),
     },
-    workspace: (files = {}) => {
-      const ws = makeWorkspace(files);
-      workspaces.push(ws);
-      return ws;
-    },
+    workspace: (files = {}) => tempWorkspace(files),
   };
 }

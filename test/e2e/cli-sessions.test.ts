@@ -7,7 +7,8 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../fakes/script.js';
 import { blocksOf, errorLines, FAKE_KEY, filesUnder, resumeIdOf, useCliRig, toolResults, userTexts, wireMessages } from './cli-fixtures.js';
-import type { RunResult, Workspace } from './harness.js';
+import type { RunResult } from './harness.js';
+import type { Workspace } from '../kit/temp-dir.js';
 
 const { rig, workspace } = useCliRig();
 

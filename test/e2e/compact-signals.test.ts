@@ -9,7 +9,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isCompactionRequest } from '../kit/anthropic-wire-helpers.js';
 import { FAKE_KEY, filesUnder, useCliRig } from './cli-fixtures.js';
-import { cleanEnv, KEEN_BIN, type Workspace } from './harness.js';
+import { cleanEnv, KEEN_BIN } from './harness.js';
+import type { Workspace } from '../kit/temp-dir.js';
 
 const { rig, workspace } = useCliRig();
 

@@ -12,7 +12,8 @@ import type { FakeReply, RecordedRequest } from '../fakes/script.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { isCompactionRequest, stripCache } from '../kit/anthropic-wire-helpers.js';
 import { assertBuilt } from './cli-fixtures.js';
-import { makeWorkspace, runKeen, type Workspace } from './harness.js';
+import { runKeen } from './harness.js';
+import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
 import { prose as kitProse } from '../kit/prose.js';
 
 const SUMMARY = '## Goal\nRead every log.\n## Accomplished\nLogs read.';
@@ -41,7 +42,7 @@ const prose = (n: number, lines: number) => kitProse('log', n, lines);
 function workspace(config: string, files = 16, lines = 150, text: (n: number, lines: number) => string = log): Workspace {
   const entries: Record<string, string> = { '.keen/config.json': config };
   for (let i = 1; i <= files; i++) entries[`log-${i}.txt`] = text(i, lines);
-  const ws = makeWorkspace(entries);
+  const ws = tempWorkspace(entries);
   workspaces.push(ws);
   fake.requests.length = 0;
   fake.setResponder(undefined);

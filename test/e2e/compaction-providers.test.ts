@@ -3,9 +3,8 @@
  * falls back to the budgeted document, then a manual compaction merges into one level-2 summary.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SUMMARISER_SYSTEM_PROMPT } from '../../src/compaction/prompts.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import { startBedrockFake } from '../fakes/bedrock-fake.js';
@@ -16,7 +15,8 @@ import type { RecordedRequest } from '../fakes/script.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { COMPACTION_MARKER } from '../loop/loop-harness.js';
 import { assertBuilt } from './cli-fixtures.js';
-import { makeWorkspace, runKeen, type Workspace } from './harness.js';
+import { runKeen } from './harness.js';
+import { tempWorkspace, type Workspace, tempDir } from '../kit/temp-dir.js';
 
 interface SpawnCase {
   provider: string;
@@ -69,22 +69,16 @@ const isCompaction = (req: RecordedRequest) => JSON.stringify(req.body).includes
 const isDocument = (req: RecordedRequest) => JSON.stringify(req.body).includes(SUMMARISER_SYSTEM_PROMPT.slice(0, 40));
 const TOO_LONG = { error: { status: 400, message: 'prompt is too long: 250000 tokens > 200000 maximum' } };
 
-const workspaces: Workspace[] = [];
-afterAll(() => {
-  for (const ws of workspaces) ws.cleanup();
-});
-
 async function withProvider(pc: SpawnCase, body: (fake: ScriptedServer, keen: (args: string[]) => ReturnType<typeof runKeen>, ws: Workspace) => Promise<void>): Promise<void> {
   assertBuilt();
   const fake = await pc.start();
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-e2e-prov-'));
+  const tmp = tempDir('keen-e2e-prov-');
   try {
     const { entry, env } = await pc.setup(fake, tmp);
     const config = { models: { tiny: { provider: pc.provider, contextWindow: 13_000, maxOutputTokens: 1000, ...entry } }, model: 'tiny', compaction: { keepRecentTokens: 0 } };
     const files: Record<string, string> = {};
     for (let i = 1; i <= 4; i++) files[`log-${i}.txt`] = log(i);
-    const ws = makeWorkspace(files);
-    workspaces.push(ws);
+    const ws = tempWorkspace(files);
     // The user's own config: a project's config may not set base URLs (workspace trust).
     fs.writeFileSync(path.join(ws.home, 'config.json'), JSON.stringify(config));
     await body(fake, (args) => runKeen(args, { cwd: ws.cwd, home: ws.home, env, timeoutMs: 60_000 }), ws);

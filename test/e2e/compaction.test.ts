@@ -3,7 +3,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { isCompactionRequest, stripCache } from '../kit/anthropic-wire-helpers.js';
-import { makeWorkspace, runKeen, type Workspace } from './harness.js';
+import { runKeen } from './harness.js';
+import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
 
 const SUMMARY = '## Goal\nRead every log.\n## Accomplished\nlog-1 and log-2 read.';
 const TINY_MODEL = { models: { tiny: { provider: 'anthropic', contextWindow: 12_000, maxOutputTokens: 1000 } }, model: 'tiny' };
@@ -22,7 +23,7 @@ beforeEach(() => {
   fake.requests.length = 0;
   fake.setResponder(undefined);
   ws?.cleanup();
-  ws = makeWorkspace({ '.keen/config.json': JSON.stringify(TINY_MODEL), 'log-1.txt': log(1), 'log-2.txt': log(2), 'log-3.txt': log(3), 'log-4.txt': log(4) });
+  ws = tempWorkspace({ '.keen/config.json': JSON.stringify(TINY_MODEL), 'log-1.txt': log(1), 'log-2.txt': log(2), 'log-3.txt': log(3), 'log-4.txt': log(4) });
 });
 
 const env = () => ({ ANTHROPIC_API_KEY: 'sk-e2e-key-000', ANTHROPIC_BASE_URL: fake.url });

@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCacheFile, writeCacheFile } from '../../src/launch/compile-cache.js';
 import { TmuxKeen } from '../repl/tmux.js';
 import { type CliRig, FAKE_KEY, startRig } from './cli-fixtures.js';
-import { cleanEnv, makeWorkspace, type Workspace } from './harness.js';
+import { cleanEnv } from './harness.js';
+import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -21,7 +22,7 @@ describe('the compile cache of bin/keen.js', () => {
   let ws: Workspace;
   beforeAll(async () => {
     rig = await startRig();
-    ws = makeWorkspace();
+    ws = tempWorkspace();
   });
   afterAll(async () => {
     await rig.fake.close();

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { errorLines, toolResults, useCliRig, userTexts } from './cli-fixtures.js';
 import { systemText } from './context-fixtures.js';
-import type { Workspace } from './harness.js';
+import type { Workspace } from '../kit/temp-dir.js';
 
 const { rig, workspace } = useCliRig();
 

@@ -14,7 +14,8 @@ import type { RecordedRequest } from '../fakes/script.js';
 import { prose as kitProse } from '../kit/prose.js';
 import { COMPACTION_MARKER } from '../loop/loop-harness.js';
 import { assertBuilt } from './cli-fixtures.js';
-import { makeWorkspace, runKeen, type Workspace } from './harness.js';
+import { runKeen } from './harness.js';
+import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
 import { PROVIDER_CASES, type ProviderCase, type WindowedFake } from './provider-cases.js';
 
 /** The window of both the model entry and the fake. */
@@ -42,7 +43,7 @@ async function withProvider(pc: ProviderCase, contextWindow: number, body: (run:
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-e2e-window-'));
   try {
     const { entry, env } = await pc.setup(fake, tmp);
-    const ws = makeWorkspace({});
+    const ws = tempWorkspace({});
     workspaces.push(ws);
     const setWindow = (window: number) =>
       fs.writeFileSync(

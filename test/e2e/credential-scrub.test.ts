@@ -14,7 +14,8 @@ import { startOpenAIChatFake } from '../fakes/openai-chat-fake.js';
 import { fakeJwt, startOpenAIResponsesFake, writeFakeCodexAuth } from '../fakes/openai-responses-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { filesUnder, toolResults, useCliRig } from './cli-fixtures.js';
-import { makeWorkspace, runKeen, type RunResult, type Workspace } from './harness.js';
+import { runKeen, type RunResult } from './harness.js';
+import { tempWorkspace } from '../kit/temp-dir.js';
 import { everything, writeUserConfig } from './mcp-fixtures.js';
 
 const { rig, workspace } = useCliRig();
@@ -62,16 +63,10 @@ async function fake(start: () => Promise<ScriptedServer>): Promise<ScriptedServe
   return f;
 }
 
-function ownWorkspace(): Workspace {
-  const ws = makeWorkspace();
-  cleanups.push(() => ws.cleanup());
-  return ws;
-}
-
 describe('credentials never echo', () => {
   it('a Codex 401 quoting the access token and the refresh token (percent-encoded): not in stderr, json, stream-json or the recording', async () => {
     const codex = await fake(startOpenAIResponsesFake);
-    const ws = ownWorkspace();
+    const ws = tempWorkspace();
     const codexHome = path.join(ws.home, 'codex');
     const access = fakeJwt({ exp: Math.floor(Date.now() / 1000) + 3600, 'https://api.openai.com/auth': { chatgpt_account_id: 'acct_123' } });
     const refresh = 'rt_e2e+Refresh/Token=9f31';
@@ -113,7 +108,7 @@ describe('credentials never echo', () => {
 
   it('a key an error line was cut in the middle of leaves no part of itself (OpenAI)', async () => {
     const openai = await fake(startOpenAIChatFake);
-    const ws = ownWorkspace();
+    const ws = tempWorkspace();
     const key = 'sk-proj-e2e-long-KEY-0123456789abcdefghij';
     // The line is capped to fit a terminal; with two paddings 20 apart one cut lands well inside a key.
     for (const pad of ['', 'p'.repeat(20)]) {
@@ -131,7 +126,7 @@ describe('credentials never echo', () => {
 
   it('an AWS secret key and session token echoed by Bedrock: not in the output or the recording', async () => {
     const bedrock = await fake(startBedrockFake);
-    const ws = ownWorkspace();
+    const ws = tempWorkspace();
     const secret = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
     const session = 'IQoJb3JpZ2luX2VjE+e2e/session=token0042';
     const record = path.join(ws.home, 'rec');

@@ -10,7 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { errorLines, FAKE_KEY, useCliRig } from './cli-fixtures.js';
-import { cleanEnv, KEEN_BIN, type Workspace } from './harness.js';
+import { cleanEnv, KEEN_BIN } from './harness.js';
+import type { Workspace } from '../kit/temp-dir.js';
 
 const { rig, workspace } = useCliRig();
 

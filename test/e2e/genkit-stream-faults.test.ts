@@ -7,7 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startGeminiFake } from '../fakes/gemini-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { assertBuilt, errorLines } from './cli-fixtures.js';
-import { makeWorkspace, runKeen } from './harness.js';
+import { runKeen } from './harness.js';
+import { tempWorkspace } from '../kit/temp-dir.js';
 
 describe('keen run --provider genkit: a stream that fails mid-reply', () => {
   assertBuilt();
@@ -16,7 +17,7 @@ describe('keen run --provider genkit: a stream that fails mid-reply', () => {
 
   it('prints the text so far, one keen: line naming Gemini, exit 1', async () => {
     fake = await startGeminiFake();
-    const ws = makeWorkspace();
+    const ws = tempWorkspace();
     try {
       fake.enqueue({ steps: [{ text: 'half an ans' }, { cut: true }] });
       const r = await runKeen(['run', '--provider', 'genkit', 'explain'], {

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FAKE_KEY, toolResults, useCliRig } from './cli-fixtures.js';
 import { systemText } from './context-fixtures.js';
-import type { Workspace } from './harness.js';
+import type { Workspace } from '../kit/temp-dir.js';
 import { describeSandbox } from '../kit/sandbox.js';
 
 const { rig, workspace } = useCliRig();

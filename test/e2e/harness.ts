@@ -1,32 +1,7 @@
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 
 export const KEEN_BIN = path.resolve(import.meta.dirname, '../../bin/keen.js');
-
-export interface Workspace {
-  /** The project directory keen runs in. */
-  cwd: string;
-  /** KEEN_HOME for the run. */
-  home: string;
-  cleanup(): void;
-}
-
-/** A temp project dir (a git repo is not required) and a temp KEEN_HOME. */
-export function makeWorkspace(files: Record<string, string> = {}): Workspace {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-e2e-'));
-  const cwd = path.join(root, 'project');
-  const home = path.join(root, 'home');
-  fs.mkdirSync(cwd, { recursive: true });
-  fs.mkdirSync(home, { recursive: true });
-  for (const [rel, content] of Object.entries(files)) {
-    const file = path.join(cwd, rel);
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, content);
-  }
-  return { cwd, home, cleanup: () => fs.rmSync(root, { recursive: true, force: true }) };
-}
 
 export interface RunResult {
   code: number | null;

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Workspace } from './harness.js';
+import type { Workspace } from '../kit/temp-dir.js';
 import { errorLines, FAKE_KEY, storedSessionId, toolResults, useCliRig, userTexts } from './cli-fixtures.js';
 
 const { rig, workspace } = useCliRig();

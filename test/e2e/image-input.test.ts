@@ -15,7 +15,8 @@ import { startOpenAIResponsesFake, writeFakeCodexAuth } from '../fakes/openai-re
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { png } from '../kit/png-bytes.js';
 import { assertBuilt, errorLines } from './cli-fixtures.js';
-import { makeWorkspace, runKeen, type Workspace } from './harness.js';
+import { runKeen } from './harness.js';
+import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
 
 const SHOT = png(64, 48);
 const B64 = SHOT.toString('base64');
@@ -98,7 +99,7 @@ describe('keen -p --image', () => {
 
   async function setup(c: Case, files: Record<string, string | Buffer> = {}) {
     const fake = await c.start();
-    const ws = makeWorkspace();
+    const ws = tempWorkspace();
     cleanups.push(
       () => fake.close(),
       () => ws.cleanup(),

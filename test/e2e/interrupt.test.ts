@@ -8,7 +8,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadTranscript } from '../../src/transcript/reader.js';
 import { errorLines, FAKE_KEY, filesUnder, toolResults, useCliRig } from './cli-fixtures.js';
-import { cleanEnv, KEEN_BIN, type Workspace } from './harness.js';
+import { cleanEnv, KEEN_BIN } from './harness.js';
+import type { Workspace } from '../kit/temp-dir.js';
 
 const { rig, workspace } = useCliRig();
 

@@ -16,7 +16,8 @@ import { startOpenAIChatFake } from '../fakes/openai-chat-fake.js';
 import { startOpenAIResponsesFake } from '../fakes/openai-responses-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { assertBuilt } from './cli-fixtures.js';
-import { makeWorkspace, runKeen } from './harness.js';
+import { runKeen } from './harness.js';
+import { tempWorkspace } from '../kit/temp-dir.js';
 import { createDefaultRegistry } from '../../src/tools/index.js';
 
 const PROBE = path.resolve(import.meta.dirname, '../fixtures/module-probe.cjs');
@@ -36,7 +37,7 @@ describe('the launch path of keen run', () => {
 
   it.each(CASES.map((c) => [c.provider, c] as const))('%s: a one-turn run answers without loading Node’s undici or image-size', async (_name, c) => {
     const fake = await c.start();
-    const ws = makeWorkspace();
+    const ws = tempWorkspace();
     cleanups.push(
       () => fake.close(),
       () => ws.cleanup(),
@@ -59,7 +60,7 @@ describe('the launch path of keen run', () => {
 
   it('sends the built-in tools exactly as the sources define them (the build-time table is not stale)', async () => {
     const fake = await startAnthropicFake();
-    const ws = makeWorkspace();
+    const ws = tempWorkspace();
     cleanups.push(
       () => fake.close(),
       () => ws.cleanup(),

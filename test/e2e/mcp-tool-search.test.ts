@@ -11,7 +11,8 @@ import { startOpenAIChatFake } from '../fakes/openai-chat-fake.js';
 import type { RecordedRequest } from '../fakes/script.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { errorLines, toolResults, useCliRig } from './cli-fixtures.js';
-import { makeWorkspace, runKeen, type Workspace } from './harness.js';
+import { runKeen } from './harness.js';
+import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
 import { writeUserConfig } from './mcp-fixtures.js';
 
 const { rig, workspace } = useCliRig();
@@ -93,7 +94,7 @@ describe('200 MCP tools against OpenAI Chat Completions (cap 128)', () => {
   });
 
   it('stays under the cap and loads the tool the search found', async () => {
-    const ws = makeWorkspace();
+    const ws = tempWorkspace();
     workspaces.push(ws);
     configure(ws, 200);
     fake.enqueue(

@@ -6,11 +6,11 @@
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { toolResults, useCliRig, userTexts } from './cli-fixtures.js';
 import { describeSandbox, itSandbox } from '../kit/sandbox.js';
+import { tempDir } from '../kit/temp-dir.js';
 
 const { rig, workspace } = useCliRig();
 
@@ -79,7 +79,7 @@ describe('keen run --mode plan: bash is read-only', () => {
 
   it('without a sandbox, plan mode refuses bash with one line and runs nothing', async () => {
     const ws = planRepo();
-    const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-e2e-bin-'));
+    const bin = tempDir('keen-e2e-bin-');
     try {
       for (const tool of ['bash', 'git', 'sort', 'uniq']) fs.symlinkSync(execFileSync('bash', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim(), path.join(bin, tool));
       const from = rig.fake.requests.length;

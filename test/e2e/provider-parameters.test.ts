@@ -10,7 +10,8 @@ import { startOpenAIChatFake, type ChatFakeFamily } from '../fakes/openai-chat-f
 import { startOpenAIResponsesFake, writeFakeCodexAuth } from '../fakes/openai-responses-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { assertBuilt } from './cli-fixtures.js';
-import { makeWorkspace, runKeen, type Workspace } from './harness.js';
+import { runKeen } from './harness.js';
+import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
 
 describe('keen run: what the service documents', () => {
   assertBuilt();
@@ -21,7 +22,7 @@ describe('keen run: what the service documents', () => {
 
   async function chat(family: ChatFakeFamily): Promise<{ fake: ScriptedServer; ws: Workspace; env: Record<string, string> }> {
     const fake = await startOpenAIChatFake({ family });
-    const ws = makeWorkspace({ 'note.txt': 'forty-two\n' });
+    const ws = tempWorkspace({ 'note.txt': 'forty-two\n' });
     cleanups.push(
       () => fake.close(),
       () => ws.cleanup(),
@@ -46,7 +47,7 @@ describe('keen run: what the service documents', () => {
 
   it.each(['openai-responses', 'codex'])('%s: the session id is prompt_cache_key, the same after --continue', async (provider) => {
     const fake = await startOpenAIResponsesFake();
-    const ws = makeWorkspace();
+    const ws = tempWorkspace();
     cleanups.push(
       () => fake.close(),
       () => ws.cleanup(),
@@ -96,7 +97,7 @@ describe('keen run: library warnings go through Keen', () => {
 
   it("the Anthropic SDK's deprecated-model warning: one keen: warning line per session, never raw", async () => {
     const fake = await startAnthropicFake();
-    const ws = makeWorkspace({ 'note.txt': 'forty-two\n' });
+    const ws = tempWorkspace({ 'note.txt': 'forty-two\n' });
     cleanups.push(
       () => fake.close(),
       () => ws.cleanup(),

@@ -14,7 +14,8 @@ import { startOpenAIResponsesFake, writeFakeCodexAuth } from '../fakes/openai-re
 import type { FakeReply } from '../fakes/script.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { assertBuilt, errorLines } from './cli-fixtures.js';
-import { makeWorkspace, runKeen, type Workspace } from './harness.js';
+import { runKeen } from './harness.js';
+import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
 
 interface Case {
   provider: string;
@@ -92,7 +93,7 @@ describe('keen run: a declined answer', () => {
 
   async function start(c: Case): Promise<{ fake: ScriptedServer; ws: Workspace; env: Record<string, string> }> {
     const fake = await c.start();
-    const ws = makeWorkspace();
+    const ws = tempWorkspace();
     cleanups.push(
       () => fake.close(),
       () => ws.cleanup(),

@@ -14,7 +14,8 @@ import { startBedrockFake } from '../fakes/bedrock-fake.js';
 import { startGeminiFake } from '../fakes/gemini-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { errorLines, useCliRig } from './cli-fixtures.js';
-import { cleanEnv, KEEN_BIN, type Workspace } from './harness.js';
+import { cleanEnv, KEEN_BIN } from './harness.js';
+import type { Workspace } from '../kit/temp-dir.js';
 
 const { workspace } = useCliRig();
 

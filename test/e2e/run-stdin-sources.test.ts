@@ -10,7 +10,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startGeminiFake } from '../fakes/gemini-fake.js';
 import { errorLines, FAKE_KEY, useCliRig, userTexts } from './cli-fixtures.js';
-import { cleanEnv, KEEN_BIN, type RunResult, type Workspace } from './harness.js';
+import { cleanEnv, KEEN_BIN, type RunResult } from './harness.js';
+import type { Workspace } from '../kit/temp-dir.js';
 
 const { rig, workspace } = useCliRig();
 

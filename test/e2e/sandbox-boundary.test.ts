@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolResults, useCliRig } from './cli-fixtures.js';
 import { describeSandbox, itSandbox } from '../kit/sandbox.js';
+import { tempDir } from '../kit/temp-dir.js';
 
 const { rig, workspace } = useCliRig();
 
@@ -35,7 +36,7 @@ function resultOf(index: number): string {
 describeSandbox('no escape through host sockets', () => {
   it("a tmux server's socket under the host /tmp cannot be driven: no window, no marker", async () => {
     const ws = workspace();
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-e2e-tmux-'));
+    const dir = tempDir('keen-e2e-tmux-');
     const sock = path.join(dir, 'default');
     const marker = path.join(outside, 'tmux-escaped');
     execFileSync('tmux', ['-S', sock, 'new-session', '-d', '-s', 'victim', 'sleep 600']);

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { errorLines, FAKE_KEY, toolResults, useCliRig } from './cli-fixtures.js';
 import { itSandbox } from '../kit/sandbox.js';
+import { tempDir } from '../kit/temp-dir.js';
 
 const { rig, workspace } = useCliRig();
 
@@ -83,7 +84,7 @@ describe('keen run: commands do not outlive their call', () => {
 describe('keen run: no sandbox on this system', () => {
   it('a run that never calls bash says nothing about the sandbox', async () => {
     const ws = workspace();
-    const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-e2e-bin-'));
+    const bin = tempDir('keen-e2e-bin-');
     try {
       fs.symlinkSync('/bin/bash', path.join(bin, 'bash'));
       rig.fake.enqueue({ steps: [{ text: 'hello' }] });
@@ -97,7 +98,7 @@ describe('keen run: no sandbox on this system', () => {
 
   it('says so once on stderr and in the first result, runs commands unconfined, and still withholds secrets', async () => {
     const ws = workspace();
-    const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-e2e-bin-'));
+    const bin = tempDir('keen-e2e-bin-');
     try {
       fs.symlinkSync('/bin/bash', path.join(bin, 'bash'));
       const from = rig.fake.requests.length;

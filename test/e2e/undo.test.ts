@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { errorLines, filesUnder, storedSessionId, useCliRig } from './cli-fixtures.js';
-import type { Workspace } from './harness.js';
+import type { Workspace } from '../kit/temp-dir.js';
 
 const { rig, workspace } = useCliRig();
 

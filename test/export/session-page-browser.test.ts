@@ -5,17 +5,17 @@
  * test-artifacts/.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { renderSessionPage } from '../../src/export/session-page.js';
 import { ARTIFACTS_DIR, consoleLines, itChromium, runChromium } from '../kit/chromium.js';
 import { sampleRecords } from './records-fixture.js';
+import { tempDir } from '../kit/temp-dir.js';
 
 itChromium(
   'Chromium loads the page without console errors; only its own script runs; plot and marker are there',
   async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-export-page-'));
+    const dir = tempDir('keen-export-page-');
     const file = path.join(dir, 'page.html');
     fs.writeFileSync(file, renderSessionPage({ sessionId: 's1', records: sampleRecords(), limits: { window: 12_000, threshold: 7_113 }, exportedAt: new Date() }));
 

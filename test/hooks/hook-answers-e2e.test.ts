@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { errorLines, toolResults, useCliRig, userTexts } from '../e2e/cli-fixtures.js';
-import type { Workspace } from '../e2e/harness.js';
+import type { Workspace } from '../kit/temp-dir.js';
 
 const { rig, workspace } = useCliRig();
 

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { isCompactionRequest } from '../kit/anthropic-wire-helpers.js';
-import { makeWorkspace, runKeen, type Workspace } from '../e2e/harness.js';
+import { runKeen } from '../e2e/harness.js';
+import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
 import { assertBuilt } from '../e2e/cli-fixtures.js';
 
 const SUMMARY = '## Goal\nRead every log.\n## Accomplished\nThe logs were read.';
@@ -29,7 +30,7 @@ afterAll(async () => {
 beforeEach(() => {
   fake.requests.length = 0;
   ws?.cleanup();
-  ws = makeWorkspace({ 'log-1.txt': log(1), 'log-2.txt': log(2), 'log-3.txt': log(3), 'log-4.txt': log(4), 'log-5.txt': log(5), 'log-6.txt': log(6) });
+  ws = tempWorkspace({ 'log-1.txt': log(1), 'log-2.txt': log(2), 'log-3.txt': log(3), 'log-4.txt': log(4), 'log-5.txt': log(5), 'log-6.txt': log(6) });
   let turns = 0;
   fake.setResponder((req) => {
     if (isCompactionRequest(req)) return { steps: [{ text: SUMMARY }] };

@@ -1,19 +1,10 @@
 /** The hook runner against real shells: stdin, exit codes, the environment, the timeout's kill. */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runHookCommand } from '../../src/hooks/runner.js';
+import { tempDir } from '../kit/temp-dir.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
-function tempDir(): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-hook-'));
-  dirs.push(d);
-  return d;
-}
 const base = (cwd: string) => ({ cwd, env: { PATH: process.env.PATH, ONLY: 'this' }, timeoutSeconds: 10 });
 
 /** Whether `pid` still runs (a killed process waiting to be reaped does not). */

@@ -4,20 +4,10 @@
  * handed to V8 — V8 checks no checksum of its own, so a flipped bit would run as code.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cacheFileName, commandClass, compileCacheDir, isOwnCacheFile, MAX_FILES, nodeOptionsOf, readCacheFile, STALE_MS, writeCacheFile } from '../../src/launch/compile-cache.js';
-
-const dirs: string[] = [];
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-cc-'));
-  dirs.push(dir);
-  return dir;
-}
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
+import { tempDir } from '../kit/temp-dir.js';
 
 describe('compileCacheDir', () => {
   it('is under ~/.cache, or XDG_CACHE_HOME when it is absolute', () => {

@@ -12,7 +12,9 @@ import { createAnthropicAdapter } from '../../src/providers/anthropic.js';
 import { createToolRegistry, defineTool } from '../../src/tools/registry.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
-import { collect, makeClient, tempDir } from './loop-harness.js';
+import { makeClient } from './loop-harness.js';
+import { collect } from '../kit/events.js';
+import { tempDir } from '../kit/temp-dir.js';
 
 let fake: ScriptedServer;
 const dirs: string[] = [];

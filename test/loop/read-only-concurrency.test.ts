@@ -20,7 +20,8 @@ import { createToolRegistry } from '../../src/tools/registry.js';
 import type { PermissionGate, PermissionRequest, ToolRegistry } from '../../src/tools/types.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
-import { collect, tempDir } from './loop-harness.js';
+import { collect } from '../kit/events.js';
+import { tempDir } from '../kit/temp-dir.js';
 
 let fake: ScriptedServer;
 beforeAll(async () => {

@@ -68,7 +68,7 @@ describe('the CONNECT tunnel', () => {
     const env = { HTTPS_PROXY: silent.url };
     const controller = new AbortController();
     const pending = failure(sdkFetch(env, {})('https://model.test/v1/messages', { signal: controller.signal }));
-    await vi.waitFor(() => expect(silent.open).toBe(1));
+    await vi.waitFor(() => expect(silent.open).toBe(1), { timeout: 10_000 });
     controller.abort();
     expect(((await pending) as unknown as DOMException).name).toBe('AbortError');
     // The proxy sees its client go: the tunnel is not left waiting for the proxy to give up.
@@ -95,7 +95,7 @@ describe('the CONNECT tunnel', () => {
     const through = await proxy();
     const controller = new AbortController();
     const pending = failure(sdkFetch({ HTTPS_PROXY: through.url }, {})(`https://127.0.0.9:${port}/`, { signal: controller.signal }));
-    await vi.waitFor(() => expect(connections.size).toBe(1));
+    await vi.waitFor(() => expect(connections.size).toBe(1), { timeout: 10_000 });
     controller.abort();
     expect(((await pending) as unknown as DOMException).name).toBe('AbortError');
     await vi.waitFor(() => expect([through.open, connections.size]).toEqual([0, 0]), { timeout: 5000 });

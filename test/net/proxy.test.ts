@@ -51,7 +51,7 @@ describe('proxiedRequestHandler (Bedrock)', () => {
       const env = { HTTPS_PROXY: silent.url };
       const controller = new AbortController();
       const sent = converseThrough(env, { signal: controller.signal });
-      await vi.waitFor(() => expect(silent.tunnels).toEqual(['bedrock-runtime.us-east-1.amazonaws.com:443']));
+      await vi.waitFor(() => expect(silent.tunnels).toEqual(['bedrock-runtime.us-east-1.amazonaws.com:443']), { timeout: 10_000 });
       expect(silent.open).toBe(1);
       controller.abort();
       expect((await sent).name).toBe('AbortError');

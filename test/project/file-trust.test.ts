@@ -4,23 +4,14 @@
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openedRealPath, ownershipProblem } from '../../src/project/file-trust.js';
 import { readCapped } from '../../src/project/read-capped.js';
 import { walkProject } from '../../src/project/repo-root.js';
+import { tempDir } from '../kit/temp-dir.js';
 
 const me = { uid: 1000, gid: 1000 };
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
-function tmp(): string {
-  const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'keen-trust-')));
-  dirs.push(d);
-  return d;
-}
 
 describe('ownershipProblem', () => {
   it('own and root-owned files are fine; another owner, every-user-writable and foreign-group-writable are not', () => {
@@ -40,8 +31,8 @@ describe('ownershipProblem', () => {
 
 describe('readCapped', () => {
   it('reads a symlink whose target stays inside `within`, skips one that leads out, and names it once', () => {
-    const root = tmp();
-    const out = tmp();
+    const root = tempDir('keen-trust-');
+    const out = tempDir('keen-trust-');
     fs.writeFileSync(path.join(root, 'AGENTS.md'), 'inside');
     fs.writeFileSync(path.join(out, 'secret'), 'SECRET');
     fs.symlinkSync('AGENTS.md', path.join(root, 'CLAUDE.md'));
@@ -53,7 +44,7 @@ describe('readCapped', () => {
     expect(warnings).toEqual([`skipped instructions ${path.join(root, 'KEEN.md')}: it leads outside ${root} (to ${path.join(out, 'secret')})`]);
   });
   it('without `within` a symlinked leaf is not followed at all', () => {
-    const root = tmp();
+    const root = tempDir('keen-trust-');
     fs.writeFileSync(path.join(root, 'real.md'), 'x');
     fs.symlinkSync('real.md', path.join(root, 'memory.md'));
     const warnings: string[] = [];
@@ -61,13 +52,13 @@ describe('readCapped', () => {
     expect(warnings).toEqual([`skipped ${path.join(root, 'memory.md')}: it is a symlink`]);
   });
   it('a FIFO planted as AGENTS.md does not hang the read', () => {
-    const root = tmp();
+    const root = tempDir('keen-trust-');
     const fifo = path.join(root, 'AGENTS.md');
     if (spawnSync('mkfifo', [fifo]).status !== 0) return;
     expect(readCapped(fifo, 100, { within: root })).toBeUndefined();
   });
   it('caps at `cap` bytes and says so', () => {
-    const root = tmp();
+    const root = tempDir('keen-trust-');
     fs.writeFileSync(path.join(root, 'a.md'), 'abcdef');
     expect(readCapped(path.join(root, 'a.md'), 4, { within: root })).toEqual({ path: path.join(root, 'a.md'), content: 'abcd', truncated: true });
     expect(readCapped(path.join(root, 'a.md'), 6, { within: root })?.truncated).toBe(false);
@@ -76,8 +67,8 @@ describe('readCapped', () => {
 
 describe('openedRealPath', () => {
   it('names the opened file even after its name is swapped for a symlink out', () => {
-    const root = tmp();
-    const out = tmp();
+    const root = tempDir('keen-trust-');
+    const out = tempDir('keen-trust-');
     const file = path.join(root, 'AGENTS.md');
     fs.writeFileSync(file, 'inside');
     fs.writeFileSync(path.join(out, 'secret'), 'SECRET');
@@ -97,7 +88,7 @@ describe('openedRealPath', () => {
 
 describe('walkProject', () => {
   it('stops below a folder writable by every user, and ignores a .git of another account', () => {
-    const base = tmp();
+    const base = tempDir('keen-trust-');
     const shared = path.join(base, 'shared');
     fs.mkdirSync(path.join(shared, '.git'), { recursive: true });
     fs.chmodSync(shared, 0o1777);

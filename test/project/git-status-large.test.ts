@@ -6,21 +6,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GitStatusCache, indexBytes, readGitStatus, formatGitStatus } from '../../src/project/git-status.js';
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
-
-function tempDir(prefix: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  dirs.push(dir);
-  return dir;
-}
+import { tempDir } from '../kit/temp-dir.js';
 
 describe('git status in a large repository', () => {
   it('past the index size it leaves untracked files out and says so', async () => {

@@ -7,18 +7,13 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { GIT_STATUS_MAX_LINES, GitStatusCache, formatGitStatus, mayBeInRepository, readGitStatus } from '../../src/project/git-status.js';
 import { buildSystemPrompt } from '../../src/project/system-prompt.js';
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
+import { tempDir } from '../kit/temp-dir.js';
 
 function repo(files: number): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-git-'));
-  dirs.push(dir);
+  const dir = tempDir('keen-git-');
   execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: dir });
   for (let i = 0; i < files; i++) fs.writeFileSync(path.join(dir, `file-${String(i).padStart(3, '0')}.txt`), 'x\n');
   return dir;
@@ -82,8 +77,7 @@ describe('git status in the system prompt', () => {
   });
 
   it('the first turn uses the run the session open started; every later turn, or a turn long after, runs git again', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-gitcount-'));
-    dirs.push(dir);
+    const dir = tempDir('keen-gitcount-');
     const counter = path.join(dir, 'runs');
     // A stand-in git that counts its runs and names the count in its output.
     const COUNTS = {
@@ -113,7 +107,7 @@ describe('git status in the system prompt', () => {
     clock = 0;
     const slow = new GitStatusCache(dir, { command: COUNTS, now: () => clock, turnWaitMs: LONG_WAIT });
     slow.refresh();
-    await vi.waitFor(() => expect(slow.text()).toContain('run-1.txt'));
+    await vi.waitFor(() => expect(slow.text()).toContain('run-1.txt'), { timeout: 10_000 });
     clock = 60_000;
     await slow.beforeTurn();
     expect(runs()).toBe(2);
@@ -122,8 +116,7 @@ describe('git status in the system prompt', () => {
   });
 
   it('outside a repository there is no git status line', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-nogit-'));
-    dirs.push(dir);
+    const dir = tempDir('keen-nogit-');
     const git = new GitStatusCache(dir, { turnWaitMs: LONG_WAIT });
     git.refresh();
     await git.beforeTurn();
@@ -143,8 +136,7 @@ describe('git status in the system prompt', () => {
   it('git is started only where it can find a repository: a folder below one, or GIT_DIR; never outside any', async () => {
     // A git on PATH that notes each start, then runs the real one.
     const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
-    const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-git-bin-'));
-    dirs.push(bin);
+    const bin = tempDir('keen-git-bin-');
     const marker = path.join(bin, 'starts.log');
     fs.writeFileSync(path.join(bin, 'git'), `#!/bin/sh\necho "$PWD" >> '${marker}'\nexec '${realGit}' "$@"\n`, { mode: 0o755 });
     const starts = () => (fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8').trim().split('\n').length : 0);
@@ -169,8 +161,7 @@ describe('git status in the system prompt', () => {
       const afterBelow = starts();
       expect(afterBelow).toBeGreaterThan(0);
 
-      const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-nogit-'));
-      dirs.push(outside);
+      const outside = tempDir('keen-nogit-');
       if (!mayBeInRepository(outside)) {
         expect(await status(outside)).toBeUndefined();
         expect(starts()).toBe(afterBelow);
@@ -249,8 +240,7 @@ describe('git status in the system prompt', () => {
   it('shows the status of a worktree whose repository is elsewhere (the sandbox binds both)', async () => {
     const main = repo(1);
     execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '-q', '--allow-empty', '-m', 'i'], { cwd: main });
-    const other = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-wt-'));
-    dirs.push(other);
+    const other = tempDir('keen-wt-');
     const wt = path.join(other, 'wt');
     execFileSync('git', ['worktree', 'add', '-q', '-b', 'side', wt], { cwd: main });
     fs.writeFileSync(path.join(wt, 'new.txt'), 'x\n');

@@ -1,20 +1,15 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { discoverCommands, expandCommand } from '../../src/project/custom-commands.js';
 import { parseFrontMatter } from '../../src/project/front-matter.js';
 import { appendMemory, memoryPaths } from '../../src/project/memory.js';
 import { discoverSkills } from '../../src/project/skills.js';
 import { discoverAgents } from '../../src/project/subagents.js';
+import { tempDir } from '../kit/temp-dir.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
 function tree(files: Record<string, string>): string {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-ctx-'));
-  dirs.push(root);
+  const root = tempDir('keen-ctx-');
   for (const [rel, content] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
     fs.writeFileSync(path.join(root, rel), content);

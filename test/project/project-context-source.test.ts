@@ -1,18 +1,12 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CONTEXT_FRESH_MS, projectContextSource } from '../../src/project/project-context.js';
 import { looksLikeSlash } from '../../src/project/slash-expansion.js';
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
+import { tempDir } from '../kit/temp-dir.js';
 
 function project(instructions: string): { cwd: string; home: string } {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-ctx-source-'));
-  dirs.push(root);
+  const root = tempDir('keen-ctx-source-');
   const cwd = path.join(root, 'project');
   const home = path.join(root, 'home');
   fs.mkdirSync(cwd);

@@ -1,19 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildSystemPrompt } from '../../src/project/system-prompt.js';
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
+import { tempDir } from '../kit/temp-dir.js';
 
 describe("Keen's own git status", () => {
   it('runs no command a repository configured (fsmonitor, hooks, pager)', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-git-'));
-    dirs.push(dir);
+    const dir = tempDir('keen-git-');
     const marker = path.join(dir, 'PWNED');
     execFileSync('git', ['init', '-q'], { cwd: dir });
     execFileSync('git', ['config', 'core.fsmonitor', `touch ${marker}; echo`], { cwd: dir });

@@ -1,12 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KeenError } from '../../src/errors.js';
 import { systemMessage, userMessage, type Message, type ToolMessage } from '../../src/core/message.js';
-import type { ChatRequest, ModelTurnEvent, ProviderConversation } from '../../src/core/provider.js';
+import type { ChatRequest, ModelTurnEvent } from '../../src/core/provider.js';
 import { createAnthropicAdapter } from '../../src/providers/anthropic.js';
 import { mapAnthropicError } from '../../src/providers/anthropic-errors.js';
 import type { ProviderSettings } from '../../src/providers/types.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
+import { turn, only, last } from '../kit/events.js';
 
 let fake: ScriptedServer;
 
@@ -34,20 +35,6 @@ function request(messages: Message[], over: Partial<ChatRequest> = {}): ChatRequ
 async function open(messages: Message[] = [systemMessage('You are Keen.'), userMessage('hi')], over: Partial<ChatRequest> = {}, s = settings()) {
   const adapter = await createAnthropicAdapter(s);
   return adapter.open(request(messages, over));
-}
-
-async function turn(conv: ProviderConversation, signal = new AbortController().signal): Promise<ModelTurnEvent[]> {
-  const events: ModelTurnEvent[] = [];
-  for await (const e of conv.streamTurn(signal)) events.push(e);
-  return events;
-}
-
-function only<T extends ModelTurnEvent['type']>(events: ModelTurnEvent[], type: T): Extract<ModelTurnEvent, { type: T }>[] {
-  return events.filter((e): e is Extract<ModelTurnEvent, { type: T }> => e.type === type);
-}
-
-function last(events: ModelTurnEvent[]): ModelTurnEvent {
-  return events[events.length - 1];
 }
 
 /** The request body as JSON with every cache_control marker removed. */

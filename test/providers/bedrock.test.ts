@@ -1,5 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { systemMessage, userMessage, type Message, type ToolMessage } from '../../src/core/message.js';
@@ -9,6 +8,8 @@ import { cacheFieldsFor } from '../../src/providers/bedrock-wire.js';
 import type { ProviderSettings } from '../../src/providers/types.js';
 import { bedrockModelOf, startBedrockFake, useFakeAwsEnv } from '../fakes/bedrock-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
+import { tempDir } from '../kit/temp-dir.js';
+import { turn, only, last, errorOf } from '../kit/events.js';
 
 const CLAUDE = 'us.anthropic.claude-sonnet-4-20250514-v1:0';
 let awsDir: string;
@@ -17,7 +18,7 @@ let fake: ScriptedServer;
 let stderr: string[];
 
 beforeAll(() => {
-  awsDir = mkdtempSync(join(tmpdir(), 'keen-aws-'));
+  awsDir = tempDir('keen-aws-');
   writeFileSync(join(awsDir, 'credentials'), '[keen-test]\naws_access_key_id = AKIDPROFILE\naws_secret_access_key = profile-secret\n');
   writeFileSync(join(awsDir, 'config'), '[profile keen-test]\nregion = eu-west-1\n');
   // Unset, so the test proves the adapter itself silences the SDK's Node-version warning.
@@ -32,7 +33,6 @@ beforeAll(() => {
 
 afterAll(() => {
   restoreEnv();
-  rmSync(awsDir, { recursive: true, force: true });
 });
 
 beforeEach(async () => {
@@ -71,26 +71,6 @@ function request(messages: Message[], over: Partial<ChatRequest> = {}): ChatRequ
 async function open(messages: Message[] = [systemMessage('You are Keen.'), userMessage('hi')], over: Partial<ChatRequest> = {}, s = settings()) {
   const adapter = await createBedrockAdapter(s);
   return adapter.open(request(messages, over));
-}
-
-async function turn(conv: ProviderConversation, signal = new AbortController().signal): Promise<ModelTurnEvent[]> {
-  const events: ModelTurnEvent[] = [];
-  for await (const e of conv.streamTurn(signal)) events.push(e);
-  return events;
-}
-
-function only<T extends ModelTurnEvent['type']>(events: ModelTurnEvent[], type: T): Extract<ModelTurnEvent, { type: T }>[] {
-  return events.filter((e): e is Extract<ModelTurnEvent, { type: T }> => e.type === type);
-}
-
-function last(events: ModelTurnEvent[]): ModelTurnEvent {
-  return events[events.length - 1];
-}
-
-function errorOf(events: ModelTurnEvent[]) {
-  const e = last(events);
-  if (e.type !== 'error') throw new Error(`expected an error, got ${JSON.stringify(events)}`);
-  return e.error;
 }
 
 /** Paths of every cachePoint block in a request body. */

@@ -15,7 +15,8 @@ import { SUMMARISER_SYSTEM_PROMPT } from '../../src/compaction/prompts.js';
 import { createDefaultRegistry } from '../../src/tools/index.js';
 import { createHeadlessGate } from '../../src/tools/permissions/index.js';
 import type { FakeReply, RecordedRequest } from '../fakes/script.js';
-import { COMPACTION_MARKER, collect, request } from '../loop/loop-harness.js';
+import { COMPACTION_MARKER, request } from '../loop/loop-harness.js';
+import { collect } from '../kit/events.js';
 import { PROVIDER_CASES } from './conformance-cases.js';
 import { notes, seedNotes, useProviderRig } from './provider-rig.js';
 

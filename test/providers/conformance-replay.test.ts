@@ -8,7 +8,8 @@ import { loadTranscript } from '../../src/transcript/reader.js';
 import { SessionStore } from '../../src/transcript/store.js';
 import { createDefaultRegistry } from '../../src/tools/index.js';
 import type { FakeReply, RecordedRequest } from '../fakes/script.js';
-import { COMPACTION_MARKER, collect, makeClient } from '../loop/loop-harness.js';
+import { COMPACTION_MARKER, makeClient } from '../loop/loop-harness.js';
+import { collect } from '../kit/events.js';
 import { PROVIDER_CASES, stripCacheMarkers } from './conformance-cases.js';
 import { useProviderRig, seedNotes } from './provider-rig.js';
 

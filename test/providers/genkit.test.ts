@@ -6,6 +6,7 @@ import { createGenkitAdapter } from '../../src/providers/genkit.js';
 import type { ProviderSettings } from '../../src/providers/types.js';
 import { geminiModelOf, startGeminiFake } from '../fakes/gemini-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
+import { turn, only, last, errorOf } from '../kit/events.js';
 
 const MODEL = 'gemini-2.5-flash';
 let fake: ScriptedServer;
@@ -54,26 +55,6 @@ function request(messages: Message[], over: Partial<ChatRequest> = {}): ChatRequ
 async function open(messages: Message[] = [systemMessage('You are Keen.'), userMessage('hi')], over: Partial<ChatRequest> = {}, s = settings()) {
   const adapter = await createGenkitAdapter(s);
   return adapter.open(request(messages, over));
-}
-
-async function turn(conv: ProviderConversation, signal = new AbortController().signal): Promise<ModelTurnEvent[]> {
-  const events: ModelTurnEvent[] = [];
-  for await (const e of conv.streamTurn(signal)) events.push(e);
-  return events;
-}
-
-function only<T extends ModelTurnEvent['type']>(events: ModelTurnEvent[], type: T): Extract<ModelTurnEvent, { type: T }>[] {
-  return events.filter((e): e is Extract<ModelTurnEvent, { type: T }> => e.type === type);
-}
-
-function last(events: ModelTurnEvent[]): ModelTurnEvent {
-  return events[events.length - 1];
-}
-
-function errorOf(events: ModelTurnEvent[]) {
-  const e = last(events);
-  if (e.type !== 'error') throw new Error(`expected an error, got ${JSON.stringify(events)}`);
-  return e.error;
 }
 
 const readResult = (id: string, content: string): ToolMessage => ({ role: 'tool', tool_call_id: id, name: 'read_file', content });

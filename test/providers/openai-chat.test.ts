@@ -5,6 +5,7 @@ import type { ChatRequest, ModelTurnEvent, ProviderConversation } from '../../sr
 import { createOpenAIChatAdapter, MISSING_OPENAI_KEY } from '../../src/providers/openai-chat.js';
 import type { ProviderSettings } from '../../src/providers/types.js';
 import { startOpenAIChatFake } from '../fakes/openai-chat-fake.js';
+import { turn, last, only, toolCallsOf } from '../kit/events.js';
 
 const fake = await startOpenAIChatFake();
 afterAll(() => fake.close());
@@ -33,13 +34,6 @@ async function open(over: Partial<ProviderSettings> = {}, req = request()): Prom
   return adapter.open(req);
 }
 
-async function turn(conv: ProviderConversation, signal = new AbortController().signal): Promise<ModelTurnEvent[]> {
-  const out: ModelTurnEvent[] = [];
-  for await (const ev of conv.streamTurn(signal)) out.push(ev);
-  return out;
-}
-
-const last = (events: ModelTurnEvent[]) => events[events.length - 1];
 const lastBody = () => fake.requests[fake.requests.length - 1].body;
 
 describe('openai chat adapter', () => {
@@ -47,7 +41,7 @@ describe('openai chat adapter', () => {
     fake.enqueue({ steps: [{ text: 'Hel' }, { text: 'lo' }] });
     const conv = await open();
     const events = await turn(conv);
-    expect(events.filter((e) => e.type === 'text_delta').map((e) => (e as { text: string }).text)).toEqual(['Hel', 'lo']);
+    expect(only(events, 'text_delta').map((e) => e.text)).toEqual(['Hel', 'lo']);
     expect(last(events)).toMatchObject({ type: 'turn_end', message: { role: 'assistant', content: 'Hello' }, stopReason: 'end_turn' });
     const body = lastBody();
     expect(body.stream).toBe(true);
@@ -74,7 +68,7 @@ describe('openai chat adapter', () => {
     );
     const conv = await open();
     const events = await turn(conv);
-    const calls = events.flatMap((e) => (e.type === 'turn_end' ? (e.message.tool_calls ?? []) : []));
+    const calls = toolCallsOf(events);
     expect(calls).toEqual([
       { id: 'call_a', name: 'read_file', args: '{"path":"a.ts"}' },
       { id: 'call_b', name: 'read_file', args: '{"path":"b.ts"}' },

@@ -1,12 +1,13 @@
-import { mkdtemp, readdir, readFile, rm, stat, writeFile, mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, stat, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { KeenError } from '../../src/errors.js';
-import type { ChatRequest, ModelTurnEvent, ProviderConversation } from '../../src/core/provider.js';
+import type { ChatRequest, ProviderConversation } from '../../src/core/provider.js';
 import { createCodexAdapter } from '../../src/providers/openai-codex.js';
 import type { ProviderSettings } from '../../src/providers/types.js';
 import { fakeJwt, startFakeOAuthServer, startOpenAIResponsesFake, writeFakeCodexAuth } from '../fakes/openai-responses-fake.js';
+import { tempDir } from '../kit/temp-dir.js';
+import { turn, last } from '../kit/events.js';
 
 const fake = await startOpenAIResponsesFake();
 const oauth = await startFakeOAuthServer();
@@ -20,12 +21,8 @@ let codexHome: string;
 beforeEach(async () => {
   fake.requests.length = 0;
   oauth.requests.length = 0;
-  keenHome = await mkdtemp(join(tmpdir(), 'keen-home-'));
-  codexHome = await mkdtemp(join(tmpdir(), 'codex-home-'));
-});
-afterEach(async () => {
-  await rm(keenHome, { recursive: true, force: true });
-  await rm(codexHome, { recursive: true, force: true });
+  keenHome = tempDir('keen-home-');
+  codexHome = tempDir('codex-home-');
 });
 
 const AUTH_CLAIM = { 'https://api.openai.com/auth': { chatgpt_account_id: 'acct_123' } };
@@ -57,14 +54,6 @@ const REQUEST: ChatRequest = {
 async function open(): Promise<ProviderConversation> {
   return (await createCodexAdapter(settings())).open(REQUEST);
 }
-
-async function turn(conv: ProviderConversation): Promise<ModelTurnEvent[]> {
-  const out: ModelTurnEvent[] = [];
-  for await (const ev of conv.streamTurn(new AbortController().signal)) out.push(ev);
-  return out;
-}
-
-const last = (events: ModelTurnEvent[]) => events[events.length - 1];
 
 /** Every file under `dir` with its text. */
 async function filesUnder(dir: string): Promise<{ path: string; text: string }[]> {

@@ -6,6 +6,7 @@ import { createOpenAIResponsesAdapter } from '../../src/providers/openai-respons
 import { MISSING_OPENAI_KEY } from '../../src/providers/openai-sdk.js';
 import type { ProviderSettings } from '../../src/providers/types.js';
 import { startOpenAIResponsesFake } from '../fakes/openai-responses-fake.js';
+import { turn, last, only, toolCallsOf } from '../kit/events.js';
 
 const fake = await startOpenAIResponsesFake();
 afterAll(() => fake.close());
@@ -33,20 +34,13 @@ async function open(over: Partial<ProviderSettings> = {}, req = request()): Prom
   return (await createOpenAIResponsesAdapter(settings(over))).open(req);
 }
 
-async function turn(conv: ProviderConversation, signal = new AbortController().signal): Promise<ModelTurnEvent[]> {
-  const out: ModelTurnEvent[] = [];
-  for await (const ev of conv.streamTurn(signal)) out.push(ev);
-  return out;
-}
-
-const last = (events: ModelTurnEvent[]) => events[events.length - 1];
 const lastBody = () => fake.requests[fake.requests.length - 1].body;
 
 describe('openai responses adapter', () => {
   it('streams text with instructions, input, store:false and encrypted reasoning requested', async () => {
     fake.enqueue({ steps: [{ text: 'Hel' }, { text: 'lo' }] });
     const events = await turn(await open());
-    expect(events.filter((e) => e.type === 'text_delta').map((e) => (e as { text: string }).text)).toEqual(['Hel', 'lo']);
+    expect(only(events, 'text_delta').map((e) => e.text)).toEqual(['Hel', 'lo']);
     expect(last(events)).toMatchObject({ type: 'turn_end', message: { role: 'assistant', content: 'Hello' }, stopReason: 'end_turn' });
     const body = lastBody();
     expect(fake.requests[0].path).toBe('/v1/responses');
@@ -63,7 +57,7 @@ describe('openai responses adapter', () => {
     const conv = await open();
     const events = await turn(conv);
     expect(events.find((e) => e.type === 'reasoning_delta')).toEqual({ type: 'reasoning_delta', text: 'Need the file.' });
-    expect(events.flatMap((e) => (e.type === 'turn_end' ? (e.message.tool_calls ?? []) : []))).toEqual([{ id: 'call_1', name: 'read_file', args: '{"path":"a.ts"}' }]);
+    expect(toolCallsOf(events)).toEqual([{ id: 'call_1', name: 'read_file', args: '{"path":"a.ts"}' }]);
     const end = last(events);
     expect(end.type === 'turn_end' && end.stopReason).toBe('tool_use');
     expect(end.type === 'turn_end' && end.message.reasoning).toEqual([{ provider: 'openai-responses', text: 'Need the file.', id: 'rs_fake0', encrypted_content: 'ENC-1' }]);

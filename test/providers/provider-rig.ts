@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
-import { tempDir } from '../loop/loop-harness.js';
+import { tempDir } from '../kit/temp-dir.js';
 import type { ProviderCase } from './conformance-cases.js';
 
 /** What a per-provider suite works against: its fake, and this test's workspace and KEEN_HOME. */

@@ -8,20 +8,19 @@ import { systemMessage, userMessage } from '../../src/core/message.js';
 import type { ModelTurnEvent, ProviderAdapter } from '../../src/core/provider.js';
 import { loadRecordings, replayOf, waitForRecordings } from '../fakes/recording.js';
 import type { FakeReply } from '../fakes/script.js';
-import { tempDir } from '../loop/loop-harness.js';
+import { tempDir } from '../kit/temp-dir.js';
 import { PROVIDER_CASES } from './conformance-cases.js';
 import { createAnthropicAdapter } from '../../src/providers/anthropic.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import { createGenkitAdapter } from '../../src/providers/genkit.js';
 import { startGeminiFake } from '../fakes/gemini-fake.js';
+import { turn } from '../kit/events.js';
 
 const REPLY: FakeReply = { steps: [{ thinking: 'Look first.' }, { text: 'Reading.' }, { toolCall: { id: 'call_r', name: 'read_file', args: { path: 'a.txt' } } }] };
 
 async function oneTurn(adapter: ProviderAdapter, prompt = 'Go.'): Promise<ModelTurnEvent[]> {
   const conversation = await adapter.open({ model: 'test-model', messages: [systemMessage('S'), userMessage(prompt)], tools: [], maxOutputTokens: 500 });
-  const events: ModelTurnEvent[] = [];
-  for await (const ev of conversation.streamTurn(new AbortController().signal)) events.push(ev);
-  return events;
+  return turn(conversation);
 }
 
 describe.each(PROVIDER_CASES)('$name record mode', (pc) => {

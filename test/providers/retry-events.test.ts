@@ -14,6 +14,7 @@ import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import { startOpenAIChatFake } from '../fakes/openai-chat-fake.js';
 import { startOpenAIResponsesFake } from '../fakes/openai-responses-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
+import { turn } from '../kit/events.js';
 
 const PROVIDERS = [
   { name: 'anthropic', start: startAnthropicFake, create: createAnthropicAdapter, baseURL: (url: string) => url },
@@ -30,12 +31,6 @@ beforeEach(() => {
 afterEach(async () => {
   await Promise.all(fakes.map((f) => f.close()));
 });
-
-async function turn(conv: ProviderConversation): Promise<ModelTurnEvent[]> {
-  const events: ModelTurnEvent[] = [];
-  for await (const ev of conv.streamTurn(new AbortController().signal)) events.push(ev);
-  return events;
-}
 
 function open(adapter: ProviderAdapter): Promise<ProviderConversation> {
   return adapter.open({ model: 'test-model', messages: [systemMessage('You are Keen.'), userMessage('hi')], tools: [], maxOutputTokens: 1024 });

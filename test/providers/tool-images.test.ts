@@ -9,7 +9,8 @@ import { loadTranscript } from '../../src/transcript/reader.js';
 import { SessionStore } from '../../src/transcript/store.js';
 import { createToolRegistry, defineTool } from '../../src/tools/registry.js';
 import type { RecordedRequest } from '../fakes/script.js';
-import { collect, makeClient } from '../loop/loop-harness.js';
+import { makeClient } from '../loop/loop-harness.js';
+import { collect } from '../kit/events.js';
 import { PROVIDER_CASES, stripCacheMarkers } from './conformance-cases.js';
 import { useProviderRig } from './provider-rig.js';
 

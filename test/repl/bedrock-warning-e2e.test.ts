@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { makeWorkspace, type Workspace } from '../e2e/harness.js';
+import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
 import { startBedrockFake } from '../fakes/bedrock-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { TmuxKeen } from './tmux.js';
@@ -16,7 +16,7 @@ let t: TmuxKeen | undefined;
 
 beforeEach(async () => {
   fake = await startBedrockFake();
-  ws = makeWorkspace();
+  ws = tempWorkspace();
 });
 
 afterEach(async () => {

@@ -12,7 +12,7 @@ import { InputHistory, historyFile } from '../../src/repl/input/history-store.js
 import { ReplRuntime } from '../../src/repl/runtime.js';
 import { initialUiState } from '../../src/repl/state/ui-reducer.js';
 import { createUiStore } from '../../src/repl/state/ui-store.js';
-import { makeWorkspace, type Workspace } from '../e2e/harness.js';
+import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { Responder } from '../fakes/script.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
@@ -59,7 +59,7 @@ export interface ReplHarness {
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<ReplHarness> {
-  const ws = opts.workspace ?? makeWorkspace(opts.files);
+  const ws = opts.workspace ?? tempWorkspace(opts.files);
   if (opts.workspace && opts.files) {
     for (const [rel, content] of Object.entries(opts.files)) writeFileSync(path.join(ws.cwd, rel), content);
   }

@@ -1,18 +1,14 @@
-import { mkdtempSync, rmSync, statSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { InputHistory } from '../../src/repl/input/history-store.js';
+import { tempDir } from '../kit/temp-dir.js';
 
-let root: string | undefined;
-afterEach(() => {
-  if (root) rmSync(root, { recursive: true, force: true });
-  root = undefined;
-});
+let root: string;
 
 describe('REPL input history: private and redacted', () => {
   it('is 0600 in a 0700 folder even under umask 0, and a pasted key is stored redacted', async () => {
-    root = mkdtempSync(path.join(tmpdir(), 'keen-history-'));
+    root = tempDir('keen-history-');
     const env = { ANTHROPIC_API_KEY: 'plain-anthropic-value-42' };
     const history = new InputHistory(path.join(root, 'history', 'p.jsonl'), env);
     const old = process.umask(0);

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeWorkspace } from '../e2e/harness.js';
+import { tempWorkspace } from '../kit/temp-dir.js';
 import { afterToolResult } from './fake-requests.js';
 import { startHarness, type ReplHarness } from './harness.js';
 
@@ -17,7 +17,7 @@ afterEach(async () => {
 
 describe('hooks in the REPL', () => {
   it("/hooks lists the user's and the trusted project's hooks; a blocked prompt is not sent", async () => {
-    const ws = makeWorkspace();
+    const ws = tempWorkspace();
     const block = path.join(path.dirname(ws.cwd), 'block.sh');
     writeFileSync(block, '#!/bin/sh\necho "ask in #deploys first" >&2\nexit 2\n');
     writeFileSync(
@@ -50,7 +50,7 @@ describe('hooks in the REPL', () => {
   });
 
   it('a permission question runs the Notification hooks with its message', async () => {
-    const ws = makeWorkspace();
+    const ws = tempWorkspace();
     const seen = path.join(path.dirname(ws.cwd), 'notification.json');
     writeFileSync(
       path.join(ws.home, 'config.json'),
@@ -74,7 +74,7 @@ describe('hooks in the REPL', () => {
   });
 
   it("a PreToolUse hook's ask asks even under --yolo, naming its reason", async () => {
-    const ws = makeWorkspace();
+    const ws = tempWorkspace();
     const ask = `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"a human should look"}}'`;
     writeFileSync(
       path.join(ws.home, 'config.json'),

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeWorkspace, type Workspace } from '../e2e/harness.js';
+import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { png } from '../kit/png-bytes.js';
@@ -19,7 +19,7 @@ const terminals: TmuxKeen[] = [];
 
 beforeEach(async () => {
   fake = await startAnthropicFake();
-  ws = makeWorkspace();
+  ws = tempWorkspace();
 });
 afterEach(async () => {
   for (const t of terminals.splice(0)) t.kill();

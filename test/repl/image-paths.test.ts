@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expandMentions, pastedImagePaths } from '../../src/repl/input/mentions.js';
 import { replayItems } from '../../src/repl/replay.js';
-import { makeWorkspace, type Workspace } from '../e2e/harness.js';
+import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
 import { png } from '../kit/png-bytes.js';
 
 let ws: Workspace | undefined;
@@ -27,7 +27,7 @@ describe('pasted image paths', () => {
 
 describe('images in expandMentions', () => {
   it('attaches a pasted path and an @ mention (also by magic bytes), refuses a fake .png and keeps a binary refusal', () => {
-    ws = makeWorkspace({ 'fake.png': 'not pixels\n' });
+    ws = tempWorkspace({ 'fake.png': 'not pixels\n' });
     const outside = path.join(path.dirname(ws.cwd), 'drag me.png');
     fs.writeFileSync(outside, png(3, 2));
     fs.writeFileSync(path.join(ws.cwd, 'noext'), png(5, 5));
@@ -41,7 +41,7 @@ describe('images in expandMentions', () => {
   });
 
   it('a pasted path that names no file is left as text', () => {
-    ws = makeWorkspace();
+    ws = tempWorkspace();
     const out = expandMentions('see /nowhere/x.png', ws.cwd);
     expect(out).toMatchObject({ images: [], problems: [] });
   });

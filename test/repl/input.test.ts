@@ -1,26 +1,11 @@
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { complete } from '../../src/repl/input/completion.js';
 import { InputHistory } from '../../src/repl/input/history-store.js';
 import { expandMentions, splitAttachments } from '../../src/repl/input/mentions.js';
 import { parseInput, unknownCommandHint } from '../../src/repl/slash-commands.js';
-
-let dir: string | undefined;
-afterEach(() => {
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  dir = undefined;
-});
-function project(files: Record<string, string>): string {
-  const root = mkdtempSync(path.join(tmpdir(), 'keen-input-'));
-  dir = root;
-  for (const [rel, content] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-    writeFileSync(path.join(root, rel), content);
-  }
-  return root;
-}
+import { tempDir, tempProject } from '../kit/temp-dir.js';
 
 describe('slash commands', () => {
   it('parses commands, aliases and arguments; a path is a message', () => {
@@ -39,7 +24,7 @@ describe('Tab completion', () => {
   });
 
   it('completes @paths directory by directory', () => {
-    const cwd = project({ 'src/parser.ts': '', 'src/parse-args.ts': '', 'README.md': '' });
+    const cwd = tempProject({ 'src/parser.ts': '', 'src/parse-args.ts': '', 'README.md': '' });
     expect(complete('look at @sr', 11, cwd)).toEqual({ text: 'look at @src/', cursor: 13, candidates: [] });
     expect(complete('look at @src/p', 14, cwd)).toEqual({ text: 'look at @src/parse', cursor: 18, candidates: ['@src/parse-args.ts', '@src/parser.ts'] });
     expect(complete('@src/parser and more', 11, cwd)).toEqual({ text: '@src/parser.ts and more', cursor: 14, candidates: [] });
@@ -48,7 +33,7 @@ describe('Tab completion', () => {
 
 describe('@file mentions', () => {
   it('attaches files inside the project and reports the rest', () => {
-    const cwd = project({ 'a.md': 'alpha\n', 'bin.dat': 'x\0y' });
+    const cwd = tempProject({ 'a.md': 'alpha\n', 'bin.dat': 'x\0y' });
     const out = expandMentions('compare @a.md, @bin.dat, @../secret and @missing.txt', cwd);
     expect(out.text).toBe('compare @a.md, @bin.dat, @../secret and @missing.txt\n\n<attached_file path="a.md">\nalpha\n</attached_file>');
     expect(out.attachments).toEqual([{ path: 'a.md', lines: 2, truncated: false }]);
@@ -59,8 +44,7 @@ describe('@file mentions', () => {
 
 describe('input history file', () => {
   it('survives a torn last line and keeps multi-line entries', async () => {
-    const root = mkdtempSync(path.join(tmpdir(), 'keen-history-'));
-    dir = root;
+    const root = tempDir('keen-history-');
     const history = new InputHistory(path.join(root, 'history', 'p.jsonl'));
     await history.append('first');
     await history.append('two\nlines');

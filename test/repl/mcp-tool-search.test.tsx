@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeWorkspace } from '../e2e/harness.js';
+import { tempWorkspace } from '../kit/temp-dir.js';
 import { startHarness, type ReplHarness } from './harness.js';
 
 const FIXTURE = path.resolve(import.meta.dirname, '../fixtures/mcp/many-tools-server.mjs');
@@ -22,7 +22,7 @@ const toolNames = (body: { tools?: { name: string }[] }): string[] => (body.tool
 
 describe('deferred MCP tools in the REPL', () => {
   it('says so in one notice and loads what the search finds', async () => {
-    const ws = makeWorkspace();
+    const ws = tempWorkspace();
     writeFileSync(path.join(ws.home, 'config.json'), JSON.stringify({ mcp: { startupTimeoutMs: 60_000 }, mcpServers: { many: { command: process.execPath, args: [FIXTURE] } } }));
     h = await startHarness({ workspace: ws });
     h.fake.enqueue(

@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeWorkspace } from '../e2e/harness.js';
+import { tempWorkspace } from '../kit/temp-dir.js';
 import { lastUserText } from './fake-requests.js';
 import { KEYS, startHarness, type ReplHarness } from './harness.js';
 
@@ -18,7 +18,7 @@ afterEach(async () => {
 });
 
 async function withEverything(): Promise<ReplHarness> {
-  const ws = makeWorkspace();
+  const ws = tempWorkspace();
   writeFileSync(
     path.join(ws.home, 'config.json'),
     JSON.stringify({ mcpServers: { ev: { command: process.execPath, args: [EVERYTHING, 'stdio'] }, gone: { command: 'keen-no-such-mcp-server' } } }),

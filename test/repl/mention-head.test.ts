@@ -2,21 +2,15 @@
  * An `@` mention of a huge file reads only the head it attaches: a sparse file of 3 GiB (past
  * what one Node read can return) is attached cut, with its size, instead of a raw Node error.
  */
-import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ATTACHMENT_MAX_BYTES, expandMentions } from '../../src/repl/input/mentions.js';
-
-let dir: string | undefined;
-afterEach(() => {
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  dir = undefined;
-});
+import { tempDir } from '../kit/temp-dir.js';
 
 describe('@ mention of a huge file', () => {
   it('attaches the head of a 3 GiB sparse file with a cut note', () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'keen-mention-'));
+    const dir = tempDir('keen-mention-');
     const file = path.join(dir, 'huge.log');
     writeFileSync(file, 'log line\n'.repeat(40_000));
     const size = 3 * 1024 ** 3;

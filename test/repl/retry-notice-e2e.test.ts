@@ -3,7 +3,7 @@
  * `retry_wait` event). Needs `npm run build` first.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { makeWorkspace, type Workspace } from '../e2e/harness.js';
+import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { TmuxKeen } from './tmux.js';
@@ -14,7 +14,7 @@ let t: TmuxKeen | undefined;
 
 beforeEach(async () => {
   fake = await startAnthropicFake();
-  ws = makeWorkspace();
+  ws = tempWorkspace();
 });
 
 afterEach(async () => {

@@ -18,7 +18,7 @@ import type { NewItem, TranscriptItem } from '../../src/repl/state/ui-state.js';
 import { createUiStore, type UiStore } from '../../src/repl/state/ui-store.js';
 import { CLEAR_SCREEN } from '../../src/repl/terminal.js';
 import { SessionStore } from '../../src/transcript/store.js';
-import { makeWorkspace, type Workspace } from '../e2e/harness.js';
+import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
 import { question, writeLongSession } from './long-session.js';
 
 const TURNS = 60;
@@ -51,7 +51,7 @@ interface Terminal {
 }
 
 async function resumed(turns = TURNS): Promise<Terminal> {
-  ws = makeWorkspace();
+  ws = tempWorkspace();
   const id = await writeLongSession({ home: ws.home, cwd: ws.cwd, turns, compactEvery: 25 });
   const opened = await SessionStore.open(ws.home, ws.cwd, id);
   const records = opened.records;
@@ -230,7 +230,7 @@ class MemoryKeys extends EventEmitter {
 
 describe('the app with a plain-scrollback replay', () => {
   it('still prints items added after the replay through <Static>', async () => {
-    ws = makeWorkspace();
+    ws = tempWorkspace();
     const id = await writeLongSession({ home: ws.home, cwd: ws.cwd, turns: 30 });
     const opened = await SessionStore.open(ws.home, ws.cwd, id);
     await opened.store.close();

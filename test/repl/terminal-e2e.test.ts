@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeWorkspace, type Workspace } from '../e2e/harness.js';
+import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { RecordedRequest } from '../fakes/script.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
@@ -18,7 +18,7 @@ const terminals: TmuxKeen[] = [];
 
 beforeEach(async () => {
   fake = await startAnthropicFake();
-  ws = makeWorkspace({ 'big.txt': Array.from({ length: 600 }, (_, i) => `line ${i} of the big file with some words in it`).join('\n') });
+  ws = tempWorkspace({ 'big.txt': Array.from({ length: 600 }, (_, i) => `line ${i} of the big file with some words in it`).join('\n') });
 });
 
 afterEach(async () => {

@@ -6,7 +6,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
-import { cleanEnv, KEEN_BIN, makeWorkspace, type Workspace } from '../e2e/harness.js';
+import { cleanEnv, KEEN_BIN } from '../e2e/harness.js';
+import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { PROMPT_GUARD_MS } from '../../src/repl/input/prompt-guard.js';
@@ -137,7 +138,7 @@ export function useTmuxRig(): TmuxRig {
   let t: TmuxKeen | undefined;
   beforeEach(async () => {
     fake = await startAnthropicFake();
-    ws = makeWorkspace();
+    ws = tempWorkspace();
   });
   afterEach(async () => {
     t?.kill();

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeWorkspace, type Workspace } from '../e2e/harness.js';
+import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { everything } from '../e2e/mcp-fixtures.js';
@@ -16,7 +16,7 @@ const terminals: TmuxKeen[] = [];
 
 beforeEach(async () => {
   fake = await startAnthropicFake();
-  ws = makeWorkspace({ '.keen/config.json': JSON.stringify({ permissions: { allow: ['bash'] } }) });
+  ws = tempWorkspace({ '.keen/config.json': JSON.stringify({ permissions: { allow: ['bash'] } }) });
 });
 afterEach(async () => {
   for (const t of terminals.splice(0)) t.kill();
@@ -54,7 +54,7 @@ describe('the REPL trust question', () => {
 
   it('a project that only declares MCP servers (.mcp.json) is asked about too; a yes starts them', async () => {
     ws.cleanup();
-    ws = makeWorkspace({ '.mcp.json': JSON.stringify({ mcpServers: { proj: everything() } }) });
+    ws = tempWorkspace({ '.mcp.json': JSON.stringify({ mcpServers: { proj: everything() } }) });
     const t = keen();
     await t.waitFor(QUESTION);
     expect(t.capture()).toContain('.mcp.json declares MCP servers');
@@ -69,7 +69,7 @@ describe('the REPL trust question', () => {
 
   it("a project whose only hooks are Claude Code's (.claude/settings.json) is asked about; a yes runs them", async () => {
     ws.cleanup();
-    ws = makeWorkspace();
+    ws = tempWorkspace();
     const marker = path.join(path.dirname(ws.cwd), 'claude-hook-ran');
     fs.mkdirSync(path.join(ws.cwd, '.claude'));
     fs.writeFileSync(

@@ -6,19 +6,14 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { allowListedGitEnv } from '../../src/tools/git/allow-listed.js';
 import { createHeadlessGate } from '../../src/tools/permissions/index.js';
 import type { PermissionGate, ToolContext } from '../../src/tools/types.js';
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
+import { tempDir } from '../kit/temp-dir.js';
 
 function repo(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-allowgit-'));
-  dirs.push(dir);
+  const dir = tempDir('keen-allowgit-');
   execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: dir });
   execFileSync('git', ['config', 'filter.x.clean', 'touch pwned; cat'], { cwd: dir });
   fs.writeFileSync(path.join(dir, '.gitmodules'), '[submodule "lib"]\n\tpath = lib\n\turl = ./lib\n\tignore = none\n');

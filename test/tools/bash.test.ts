@@ -3,7 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BASH_HEAD_CHARS, BASH_MAX_OUTPUT_BYTES, BASH_TAIL_CHARS } from '../../src/tools/bash.js';
 import { createDefaultRegistry } from '../../src/tools/index.js';
-import { call as callTool, workspace } from './helpers.js';
+import { call as callTool } from './helpers.js';
+import { tempProject } from '../kit/temp-dir.js';
 
 /** These tests watch host PIDs, so they run without the sandbox (its PID namespace has its own). */
 const unsandboxed = createDefaultRegistry({ sandbox: { mode: 'off', network: true } });
@@ -43,7 +44,7 @@ const FAMILY = `sleep 300 & echo $! > child.pid; bash -c 'sleep 301 & echo $! > 
 
 describe('bash', () => {
   it('runs in the workspace and reports output and exit code', async () => {
-    const dir = await workspace();
+    const dir = tempProject();
     const msg = await call(dir, 'bash', { command: 'pwd; echo oops >&2; exit 3' });
     expect(msg.is_error).toBe(true);
     expect(msg.content).toBe(`${dir}\noops\n[exit code 3]`);
@@ -53,12 +54,12 @@ describe('bash', () => {
   });
 
   it('gives commands an empty stdin instead of hanging', async () => {
-    const dir = await workspace();
+    const dir = tempProject();
     expect((await call(dir, 'bash', { command: 'cat; echo done' })).content).toBe('done\n[exit code 0]');
   });
 
   it('kills the whole process group on timeout, grandchildren included', async () => {
-    const dir = await workspace();
+    const dir = tempProject();
     const started = Date.now();
     const msg = await call(dir, 'bash', { command: FAMILY, timeout_seconds: 0.5 });
     expect(msg.is_error).toBe(true);
@@ -69,7 +70,7 @@ describe('bash', () => {
   });
 
   it('escalates to SIGKILL for a grandchild that ignores SIGTERM', async () => {
-    const dir = await workspace();
+    const dir = tempProject();
     const msg = await call(dir, 'bash', {
       command: `bash -c "trap '' TERM; sleep 300 & echo \\$! > stubborn.pid; wait" & wait`,
       timeout_seconds: 0.3,
@@ -80,7 +81,7 @@ describe('bash', () => {
   });
 
   it('returns "cancelled" on abort and kills the process group', async () => {
-    const dir = await workspace();
+    const dir = tempProject();
     const ac = new AbortController();
     const pending = call(dir, 'bash', { command: FAMILY }, { signal: ac.signal });
     const pids = [await readPid(path.join(dir, 'child.pid')), await readPid(path.join(dir, 'grand.pid'))];
@@ -91,7 +92,7 @@ describe('bash', () => {
   });
 
   it('keeps the head and tail of long output and says exactly how much was cut', async () => {
-    const dir = await workspace();
+    const dir = tempProject();
     const msg = await call(dir, 'bash', { command: 'seq 1 100000' });
     const full = Array.from({ length: 100000 }, (_, k) => `${k + 1}\n`).join('');
     const lines = msg.content.split('\n');
@@ -111,7 +112,7 @@ describe('bash', () => {
   });
 
   it('stops a command whose output passes the volume cap, and says so', async () => {
-    const dir = await workspace();
+    const dir = tempProject();
     const msg = await call(dir, 'bash', { command: 'yes; echo never' });
     expect(msg.is_error).toBe(true);
     const lines = msg.content.split('\n');
@@ -125,7 +126,7 @@ describe('bash', () => {
   });
 
   it('does not wait for background processes that keep the output open, and stops them when it ends', async () => {
-    const dir = await workspace();
+    const dir = tempProject();
     const started = Date.now();
     const msg = await call(dir, 'bash', { command: 'sleep 30 & echo $! > bg.pid; echo started' });
     expect(Date.now() - started).toBeLessThan(2000);
@@ -134,14 +135,14 @@ describe('bash', () => {
   });
 
   it('a background command with redirected output does not outlive the call', async () => {
-    const dir = await workspace();
+    const dir = tempProject();
     const msg = await call(dir, 'bash', { command: 'sleep 1002 >/dev/null 2>&1 & echo $! > bg.pid' });
     expect(msg.content).toContain('[the processes it left running in the background were stopped when it ended]');
     expect(await waitGone([await readPid(path.join(dir, 'bg.pid'))])).toEqual([false]);
   });
 
   it('refuses a timeout above the maximum, naming the field', async () => {
-    const dir = await workspace();
+    const dir = tempProject();
     expect(await call(dir, 'bash', { command: 'true', timeout_seconds: 1200 })).toMatchObject({
       is_error: true,
       content: 'Invalid arguments for bash: timeout_seconds: Too big: expected number to be <=600.',
@@ -151,7 +152,7 @@ describe('bash', () => {
 
 describe('bash environment', () => {
   it('withholds every credential and secret-looking variable unless bash.envPassthrough names it', async () => {
-    const dir = await workspace();
+    const dir = tempProject();
     const secrets: Record<string, string> = {
       ANTHROPIC_API_KEY: 'v-anthropic',
       ANTHROPIC_AUTH_TOKEN: 'v-auth',
@@ -182,7 +183,7 @@ describe('bash environment', () => {
   });
 
   it("does not hand Keen's provider keys to commands the model runs", async () => {
-    const dir = await workspace();
+    const dir = tempProject();
     const saved = process.env.ANTHROPIC_API_KEY;
     process.env.ANTHROPIC_API_KEY = 'sk-ant-leak-check-123';
     process.env.KEEN_TEST_PLAIN_VAR = 'still-here';

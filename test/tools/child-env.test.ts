@@ -3,16 +3,11 @@
  * The pure function, and ripgrep for real (its `--pre` program prints the environment rg got).
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { childEnv, DESKTOP_VARIABLES } from '../../src/security/child-env.js';
 import { runRipgrep } from '../../src/tools/ripgrep.js';
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
+import { tempDir } from '../kit/temp-dir.js';
 
 describe('the environment of a child Keen starts on its own', () => {
   it('keeps where things are and how text looks, drops every secret, adds only the names asked for', () => {
@@ -40,8 +35,7 @@ describe('the environment of a child Keen starts on its own', () => {
   });
 
   it('ripgrep runs without Keen’s credentials', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-rg-env-'));
-    dirs.push(dir);
+    const dir = tempDir('keen-rg-env-');
     fs.writeFileSync(path.join(dir, 'a.txt'), 'x\n');
     // A preprocessor rg starts for each file: what it prints is searched, so every variable shows.
     const pre = path.join(dir, 'pre.sh');

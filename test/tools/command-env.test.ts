@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { commandEnv } from '../../src/tools/command-env.js';
-import { makeWorkspace, type Workspace } from '../e2e/harness.js';
+import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
 import { execFileSync } from 'node:child_process';
 
 let ws: Workspace | undefined;
@@ -15,7 +15,7 @@ afterEach(() => ws?.cleanup());
 
 describe('commandEnv', () => {
   it('keeps only absolute PATH entries, so a repository-shipped git in a relative entry never runs', () => {
-    ws = makeWorkspace({});
+    ws = tempWorkspace({});
     const bin = path.join(ws.cwd, 'node_modules/.bin');
     fs.mkdirSync(bin, { recursive: true });
     const marker = path.join(ws.cwd, 'RAN');

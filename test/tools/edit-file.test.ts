@@ -2,18 +2,19 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { PermissionRequest } from '../../src/tools/types.js';
-import { call, workspace } from './helpers.js';
+import { call } from './helpers.js';
+import { tempProject } from '../kit/temp-dir.js';
 
 describe('edit_file', () => {
   it('replaces a unique string and says where', async () => {
-    const dir = await workspace({ 'a.ts': 'const a = 1;\nconst b = 2;\n' });
+    const dir = tempProject({ 'a.ts': 'const a = 1;\nconst b = 2;\n' });
     const msg = await call(dir, 'edit_file', { path: 'a.ts', old_string: 'b = 2', new_string: 'b = 3' });
     expect(msg).toMatchObject({ content: 'Edited a.ts: replaced 1 occurrence (first at line 2).' });
     expect(await readFile(path.join(dir, 'a.ts'), 'utf8')).toBe('const a = 1;\nconst b = 3;\n');
   });
 
   it('reports old_string not found without touching the file', async () => {
-    const dir = await workspace({ 'a.ts': 'hello\n' });
+    const dir = tempProject({ 'a.ts': 'hello\n' });
     const msg = await call(dir, 'edit_file', { path: 'a.ts', old_string: 'Hello', new_string: 'bye' });
     expect(msg).toMatchObject({
       is_error: true,
@@ -23,7 +24,7 @@ describe('edit_file', () => {
   });
 
   it('refuses an ambiguous match unless replace_all is set', async () => {
-    const dir = await workspace({ 'a.ts': 'x = 1\nx = 1\nx = 1\n' });
+    const dir = tempProject({ 'a.ts': 'x = 1\nx = 1\nx = 1\n' });
     const msg = await call(dir, 'edit_file', { path: 'a.ts', old_string: 'x = 1', new_string: 'x = 2' });
     expect(msg).toMatchObject({
       is_error: true,
@@ -35,20 +36,20 @@ describe('edit_file', () => {
   });
 
   it('keeps $ patterns in new_string literal', async () => {
-    const dir = await workspace({ 'a.sh': 'echo NAME\n' });
+    const dir = tempProject({ 'a.sh': 'echo NAME\n' });
     await call(dir, 'edit_file', { path: 'a.sh', old_string: 'NAME', new_string: "$& $1 $$ $'" });
     expect(await readFile(path.join(dir, 'a.sh'), 'utf8')).toBe("echo $& $1 $$ $'\n");
   });
 
   it('matches multi-line text in a CRLF file and keeps its line endings', async () => {
-    const dir = await workspace({ 'w.txt': 'one\r\ntwo\r\nthree\r\n' });
+    const dir = tempProject({ 'w.txt': 'one\r\ntwo\r\nthree\r\n' });
     const msg = await call(dir, 'edit_file', { path: 'w.txt', old_string: 'one\ntwo', new_string: 'uno\ndos' });
     expect(msg.is_error).toBeUndefined();
     expect(await readFile(path.join(dir, 'w.txt'), 'utf8')).toBe('uno\r\ndos\r\nthree\r\n');
   });
 
   it('explains a missing file, an empty old_string and a no-op edit', async () => {
-    const dir = await workspace({ 'a.ts': 'x\n' });
+    const dir = tempProject({ 'a.ts': 'x\n' });
     expect((await call(dir, 'edit_file', { path: 'b.ts', old_string: 'x', new_string: 'y' })).content).toBe('File not found: b.ts. Use write_file to create a new file.');
     expect((await call(dir, 'edit_file', { path: 'a.ts', old_string: '', new_string: 'y' })).content).toBe(
       'old_string must not be empty; use write_file to create or overwrite a file.',
@@ -57,8 +58,8 @@ describe('edit_file', () => {
   });
 
   it('refuses to edit outside the workspace', async () => {
-    const outside = await workspace({ 'o.txt': 'x\n' });
-    const dir = await workspace();
+    const outside = tempProject({ 'o.txt': 'x\n' });
+    const dir = tempProject();
     const msg = await call(dir, 'edit_file', { path: path.join(outside, 'o.txt'), old_string: 'x', new_string: 'y' });
     expect(msg.is_error).toBe(true);
     expect(msg.content).toContain('is outside the workspace');
@@ -66,13 +67,13 @@ describe('edit_file', () => {
   });
 
   it('refuses binary files', async () => {
-    const dir = await workspace({ 'b.bin': Buffer.from('ab\0cd') });
+    const dir = tempProject({ 'b.bin': Buffer.from('ab\0cd') });
     expect((await call(dir, 'edit_file', { path: 'b.bin', old_string: 'ab', new_string: 'x' })).content).toBe('Refusing to edit b.bin: it is a binary file (contains NUL bytes).');
   });
 
   it('shows the permission gate a unified diff of the edit', async () => {
     const lines = Array.from({ length: 20 }, (_, k) => `line ${k + 1}`);
-    const dir = await workspace({ 'a.txt': `${lines.join('\n')}\n` });
+    const dir = tempProject({ 'a.txt': `${lines.join('\n')}\n` });
     const asked: PermissionRequest[] = [];
     const gate = { check: async (r: PermissionRequest) => (asked.push(r), 'allow' as const) };
     await call(dir, 'edit_file', { path: 'a.txt', old_string: 'line 10\n', new_string: 'ten\n' }, { permissions: gate });

@@ -6,22 +6,16 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { childEnv } from '../../src/security/child-env.js';
 import { type NeutraliseScope, neutralisingSettings, parseConfigList, settingsEnv } from '../../src/tools/git/neutralise.js';
 import { configEntriesSync, safeGitEnv } from '../../src/tools/git/safe-git.js';
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
+import { tempDir } from '../kit/temp-dir.js';
 
 /** A throwaway folder with a marker script: `sh mark NAME [--cat ARGS]` notes NAME, then acts as cat. */
 function sandbox(): { root: string; mark: (name: string, cat?: boolean) => string; marks: () => string[] } {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-gitn-'));
-  dirs.push(root);
+  const root = tempDir('keen-gitn-');
   const script = path.join(root, 'mark.sh');
   const log = path.join(root, 'marks');
   fs.writeFileSync(script, `echo "$1" >> '${log}'\nshift\nif [ "$1" = --cat ]; then shift; exec cat "$@"; fi\nexit 0\n`);

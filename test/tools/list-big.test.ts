@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { LIST_MAX_ENTRIES } from '../../src/tools/list-dir.js';
 import { selectSmallest, sortedLazily } from '../../src/tools/first-sorted.js';
 import { complete } from '../../src/repl/input/completion.js';
-import { call, workspace } from './helpers.js';
+import { call } from './helpers.js';
+import { tempProject } from '../kit/temp-dir.js';
 
 const collator = new Intl.Collator('en');
 
@@ -15,7 +16,7 @@ describe('list_dir of a big directory', () => {
     const files: Record<string, string> = { '.gitignore': 'f000*\n' };
     for (let k = 0; k < 1500; k++) files[`f${String(k).padStart(4, '0')}.txt`] = '';
     for (const d of ['zdir0', 'Zdir1', 'zdir2']) files[`${d}/x`] = '';
-    const dir = await workspace(files);
+    const dir = tempProject(files);
     const lines = (await call(dir, 'list_dir', {})).content.split('\n');
     const visible = Object.keys(files)
       .filter((k) => !k.includes('/') && !k.startsWith('f000'))
@@ -42,7 +43,7 @@ describe('Tab completion in a big directory', () => {
   it('offers the first 50 matches in order', async () => {
     const files: Record<string, string> = {};
     for (let k = 0; k < 6000; k++) files[`m${String(5999 - k).padStart(4, '0')}.md`] = '';
-    const dir = await workspace(files);
+    const dir = tempProject(files);
     const first = complete('see @m', 6, dir);
     expect(first.candidates).toEqual(Array.from({ length: 50 }, (_, k) => `@m${String(k).padStart(4, '0')}.md`));
     expect(complete('see @m', 6, dir)).toEqual(first);

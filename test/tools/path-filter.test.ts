@@ -2,11 +2,12 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { denyExcludes, hiddenByRules } from '../../src/tools/path-filter.js';
 import { buildPolicy, createHeadlessGate } from '../../src/tools/permissions/index.js';
-import { call, workspace } from './helpers.js';
+import { call } from './helpers.js';
+import { tempProject } from '../kit/temp-dir.js';
 
 describe('search results and the path rules', () => {
   it('an ask rule hides what the call did not ask about; a credential folder in the workspace is left out', async () => {
-    const dir = await workspace({ 'secrets/k.txt': 'needle-ask\n', '.ssh/id_ed25519': 'needle-key\n', '.ssh/config': 'needle-config\n', 'a.txt': 'needle\n' });
+    const dir = tempProject({ 'secrets/k.txt': 'needle-ask\n', '.ssh/id_ed25519': 'needle-key\n', '.ssh/config': 'needle-config\n', 'a.txt': 'needle\n' });
     const gate = createHeadlessGate({ cwd: dir, home: dir, user: { ask: ['read_file(secrets/**)'], allow: ['read_file(~/.ssh/config)'] } });
     const msg = await call(dir, 'grep', { pattern: 'needle' }, { permissions: gate });
     const lines = msg.content.split('\n');

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildPolicy, createHeadlessGate, createSessionGate, decide, nextMode, parseMode } from '../../src/tools/permissions/index.js';
 import type { PermissionRequest } from '../../src/tools/types.js';
-import { call, workspace } from './helpers.js';
+import { call } from './helpers.js';
+import { tempProject } from '../kit/temp-dir.js';
 
 const CWD = '/ws';
 const req = (tool: string, extra: Partial<PermissionRequest> = {}): PermissionRequest => ({ tool, summary: tool, cwd: CWD, ...extra });
@@ -58,7 +59,7 @@ describe('permission rules: deny beats ask beats allow, for every kind of tool',
     expect(verdict(bash('echo $(curl x)'), { yolo: true, disallowedTools: ['bash(curl:*)'] })).toBe('deny');
   });
 
-  it('path rules: workspace-relative, name-anywhere, home and absolute globs; read_file covers grep and glob', () => {
+  it('path rules: tempProject-relative, name-anywhere, home and absolute globs; read_file covers grep and glob', () => {
     expect(verdict(file('read_file', 'config/.env'), { yolo: true, user: { deny: ['read_file(.env)'] } })).toBe('deny');
     expect(verdict(file('grep', 'config/.env'), { yolo: true, user: { deny: ['read_file(.env)'] } })).toBe('deny');
     expect(verdict(file('write_file', 'src/a.ts'), { user: { allow: ['edit_file(src/**)'] } })).toBe('allow');
@@ -132,7 +133,7 @@ describe('protected paths', () => {
   });
 
   it('headless: a protected write is denied with a line saying how to allow it, and the file is untouched', async () => {
-    const dir = await workspace({ '.git/config': '[core]\n' });
+    const dir = tempProject({ '.git/config': '[core]\n' });
     const msg = await call(dir, 'write_file', { path: '.git/config', content: '[core]\nfsmonitor = "touch pwned"\n' }, { permissions: createHeadlessGate({ yolo: true }) });
     expect(msg.is_error).toBe(true);
     expect(msg.content).toBe(
@@ -142,7 +143,7 @@ describe('protected paths', () => {
   });
 
   it('the REPL asks about it even in bypass mode, and "for this session" remembers that file only', async () => {
-    const dir = await workspace();
+    const dir = tempProject();
     const asked: string[] = [];
     const gate = createSessionGate(async (r) => (asked.push(r.summary), 'session'), { yolo: true });
     expect((await call(dir, 'write_file', { path: '.envrc', content: 'x' }, { permissions: gate })).is_error).toBeUndefined();
@@ -154,8 +155,8 @@ describe('protected paths', () => {
 
 describe('real paths before rules', () => {
   it('a symlink inside the workspace pointing out is outside: reads ask (headless: denied)', async () => {
-    const outside = await workspace({ 'secret.txt': 'top secret\n' });
-    const dir = await workspace();
+    const outside = tempProject({ 'secret.txt': 'top secret\n' });
+    const dir = tempProject();
     await symlink(path.join(outside, 'secret.txt'), path.join(dir, 'innocent.txt'));
     const msg = await call(dir, 'read_file', { path: 'innocent.txt' }, { permissions: createHeadlessGate({}) });
     expect(msg.is_error).toBe(true);
@@ -168,7 +169,7 @@ describe('real paths before rules', () => {
   });
 
   it('reads of ~/.ssh are refused even when the workspace is the home folder (a credential store)', async () => {
-    const home = await workspace({ '.ssh/id_x': 'PRIVATE KEY\n', 'notes.txt': 'hi\n' });
+    const home = tempProject({ '.ssh/id_x': 'PRIVATE KEY\n', 'notes.txt': 'hi\n' });
     const gate = createHeadlessGate({ home, cwd: home });
     expect((await call(home, 'read_file', { path: path.join(home, '.ssh/id_x') }, { permissions: gate })).content).toMatch(
       /^Refusing read_file on .*\.ssh\/id_x: it is a credential store/,
@@ -177,8 +178,8 @@ describe('real paths before rules', () => {
   });
 
   it('a write through a hard link to a file outside the workspace is refused', async () => {
-    const outside = await workspace({ 'victim.txt': 'safe\n' });
-    const dir = await workspace();
+    const outside = tempProject({ 'victim.txt': 'safe\n' });
+    const dir = tempProject();
     await link(path.join(outside, 'victim.txt'), path.join(dir, 'hard.txt'));
     const yolo = createHeadlessGate({ yolo: true });
     const w = await call(dir, 'write_file', { path: 'hard.txt', content: 'owned\n' }, { permissions: yolo });
@@ -189,8 +190,8 @@ describe('real paths before rules', () => {
   });
 
   it('--add-dir extends the workspace for reads and writes', async () => {
-    const extra = await workspace({ 'lib.txt': 'shared\n' });
-    const dir = await workspace();
+    const extra = tempProject({ 'lib.txt': 'shared\n' });
+    const dir = tempProject();
     const gate = createHeadlessGate({ mode: 'acceptEdits', addDirs: [extra], cwd: dir });
     expect((await call(dir, 'read_file', { path: path.join(extra, 'lib.txt') }, { permissions: gate })).is_error).toBeUndefined();
     const w = await call(dir, 'write_file', { path: path.join(extra, 'new.txt'), content: 'n\n' }, { permissions: gate });

@@ -5,14 +5,15 @@ import { KeenError } from '../../src/errors.js';
 import { createHeadlessGate, createSessionGate, parseRule, type SessionAnswer } from '../../src/tools/permissions/index.js';
 import type { PermissionRequest } from '../../src/tools/types.js';
 import { withoutNoSandboxNote } from '../kit/sandbox.js';
-import { call, workspace } from './helpers.js';
+import { call } from './helpers.js';
+import { tempProject } from '../kit/temp-dir.js';
 
 const bash = (command: string): PermissionRequest => ({ tool: 'bash', summary: `bash: ${command}`, detail: command });
 const write: PermissionRequest = { tool: 'write_file', summary: 'write a.txt (1 line, new file)' };
 
 describe('headless gate', () => {
   it('denies mutating calls by default and the denial names --yolo and permissions.allow', async () => {
-    const dir = await workspace();
+    const dir = tempProject();
     const gate = createHeadlessGate({ yolo: false, allow: [] });
     const msg = await call(dir, 'write_file', { path: 'a.txt', content: 'x' }, { permissions: gate });
     expect(msg).toMatchObject({
@@ -23,13 +24,13 @@ describe('headless gate', () => {
   });
 
   it('allows everything with yolo', async () => {
-    const dir = await workspace();
+    const dir = tempProject();
     const gate = createHeadlessGate({ yolo: true, allow: [] });
     expect(withoutNoSandboxNote((await call(dir, 'bash', { command: 'echo hi' }, { permissions: gate })).content)).toBe('hi\n[exit code 0]');
   });
 
   it('allows tools and bash commands named in the allow list, and nothing else', async () => {
-    const dir = await workspace();
+    const dir = tempProject();
     const gate = createHeadlessGate({ yolo: false, allow: ['write_file', 'bash(echo exact)', 'bash(git status*)'] });
     expect(await gate.check(write)).toBe('allow');
     expect(await gate.check({ tool: 'edit_file', summary: 'edit a.txt' })).toBe('deny');
@@ -123,7 +124,7 @@ describe('session gate', () => {
   });
 
   it('tells the model the user declined, instead of suggesting --yolo', async () => {
-    const dir = await workspace();
+    const dir = tempProject();
     const { gate } = scripted(['deny']);
     const msg = await call(dir, 'bash', { command: 'rm -rf build' }, { permissions: gate });
     expect(msg).toMatchObject({

@@ -5,13 +5,14 @@ import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { READ_DEFAULT_LIMIT, READ_MAX_CHARS, READ_MAX_LINE_CHARS } from '../../src/tools/read-file.js';
-import { call, workspace } from './helpers.js';
+import { call } from './helpers.js';
+import { tempProject } from '../kit/temp-dir.js';
 
 const numbered = (n: number, text: string) => `${String(n).padStart(6)}\t${text}`;
 
 describe('read_file', () => {
   it('returns numbered lines without a trailing phantom line, dropping CRs', async () => {
-    const dir = await workspace({ 'a.txt': 'one\r\ntwo\nthree\n' });
+    const dir = tempProject({ 'a.txt': 'one\r\ntwo\nthree\n' });
     const msg = await call(dir, 'read_file', { path: 'a.txt' });
     expect(msg.is_error).toBeUndefined();
     expect(msg.content).toBe([numbered(1, 'one'), numbered(2, 'two'), numbered(3, 'three')].join('\n'));
@@ -19,13 +20,13 @@ describe('read_file', () => {
 
   it('reads a line range and says how to read the rest', async () => {
     const lines = Array.from({ length: 50 }, (_, k) => `line ${k + 1}`).join('\n');
-    const dir = await workspace({ 'a.txt': lines });
+    const dir = tempProject({ 'a.txt': lines });
     const msg = await call(dir, 'read_file', { path: 'a.txt', offset: 10, limit: 3 });
     expect(msg.content).toBe([numbered(10, 'line 10'), numbered(11, 'line 11'), numbered(12, 'line 12'), '[Showing lines 10-12 of 50. Read more with offset=13.]'].join('\n'));
   });
 
   it(`stops at ${READ_DEFAULT_LIMIT} lines by default`, async () => {
-    const dir = await workspace({ 'big.txt': 'x\n'.repeat(READ_DEFAULT_LIMIT + 500) });
+    const dir = tempProject({ 'big.txt': 'x\n'.repeat(READ_DEFAULT_LIMIT + 500) });
     const msg = await call(dir, 'read_file', { path: 'big.txt' });
     const shown = msg.content.split('\n');
     expect(shown).toHaveLength(READ_DEFAULT_LIMIT + 1);
@@ -34,7 +35,7 @@ describe('read_file', () => {
 
   it('caps the output size and says exactly where it stopped', async () => {
     const line = 'y'.repeat(1000);
-    const dir = await workspace({ 'wide.txt': `${line}\n`.repeat(200) });
+    const dir = tempProject({ 'wide.txt': `${line}\n`.repeat(200) });
     const msg = await call(dir, 'read_file', { path: 'wide.txt' });
     expect(msg.content.length).toBeLessThanOrEqual(READ_MAX_CHARS + 200);
     const last = msg.content.split('\n').at(-1)!;
@@ -46,7 +47,7 @@ describe('read_file', () => {
   });
 
   it('shortens very long lines and says so', async () => {
-    const dir = await workspace({ 'min.js': 'z'.repeat(READ_MAX_LINE_CHARS + 10) });
+    const dir = tempProject({ 'min.js': 'z'.repeat(READ_MAX_LINE_CHARS + 10) });
     const msg = await call(dir, 'read_file', { path: 'min.js' });
     expect(msg.content).toContain('… [10 more characters]');
     expect(msg.content).toContain(`[1 line longer than ${READ_MAX_LINE_CHARS} characters was shortened.]`);
@@ -54,7 +55,7 @@ describe('read_file', () => {
 
   it('streams files too large to load whole, without counting all their lines', async () => {
     const line = `${'q'.repeat(99)}\n`;
-    const dir = await workspace({ 'huge.log': line.repeat(340_000) }); // ~34 MB
+    const dir = tempProject({ 'huge.log': line.repeat(340_000) }); // ~34 MB
     const msg = await call(dir, 'read_file', { path: 'huge.log', offset: 300_000, limit: 2 });
     expect(msg.content).toBe(
       [
@@ -68,13 +69,13 @@ describe('read_file', () => {
   });
 
   it('refuses binary files', async () => {
-    const dir = await workspace({ 'img.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0x02]) });
+    const dir = tempProject({ 'img.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0x02]) });
     const msg = await call(dir, 'read_file', { path: 'img.png' });
     expect(msg).toMatchObject({ is_error: true, content: 'Refusing to read img.png: it is a binary file (contains NUL bytes).' });
   });
 
   it('reports a missing file, a directory and an offset past the end clearly', async () => {
-    const dir = await workspace({ 'src/a.ts': 'a\nb\n' });
+    const dir = tempProject({ 'src/a.ts': 'a\nb\n' });
     expect(await call(dir, 'read_file', { path: 'nope.ts' })).toMatchObject({ is_error: true, content: 'File not found: nope.ts.' });
     expect(await call(dir, 'read_file', { path: 'src' })).toMatchObject({
       is_error: true,
@@ -87,13 +88,13 @@ describe('read_file', () => {
   });
 
   it('says when a file is empty', async () => {
-    const dir = await workspace({ 'empty.txt': '' });
+    const dir = tempProject({ 'empty.txt': '' });
     expect((await call(dir, 'read_file', { path: 'empty.txt' })).content).toBe('(empty.txt is empty)');
   });
 
   it('refuses relative paths that leave the workspace but reads absolute paths anywhere', async () => {
-    const outside = await workspace({ 'secret.txt': 'outside\n' });
-    const dir = await workspace();
+    const outside = tempProject({ 'secret.txt': 'outside\n' });
+    const dir = tempProject();
     const rel = path.relative(dir, path.join(outside, 'secret.txt'));
     const refused = await call(dir, 'read_file', { path: rel });
     expect(refused.is_error).toBe(true);
@@ -103,7 +104,7 @@ describe('read_file', () => {
   });
 
   it('follows symlinks inside the workspace', async () => {
-    const dir = await workspace({ 'real.txt': 'linked\n' });
+    const dir = tempProject({ 'real.txt': 'linked\n' });
     await symlink(path.join(dir, 'real.txt'), path.join(dir, 'link.txt'));
     expect((await call(dir, 'read_file', { path: 'link.txt' })).content).toBe(numbered(1, 'linked'));
   });
@@ -111,7 +112,7 @@ describe('read_file', () => {
 
 describe('read_file cannot hang or blow up', () => {
   it('refuses devices, FIFOs and sockets at once', async () => {
-    const dir = await workspace();
+    const dir = tempProject();
     execFileSync('mkfifo', [path.join(dir, 'pipe')]);
     const zero = await call(dir, 'read_file', { path: '/dev/zero' });
     expect(zero).toMatchObject({ is_error: true, content: 'Refusing to read /dev/zero: it is a device, not a regular file.' });
@@ -127,7 +128,7 @@ describe('read_file cannot hang or blow up', () => {
   });
 
   it('reads a 100 MB single-line file with bounded memory, showing the start and the size of the rest', async () => {
-    const dir = await workspace();
+    const dir = tempProject();
     const file = path.join(dir, 'one-line.min.js');
     const block = Buffer.alloc(1 << 20, 'a');
     const fd = openSync(file, 'w');
@@ -142,7 +143,7 @@ describe('read_file cannot hang or blow up', () => {
   });
 
   it('stops reading promptly when cancelled', async () => {
-    const dir = await workspace();
+    const dir = tempProject();
     const file = path.join(dir, 'big.txt');
     const fd = openSync(file, 'w');
     const block = Buffer.alloc(1 << 20, 'b\n');

@@ -9,7 +9,8 @@ import { createDefaultRegistry } from '../../src/tools/index.js';
 import { MCP_HEAD_CHARS, mapCallResult } from '../../src/tools/mcp/result-map.js';
 import { HeadTailBuffer } from '../../src/tools/output-cap.js';
 import { READ_MAX_LINE_CHARS } from '../../src/tools/read-file.js';
-import { call, workspace } from './helpers.js';
+import { call } from './helpers.js';
+import { tempProject } from '../kit/temp-dir.js';
 
 const TOKEN = 'sk-ant-api03-Zq7Xw2Lk9Pm4Rt6Yv8Bn1Cd3Fg5Hj0KlMnOpQrStUvWx';
 const HEAD = TOKEN.slice(0, 12); // what a cut right after the token's start would show
@@ -25,7 +26,7 @@ const unsandboxed = createDefaultRegistry({ sandbox: { mode: 'off', network: tru
 
 describe('redaction before the cap', () => {
   it('bash: a token straddling the head cut and one straddling the tail cut', async () => {
-    const dir = await workspace();
+    const dir = tempProject();
     const fill = (n: number, c: string) => `head -c ${n} /dev/zero | tr '\\0' ${c}`;
     const command = [fill(BASH_HEAD_CHARS - 13, 'a'), `printf ' %s ' ${TOKEN}`, fill(40_000, 'b'), `printf ' %s ' ${TOKEN}`, fill(BASH_TAIL_CHARS - 30, 'c')].join('; ');
     const msg = await call(dir, 'bash', { command }, { registry: unsandboxed });
@@ -45,7 +46,7 @@ describe('redaction before the cap', () => {
   });
 
   it('read_file: a long line cut through a token, kept whole or only in part', async () => {
-    const dir = await workspace({
+    const dir = tempProject({
       'short.txt': `${'a'.repeat(READ_MAX_LINE_CHARS - 13)} ${TOKEN} ${'b'.repeat(200)}\n`,
       'huge.txt': `${'a'.repeat(READ_MAX_LINE_CHARS - 13)} ${TOKEN} ${'b'.repeat(100_000)}\n`,
     });

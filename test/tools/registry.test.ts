@@ -6,7 +6,8 @@ import { createDefaultRegistry } from '../../src/tools/index.js';
 import { createHeadlessGate, createSessionGate } from '../../src/tools/permissions/index.js';
 import { CANCELLED, createToolRegistry, defineTool, ToolError } from '../../src/tools/registry.js';
 import type { PermissionRequest } from '../../src/tools/types.js';
-import { call, workspace } from './helpers.js';
+import { call } from './helpers.js';
+import { tempProject } from '../kit/temp-dir.js';
 
 const echo = defineTool({
   name: 'echo',
@@ -141,7 +142,7 @@ describe('tool registry', () => {
   });
 
   it('asks the gate before a mutating tool and reports a denial naming --yolo and permissions.allow', async () => {
-    const dir = await workspace();
+    const dir = tempProject();
     const asked: PermissionRequest[] = [];
     const deny = { check: async (r: PermissionRequest) => (asked.push(r), 'deny' as const) };
     const msg = await call(dir, 'write_file', { path: 'a.txt', content: 'x\n' }, { permissions: deny });
@@ -160,7 +161,7 @@ describe('tool registry', () => {
   });
 
   it('reads inside the workspace run without a question; the gate sees their real path', async () => {
-    const dir = await workspace({ 'a.txt': 'hi\n' });
+    const dir = tempProject({ 'a.txt': 'hi\n' });
     const asked: PermissionRequest[] = [];
     const gate = createSessionGate(async (r) => (asked.push(r), 'deny'));
     const msg = await call(dir, 'read_file', { path: 'a.txt' }, { permissions: gate });
@@ -176,7 +177,7 @@ describe('tool registry', () => {
   });
 
   it('refuses an edit that cannot apply before anyone is asked', async () => {
-    const dir = await workspace({ 'a.txt': 'hello\n' });
+    const dir = tempProject({ 'a.txt': 'hello\n' });
     let asked = 0;
     const gate = { check: async () => (asked++, 'allow' as const) };
     const msg = await call(dir, 'edit_file', { path: 'a.txt', old_string: 'absent', new_string: 'x' }, { permissions: gate });
@@ -186,7 +187,7 @@ describe('tool registry', () => {
   });
 
   it('uses the headless gate wording when denied by the headless gate', async () => {
-    const dir = await workspace();
+    const dir = tempProject();
     const msg = await call(dir, 'bash', { command: 'npm test' }, { permissions: createHeadlessGate({ yolo: false, allow: [] }) });
     expect(msg.content).toBe('Permission denied: bash needs approval. Run with --yolo or allow it in config (permissions.allow), e.g. "bash(npm test)".');
   });

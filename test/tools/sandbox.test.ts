@@ -10,7 +10,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDefaultRegistry, defaultTools, mutatingCalls, planModeRegistry } from '../../src/tools/index.js';
 import { bwrapArgs, seatbeltProfile } from '../../src/tools/sandbox/index.js';
-import { call, workspace } from './helpers.js';
+import { call } from './helpers.js';
+import { tempProject } from '../kit/temp-dir.js';
 import { describeSandbox } from '../kit/sandbox.js';
 
 const sandboxed = createDefaultRegistry({ sandbox: { mode: 'workspace-write', network: false } });
@@ -49,7 +50,7 @@ describeSandbox('bash in bubblewrap', () => {
   });
 
   it('writes inside the workspace work; outside they fail with the real error plus one sandbox line', async () => {
-    const dir = await workspace();
+    const dir = tempProject();
     const inside = await run(dir, 'echo in > inside.txt && cat inside.txt');
     expect(inside.content).toBe('in\n[exit code 0]');
     const blocked = await run(dir, `echo out > ${outside}/x.txt`);
@@ -62,7 +63,7 @@ describeSandbox('bash in bubblewrap', () => {
   });
 
   it('read-only mode refuses writes in the workspace too', async () => {
-    const dir = await workspace();
+    const dir = tempProject();
     const registry = createDefaultRegistry({ sandbox: { mode: 'read-only', network: false } });
     const msg = await run(dir, 'touch made.txt', registry);
     expect(msg.is_error).toBe(true);
@@ -71,8 +72,8 @@ describeSandbox('bash in bubblewrap', () => {
   });
 
   it('hides ~/.ssh and KEEN_HOME', async () => {
-    const dir = await workspace();
-    const keenHome = await workspace({ 'auth.json': '{"token":"KEEN-HOME-SECRET"}' });
+    const dir = tempProject();
+    const keenHome = tempProject({ 'auth.json': '{"token":"KEEN-HOME-SECRET"}' });
     const registry = createDefaultRegistry({ sandbox: { mode: 'workspace-write', network: false }, keenHome });
     const msg = await run(dir, `cat ~/.ssh/id_x; cat ${keenHome}/auth.json`, registry);
     expect(msg.is_error).toBe(true);
@@ -82,7 +83,7 @@ describeSandbox('bash in bubblewrap', () => {
   });
 
   it('sandbox.hostSockets lets a kind through: the agent socket and SSH_AUTH_SOCK reach the command', async () => {
-    const dir = await workspace();
+    const dir = tempProject();
     const sock = path.join(outside, 'agent.sock');
     const agent = execFileSync('bash', ['-c', `exec ssh-agent -a ${sock} -s`], { encoding: 'utf8' });
     const pid = Number(/SSH_AGENT_PID=(\d+)/.exec(agent)?.[1]);
@@ -107,14 +108,14 @@ describeSandbox('bash in bubblewrap', () => {
   });
 
   it('a workspace inside a hidden folder (KEEN_HOME) still works: that folder is not hidden', async () => {
-    const keenHome = await workspace({ 'project/a.txt': 'inside\n' });
+    const keenHome = tempProject({ 'project/a.txt': 'inside\n' });
     const registry = createDefaultRegistry({ sandbox: { mode: 'workspace-write', network: false }, keenHome });
     const msg = await run(path.join(keenHome, 'project'), 'cat a.txt && touch b.txt', registry);
     expect(msg.content).toBe('inside\n[exit code 0]');
   });
 
   it('has no network unless sandbox.network is true', async () => {
-    const dir = await workspace();
+    const dir = tempProject();
     const probe = `exec 3<>/dev/tcp/127.0.0.1/${port} && head -1 <&3`;
     const off = await run(dir, probe);
     expect(off.is_error).toBe(true);
@@ -124,7 +125,7 @@ describeSandbox('bash in bubblewrap', () => {
   });
 
   it('runs in its own PID namespace: no Keen process is visible in /proc', async () => {
-    const dir = await workspace();
+    const dir = tempProject();
     const msg = await run(dir, 'echo ppid=$PPID; ls /proc | grep -cE "^[0-9]+$"; cat /proc/1/cmdline | tr "\\0" " "');
     const [ppid, count] = msg.content.split('\n');
     expect(ppid).toBe('ppid=1');
@@ -133,7 +134,7 @@ describeSandbox('bash in bubblewrap', () => {
   });
 
   it('background processes end with the command', async () => {
-    const dir = await workspace();
+    const dir = tempProject();
     const tag = `sleep ${1000 + Math.floor(Math.random() * 900)}.5`;
     const msg = await run(dir, `${tag} >/dev/null 2>&1 & echo started`);
     expect(msg.content).toContain('started');

@@ -1,11 +1,12 @@
 import { mkdir, readFile, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { call, workspace } from './helpers.js';
+import { call } from './helpers.js';
+import { tempProject } from '../kit/temp-dir.js';
 
 describe('write_file', () => {
   it('creates parent directories and says how many lines it wrote', async () => {
-    const dir = await workspace();
+    const dir = tempProject();
     const msg = await call(dir, 'write_file', { path: 'src/deep/new.ts', content: 'a\nb\nc\n' });
     expect(msg).toMatchObject({ content: 'Wrote 3 lines to src/deep/new.ts (new file).' });
     expect(msg.is_error).toBeUndefined();
@@ -13,15 +14,15 @@ describe('write_file', () => {
   });
 
   it('overwrites an existing file and says so', async () => {
-    const dir = await workspace({ 'a.txt': 'old\n' });
+    const dir = tempProject({ 'a.txt': 'old\n' });
     const msg = await call(dir, 'write_file', { path: 'a.txt', content: 'new' });
     expect(msg.content).toBe('Wrote 1 line to a.txt (replaced the previous content).');
     expect(await readFile(path.join(dir, 'a.txt'), 'utf8')).toBe('new');
   });
 
   it('refuses writes outside the workspace, by relative or absolute path', async () => {
-    const outside = await workspace();
-    const dir = await workspace();
+    const outside = tempProject();
+    const dir = tempProject();
     const target = path.join(outside, 'x.txt');
     for (const p of [target, path.relative(dir, target)]) {
       const msg = await call(dir, 'write_file', { path: p, content: 'x' });
@@ -32,8 +33,8 @@ describe('write_file', () => {
   });
 
   it('refuses writes through a symlinked directory that points outside', async () => {
-    const outside = await workspace();
-    const dir = await workspace();
+    const outside = tempProject();
+    const dir = tempProject();
     await symlink(outside, path.join(dir, 'escape'));
     const msg = await call(dir, 'write_file', { path: 'escape/sub/x.txt', content: 'x' });
     expect(msg.is_error).toBe(true);
@@ -44,8 +45,8 @@ describe('write_file', () => {
   });
 
   it('refuses writes through a (dangling) file symlink that points outside', async () => {
-    const outside = await workspace();
-    const dir = await workspace();
+    const outside = tempProject();
+    const dir = tempProject();
     await symlink(path.join(outside, 'later.txt'), path.join(dir, 'link.txt'));
     const msg = await call(dir, 'write_file', { path: 'link.txt', content: 'x' });
     expect(msg.is_error).toBe(true);
@@ -54,7 +55,7 @@ describe('write_file', () => {
   });
 
   it('allows symlinks that stay inside the workspace', async () => {
-    const dir = await workspace();
+    const dir = tempProject();
     await mkdir(path.join(dir, 'real'));
     await symlink(path.join(dir, 'real'), path.join(dir, 'alias'));
     const msg = await call(dir, 'write_file', { path: 'alias/f.txt', content: 'ok\n' });
@@ -63,7 +64,7 @@ describe('write_file', () => {
   });
 
   it('reports writing over a directory as one clear line', async () => {
-    const dir = await workspace({ 'src/a.ts': '' });
+    const dir = tempProject({ 'src/a.ts': '' });
     expect(await call(dir, 'write_file', { path: 'src', content: 'x' })).toMatchObject({
       is_error: true,
       content: 'src is a directory; use list_dir to see what is inside.',

@@ -1,27 +1,18 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { artifactRegistry } from '../../src/compaction/artifact-registry.js';
 import { ArtifactStore } from '../../src/transcript/artifacts.js';
 import { createDefaultRegistry } from '../../src/tools/index.js';
 import { createHeadlessGate } from '../../src/tools/permissions/index.js';
 import { createRecallTool } from '../../src/tools/recall.js';
+import { tempDir } from '../kit/temp-dir.js';
 
-const dirs: string[] = [];
-const temp = () => {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-artifacts-'));
-  dirs.push(d);
-  return d;
-};
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
 const ctx = (cwd: string) => ({ cwd, signal: new AbortController().signal, permissions: createHeadlessGate({ yolo: false, allow: [] }) });
 
 describe('artifact store', () => {
   it('numbers outputs per session, continues after a resume, never overwrites, 0600 files in a 0700 folder, secrets redacted', async () => {
-    const session = temp();
+    const session = tempDir('keen-artifacts-');
     const a = await ArtifactStore.open(session, ['sk-secret-123456']);
     expect(await a.put('first')).toBe(1);
     expect(await a.put('key sk-secret-123456 here')).toBe(2);
@@ -40,7 +31,7 @@ describe('artifact store', () => {
 
 describe('artifact store of a new session (fresh: the folder is not listed)', () => {
   it('numbers from 1 and creates the folder with the first output; a file already there is never overwritten', async () => {
-    const session = path.join(temp(), 'new-session');
+    const session = path.join(tempDir('keen-artifacts-'), 'new-session');
     const fresh = await ArtifactStore.open(session, [], { fresh: true });
     expect(fs.existsSync(session)).toBe(false);
     expect(await fresh.put('first')).toBe(1);
@@ -55,9 +46,9 @@ describe('artifact store of a new session (fresh: the folder is not listed)', ()
 
 describe('artifact registry and recall', () => {
   it('stamps every tool output with its artifact, recall reads it back whole or by lines, and is not stored again', async () => {
-    const cwd = temp();
+    const cwd = tempDir('keen-artifacts-');
     fs.writeFileSync(path.join(cwd, 'a.txt'), 'one\ntwo\nthree\nfour\n');
-    const store = await ArtifactStore.open(temp(), []);
+    const store = await ArtifactStore.open(tempDir('keen-artifacts-'), []);
     const registry = artifactRegistry(createDefaultRegistry(undefined, [createRecallTool((n) => store.get(n))]), store);
     const read = await registry.execute({ id: 'c1', name: 'read_file', args: '{"path":"a.txt"}' }, ctx(cwd));
     expect(read.artifact_ref).toBe(1);
@@ -79,7 +70,7 @@ describe('artifact registry and recall', () => {
   });
 
   it('a failed artifact write costs only the handle: the tool result comes back unchanged', async () => {
-    const cwd = temp();
+    const cwd = tempDir('keen-artifacts-');
     fs.writeFileSync(path.join(cwd, 'a.txt'), 'data\n');
     const registry = artifactRegistry(createDefaultRegistry(), { put: async () => Promise.reject(new Error('ENOSPC: no space left on device')) });
     const result = await registry.execute({ id: 'c1', name: 'read_file', args: '{"path":"a.txt"}' }, ctx(cwd));

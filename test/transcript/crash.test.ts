@@ -3,16 +3,15 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sessionDir, transcriptPath } from '../../src/transcript/paths.js';
 import { loadTranscript, type LoadedTranscript } from '../../src/transcript/reader.js';
 import { SessionStore } from '../../src/transcript/store.js';
-import { CWD, compaction, createStore, tempHome, turn, user } from './helpers.js';
+import { CWD, compaction, createStore, turn, user } from './helpers.js';
+import { tempHome } from '../kit/temp-dir.js';
 
 let home: string;
-let cleanup: () => Promise<void>;
-beforeAll(async () => ({ home, cleanup } = await tempHome()));
-afterAll(() => cleanup());
+beforeAll(() => (home = tempHome()));
 
 /** Seeded PRNG (mulberry32) so a failing run can be replayed. */
 function random(seed: number): () => number {

@@ -7,25 +7,15 @@
  * load reports too.
  */
 import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/core/message.js';
 import { buildConversation, currentModel } from '../../src/transcript/projection.js';
 import { loadTranscript } from '../../src/transcript/reader.js';
 import type { NewRecord } from '../../src/transcript/records.js';
 import { SessionStore } from '../../src/transcript/store.js';
 import { loadTranscriptTail } from '../../src/transcript/tail-reader.js';
-import { CWD, USAGE, createStore, tempHome, turn, user } from './helpers.js';
-
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0)) await c();
-});
-
-async function home(): Promise<string> {
-  const h = await tempHome();
-  cleanups.push(h.cleanup);
-  return h.home;
-}
+import { CWD, USAGE, createStore, turn, user } from './helpers.js';
+import { tempHome } from '../kit/temp-dir.js';
 
 function rng(seed: number): (n: number) => number {
   let s = seed >>> 0 || 1;
@@ -50,7 +40,7 @@ function toolTurn(i: number): NewRecord {
 /** Write a random session through the real store; returns its transcript path. */
 async function generate(seed: number, steps: number): Promise<string> {
   const r = rng(seed);
-  const h = await home();
+  const h = tempHome();
   const store = await createStore(h, { fsync: false });
   const written: import('../../src/transcript/records.js').SessionRecord[] = [];
   const put = async (rec: NewRecord) => written.push(await store.append(rec));
@@ -170,7 +160,7 @@ describe('fast open: from the last compaction on', () => {
   });
 
   it('SessionStore.open with read: tail starts at the compaction, continues the seqs and reads the rest on demand', async () => {
-    const h = await home();
+    const h = tempHome();
     const store = await createStore(h, { fsync: false });
     await store.append(user('first'));
     await store.append({ kind: 'model_changed', provider: 'openai', model: 'gpt-test' });
@@ -199,7 +189,7 @@ describe('fast open: from the last compaction on', () => {
   });
 
   it('a torn tail is moved aside on a fast open, with the line number a full load gives', async () => {
-    const h = await home();
+    const h = tempHome();
     const store = await createStore(h, { fsync: false });
     await store.append(user('first'));
     await store.append({ kind: 'compaction_applied', mode: 'manual', status: 'Context compacted.', messages: [{ role: 'user', content: 'summary' }] });
@@ -217,7 +207,7 @@ describe('fast open: from the last compaction on', () => {
   });
 
   it('a compaction written before the store stamped the model, with no model_changed after it, is read in full', async () => {
-    const h = await home();
+    const h = tempHome();
     const store = await createStore(h, { fsync: false });
     await store.append({ kind: 'model_changed', provider: 'openai', model: 'gpt-old' });
     await store.close();
@@ -231,7 +221,7 @@ describe('fast open: from the last compaction on', () => {
   });
 
   it('a rewind to a message before the last compaction is read in full, with the history as it was then', async () => {
-    const h = await home();
+    const h = tempHome();
     const store = await createStore(h, { fsync: false });
     await store.append(user('q1'));
     await store.append(turn('a1'));
@@ -248,7 +238,7 @@ describe('fast open: from the last compaction on', () => {
   });
 
   it('a format-1 transcript continued by this release reads its old records upgraded, as a full load does', async () => {
-    const h = await home();
+    const h = tempHome();
     const store = await createStore(h, { fsync: false });
     await store.close();
     // Rewrite session_started as format 1, then old-shape assistant messages (no parts) after a compaction.

@@ -1,15 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Message } from '../../src/core/message.js';
 import type { NewRecord } from '../../src/transcript/records.js';
 import { SessionStore, type CreateSessionOptions } from '../../src/transcript/store.js';
-
-/** A fresh KEEN_HOME under the OS temp dir; `cleanup` removes it. */
-export async function tempHome(): Promise<{ home: string; cleanup: () => Promise<void> }> {
-  const root = await mkdtemp(join(tmpdir(), 'keen-session-test-'));
-  return { home: join(root, 'home'), cleanup: () => rm(root, { recursive: true, force: true }) };
-}
 
 export const CWD = '/projects/demo app';
 

@@ -6,15 +6,14 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFile, mkdir, utimes } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { listSessionPage, listSessions } from '../../src/transcript/list.js';
 import { cleanEnv, KEEN_BIN } from '../e2e/harness.js';
-import { CWD, createStore, tempHome, turn, user } from './helpers.js';
+import { CWD, createStore, turn, user } from './helpers.js';
+import { tempHome } from '../kit/temp-dir.js';
 
 let home: string;
-let cleanup: () => Promise<void>;
-beforeEach(async () => ({ home, cleanup } = await tempHome()));
-afterEach(() => cleanup());
+beforeEach(() => (home = tempHome()));
 
 /** `n` sessions of `cwd`, the k-th written k minutes after the first; ids newest first. */
 async function sessions(n: number, cwd = CWD): Promise<string[]> {

@@ -1,16 +1,15 @@
 import { appendFile, mkdir, readFile, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { KeenError } from '../../src/errors.js';
 import { findSession, formatSessionList, latestSession, listSessions, relativeTime, type SessionSummary } from '../../src/transcript/list.js';
 import { projectDir } from '../../src/transcript/paths.js';
 import type { SessionStore } from '../../src/transcript/store.js';
-import { CWD, compaction, createStore, tempHome, turn, user } from './helpers.js';
+import { CWD, compaction, createStore, turn, user } from './helpers.js';
+import { tempHome, tempDir } from '../kit/temp-dir.js';
 
 let home: string;
-let cleanup: () => Promise<void>;
-beforeEach(async () => ({ home, cleanup } = await tempHome()));
-afterEach(() => cleanup());
+beforeEach(() => (home = tempHome()));
 
 async function session(cwd: string, prompts: string[], compacted = false): Promise<SessionStore> {
   const store = await createStore(home, { cwd });
@@ -155,10 +154,8 @@ describe('latestSession and empty sessions', () => {
   it('skips a newer session that has no user message, so --continue resumes real work', async () => {
     const { SessionStore } = await import('../../src/transcript/store.js');
     const { latestSession } = await import('../../src/transcript/list.js');
-    const { mkdtemp, rm } = await import('node:fs/promises');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const home = await mkdtemp(join(tmpdir(), 'keen-latest-'));
+    const { rm } = await import('node:fs/promises');
+    const home = tempDir('keen-latest-');
     const cwd = '/work/project-latest';
     const real = await SessionStore.create(home, { cwd, provider: 'anthropic', model: 'm', keenVersion: 't' });
     await real.append({ kind: 'user_message', message: { role: 'user', content: 'real work' } });

@@ -2,15 +2,14 @@ import { spawnSync } from 'node:child_process';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { KeenError } from '../../src/errors.js';
 import { SessionStore } from '../../src/transcript/store.js';
-import { CWD, createStore, tempHome, user } from './helpers.js';
+import { CWD, createStore, user } from './helpers.js';
+import { tempHome } from '../kit/temp-dir.js';
 
 let home: string;
-let cleanup: () => Promise<void>;
-beforeEach(async () => ({ home, cleanup } = await tempHome()));
-afterEach(() => cleanup());
+beforeEach(() => (home = tempHome()));
 
 /** The pid of a process that has already exited. */
 function deadPid(): number {

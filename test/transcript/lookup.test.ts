@@ -1,20 +1,19 @@
 import { appendFile, mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { KeenError } from '../../src/errors.js';
 import { findSession, latestSession } from '../../src/transcript/list.js';
 import { projectDir } from '../../src/transcript/paths.js';
 import type { SessionStore } from '../../src/transcript/store.js';
-import { CWD, createStore, tempHome, turn, user } from './helpers.js';
+import { CWD, createStore, turn, user } from './helpers.js';
+import { tempHome } from '../kit/temp-dir.js';
 
 // findSession and latestSession read a transcript's first line and, for latestSession, only as far
 // as its first user message (src/transcript/peek.ts). These cases would go wrong if they read too
 // little: a damaged first line, a user message past the first chunk or split by it.
 
 let home: string;
-let cleanup: () => Promise<void>;
-beforeEach(async () => ({ home, cleanup } = await tempHome()));
-afterEach(() => cleanup());
+beforeEach(() => (home = tempHome()));
 
 const TS = '2025-01-01T00:00:00.000Z';
 const SCAN_CHUNK = 64 << 10;

@@ -4,7 +4,8 @@ import { buildConversation, currentModel, replayTranscript, segmentTurn } from '
 import { loadTranscript } from '../../src/transcript/reader.js';
 import type { NewRecord, SessionRecord } from '../../src/transcript/records.js';
 import { SessionStore } from '../../src/transcript/store.js';
-import { CWD, USAGE, compaction, createStore, tempHome, turn, user } from './helpers.js';
+import { CWD, USAGE, compaction, createStore, turn, user } from './helpers.js';
+import { tempHome } from '../kit/temp-dir.js';
 
 /** Records with seq/ts filled in, as a loaded transcript would hold them. */
 function records(...list: NewRecord[]): SessionRecord[] {
@@ -83,27 +84,23 @@ describe('buildConversation', () => {
   });
 
   it('resumes the compacted history from a transcript written by the store', async () => {
-    const { home, cleanup } = await tempHome();
-    try {
-      const store = await createStore(home);
-      await store.append(user('first prompt'));
-      await store.append(turn('first answer'));
-      await store.append(user('second prompt'));
-      await store.appendBatch([turn('partial before compaction', undefined, true), compaction('auto', 'the summary')]);
-      await store.append(turn('finished after compaction'));
-      await store.close();
+    const home = tempHome();
+    const store = await createStore(home);
+    await store.append(user('first prompt'));
+    await store.append(turn('first answer'));
+    await store.append(user('second prompt'));
+    await store.appendBatch([turn('partial before compaction', undefined, true), compaction('auto', 'the summary')]);
+    await store.append(turn('finished after compaction'));
+    await store.close();
 
-      const { store: reopened, records: loaded } = await SessionStore.open(home, CWD, store.id);
-      await reopened.close();
-      expect(buildConversation(loaded)).toEqual([
-        { role: 'user', content: 'the summary' },
-        { role: 'assistant', content: 'finished after compaction' },
-      ]);
-      // The pre-compaction records stay on disk for audit and replay.
-      expect(replayTranscript((await loadTranscript(store.path)).records).map((i) => i.type)).toEqual(['user', 'assistant', 'user', 'assistant', 'compaction', 'assistant']);
-    } finally {
-      await cleanup();
-    }
+    const { store: reopened, records: loaded } = await SessionStore.open(home, CWD, store.id);
+    await reopened.close();
+    expect(buildConversation(loaded)).toEqual([
+      { role: 'user', content: 'the summary' },
+      { role: 'assistant', content: 'finished after compaction' },
+    ]);
+    // The pre-compaction records stay on disk for audit and replay.
+    expect(replayTranscript((await loadTranscript(store.path)).records).map((i) => i.type)).toEqual(['user', 'assistant', 'user', 'assistant', 'compaction', 'assistant']);
   });
 });
 

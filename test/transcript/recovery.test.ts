@@ -1,15 +1,14 @@
 import { appendFile, readFile, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { buildConversation } from '../../src/transcript/projection.js';
 import { loadTranscript } from '../../src/transcript/reader.js';
 import { SessionStore } from '../../src/transcript/store.js';
-import { CWD, compaction, createStore, tempHome, turn, user } from './helpers.js';
+import { CWD, compaction, createStore, turn, user } from './helpers.js';
+import { tempHome } from '../kit/temp-dir.js';
 
 let home: string;
-let cleanup: () => Promise<void>;
-beforeEach(async () => ({ home, cleanup } = await tempHome()));
-afterEach(() => cleanup());
+beforeEach(() => (home = tempHome()));
 
 /** A closed session with session_started + the given user prompts; returns its store. */
 async function sessionWith(...prompts: string[]): Promise<SessionStore> {

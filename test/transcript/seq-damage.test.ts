@@ -3,16 +3,15 @@
  * every later valid record count as "not after 40" and, on open, be moved to `.corrupt`.
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { buildConversation } from '../../src/transcript/projection.js';
 import { loadTranscript } from '../../src/transcript/reader.js';
 import { SessionStore } from '../../src/transcript/store.js';
-import { CWD, createStore, tempHome, user } from './helpers.js';
+import { CWD, createStore, user } from './helpers.js';
+import { tempHome } from '../kit/temp-dir.js';
 
 let home: string;
-let cleanup: () => Promise<void>;
-beforeEach(async () => ({ home, cleanup } = await tempHome()));
-afterEach(() => cleanup());
+beforeEach(() => (home = tempHome()));
 
 async function sessionWith(...prompts: string[]): Promise<SessionStore> {
   const store = await createStore(home);

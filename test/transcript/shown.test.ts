@@ -5,28 +5,23 @@
  * passed over — and never a record twice or out of order.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadTranscript } from '../../src/transcript/reader.js';
 import { SessionStore } from '../../src/transcript/store.js';
-import { CWD, compaction, createStore, tempHome, turn, user } from './helpers.js';
-
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0)) await c();
-});
+import { CWD, compaction, createStore, turn, user } from './helpers.js';
+import { tempHome } from '../kit/temp-dir.js';
 
 /** A session of `turns` prompts with a compaction after every tenth; returns home, id and path. */
 async function longSession(turns: number): Promise<{ home: string; id: string; path: string }> {
-  const h = await tempHome();
-  cleanups.push(h.cleanup);
-  const store = await createStore(h.home, { fsync: false });
+  const home = tempHome();
+  const store = await createStore(home, { fsync: false });
   for (let i = 1; i <= turns; i++) {
     await store.append(user(`prompt ${i}`));
     await store.append(turn(`answer ${i}`));
     if (i % 10 === 0) await store.append(compaction('auto', `summary up to ${i}`));
   }
   await store.close();
-  return { home: h.home, id: store.id, path: store.path };
+  return { home, id: store.id, path: store.path };
 }
 
 const WIDE = { maxRecords: 1_000_000, maxBytes: 1 << 30 };
@@ -100,9 +95,8 @@ describe('shown: the records a resumed REPL replays', () => {
   });
 
   it('a torn batch before the compaction is not shown (a full load drops it: that compaction never took effect)', async () => {
-    const h = await tempHome();
-    cleanups.push(h.cleanup);
-    const store = await createStore(h.home, { fsync: false });
+    const home = tempHome();
+    const store = await createStore(home, { fsync: false });
     await store.append(user('prompt 1'));
     await store.appendBatch([turn('answer 1', undefined, true), compaction('manual', 'summary that never took effect')]);
     for (let i = 2; i <= 12; i++) {
@@ -117,7 +111,7 @@ describe('shown: the records a resumed REPL replays', () => {
     lines[at] = `${lines[at].slice(0, 20)}#torn`;
     writeFileSync(store.path, lines.join('\n'));
 
-    const opened = await SessionStore.open(h.home, CWD, store.id, { read: 'tail' });
+    const opened = await SessionStore.open(home, CWD, store.id, { read: 'tail' });
     try {
       expect(opened.partial).toBe(true);
       const shown = await opened.shown(WIDE);

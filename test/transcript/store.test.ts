@@ -7,12 +7,11 @@ import { loadTranscript } from '../../src/transcript/reader.js';
 import type { NewRecord } from '../../src/transcript/records.js';
 import { SessionStore } from '../../src/transcript/store.js';
 import { FailingIo } from './failing-io.js';
-import { CWD, compaction, createStore, tempHome, turn, user } from './helpers.js';
+import { CWD, compaction, createStore, turn, user } from './helpers.js';
+import { tempHome } from '../kit/temp-dir.js';
 
 let home: string;
-let cleanup: () => Promise<void>;
-beforeEach(async () => ({ home, cleanup } = await tempHome()));
-afterEach(() => cleanup());
+beforeEach(() => (home = tempHome()));
 
 async function lines(path: string): Promise<Record<string, unknown>[]> {
   const text = await readFile(path, 'utf8');

@@ -17,18 +17,18 @@ import { SessionStore } from '../../src/transcript/store.js';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { stripCache } from '../kit/anthropic-wire-helpers.js';
-import { tempHome } from './helpers.js';
+import { tempHome } from '../kit/temp-dir.js';
+import { turn } from '../kit/events.js';
 
 const FIXTURE = join(import.meta.dirname, '../fixtures/transcripts/format-1.jsonl');
 const ID = '20261201-093000-fmt001';
 const CWD = '/projects/demo';
 
 let home: string;
-let cleanup: () => Promise<void>;
 let fake: ScriptedServer;
 
 beforeEach(async () => {
-  ({ home, cleanup } = await tempHome());
+  home = tempHome();
   fake = await startAnthropicFake();
   const path = transcriptPath(home, CWD, ID);
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
@@ -37,7 +37,6 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await fake.close();
-  await cleanup();
 });
 
 describe('transcript format upgrade', () => {
@@ -82,8 +81,7 @@ describe('transcript format upgrade', () => {
       maxOutputTokens: 1000,
     });
     fake.enqueue({ steps: [{ text: 'Going on.' }] });
-    const events = [];
-    for await (const ev of conversation.streamTurn(new AbortController().signal)) events.push(ev);
+    const events = await turn(conversation);
     const end = events.at(-1)!;
     expect(end.type).toBe('turn_end');
     // What the format-1 release rebuilt from these records (its order: reasoning, text, tool calls).

@@ -1,25 +1,15 @@
-import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { applyRestores } from '../../src/undo/apply-undo.js';
 import { placeRestore } from '../../src/undo/confine.js';
 import { FileCheckpoints, listManifests } from '../../src/undo/file-checkpoints.js';
 import { planUndo } from '../../src/undo/undo-plan.js';
-
-const dirs: string[] = [];
-afterEach(async () => {
-  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
-});
-async function temp(): Promise<string> {
-  const d = await realpath(await mkdtemp(path.join(os.tmpdir(), 'keen-undo-')));
-  dirs.push(d);
-  return d;
-}
+import { tempDir } from '../kit/temp-dir.js';
 
 describe('undo planning and restoring', () => {
   it('is all or nothing: when one file cannot be staged, no file changes', async () => {
-    const ws = await temp();
+    const ws = tempDir('keen-undo-');
     const cp = new FileCheckpoints(path.join(ws, '.cp'));
     const a = path.join(ws, 'a.txt');
     const b = path.join(ws, 'sub', 'b.txt');
@@ -63,9 +53,9 @@ describe('undo planning and restoring', () => {
   });
 
   it('places a restore at its real parent, inside one of the roots or not at all', async () => {
-    const ws = await temp();
-    const out = await temp();
-    const extra = await temp();
+    const ws = tempDir('keen-undo-');
+    const out = tempDir('keen-undo-');
+    const extra = tempDir('keen-undo-');
     await mkdir(path.join(ws, 'real'));
     await symlink(path.join(ws, 'real'), path.join(ws, 'inner'));
     await symlink(out, path.join(ws, 'away'));

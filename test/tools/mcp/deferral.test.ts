@@ -1,11 +1,11 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/core/provider.js';
 import { decideDeferral, providerToolCap } from '../../../src/tools/mcp/deferral.js';
 import { LOADED_TOOLS_FILE, LoadedTools } from '../../../src/tools/mcp/loaded-tools.js';
 import { rankTools } from '../../../src/tools/mcp/tool-search.js';
+import { tempDir } from '../../kit/temp-dir.js';
 
 const base = { builtins: 15, mcpTools: 10, mcpTokens: 1_000, window: 200_000, share: 0.1 };
 
@@ -59,7 +59,7 @@ describe('rankTools', () => {
 
 describe('LoadedTools', () => {
   it('keeps the loaded names in the session folder for the next open', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-loaded-'));
+    const dir = tempDir('keen-loaded-');
     try {
       const first = new LoadedTools(path.join(dir, 'session'));
       expect(first.add(['a', 'b', 'a'])).toBe(2);

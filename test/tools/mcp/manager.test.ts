@@ -10,16 +10,15 @@ import { McpManager } from '../../../src/tools/mcp/manager.js';
 import { createMcpAwareRegistry } from '../../../src/tools/mcp/registry.js';
 import type { ServerSpec } from '../../../src/tools/mcp/servers.js';
 import type { PermissionGate } from '../../../src/tools/types.js';
+import { tempDir } from '../../kit/temp-dir.js';
 
 const FIXTURE = path.resolve(import.meta.dirname, '../../fixtures/mcp/dynamic-server.mjs');
 const MANY = path.resolve(import.meta.dirname, '../../fixtures/mcp/many-tools-server.mjs');
 const EVERYTHING = path.resolve(import.meta.dirname, '../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 
 const managers: McpManager[] = [];
-const dirs: string[] = [];
 afterEach(async () => {
   await Promise.all(managers.splice(0).map((m) => m.close()));
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
 
 function manager(servers: ServerSpec[], settings = {}): { m: McpManager; warnings: string[] } {
@@ -60,8 +59,7 @@ describe('McpManager', () => {
   });
 
   it('waits at most startupTimeoutMs for a slow server, which joins the tool list once ready', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-mcp-'));
-    dirs.push(dir);
+    const dir = tempDir('keen-mcp-');
     const go = path.join(dir, 'go');
     const { m } = manager([stdio('slow', [FIXTURE], { DYN_GO_FILE: go })], { startupTimeoutMs: 200 });
     const registry = createMcpAwareRegistry([], m);
@@ -78,8 +76,7 @@ describe('McpManager', () => {
   });
 
   it('a cancelled call and a timed-out call send the MCP cancellation to the server', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-mcp-'));
-    dirs.push(dir);
+    const dir = tempDir('keen-mcp-');
     const cancelFile = path.join(dir, 'cancelled');
     const { m } = manager([stdio('dyn', [FIXTURE], { DYN_CANCEL_FILE: cancelFile })], { toolTimeoutMs: 300 });
     await m.settled();
@@ -126,8 +123,7 @@ describe('McpManager', () => {
   });
 
   it('close() ends each stdio server and what it started (its process group)', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-mcp-'));
-    dirs.push(dir);
+    const dir = tempDir('keen-mcp-');
     const pids = path.join(dir, 'pids');
     // A shell that starts a background child, then runs the server: both must go.
     const script = `sleep 300 & echo $! >> "${pids}"; echo $$ >> "${pids}"; exec "${process.execPath}" "${FIXTURE}"`;

@@ -49,7 +49,7 @@ describe('createTransport and proxies', () => {
     await client.connect(await createTransport(spec, { HTTP_PROXY: proxy.url }));
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('echo');
     // Let the client open its standing GET stream for server notifications.
-    await vi.waitFor(() => expect(proxy.tunnels.filter((t) => t === target).length).toBeGreaterThanOrEqual(2));
+    await vi.waitFor(() => expect(proxy.tunnels.filter((t) => t === target).length).toBeGreaterThanOrEqual(2), { timeout: 10_000 });
     await client.close();
     await server.stop();
     const afterClose = proxy.tunnels.filter((t) => t === target).length;
