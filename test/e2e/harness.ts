@@ -36,12 +36,15 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
   return env;
 }
 
-/** Spawns `bin/keen.js ARGS` and collects its output. */
+/**
+ * Spawns `bin/keen.js ARGS` and collects its output. HOME is the run's KEEN_HOME unless `env` sets
+ * it, so no file of the developer's own home (`~/.claude/settings.json` hooks, `~/.aws`) joins a test.
+ */
 export function runKeen(args: string[], opts: RunOptions): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [KEEN_BIN, ...args], {
       cwd: opts.cwd,
-      env: cleanEnv({ KEEN_HOME: opts.home, ...opts.env }),
+      env: cleanEnv({ KEEN_HOME: opts.home, HOME: opts.home, ...opts.env }),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';

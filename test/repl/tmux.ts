@@ -160,7 +160,7 @@ export function useTmuxRig(): TmuxRig {
       t = TmuxKeen.start({
         ...opts,
         cwd: ws!.cwd,
-        env: { KEEN_HOME: ws!.home, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake!.url, NO_COLOR: undefined, ...opts.env },
+        env: { KEEN_HOME: ws!.home, HOME: ws!.home, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake!.url, NO_COLOR: undefined, ...opts.env },
       });
       return t;
     },
