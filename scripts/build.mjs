@@ -21,21 +21,6 @@ const fastStringWidth = {
   },
 };
 
-// yoga-layout (Ink's layout engine) embeds its wasm as a data: URL and, when a global `fetch`
-// exists, decodes it through fetch — which loads Node's whole undici on the REPL's startup path
-// (~15 ms) before any request is made. Decode it the way its own loader does without fetch.
-const YOGA_FETCH = 'function ya(){return w||"function"!=typeof fetch?';
-const yogaWithoutFetch = {
-  name: 'yoga-without-fetch',
-  setup(b) {
-    b.onLoad({ filter: /yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/ }, (args) => {
-      const source = readFileSync(args.path, 'utf8');
-      if (!source.includes(YOGA_FETCH)) throw new Error('yoga-layout changed: update yogaWithoutFetch in scripts/build.mjs');
-      return { contents: source.replace(YOGA_FETCH, 'function ya(){return w||"function"!=typeof fetch||ua(H)?'), loader: 'js' };
-    });
-  },
-};
-
 // The built-in tools' definitions (JSON Schema from zod, token counts) computed now instead of at
 // every launch (src/tools/definition-table.ts).
 await build({
@@ -63,8 +48,9 @@ const EXTERNAL = ['genkit', '@genkit-ai/*', '@vscode/ripgrep', '@modelcontextpro
 const BUNDLE_PARAMS = ['exports', 'require', 'module', '__filename', '__dirname', '__keen_import_meta_url'];
 
 // yoga-layout (Ink's layout engine) awaits its wasm at its top level, which a CommonJS bundle
-// cannot: every `yoga-layout` import goes to a stand-in that loads it asynchronously
-// (scripts/yoga-layout-async.mjs; src/repl/yoga-ready.ts waits for it before Ink renders).
+// cannot: every `yoga-layout` import goes to a stand-in that loads it asynchronously through
+// `yoga-layout/load` and decodes the wasm without the global fetch (scripts/yoga-layout-async.mjs;
+// src/repl/yoga-ready.ts waits for it before Ink renders).
 const YOGA_ASYNC = fileURLToPath(new URL('./yoga-layout-async.mjs', import.meta.url));
 const yogaAsync = {
   name: 'yoga-async',
@@ -74,7 +60,10 @@ const yogaAsync = {
 };
 
 // Ink's reconciler awaits React's devtools and its package.json at its top level when DEV=true
-// (a debugging aid for Ink's own developers); the bundle leaves devtools out.
+// (a debugging aid for Ink's own developers); the bundle leaves devtools out. The one text patch
+// left: esbuild refuses a top-level await in CommonJS output unless it sits in code it knows is
+// dead while parsing that file, and Ink's guard is a call to `isDev()` from another module, which
+// no `define` can fold (`define` of `process.env.DEV` folds the function's body, not the call).
 const INK_DEVTOOLS = ["await import('./devtools.js');", 'await loadPackageJson()'];
 const inkWithoutDevtools = {
   name: 'ink-without-devtools',
@@ -122,7 +111,7 @@ const app = await build({
   // Free `Headers` / `FormData` in bundled code are Keen's (src/net/fetch-globals.ts): Node's
   // live in undici, whose first load costs ~20 ms on the way to the first request.
   inject: ['src/net/fetch-globals.ts'],
-  plugins: [fastStringWidth, yogaWithoutFetch, yogaAsync, inkWithoutDevtools],
+  plugins: [fastStringWidth, yogaAsync, inkWithoutDevtools],
   write: false,
   metafile: true,
   logLevel: 'warning',

@@ -22,6 +22,7 @@ import { startOpenAIChatFake } from '../fakes/openai-chat-fake.js';
 import { startOpenAIResponsesFake } from '../fakes/openai-responses-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { assertBuilt } from './cli-fixtures.js';
+import { TmuxKeen } from '../repl/tmux.js';
 import { toolResults } from './cli-fixtures.js';
 import { makeWorkspace, runKeen } from './harness.js';
 import { everything, writeUserConfig } from './mcp-fixtures.js';
@@ -135,5 +136,30 @@ describe('the launch path of keen run', () => {
     expect(readCacheFile(cacheFile())?.equals(refused)).toBe(false);
 
     await run('with source maps', { NODE_OPTIONS: '--enable-source-maps' });
+  });
+
+  it('the REPL lays out its first frames without Node’s undici (yoga’s wasm is decoded without fetch)', async () => {
+    const fake = await startAnthropicFake();
+    const ws = makeWorkspace();
+    cleanups.push(
+      () => fake.close(),
+      () => ws.cleanup(),
+    );
+    const out = path.join(ws.home, 'modules.json');
+    const t = TmuxKeen.start({
+      cwd: ws.cwd,
+      env: { KEEN_HOME: ws.home, ANTHROPIC_API_KEY: 'sk-ant-test-launch', ANTHROPIC_BASE_URL: fake.url, NODE_OPTIONS: `--require ${PROBE}`, KEEN_TEST_MODULES_OUT: out },
+    });
+    try {
+      await t.waitFor('% context');
+      t.keys('C-c');
+      t.keys('C-c');
+      await t.waitFor('[keen exited 0]');
+    } finally {
+      t.kill();
+    }
+    const { builtins } = JSON.parse(fs.readFileSync(out, 'utf8')) as { builtins: string[] };
+    expect(builtins).toContain('NativeModule tty');
+    expect(builtins.some((m) => m.includes('internal/deps/undici'))).toBe(false);
   });
 });
