@@ -20,7 +20,11 @@ import { cacheFileName, commandClass, compileCacheDir, nodeOptionsOf, readCacheF
 
 declare const KEEN_BUILD_ID: string | undefined;
 
-/** The parameters dist/app.cjs's function takes, in order (scripts/build.mjs writes them). */
+/**
+ * The parameters dist/app.cjs's function takes, in order (scripts/build.mjs writes them). `require`
+ * also serves the bundle's `import()` of external packages and builtins, which esbuild writes as a
+ * `require` in a promise: a vm script has no `import()` of its own.
+ */
 type BundleFunction = (exports: unknown, require: NodeJS.Require, module: { exports: unknown }, filename: string, dirname: string, importMetaUrl: string) => void;
 
 /** Runs the CLI in dist/ for this process's argv (the bundle reads `process.argv` itself). */
