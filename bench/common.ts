@@ -7,6 +7,11 @@ import path from 'node:path';
 export const ROOT = path.resolve(import.meta.dirname, '..');
 /** The keen to launch: this checkout's, or `KEEN_BENCH_BIN` (another checkout's, for an A/B). */
 export const KEEN_BIN = process.env.KEEN_BENCH_BIN ? path.resolve(process.env.KEEN_BENCH_BIN) : path.join(ROOT, 'bin', 'keen.js');
+/**
+ * A second keen to run interleaved with KEEN_BIN, run for run in alternating order (an A/B on a
+ * busy machine: both see the same load), or undefined: `KEEN_BENCH_AB=<bin/keen.js>`.
+ */
+export const KEEN_BIN_B = process.env.KEEN_BENCH_AB ? path.resolve(process.env.KEEN_BENCH_AB) : undefined;
 /** The Node that runs keen and the bare-node floor: this one, or `KEEN_BENCH_NODE` (e.g. Node 24's binary). */
 export const BENCH_NODE = process.env.KEEN_BENCH_NODE || process.execPath;
 
@@ -22,6 +27,18 @@ export function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   if (s.length === 0) return NaN;
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+/** `a` and `b` in the order run `i` of an interleaved A/B uses (alternating, so neither always goes first). */
+export function abOrder<T>(i: number, a: T, b: T): [T, T] {
+  return i % 2 ? [b, a] : [a, b];
+}
+
+/** One line of an interleaved A/B: both medians, B's ratio to `bare`, and the median paired difference. */
+export function abLine(label: string, a: readonly number[], b: readonly number[], bare: number): string {
+  const diffs = a.map((x, i) => b[i] - x);
+  const fmt = (xs: readonly number[]) => `${median(xs).toFixed(1)} ms (${(median(xs) / bare).toFixed(2)}×)`;
+  return `  ${label.padEnd(26)} A ${fmt(a)}  B ${fmt(b)}  B−A paired median ${median(diffs) >= 0 ? '+' : ''}${median(diffs).toFixed(1)} ms`;
 }
 
 /** The environment for a spawned keen: this one without provider, cloud or Keen variables. */

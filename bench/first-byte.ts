@@ -7,17 +7,16 @@
  *   npm run build && npx tsx bench/first-byte.ts [runs]
  *
  * KEEN_BENCH_NODE=<node binary> runs keen and the bare node with that Node (e.g. 24 or 26 from
- * the registry's `node` package); KEEN_BENCH_BIN=<bin/keen.js> launches another checkout (A/B).
+ * the registry's `node` package); KEEN_BENCH_BIN=<bin/keen.js> launches another checkout, and
+ * KEEN_BENCH_AB=<bin/keen.js> runs a second one interleaved with it, run for run (A/B).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startAnthropicFake } from '../test/fakes/anthropic-fake.js';
-import { BENCH_NODE, KEEN_BIN, median, requireBuilt, ROOT } from './common.js';
+import { abLine, abOrder, BENCH_NODE, KEEN_BIN, KEEN_BIN_B, median, requireBuilt } from './common.js';
 
-const root = ROOT;
-const bin = KEEN_BIN;
 const runs = Number(process.argv[2] ?? 15);
 requireBuilt();
 
@@ -42,8 +41,9 @@ interface Sample {
 
 /** Warm runs share one compile cache (Node ≥ 22: src/launch/compile-cache.ts); a cold run gets an empty one. */
 const warmCache = path.join(scratch, 'compile-cache');
+const warmCacheB = path.join(scratch, 'compile-cache-b');
 
-function once(i: number, compileCache = warmCache): Promise<Sample> {
+function once(i: number | string, compileCache = warmCache, bin = KEEN_BIN): Promise<Sample> {
   const home = path.join(scratch, `home-${i}`);
   requestAt = 0;
   return new Promise((resolve, reject) => {
@@ -84,6 +84,14 @@ function bareNode(): Promise<number> {
 }
 
 try {
+  if (KEEN_BIN_B) await abRuns(KEEN_BIN_B);
+  else await singleRuns();
+} finally {
+  await fake.close();
+  fs.rmSync(scratch, { recursive: true, force: true });
+}
+
+async function singleRuns(): Promise<void> {
   await once(-1); // warm the file cache, and write the compile cache
   const samples: Sample[] = [];
   const cold: Sample[] = [];
@@ -99,7 +107,7 @@ try {
     const xs = from.map(pick);
     return `${median(xs).toFixed(1).padStart(6)} ms  ${(median(xs) / bareMs).toFixed(2)}× bare node  (min ${Math.min(...xs).toFixed(1)}, max ${Math.max(...xs).toFixed(1)})`;
   };
-  console.log(`keen run against the loopback Anthropic fake, ${runs} runs (median, ${BENCH_NODE === process.execPath ? `node ${process.version}` : BENCH_NODE}):`);
+  console.log(`keen run against the loopback Anthropic fake, ${runs} runs (median, ${nodeName()}):`);
   console.log(`  request reaches the fake   ${col((s) => s.request)}`);
   console.log(`  first byte on stdout       ${col((s) => s.firstByte)}`);
   console.log(`  process exit               ${col((s) => s.exit)}`);
@@ -107,7 +115,73 @@ try {
   console.log(`first run of a new install (no compile cache yet), ${cold.length} runs:`);
   console.log(`  request reaches the fake   ${col((s) => s.request, cold)}`);
   console.log(`  process exit               ${col((s) => s.exit, cold)}  (writes the cache)`);
-} finally {
-  await fake.close();
-  fs.rmSync(scratch, { recursive: true, force: true });
+}
+
+/** KEEN_BENCH_BIN (A) and KEEN_BENCH_AB (B) run for run, alternating which goes first. */
+async function abRuns(binB: string): Promise<void> {
+  const A = { bin: KEEN_BIN, cache: warmCache, warm: [] as Sample[], cold: [] as Sample[] };
+  const B = { bin: binB, cache: warmCacheB, warm: [] as Sample[], cold: [] as Sample[] };
+  await once('warm-a', A.cache, A.bin);
+  await once('warm-b', B.cache, B.bin);
+  const bare: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    bare.push(await bareNode());
+    for (const side of abOrder(i, A, B)) side.warm.push(await once(`${i}-${side === A ? 'a' : 'b'}`, side.cache, side.bin));
+    if (i % 3 === 0) {
+      for (const side of abOrder(i, A, B)) {
+        const tag = `${i}-${side === A ? 'a' : 'b'}`;
+        side.cold.push(await once(`cold-${tag}`, path.join(scratch, `cold-cache-${tag}`), side.bin));
+      }
+    }
+  }
+  const bareMs = median(bare);
+  const pick = (from: Sample[], f: (s: Sample) => number) => from.map(f);
+  console.log(`keen run against the loopback Anthropic fake, A/B interleaved, ${runs} runs each (median, ${nodeName()}):`);
+  console.log(`  A = ${A.bin}\n  B = ${B.bin}`);
+  console.log(
+    abLine(
+      'request reaches the fake',
+      pick(A.warm, (s) => s.request),
+      pick(B.warm, (s) => s.request),
+      bareMs,
+    ),
+  );
+  console.log(
+    abLine(
+      'first byte on stdout',
+      pick(A.warm, (s) => s.firstByte),
+      pick(B.warm, (s) => s.firstByte),
+      bareMs,
+    ),
+  );
+  console.log(
+    abLine(
+      'process exit',
+      pick(A.warm, (s) => s.exit),
+      pick(B.warm, (s) => s.exit),
+      bareMs,
+    ),
+  );
+  console.log(`  bare node -e 0             ${bareMs.toFixed(1)} ms`);
+  console.log(`first run of a new install (no compile cache yet), ${A.cold.length} runs each:`);
+  console.log(
+    abLine(
+      'request reaches the fake',
+      pick(A.cold, (s) => s.request),
+      pick(B.cold, (s) => s.request),
+      bareMs,
+    ),
+  );
+  console.log(
+    abLine(
+      'process exit',
+      pick(A.cold, (s) => s.exit),
+      pick(B.cold, (s) => s.exit),
+      bareMs,
+    ),
+  );
+}
+
+function nodeName(): string {
+  return BENCH_NODE === process.execPath ? `node ${process.version}` : BENCH_NODE;
 }

@@ -11,7 +11,7 @@
  * session is open (the footer shows `% context`) is reported too. Each keen run uses a fresh
  * KEEN_HOME and is killed after the measurement; all share a compile cache that one REPL, left with
  * Ctrl+C twice, wrote first (Node writes its compile cache at exit; src/launch/compile-cache.ts).
- * KEEN_BENCH_NODE and KEEN_BENCH_BIN as in first-byte.ts.
+ * KEEN_BENCH_NODE, KEEN_BENCH_BIN and KEEN_BENCH_AB (a second keen, run for run) as in first-byte.ts.
  *
  * `--resume-records N` also times `keen --resume <id>` of a synthetic session of N records (about
  * 1 KB each, compacting every 800 records as a session filling a 200k-token window does): the
@@ -21,7 +21,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BENCH_NODE, KEEN_BIN, median } from './common.js';
+import { abLine, abOrder, BENCH_NODE, KEEN_BIN, KEEN_BIN_B, median } from './common.js';
 import { SessionStore } from '../src/transcript/store.js';
 import { everyN, writeSynthetic } from './synthetic-session.js';
 
@@ -106,40 +106,62 @@ function stripAnsi(s: string): string {
   return s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
 }
 
+interface Side {
+  keen: string;
+  cache: string;
+  prompt: number[];
+  ready: number[];
+  typing: number[];
+}
+
 async function main(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'keen-bench-startup-'));
   const base: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm-256color', COLUMNS: '100', LINES: '40' };
   for (const k of Object.keys(base)) if (/^(ANTHROPIC|OPENAI|AWS|GEMINI|GOOGLE|KEEN|CODEX)_/.test(k)) delete base[k];
   base.KEEN_COMPILE_CACHE = join(root, 'compile-cache');
   const node = shellQuote(BENCH_NODE);
+  const side = (keen: string, cache: string): Side => ({ keen, cache, prompt: [], ready: [], typing: [] });
+  const sides = [side(KEEN, base.KEEN_COMPILE_CACHE)];
+  if (KEEN_BIN_B) sides.push(side(KEEN_BIN_B, join(root, 'compile-cache-b')));
   const bare: number[] = [];
-  const keen: number[] = [];
-  const ready: number[] = [];
-  const typing: number[] = [];
   try {
     // Warm the file cache once, and the compile cache as a user's earlier REPL would have.
     await timeRun(`${node} -e 0`, base);
-    await warmCompileCache(`cd ${shellQuote(root)} && ${node} ${shellQuote(KEEN)}`, {
-      ...base,
-      KEEN_HOME: join(root, 'home-warm'),
-      ANTHROPIC_API_KEY: 'bench',
-      ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
-    });
+    for (const s of sides) {
+      await warmCompileCache(`cd ${shellQuote(root)} && ${node} ${shellQuote(s.keen)}`, {
+        ...base,
+        KEEN_HOME: join(root, 'home-warm'),
+        KEEN_COMPILE_CACHE: s.cache,
+        ANTHROPIC_API_KEY: 'bench',
+        ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
+      });
+    }
     for (let i = 0; i < RUNS; i++) {
       bare.push((await timeRun(`${node} -e 0`, base))[0]);
-      const home = join(root, `home-${i}`);
-      const env = { ...base, KEEN_HOME: home, ANTHROPIC_API_KEY: 'bench', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' };
-      const [prompt, interactive, keys] = await timeRun(`cd ${shellQuote(root)} && ${node} ${shellQuote(KEEN)}`, env, [PROMPT, READY, TYPED], PROMPT);
-      keen.push(prompt);
-      ready.push(interactive);
-      typing.push(keys);
+      for (const s of sides.length > 1 ? abOrder(i, sides[0], sides[1]) : sides) {
+        const home = join(root, `home-${i}-${sides.indexOf(s)}`);
+        const env = { ...base, KEEN_HOME: home, KEEN_COMPILE_CACHE: s.cache, ANTHROPIC_API_KEY: 'bench', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' };
+        const [prompt, interactive, keys] = await timeRun(`cd ${shellQuote(root)} && ${node} ${shellQuote(s.keen)}`, env, [PROMPT, READY, TYPED], PROMPT);
+        s.prompt.push(prompt);
+        s.ready.push(interactive);
+        s.typing.push(keys);
+      }
     }
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
   const b = median(bare);
-  const k = median(keen);
   console.log(`bare node -e 0 (in a pty): median ${b.toFixed(0)} ms over ${RUNS} runs`);
+  if (sides.length > 1) {
+    const [A, B] = sides;
+    console.log(`A/B interleaved, ${RUNS} runs each:\n  A = ${A.keen}\n  B = ${B.keen}`);
+    console.log(abLine('first frame (painted)', A.prompt, B.prompt, b));
+    console.log(abLine("Ink's prompt takes keys", A.typing, B.typing, b));
+    console.log(abLine('the session open', A.ready, B.ready, b));
+    return;
+  }
+  const [{ prompt: keen, ready, typing }] = sides;
+  const k = median(keen);
   console.log(`keen first frame with the prompt: median ${k.toFixed(0)} ms (min ${Math.min(...keen).toFixed(0)}, max ${Math.max(...keen).toFixed(0)})`);
   console.log(`ratio: ${(k / b).toFixed(2)}x`);
   console.log(`Ink's prompt takes keys (a key typed at the painted frame shows): median ${median(typing).toFixed(0)} ms = ${(median(typing) / b).toFixed(2)}x (target <= 2.5x)`);

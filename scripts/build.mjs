@@ -1,12 +1,9 @@
 // Bundles the CLI into dist/: dist/app.cjs (the whole CLI, one script that dist/main.js compiles
 // with V8's code cache; src/launch/launch.ts) and dist/main.js (that launcher). A few packages stay
 // external and are imported from node_modules when first needed.
-import { parse } from 'acorn';
-import * as walk from 'acorn-walk';
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -21,21 +18,6 @@ const fastStringWidth = {
   name: 'fast-string-width',
   setup(b) {
     b.onResolve({ filter: /^string-width$/ }, (args) => (args.importer === FAST_STRING_WIDTH ? undefined : { path: FAST_STRING_WIDTH }));
-  },
-};
-
-// yoga-layout (Ink's layout engine) embeds its wasm as a data: URL and, when a global `fetch`
-// exists, decodes it through fetch — which loads Node's whole undici on the REPL's startup path
-// (~15 ms) before any request is made. Decode it the way its own loader does without fetch.
-const YOGA_FETCH = 'function ya(){return w||"function"!=typeof fetch?';
-const yogaWithoutFetch = {
-  name: 'yoga-without-fetch',
-  setup(b) {
-    b.onLoad({ filter: /yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/ }, (args) => {
-      const source = readFileSync(args.path, 'utf8');
-      if (!source.includes(YOGA_FETCH)) throw new Error('yoga-layout changed: update yogaWithoutFetch in scripts/build.mjs');
-      return { contents: source.replace(YOGA_FETCH, 'function ya(){return w||"function"!=typeof fetch||ua(H)?'), loader: 'js' };
-    });
   },
 };
 
@@ -62,16 +44,13 @@ const EXTERNAL = ['genkit', '@genkit-ai/*', '@vscode/ripgrep', '@modelcontextpro
 
 // The bundle is one function expression that src/launch/launch.ts compiles with V8's code cache
 // (Node 20 has no compile cache, and V8 caches only classic scripts, not ES modules). Its
-// parameters, in the order launch.ts passes them:
-const BUNDLE_PARAMS = ['exports', 'require', 'module', '__filename', '__dirname', '__keen_import_meta_url', '__kimp'];
-// `import("x")` of an external becomes `__kimp("x")`: the launcher's own import() (a vm script
-// has none without an experimental flag). Same length, so the source map's columns stay right.
-// `__kimp` is a parameter of the bundle's function, so no bundled code can mean anything else by it.
-const IMPORT_EXTERNAL = '__kimp';
+// parameters, in the order launch.ts passes them.
+const BUNDLE_PARAMS = ['exports', 'require', 'module', '__filename', '__dirname', '__keen_import_meta_url'];
 
 // yoga-layout (Ink's layout engine) awaits its wasm at its top level, which a CommonJS bundle
-// cannot: every `yoga-layout` import goes to a stand-in that loads it asynchronously
-// (scripts/yoga-layout-async.mjs; src/repl/yoga-ready.ts waits for it before Ink renders).
+// cannot: every `yoga-layout` import goes to a stand-in that loads it asynchronously through
+// `yoga-layout/load` and decodes the wasm without the global fetch (scripts/yoga-layout-async.mjs;
+// src/repl/yoga-ready.ts waits for it before Ink renders).
 const YOGA_ASYNC = fileURLToPath(new URL('./yoga-layout-async.mjs', import.meta.url));
 const yogaAsync = {
   name: 'yoga-async',
@@ -81,7 +60,10 @@ const yogaAsync = {
 };
 
 // Ink's reconciler awaits React's devtools and its package.json at its top level when DEV=true
-// (a debugging aid for Ink's own developers); the bundle leaves devtools out.
+// (a debugging aid for Ink's own developers); the bundle leaves devtools out. The one text patch
+// left: esbuild refuses a top-level await in CommonJS output unless it sits in code it knows is
+// dead while parsing that file, and Ink's guard is a call to `isDev()` from another module, which
+// no `define` can fold (`define` of `process.env.DEV` folds the function's body, not the call).
 const INK_DEVTOOLS = ["await import('./devtools.js');", 'await loadPackageJson()'];
 const inkWithoutDevtools = {
   name: 'ink-without-devtools',
@@ -119,59 +101,33 @@ const app = await build({
     KEEN_TOOL_TABLE: JSON.stringify(buildToolTable()),
   },
   external: EXTERNAL,
+  // A vm script has no `import()` of its own: esbuild writes each import() of an external package
+  // or builtin as a require() (the launcher passes one for dist/app.cjs; Node 20.19+ requires ES
+  // modules too). Node's loader for vm scripts (`vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER`)
+  // prints an experimental warning, and on Node 20 loses its callback when V8 takes the cached data.
+  supported: { 'dynamic-import': false },
   banner: { js: `(function (${BUNDLE_PARAMS.join(', ')}) {` },
   footer: { js: '})' },
   // Free `Headers` / `FormData` in bundled code are Keen's (src/net/fetch-globals.ts): Node's
   // live in undici, whose first load costs ~20 ms on the way to the first request.
   inject: ['src/net/fetch-globals.ts'],
-  plugins: [fastStringWidth, yogaWithoutFetch, yogaAsync, inkWithoutDevtools],
+  plugins: [fastStringWidth, yogaAsync, inkWithoutDevtools],
   write: false,
   metafile: true,
   logLevel: 'warning',
 });
 
-const isExternal = (spec) =>
-  spec.startsWith('node:') || builtinModules.includes(spec) || EXTERNAL.some((e) => (e.endsWith('/*') ? spec.startsWith(e.slice(0, -1)) : spec === e || spec.startsWith(`${e}/`)));
-const expected = Object.values(app.metafile.outputs)
-  .flatMap((o) => o.imports)
-  .filter((i) => i.kind === 'dynamic-import' && i.external).length;
-/**
- * Every `import(…)` expression of the bundle, found by parsing it (text in strings is not code):
- * each must name an external package or a builtin literally, and becomes `__kimp(…)`.
- */
-function rewriteImports(text) {
-  const calls = [];
-  walk.simple(parse(text, { ecmaVersion: 'latest', sourceType: 'script', allowReturnOutsideFunction: true }), {
-    ImportExpression(node) {
-      const spec = node.source.type === 'Literal' && typeof node.source.value === 'string' ? node.source.value : undefined;
-      const where = text.slice(node.start, Math.min(node.end, node.start + 80));
-      if (spec === undefined) throw new Error(`the bundle has an import() with a computed specifier, which the launcher cannot run: ${where}`);
-      if (!isExternal(spec)) throw new Error(`the bundle imports "${spec}" at run time but it is not external (scripts/build.mjs)`);
-      if (text.slice(node.start, node.start + 6) !== 'import') throw new Error(`unexpected import() shape: ${where}`);
-      calls.push(node.start);
-    },
-  });
-  let out = '';
-  let at = 0;
-  for (const start of calls.sort((a, b) => a - b)) {
-    out += text.slice(at, start) + IMPORT_EXTERNAL;
-    at = start + 6;
-  }
-  return { text: out + text.slice(at), replaced: calls.length };
-}
-let replaced = 0;
 let bundleText = '';
 for (const out of app.outputFiles) {
   if (!out.path.endsWith('.cjs')) {
     writeFileSync(out.path, out.contents);
     continue;
   }
-  ({ text: bundleText, replaced } = rewriteImports(out.text));
+  bundleText = out.text;
   const wide = /[^\x00-\x7f]/.exec(bundleText);
   if (wide) throw new Error(`the bundle is not ASCII (launch.ts reads it as latin1): …${bundleText.slice(wide.index - 40, wide.index + 10)}…`);
-  writeFileSync(out.path, bundleText);
+  writeFileSync(out.path, out.contents);
 }
-if (replaced < expected) throw new Error(`replaced ${replaced} external import() calls, esbuild reported ${expected}`);
 
 // The launcher (dist/main.js, imported by bin/keen.js): tiny, and carries the bundle's build id,
 // which names its code cache.

@@ -8,7 +8,21 @@ export * from 'yoga-layout/load';
 
 const Yoga = {};
 for (const [name, value] of Object.entries(yogaLoad)) if (name !== 'loadYoga') Yoga[name] = value;
-Yoga.ready = yogaLoad.loadYoga().then((yoga) => {
+
+// yoga's emscripten loader decodes its embedded wasm (a data: URL) through the global `fetch`
+// when there is one, which loads Node's undici on the REPL's startup path; where there is none it
+// decodes it itself. It looks once, synchronously, inside loadYoga(): the global is set aside for
+// that call only, and nothing else runs in between.
+const fetchProperty = Object.getOwnPropertyDescriptor(globalThis, 'fetch');
+const hideFetch = fetchProperty?.configurable === true;
+let loading;
+if (hideFetch) delete globalThis.fetch;
+try {
+  loading = yogaLoad.loadYoga();
+} finally {
+  if (hideFetch) Object.defineProperty(globalThis, 'fetch', fetchProperty);
+}
+Yoga.ready = loading.then((yoga) => {
   Object.assign(Yoga, yoga);
 });
 

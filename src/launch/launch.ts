@@ -20,16 +20,12 @@ import { cacheFileName, commandClass, compileCacheDir, nodeOptionsOf, readCacheF
 
 declare const KEEN_BUILD_ID: string | undefined;
 
-/** The parameters dist/app.cjs's function takes, in order (scripts/build.mjs writes them). */
-type BundleFunction = (
-  exports: unknown,
-  require: NodeJS.Require,
-  module: { exports: unknown },
-  filename: string,
-  dirname: string,
-  importMetaUrl: string,
-  importExternal: (specifier: string) => Promise<unknown>,
-) => void;
+/**
+ * The parameters dist/app.cjs's function takes, in order (scripts/build.mjs writes them). `require`
+ * also serves the bundle's `import()` of external packages and builtins, which esbuild writes as a
+ * `require` in a promise: a vm script has no `import()` of its own.
+ */
+type BundleFunction = (exports: unknown, require: NodeJS.Require, module: { exports: unknown }, filename: string, dirname: string, importMetaUrl: string) => void;
 
 /** Runs the CLI in dist/ for this process's argv (the bundle reads `process.argv` itself). */
 export function launch(env: NodeJS.ProcessEnv = process.env): void {
@@ -43,7 +39,7 @@ export function launch(env: NodeJS.ProcessEnv = process.env): void {
   const source = fs.readFileSync(file, 'latin1');
   const run = process.sourceMapsEnabled ? compileWithSourceMaps(file, source) : compileCached(file, source, args, env);
   const module = { exports: {} };
-  run(module.exports, createRequire(file), module, file, path.dirname(file), pathToFileURL(file).href, (specifier) => import(specifier));
+  run(module.exports, createRequire(file), module, file, path.dirname(file), pathToFileURL(file).href);
 }
 
 /** Compiles the bundle with the code cache of the last run of this kind of command. */
