@@ -1,6 +1,7 @@
 import { keenHome } from '../config/paths.js';
 import { KeenError } from '../errors.js';
-import { formatSessionList, listSessionPage } from '../transcript/list.js';
+import { listSessionPage } from '../transcript/list.js';
+import { formatSessionList } from '../transcript/list-format.js';
 import { forStream } from '../security/terminal-text.js';
 import { SESSIONS_PAGE_SIZE } from './sessions-page.js';
 

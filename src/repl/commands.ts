@@ -13,7 +13,7 @@ import { listProjectCommands, SLASH_COMMANDS } from './slash-commands.js';
 import { usageLines } from './usage-report.js';
 
 /** The session list (and the record schemas it validates with) loads when a command lists sessions, not with the REPL. */
-const sessionList = () => import('../transcript/list.js');
+const sessionList = () => Promise.all([import('../transcript/list.js'), import('../transcript/list-format.js')]).then(([list, format]) => ({ ...list, ...format }));
 
 export const KEY_HELP = [
   'Enter send · Shift+Enter, Alt+Enter, Ctrl+J or \\ then Enter: new line',
