@@ -165,8 +165,9 @@ export async function latestSession(home: string, cwd: string): Promise<SessionR
   for (const id of await subdirs(project)) {
     if (!isValidSessionId(id)) continue;
     try {
-      const { mtimeMs } = await stat(join(project, id, TRANSCRIPT_FILE));
-      found.push({ id, mtime: mtimeMs });
+      const st = await stat(join(project, id, TRANSCRIPT_FILE));
+      // A FIFO or folder of that name is no session (opening a FIFO would wait for a writer).
+      if (st.isFile()) found.push({ id, mtime: st.mtimeMs });
     } catch {
       // a directory without a transcript is not a session
     }

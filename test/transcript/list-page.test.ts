@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFile, mkdir, utimes } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { listSessionPage, listSessions } from '../../src/transcript/list.js';
+import { findSession, latestSession, listSessionPage, listSessions } from '../../src/transcript/list.js';
 import { cleanEnv, KEEN_BIN } from '../e2e/harness.js';
 import { CWD, createStore, turn, user } from './helpers.js';
 import { tempHome } from '../kit/temp-dir.js';
@@ -88,6 +88,14 @@ describe('listing many sessions', () => {
     execFileSync('mkfifo', [join(project, '20260102-000000-yyyyyy', 'transcript_events.jsonl')]);
     expect(await listSessions(home, CWD)).toHaveLength(5);
     expect((await listSessionPage(home, CWD, { limit: 10 })).rows).toHaveLength(5);
+  });
+
+  it('--continue passes over a FIFO named like the newest transcript instead of waiting on it', async () => {
+    const [newest] = await sessions(2);
+    const project = dirname((await findSession(home, CWD, newest)).dir);
+    await mkdir(join(project, '29991231-000000-ffffff'));
+    execFileSync('mkfifo', [join(project, '29991231-000000-ffffff', 'transcript_events.jsonl')]);
+    expect((await latestSession(home, CWD))?.id).toBe(newest);
   });
 });
 
