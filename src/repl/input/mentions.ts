@@ -8,7 +8,7 @@
  * `\ `-escaped spaces, `~/…`, `file://…`), attaches the image itself (src/tools/image-file.ts
  * checks it), also from outside the working directory: the text keeps the path as typed.
  */
-import { closeSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { storeHolding } from '../../tools/credential-stores.js';
@@ -157,7 +157,9 @@ function isFile(abs: string): boolean {
 function readHead(file: string, bytes: number): Buffer | string {
   let fd: number | undefined;
   try {
-    fd = openSync(file, 'r');
+    // Non-blocking and judged by the descriptor: a file swapped for a FIFO after its stat is not waited on.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    if (!fstatSync(fd).isFile()) return 'not a regular file';
     const buf = Buffer.alloc(bytes);
     let got = 0;
     while (got < bytes) {
