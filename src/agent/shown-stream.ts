@@ -4,7 +4,8 @@
  * screen, `keen run`'s stdout or stream-json (src/security/stream-scrubber.ts). A delta may come
  * out shorter (its end held back) or not at all; what was held comes out, scrubbed, before the
  * next event of another kind and when the stream ends, so the order of text and events stays.
- * Text that comes whole (a tool call's arguments and its output on the card) is scrubbed whole.
+ * Text that comes whole (a tool call's arguments and its output on the card, an error, a failed
+ * compaction's reason) is scrubbed whole.
  */
 import { knownCredentialForms } from '../security/scrubber.js';
 import { StreamScrubber } from '../security/stream-scrubber.js';
@@ -46,6 +47,11 @@ function shownEvent<E extends Event>(ev: E, scrub: (text: string) => string): E 
       return { ...ev, call: { ...ev.call, args: scrub(ev.call.args) }, result: { ...ev.result, content: scrub(ev.result.content) } };
     case 'checkpoint':
       return { ...ev, text: scrub(ev.text) };
+    // A provider's error may quote a key or a base URL: a compaction's failure carries its message too.
+    case 'error':
+      return { ...ev, error: { ...ev.error, message: scrub(ev.error.message) } };
+    case 'auto_compaction_failed':
+      return { ...ev, reason: scrub(ev.reason) };
     default:
       return ev;
   }

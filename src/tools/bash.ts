@@ -203,8 +203,8 @@ const EDITOR_TERMINAL_BYTES = 1024 * 1024;
 /**
  * `command` in the editor's terminal (ACP): the rules and plan mode have decided; Keen's sandbox
  * cannot wrap the editor's process, hence `usable`. The editor's own environment is the base:
- * Keen sets every credential variable it holds to empty there, and the pager and git settings
- * its own commands get.
+ * Keen sets every credential variable it holds to empty there, and its PATH, pager and git
+ * settings as its own commands get them.
  */
 async function runInEditor(
   terminal: TerminalAccess,
@@ -215,7 +215,9 @@ async function runInEditor(
 ): Promise<{ content: string; is_error: boolean }> {
   const own = commandEnv(process.env, env);
   const blanks = Object.fromEntries(Object.keys(process.env).flatMap((name) => (isWithheld(name, env) ? [[name, '']] : [])));
-  const extra = { ...blanks, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', ...(await allowListedGitEnv(command, ctx, own)) } as Record<string, string>;
+  // PATH without its relative entries (command-env.ts): the editor's may name a folder of the repository.
+  const path = own.PATH === undefined ? {} : { PATH: own.PATH };
+  const extra = { ...blanks, ...path, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', ...(await allowListedGitEnv(command, ctx, own)) } as Record<string, string>;
   const run = await terminal.run(command, {
     cwd: ctx.cwd,
     env: extra,

@@ -125,10 +125,15 @@ export function loadImageFile(input: string, cwd: string, env: NodeJS.ProcessEnv
   return checkImageBytes(shown, bytes);
 }
 
-/** At most `max` bytes of `file`: a file that grew after its stat is still not read whole. */
+/**
+ * At most `max` bytes of `file`: a file that grew after its stat is still not read whole, and one
+ * swapped for a FIFO or a device after its stat is refused, not waited on (opened non-blocking,
+ * judged by the opened descriptor).
+ */
 function readCapped(file: string, max: number): Buffer {
-  const fd = fs.openSync(file, 'r');
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   try {
+    if (!fs.fstatSync(fd).isFile()) throw Object.assign(new Error('not a file'), { code: 'not a regular file' });
     const buf = Buffer.alloc(max);
     let got = 0;
     while (got < max) {

@@ -145,6 +145,20 @@ describe('terminals through the editor (terminal/*)', () => {
     expect(cards.at(-1)).toMatchObject({ status: 'failed', content: [{ type: 'terminal', terminalId }, { type: 'content' }] });
   });
 
+  it("a relative folder on the editor's PATH names no program in the editor's terminal, as in Keen's own bash", async () => {
+    const ws = workspace({ 'bin/git': '#!/bin/sh\necho "the repository\'s git"\n' });
+    fs.chmodSync(path.join(ws.cwd, 'bin/git'), 0o755);
+    userConfig(ws, { sandbox: { mode: 'off' } });
+    const e = await editor(ws, { capabilities: { terminal: true }, env: { PATH: `bin${path.delimiter}${process.env.PATH}` } });
+    const { sessionId } = await newSession(e, ws);
+    const second = calls([{ id: 'g1', name: 'bash', args: { command: 'git --version' } }]);
+    await prompt(e, sessionId, 'which git?');
+    expect(e.terminals.size).toBe(1);
+    const [result] = toolResults(fake.requests[second]);
+    expect(result.text).toMatch(/^git version/);
+    expect(result.text).not.toContain("the repository's git");
+  });
+
   it("under Keen's sandbox bash stays Keen's own unless the user config opts in; plan mode never uses the editor's terminal", async () => {
     const ws = workspace();
     const e = await editor(ws, { capabilities: { terminal: true } });

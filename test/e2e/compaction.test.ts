@@ -115,6 +115,16 @@ describe('keen compact (headless manual compaction)', () => {
     ]);
   });
 
+  it('a compaction whose request fails with an error quoting the key never prints the key', async () => {
+    fake.enqueue({ steps: [{ text: 'Hello.' }] });
+    const id = JSON.parse((await keen(['run', '--format', 'json', 'Hi.'])).stdout).session_id;
+    fake.enqueue({ error: { status: 400, message: 'bad request for x-api-key sk-e2e-key-000' } });
+    const c = await keen(['compact', '--session', id]);
+    expect(c.code).not.toBe(0);
+    expect(c.stderr).toMatch(/^keen: compaction failed: .*bad request/);
+    expect(c.stderr + c.stdout).not.toContain('sk-e2e-key-000');
+  });
+
   it('a failed compaction exits non-zero and leaves the transcript unchanged', async () => {
     fake.enqueue({ steps: [{ text: 'Hello.' }] });
     const id = JSON.parse((await keen(['run', '--format', 'json', 'Hi.'])).stdout).session_id;

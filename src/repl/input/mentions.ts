@@ -1,6 +1,6 @@
 /**
- * `@path` mentions: on submit, each mentioned file inside the working directory is attached to the
- * message the model receives. The transcript stores that full message; {@link splitAttachments}
+ * `@path` mentions: on submit, each mentioned file inside the working directory (by its real path,
+ * never in a credential store) is attached to the message the model receives. The transcript stores that full message; {@link splitAttachments}
  * turns it back into the typed text plus a list of attached paths for display.
  *
  * Images: an `@` mention of a PNG, JPEG, GIF or WebP (by name or by its first bytes), or an
@@ -8,8 +8,11 @@
  * `\ `-escaped spaces, `~/…`, `file://…`), attaches the image itself (src/tools/image-file.ts
  * checks it), also from outside the working directory: the text keeps the path as typed.
  */
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { storeHolding } from '../../tools/credential-stores.js';
+import { realStores } from '../../tools/permissions/credential-guard.js';
 import { expandUserPath, IMAGE_NAME, loadImageFile, sniffImageType, type LoadedImage } from '../../tools/image-file.js';
 
 /** Bytes of one file attached at most; the rest is cut with a note. */
@@ -88,6 +91,12 @@ export function expandMentions(text: string, cwd: string, env: NodeJS.ProcessEnv
       problems.push(`@${raw} is outside the working directory; not attached`);
       continue;
     }
+    // The rule holds for where the file really is: a symlink the repository ships may lead anywhere.
+    const leads = realOutside(abs, cwd, env);
+    if (leads) {
+      problems.push(`@${raw} leads ${leads}; not attached`);
+      continue;
+    }
     let size: number;
     try {
       const st = statSync(abs);
@@ -120,6 +129,22 @@ export function expandMentions(text: string, cwd: string, env: NodeJS.ProcessEnv
   return { text: blocks.length ? `${text}\n\n${blocks.join('\n\n')}` : text, attachments, problems, images };
 }
 
+/** Where `abs` really is, when that is outside `cwd`'s real path or in a credential store; else undefined. */
+function realOutside(abs: string, cwd: string, env: NodeJS.ProcessEnv): string | undefined {
+  let real: string;
+  let root: string;
+  try {
+    real = realpathSync(abs);
+    root = realpathSync(cwd);
+  } catch {
+    return undefined;
+  }
+  const rel = path.relative(root, real);
+  if (rel.startsWith('..') || path.isAbsolute(rel)) return `outside the working directory (${real})`;
+  if (storeHolding(real, realStores(env.HOME || os.homedir(), env))) return `into a credential store (${real})`;
+  return undefined;
+}
+
 function isFile(abs: string): boolean {
   try {
     return statSync(abs).isFile();
@@ -132,7 +157,9 @@ function isFile(abs: string): boolean {
 function readHead(file: string, bytes: number): Buffer | string {
   let fd: number | undefined;
   try {
-    fd = openSync(file, 'r');
+    // Non-blocking and judged by the descriptor: a file swapped for a FIFO after its stat is not waited on.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    if (!fstatSync(fd).isFile()) return 'not a regular file';
     const buf = Buffer.alloc(bytes);
     let got = 0;
     while (got < bytes) {
