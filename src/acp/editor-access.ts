@@ -36,6 +36,9 @@ function files(o: EditorAccessOptions): FileAccess | undefined {
   return out;
 }
 
+/** How long an editor has to report a killed terminal's exit before Keen stops waiting. */
+export const KILL_GRACE_MS = 3000;
+
 function terminal(o: EditorAccessOptions): TerminalAccess | undefined {
   if (o.capabilities.terminal !== true) return undefined;
   return {
@@ -50,24 +53,35 @@ function terminal(o: EditorAccessOptions): TerminalAccess | undefined {
         outputByteLimit,
       });
       let ending: TerminalRun['ending'] = 'exit';
+      let stopped = () => {};
+      // After a kill the editor has KILL_GRACE_MS to report the exit; an editor that never does
+      // must not hold the turn (Esc, the timeout) for ever.
+      let graceTimer: NodeJS.Timeout | undefined;
+      const gaveUp = new Promise<undefined>((resolve) => {
+        stopped = () => (graceTimer = setTimeout(() => resolve(undefined), KILL_GRACE_MS));
+      });
       const stop = (why: TerminalRun['ending']) => {
         if (ending !== 'exit') return;
         ending = why;
         void term.kill().catch(() => undefined);
+        stopped();
       };
       const timer = setTimeout(() => stop('timeout'), timeoutMs);
       const onAbort = () => stop('cancelled');
       signal.addEventListener('abort', onAbort, { once: true });
       try {
-        if (callId) await o.onTerminal(callId, term.id).catch(() => undefined);
-        const exit = await term.waitForExit();
-        const out = await term.currentOutput();
-        return { output: out.output, truncated: out.truncated, exitCode: exit.exitCode ?? null, signal: exit.signal ?? null, ending };
+        if (callId) await Promise.race([o.onTerminal(callId, term.id).catch(() => undefined), gaveUp]);
+        const exit = await Promise.race([term.waitForExit(), gaveUp]);
+        const out = await Promise.race([term.currentOutput().catch(() => undefined), gaveUp]);
+        if (!exit) return { output: `${out?.output ?? ''}[the editor did not end its terminal]\n`, truncated: out?.truncated ?? false, exitCode: null, signal: null, ending };
+        return { output: out?.output ?? '', truncated: out?.truncated ?? false, exitCode: exit.exitCode ?? null, signal: exit.signal ?? null, ending };
       } finally {
         clearTimeout(timer);
+        clearTimeout(graceTimer);
         signal.removeEventListener('abort', onAbort);
-        // The card keeps showing a released terminal's output.
-        await term.release().catch(() => undefined);
+        // The card keeps showing a released terminal's output; an editor that never answers the
+        // release does not hold the call.
+        await Promise.race([term.release().catch(() => undefined), new Promise((r) => setTimeout(r, KILL_GRACE_MS).unref())]);
       }
     },
   };

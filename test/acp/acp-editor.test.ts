@@ -159,6 +159,19 @@ describe('terminals through the editor (terminal/*)', () => {
     expect(result.text).not.toContain("the repository's git");
   });
 
+  it('an editor that never ends a killed terminal does not hold the turn', async () => {
+    const ws = workspace();
+    userConfig(ws, { sandbox: { mode: 'off' } });
+    const e = await editor(ws, { capabilities: { terminal: true }, deafToKill: true });
+    const { sessionId } = await newSession(e, ws);
+    const second = calls([{ id: 's1', name: 'bash', args: { command: 'echo started; sleep 60', timeout_seconds: 1 } }]);
+    const answer = await prompt(e, sessionId, 'wait a minute');
+    expect(answer).toMatchObject({ stopReason: 'end_turn' });
+    const [result] = toolResults(fake.requests[second]);
+    expect(result.text).toContain('[the editor did not end its terminal]');
+    expect(result.text).toContain('timed out after 1s');
+  }, 20_000);
+
   it("under Keen's sandbox bash stays Keen's own unless the user config opts in; plan mode never uses the editor's terminal", async () => {
     const ws = workspace();
     const e = await editor(ws, { capabilities: { terminal: true } });

@@ -50,6 +50,8 @@ export interface EditorOptions {
   env?: Record<string, string | undefined>;
   /** The Anthropic fake's URL. */
   fakeUrl: string;
+  /** An editor that answers terminal/kill and release but never stops the process. */
+  deafToKill?: boolean;
 }
 
 export async function startEditor(ws: Workspace, opts: EditorOptions): Promise<Editor> {
@@ -76,6 +78,7 @@ export async function startEditor(ws: Workspace, opts: EditorOptions): Promise<E
     stderr: () => stderr,
     stdout: () => stdout,
     close: async () => {
+      for (const kill of processes) kill();
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r));
         child.stdin!.end();
@@ -121,7 +124,8 @@ export async function startEditor(ws: Workspace, opts: EditorOptions): Promise<E
           }),
         ),
       );
-      kills.set(id, () => proc.kill('SIGKILL'));
+      processes.push(() => proc.kill('SIGKILL'));
+      kills.set(id, () => (opts.deafToKill ? undefined : proc.kill('SIGKILL')));
       return { terminalId: id };
     })
     .onRequest(acp.methods.client.terminal.waitForExit, async ({ params }) => {
@@ -143,6 +147,7 @@ export async function startEditor(ws: Workspace, opts: EditorOptions): Promise<E
     });
   const exits = new Map<string, Promise<void>>();
   const kills = new Map<string, () => void>();
+  const processes: (() => void)[] = [];
   const connection = app.connect(acp.ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>));
   e.agent = connection.agent;
   e.initialized = await e.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: opts.capabilities ?? {} });
