@@ -24,16 +24,22 @@ export async function* shownStream<E extends Event>(events: AsyncIterable<E>, sc
       if (text) yield { type, text };
     }
   }
-  for await (const ev of events) {
-    if (ev.type === 'text_delta' || ev.type === 'reasoning_delta') {
-      yield* flushed(ev.type);
-      const text = runs[ev.type].push(ev.text);
-      if (text) yield { type: ev.type, text };
-      continue;
+  try {
+    for await (const ev of events) {
+      if (ev.type === 'text_delta' || ev.type === 'reasoning_delta') {
+        yield* flushed(ev.type);
+        const text = runs[ev.type].push(ev.text);
+        if (text) yield { type: ev.type, text };
+        continue;
+      }
+      // Usage may come between two deltas of one answer (some services report it with every chunk).
+      if (ev.type !== 'usage') yield* flushed();
+      yield shownEvent(ev, scrub);
     }
-    // Usage may come between two deltas of one answer (some services report it with every chunk).
-    if (ev.type !== 'usage') yield* flushed();
-    yield shownEvent(ev, scrub);
+  } catch (err) {
+    // The source failed (the store could not write, say): what was held is still shown.
+    yield* flushed();
+    throw err;
   }
   yield* flushed();
 }

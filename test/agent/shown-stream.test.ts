@@ -44,4 +44,19 @@ describe('the events the front ends show', () => {
     ).toBe(`thinking about ${KEY.slice(0, 9)}`);
     expect(JSON.stringify(out)).not.toContain(KEY);
   });
+
+  it('a source that throws mid-answer still shows the text held back, then the error', async () => {
+    addCredentials([KEY]);
+    async function* failing(): AsyncGenerator<ControllerEvent> {
+      yield { type: 'text_delta', text: `the answer so far ${KEY.slice(0, 6)}` };
+      throw new Error('disk full');
+    }
+    const out: ControllerEvent[] = [];
+    await expect(
+      (async () => {
+        for await (const ev of shownStream(failing(), (t) => scrubText(t))) out.push(ev);
+      })(),
+    ).rejects.toThrow('disk full');
+    expect(out.map((e) => (e as { text: string }).text).join('')).toBe(`the answer so far ${KEY.slice(0, 6)}`);
+  });
 });
