@@ -58,6 +58,9 @@ function shownEvent<E extends Event>(ev: E, scrub: (text: string) => string): E 
       return { ...ev, error: { ...ev.error, message: scrub(ev.error.message) } };
     case 'auto_compaction_failed':
       return { ...ev, reason: scrub(ev.reason) };
+    // A refusal's explanation is the service's text, shown as the answer's last line.
+    case 'done':
+      return ev.explanation ? { ...ev, explanation: scrub(ev.explanation) } : ev;
     default:
       return ev;
   }

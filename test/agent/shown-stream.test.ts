@@ -59,4 +59,10 @@ describe('the events the front ends show', () => {
     ).rejects.toThrow('disk full');
     expect(out.map((e) => (e as { text: string }).text).join('')).toBe(`the answer so far ${KEY.slice(0, 6)}`);
   });
+
+  it("a refusal's explanation is scrubbed like the answer", async () => {
+    addCredentials([KEY]);
+    const out = await shown([{ type: 'done', stopReason: 'refusal', explanation: `declined: the prompt quoted ${KEY}` }]);
+    expect(out).toEqual([{ type: 'done', stopReason: 'refusal', explanation: 'declined: the prompt quoted [REDACTED]' }]);
+  });
 });
