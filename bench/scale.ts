@@ -37,9 +37,12 @@ const value = (name: string, fallback: string) => {
 
 // ---- the child: one operation, timed -------------------------------------------------------------
 
+/** One registry and gate for the child, made on first use, as a session makes them once. */
+let session: { registry: ReturnType<typeof createDefaultRegistry>; gate: ReturnType<typeof createHeadlessGate> } | undefined;
+
 async function callTool(cwd: string, name: string, input: unknown): Promise<string> {
-  const registry = createDefaultRegistry({ sandbox: { mode: 'off', network: true } });
-  const gate = createHeadlessGate({ yolo: true, allow: [] });
+  session ??= { registry: createDefaultRegistry({ sandbox: { mode: 'off', network: true } }), gate: createHeadlessGate({ yolo: true, allow: [] }) };
+  const { registry, gate } = session;
   const msg = await registry.execute({ id: 'bench', name, args: JSON.stringify(input) }, { cwd, signal: new AbortController().signal, permissions: gate });
   return msg.content;
 }

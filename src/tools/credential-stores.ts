@@ -70,6 +70,15 @@ const ENV_FILES = [
  * names (a relative value is resolved against `home`), and Keen's own auth file under `keenHome`.
  */
 export function credentialStores(home: string, env: NodeJS.ProcessEnv, keenHome?: string): CredentialStore[] {
+  const key = [home, keenHome ?? '', env.KRB5CCNAME ?? '', ...ENV_DIRS.map((n) => env[n] ?? ''), ...ENV_FILES.map((n) => env[n] ?? '')].join('\0');
+  if (key !== last?.key) last = { key, stores: listStores(home, env, keenHome) };
+  return last.stores.map((s) => ({ ...s }));
+}
+
+/** The last list made: the inputs rarely change within a process. */
+let last: { key: string; stores: readonly CredentialStore[] } | undefined;
+
+function listStores(home: string, env: NodeJS.ProcessEnv, keenHome?: string): CredentialStore[] {
   const out = new Map<string, CredentialStore>();
   const add = (p: string, dir: boolean) => {
     const abs = path.resolve(home, p);

@@ -51,8 +51,8 @@ export const grepTool = defineTool({
     });
     const searchDir = info.isDirectory() ? abs : path.dirname(abs);
     const target = shown === '.' ? '.' : abs;
-    const keep = args.glob && info.isDirectory() ? createGlobMatcher(args.glob) : () => true;
-    const relToSearch = (p: string) => path.relative(searchDir, path.resolve(ctx.cwd, p)).split(path.sep).join('/');
+    const matcher = args.glob && info.isDirectory() ? createGlobMatcher(args.glob) : undefined;
+    const keep = (found: string) => matcher === undefined || matcher(path.relative(searchDir, found).split(path.sep).join('/'));
     const filter = await resultFilter(ctx, 'grep', abs);
 
     const flags = [...RG_COMMON, ...filter.rgExcludes(ctx.cwd), '--max-columns', String(MAX_COLUMNS), '--max-columns-preview'];
@@ -95,7 +95,7 @@ export const grepTool = defineTool({
         if (file !== lastFile) {
           lastFile = file;
           const found = path.resolve(ctx.cwd, file);
-          lastName = keep(relToSearch(file)) && !filter.drops(found) ? displayPath(ctx.cwd, found) : undefined;
+          lastName = keep(found) && !filter.drops(found) ? displayPath(ctx.cwd, found) : undefined;
         }
         if (lastName === undefined) return;
         const name = lastName;

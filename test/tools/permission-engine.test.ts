@@ -177,6 +177,16 @@ describe('real paths before rules', () => {
     expect((await call(home, 'read_file', { path: 'notes.txt' }, { permissions: gate })).is_error).toBeUndefined();
   });
 
+  it('a credential store that appears later as a symlink into the workspace is refused from then on', async () => {
+    const home = tempProject({ 'notes.txt': 'hi\n' });
+    const ws = tempProject({ 'keys/credentials': '[default]\nsecret\n' });
+    const gate = createHeadlessGate({ home, cwd: ws });
+    expect((await call(ws, 'read_file', { path: 'keys/credentials' }, { permissions: gate })).content).toContain('secret');
+    await symlink(path.join(ws, 'keys'), path.join(home, '.aws'));
+    expect((await call(ws, 'read_file', { path: 'keys/credentials' }, { permissions: gate })).content).toMatch(/^Refusing read_file on .*credentials: it is a credential store/);
+    expect((await call(ws, 'grep', { pattern: 'secret', path: 'keys' }, { permissions: gate })).content).toMatch(/^Refusing grep on /);
+  });
+
   it('a write through a hard link to a file outside the workspace is refused', async () => {
     const outside = tempProject({ 'victim.txt': 'safe\n' });
     const dir = tempProject();

@@ -15,25 +15,33 @@ import { namesExplicitly, ruleMatches } from './rules.js';
  * same list from commands.
  */
 
-/** `p` with its existing part's symlinks resolved (request paths are real). */
-function realish(p: string): string {
-  let existing = p;
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      return path.join(fs.realpathSync(existing), ...rest);
-    } catch {
-      const parent = path.dirname(existing);
-      if (parent === existing) return p;
-      rest.unshift(path.basename(existing));
-      existing = parent;
-    }
+/**
+ * `p` with its existing part's symlinks resolved (request paths are real). Resolved afresh on
+ * every call, so a store created or replaced by a symlink later is seen; `known` shares the
+ * parents' answers within one call (most stores are missing and share `~` or `~/.config`).
+ */
+function realish(p: string, known: Map<string, string>): string {
+  const hit = known.get(p);
+  if (hit !== undefined) return hit;
+  let out: string | undefined;
+  try {
+    // Most stores are missing: lstat says so without the cost of a thrown error.
+    if (fs.lstatSync(p, { throwIfNoEntry: false })) out = fs.realpathSync.native(p);
+  } catch {
+    out = undefined;
   }
+  if (out === undefined) {
+    const parent = path.dirname(p);
+    out = parent === p ? p : path.join(realish(parent, known), path.basename(p));
+  }
+  known.set(p, out);
+  return out;
 }
 
 /** The user's credential stores, real paths. */
 export function realStores(home: string, env: NodeJS.ProcessEnv = process.env): CredentialStore[] {
-  return credentialStores(home, env, keenHome(env)).map((s) => ({ ...s, path: realish(s.path) }));
+  const known = new Map<string, string>();
+  return credentialStores(home, env, keenHome(env)).map((s) => ({ ...s, path: realish(s.path, known) }));
 }
 
 /** The one-line refusal for `request`, or undefined when none of its paths is in a store (or a rule names it). */
