@@ -46,6 +46,25 @@ export interface FilterScope {
   roots: readonly string[];
   /** The real path of the search root (the call's own request path). */
   searchRoot: string;
+  /** Worked out once per call by `resultFilter`: the policy's path rules and the credential folders that do not hold the search root. */
+  prepared?: PreparedRules;
+}
+
+interface PreparedRules {
+  deny: RuleEntry[];
+  ask: RuleEntry[];
+  allow: RuleEntry[];
+  sensitiveElsewhere: string[];
+}
+
+function prepare(scope: FilterScope): PreparedRules {
+  const { policy } = scope;
+  return {
+    deny: pathRules(policy.deny),
+    ask: pathRules(policy.ask),
+    allow: pathRules(policy.allow),
+    sensitiveElsewhere: policy.sensitive.filter((s) => !isInside(s, scope.searchRoot)),
+  };
 }
 
 function pathRules(entries: readonly RuleEntry[]): RuleEntry[] {
@@ -58,14 +77,15 @@ function pathRules(entries: readonly RuleEntry[]): RuleEntry[] {
  */
 export function hiddenByRules(p: string, scope: FilterScope): boolean {
   const { policy, tool, roots } = scope;
+  const rules = scope.prepared ?? prepare(scope);
   const request: PermissionRequest = { tool, summary: tool, access: 'read', paths: [p], cwd: roots[0] };
   const call: PermissionRequest = { ...request, paths: [scope.searchRoot] };
-  if (pathRules(policy.deny).some((e) => ruleMatches(e.rule, request, roots, 'some'))) return true;
-  if (pathRules(policy.ask).some((e) => !ruleMatches(e.rule, call, roots, 'some') && ruleMatches(e.rule, request, roots, 'some'))) return true;
-  const sensitive = policy.sensitive.find((s) => isInside(s, p) && !isInside(s, scope.searchRoot));
+  if (rules.deny.some((e) => ruleMatches(e.rule, request, roots, 'some'))) return true;
+  if (rules.ask.some((e) => !ruleMatches(e.rule, call, roots, 'some') && ruleMatches(e.rule, request, roots, 'some'))) return true;
+  const sensitive = rules.sensitiveElsewhere.find((s) => isInside(s, p));
   if (!sensitive) return false;
   const counts = (e: RuleEntry) => e.source !== 'project' || policy.projectTrusted;
-  return !pathRules(policy.allow).some((e) => counts(e) && ruleMatches(e.rule, request, roots, 'every'));
+  return !rules.allow.some((e) => counts(e) && ruleMatches(e.rule, request, roots, 'every'));
 }
 
 /**
@@ -107,6 +127,7 @@ export async function resultFilter(ctx: Pick<ToolContext, 'cwd' | 'permissions'>
   const roots = [...new Set([ctx.cwd, cwdReal, ...policy.additionalDirs])];
   const rootReal = await real(searchRoot);
   const scope: FilterScope = { policy, tool, roots, searchRoot: rootReal };
+  scope.prepared = prepare(scope);
   const left = new Set<string>();
   const judge = (lexical: string, realPath: string): boolean => {
     const hidden = hiddenByRules(lexical, scope) || (realPath !== lexical && hiddenByRules(realPath, scope));
