@@ -9,6 +9,8 @@
  * KEEN_BENCH_NODE=<node binary> runs keen and the bare node with that Node (e.g. 24 or 26 from
  * the registry's `node` package); KEEN_BENCH_BIN=<bin/keen.js> launches another checkout, and
  * KEEN_BENCH_AB=<bin/keen.js> runs a second one interleaved with it, run for run (A/B).
+ * KEEN_BENCH_CPU=1 also reports each process's CPU time (user + system, `process.cpuUsage()` at
+ * exit through a `-r` preload, bare node included): the figure a busy machine moves least.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -37,6 +39,24 @@ interface Sample {
   request: number;
   firstByte: number;
   exit: number;
+  /** CPU time of the process (KEEN_BENCH_CPU), else NaN. */
+  cpu: number;
+}
+
+const CPU = process.env.KEEN_BENCH_CPU === '1';
+const cpuPreload = path.join(scratch, 'cpu-preload.cjs');
+const CPU_PRELOAD = `process.on('exit', () => {
+  const u = process.cpuUsage();
+  require('fs').writeFileSync(process.env.KEEN_BENCH_CPU_OUT, String((u.user + u.system) / 1000));
+});
+`;
+if (CPU) fs.writeFileSync(cpuPreload, CPU_PRELOAD);
+let cpuRun = 0;
+/** Node's arguments and environment for one process: the CPU preload when KEEN_BENCH_CPU is set. */
+function measured(args: string[], env: NodeJS.ProcessEnv): { args: string[]; env: NodeJS.ProcessEnv; cpu: () => number } {
+  if (!CPU) return { args, env, cpu: () => NaN };
+  const out = path.join(scratch, `cpu-${cpuRun++}`);
+  return { args: ['-r', cpuPreload, ...args], env: { ...env, KEEN_BENCH_CPU_OUT: out }, cpu: () => Number(fs.readFileSync(out, 'utf8')) };
 }
 
 /** Warm runs share one compile cache (Node ≥ 22: src/launch/compile-cache.ts); a cold run gets an empty one. */
@@ -51,11 +71,8 @@ function once(i: number | string, compileCache = warmCache, bin = KEEN_BIN): Pro
     let firstByte = 0;
     let stdout = '';
     let stderr = '';
-    const child = spawn(BENCH_NODE, [bin, 'run', 'say hello'], {
-      cwd,
-      env: { ...env, KEEN_HOME: home, KEEN_COMPILE_CACHE: compileCache, ANTHROPIC_API_KEY: 'sk-bench-fake', ANTHROPIC_BASE_URL: fake.url },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const m = measured([bin, 'run', 'say hello'], { ...env, KEEN_HOME: home, KEEN_COMPILE_CACHE: compileCache, ANTHROPIC_API_KEY: 'sk-bench-fake', ANTHROPIC_BASE_URL: fake.url });
+    const child = spawn(BENCH_NODE, m.args, { cwd, env: m.env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.on('data', (d) => {
       if (!firstByte) firstByte = performance.now() - start;
       stdout += d;
@@ -68,7 +85,7 @@ function once(i: number | string, compileCache = warmCache, bin = KEEN_BIN): Pro
         reject(new Error(`keen run exited ${code}: ${stderr.trim()}`));
         return;
       }
-      resolve({ request: requestAt - start, firstByte, exit });
+      resolve({ request: requestAt - start, firstByte, exit, cpu: m.cpu() });
     });
   });
 }
@@ -77,11 +94,16 @@ function once(i: number | string, compileCache = warmCache, bin = KEEN_BIN): Pro
 function bareNode(): Promise<number> {
   return new Promise((resolve, reject) => {
     const start = performance.now();
-    const child = spawn(BENCH_NODE, ['-e', '0'], { cwd, env, stdio: 'ignore' });
+    const m = measured(['-e', '0'], env);
+    const child = spawn(BENCH_NODE, m.args, { cwd, env: m.env, stdio: 'ignore' });
     child.on('error', reject);
-    child.on('close', () => resolve(performance.now() - start));
+    child.on('close', () => {
+      bareCpu.push(m.cpu());
+      resolve(performance.now() - start);
+    });
   });
 }
+const bareCpu: number[] = [];
 
 try {
   if (KEEN_BIN_B) await abRuns(KEEN_BIN_B);
@@ -112,6 +134,8 @@ async function singleRuns(): Promise<void> {
   console.log(`  first byte on stdout       ${col((s) => s.firstByte)}`);
   console.log(`  process exit               ${col((s) => s.exit)}`);
   console.log(`  bare node -e 0             ${bareMs.toFixed(1).padStart(6)} ms`);
+  const cpuMs = median(samples.map((s) => s.cpu));
+  if (CPU) console.log(`  CPU to exit                ${cpuMs.toFixed(1).padStart(6)} ms  (bare node ${median(bareCpu).toFixed(1)} ms)`);
   console.log(`first run of a new install (no compile cache yet), ${cold.length} runs:`);
   console.log(`  request reaches the fake   ${col((s) => s.request, cold)}`);
   console.log(`  process exit               ${col((s) => s.exit, cold)}  (writes the cache)`);
@@ -163,6 +187,18 @@ async function abRuns(binB: string): Promise<void> {
     ),
   );
   console.log(`  bare node -e 0             ${bareMs.toFixed(1)} ms`);
+  if (CPU) {
+    const cpuBare = median(bareCpu);
+    console.log(
+      abLine(
+        'CPU to exit',
+        pick(A.warm, (s) => s.cpu),
+        pick(B.warm, (s) => s.cpu),
+        cpuBare,
+      ),
+    );
+    console.log(`  bare node -e 0, CPU        ${cpuBare.toFixed(1)} ms (the CPU line's ratios are to it)`);
+  }
   console.log(`first run of a new install (no compile cache yet), ${A.cold.length} runs each:`);
   console.log(
     abLine(

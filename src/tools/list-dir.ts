@@ -16,9 +16,14 @@ interface Item {
   link: boolean;
 }
 
-const collator = new Intl.Collator('en');
+// Built at the first listing: an ICU collator costs the launch of every command that imports the tools.
+let collator: Intl.Collator | undefined;
 /** Directories first, then by name. */
-const listOrder = (a: Item, b: Item) => (a.isDir === b.isDir ? collator.compare(a.name, b.name) : a.isDir ? -1 : 1);
+const listOrder = (a: Item, b: Item) => {
+  if (a.isDir !== b.isDir) return a.isDir ? -1 : 1;
+  collator ??= new Intl.Collator('en');
+  return collator.compare(a.name, b.name);
+};
 
 const schema = z.object({
   path: z.string().optional().describe('Directory to list, relative to the workspace. Default: the workspace.'),
