@@ -1,40 +1,18 @@
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { KeenError } from '../../src/errors.js';
-import type { Message } from '../../src/core/message.js';
-import type { ChatRequest, ModelTurnEvent, ProviderConversation } from '../../src/core/provider.js';
+import type { ModelTurnEvent, ProviderConversation } from '../../src/core/provider.js';
 import { createOpenAIChatAdapter, MISSING_OPENAI_KEY } from '../../src/providers/openai-chat.js';
 import type { ProviderSettings } from '../../src/providers/types.js';
 import { startOpenAIChatFake } from '../fakes/openai-chat-fake.js';
 import { turn, last, only, toolCallsOf } from '../kit/events.js';
+import { openAIRig, request, TOOLS } from './openai-rig.js';
 
-const fake = await startOpenAIChatFake();
-afterAll(() => fake.close());
-beforeEach(() => {
-  fake.requests.length = 0;
-  fake.setResponder(undefined);
-});
-
-const TOOLS = [{ name: 'read_file', description: 'Read a file', input_schema: { type: 'object', properties: { path: { type: 'string' } } } }];
-
-function settings(over: Partial<ProviderSettings> = {}): ProviderSettings {
-  return { model: 'gpt-test', apiKey: 'sk-test', baseURL: `${fake.url}/v1`, maxRetries: 2, home: '/nonexistent', env: {}, ...over };
-}
-
-function request(
-  messages: Message[] = [
-    { role: 'system', content: 'You are Keen.' },
-    { role: 'user', content: 'hi' },
-  ],
-): ChatRequest {
-  return { model: 'gpt-test', messages, tools: TOOLS, maxOutputTokens: 1000 };
-}
+const { fake, settings, lastBody } = await openAIRig(startOpenAIChatFake);
 
 async function open(over: Partial<ProviderSettings> = {}, req = request()): Promise<ProviderConversation> {
   const adapter = await createOpenAIChatAdapter(settings(over));
   return adapter.open(req);
 }
-
-const lastBody = () => fake.requests[fake.requests.length - 1].body;
 
 describe('openai chat adapter', () => {
   it('streams text and sends the system prompt, tools and include_usage', async () => {
