@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
-import { startBedrockFake } from '../fakes/bedrock-fake.js';
+import { FAKE_AWS_ENV, startBedrockFake } from '../fakes/bedrock-fake.js';
 import type { ContextWindowed } from '../fakes/context-window.js';
 import { startGeminiFake } from '../fakes/gemini-fake.js';
 import { startOpenAIChatFake } from '../fakes/openai-chat-fake.js';
@@ -73,14 +73,7 @@ export const PROVIDER_CASES: ProviderCase[] = [
     start: () => startBedrockFake(),
     setup: async (f) => ({
       entry: { id: 'anthropic.claude-sonnet-4-5-20250929-v1:0', baseURL: f.url },
-      env: {
-        AWS_ACCESS_KEY_ID: 'AKIDTEST',
-        AWS_SECRET_ACCESS_KEY: 'test-secret',
-        AWS_REGION: 'us-east-1',
-        AWS_CONFIG_FILE: '/nonexistent/keen-test/aws-config',
-        AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/keen-test/aws-credentials',
-        AWS_EC2_METADATA_DISABLED: 'true',
-      },
+      env: { ...FAKE_AWS_ENV },
     }),
     urlEnv: (url) => ({ AWS_ENDPOINT_URL_BEDROCK_RUNTIME: url }),
     lastMessage: (b) => lastOf(b.messages),
