@@ -10,6 +10,7 @@ import { bedrockModelOf, startBedrockFake, useFakeAwsEnv } from '../fakes/bedroc
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { tempDir } from '../kit/temp-dir.js';
 import { turn, only, last, errorOf } from '../kit/events.js';
+import { forkSummary } from './fork-summary.js';
 import { expectSilentStderr } from '../kit/silent-stderr.js';
 
 const CLAUDE = 'us.anthropic.claude-sonnet-4-20250514-v1:0';
@@ -233,15 +234,7 @@ describe('bedrock adapter: alternating turns', () => {
   it('fork + appendUserText after tool results sends the parent request plus one text block in the final user turn', async () => {
     const conv = await open();
     await toolTurn(conv);
-    const child = conv.fork();
-    child.appendUserText('Summarize the conversation.');
-
-    fake.enqueue({ steps: [{ text: 'summary' }] }, { steps: [{ text: 'parent reply' }] });
-    expect(last(await turn(child)).type).toBe('turn_end');
-    expect(last(await turn(conv)).type).toBe('turn_end');
-
-    const childBody = fake.requests[1].body;
-    const parentBody = fake.requests[2].body;
+    const { childBody, parentBody } = await forkSummary(conv, fake, 'Summarize the conversation.');
     const finalTurn = childBody.messages[childBody.messages.length - 1];
     expect(finalTurn.content[finalTurn.content.length - 1]).toEqual({ text: 'Summarize the conversation.' });
     const expected = structuredClone(parentBody);

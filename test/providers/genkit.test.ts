@@ -7,6 +7,7 @@ import type { ProviderSettings } from '../../src/providers/types.js';
 import { geminiModelOf, startGeminiFake } from '../fakes/gemini-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { turn, only, last, errorOf } from '../kit/events.js';
+import { forkSummary } from './fork-summary.js';
 import { expectSilentStderr } from '../kit/silent-stderr.js';
 
 const MODEL = 'gemini-2.5-flash';
@@ -145,15 +146,7 @@ describe('genkit adapter: compaction', () => {
   it('fork + appendUserText after tool results sends the parent request plus one final user message', async () => {
     const conv = await open();
     await toolTurn(conv);
-    const child = conv.fork();
-    child.appendUserText('Summarize the conversation.');
-
-    fake.enqueue({ steps: [{ text: 'summary' }] }, { steps: [{ text: 'parent reply' }] });
-    expect(last(await turn(child)).type).toBe('turn_end');
-    expect(last(await turn(conv)).type).toBe('turn_end');
-
-    const childBody = fake.requests[1].body;
-    const parentBody = fake.requests[2].body;
+    const { childBody, parentBody } = await forkSummary(conv, fake, 'Summarize the conversation.');
     const expected = structuredClone(parentBody);
     expected.contents.push({ role: 'user', parts: [{ text: 'Summarize the conversation.' }] });
     expect(childBody).toEqual(expected);
