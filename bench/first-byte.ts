@@ -159,33 +159,18 @@ async function abRuns(binB: string): Promise<void> {
     }
   }
   const bareMs = median(bare);
-  const pick = (from: Sample[], f: (s: Sample) => number) => from.map(f);
+  const line = (label: string, from: 'warm' | 'cold', key: keyof Sample) =>
+    abLine(
+      label,
+      A[from].map((s) => s[key]),
+      B[from].map((s) => s[key]),
+      bareMs,
+    );
   console.log(`keen run against the loopback Anthropic fake, A/B interleaved, ${runs} runs each (median, ${nodeName()}):`);
   console.log(`  A = ${A.bin}\n  B = ${B.bin}`);
-  console.log(
-    abLine(
-      'request reaches the fake',
-      pick(A.warm, (s) => s.request),
-      pick(B.warm, (s) => s.request),
-      bareMs,
-    ),
-  );
-  console.log(
-    abLine(
-      'first byte on stdout',
-      pick(A.warm, (s) => s.firstByte),
-      pick(B.warm, (s) => s.firstByte),
-      bareMs,
-    ),
-  );
-  console.log(
-    abLine(
-      'process exit',
-      pick(A.warm, (s) => s.exit),
-      pick(B.warm, (s) => s.exit),
-      bareMs,
-    ),
-  );
+  console.log(line('request reaches the fake', 'warm', 'request'));
+  console.log(line('first byte on stdout', 'warm', 'firstByte'));
+  console.log(line('process exit', 'warm', 'exit'));
   console.log(`  bare node -e 0             ${bareMs.toFixed(1)} ms`);
   if (CPU) {
     const cpuBare = median(bareCpu);
@@ -200,22 +185,8 @@ async function abRuns(binB: string): Promise<void> {
     console.log(`  bare node -e 0, CPU        ${cpuBare.toFixed(1)} ms (the CPU line's ratios are to it)`);
   }
   console.log(`first run of a new install (no compile cache yet), ${A.cold.length} runs each:`);
-  console.log(
-    abLine(
-      'request reaches the fake',
-      pick(A.cold, (s) => s.request),
-      pick(B.cold, (s) => s.request),
-      bareMs,
-    ),
-  );
-  console.log(
-    abLine(
-      'process exit',
-      pick(A.cold, (s) => s.exit),
-      pick(B.cold, (s) => s.exit),
-      bareMs,
-    ),
-  );
+  console.log(line('request reaches the fake', 'cold', 'request'));
+  console.log(line('process exit', 'cold', 'exit'));
 }
 
 function nodeName(): string {

@@ -6,47 +6,20 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, FAKE_KEY, toolResults } from '../e2e/cli-fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { FAKE_KEY, toolResults } from '../e2e/cli-fixtures.js';
 import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
 import { EVERYTHING } from '../e2e/mcp-fixtures.js';
-import { startAnthropicFake } from '../fakes/anthropic-fake.js';
-import type { ScriptedServer } from '../fakes/scripted-server.js';
-import { type Editor, type EditorOptions, prompt, startEditor, texts } from './editor-client.js';
+import { type Editor, editorSuite, prompt, texts } from './editor-client.js';
 
-let fake: ScriptedServer;
-const spaces: Workspace[] = [];
-const editors: Editor[] = [];
-
-beforeAll(async () => {
-  assertBuilt();
-  fake = await startAnthropicFake();
-});
-afterEach(async () => {
-  await Promise.all(editors.splice(0).map((e) => e.close()));
-});
-afterAll(async () => {
-  await fake.close();
-  for (const ws of spaces) ws.cleanup();
-});
-
-function workspace(files: Record<string, string> = {}): Workspace {
-  const ws = tempWorkspace(files);
-  spaces.push(ws);
-  return ws;
-}
-
-async function editor(ws: Workspace, opts: Omit<EditorOptions, 'fakeUrl'> = {}): Promise<Editor> {
-  const e = await startEditor(ws, { ...opts, fakeUrl: fake.url });
-  editors.push(e);
-  return e;
-}
+const suite = editorSuite();
+const editor = suite.editor.bind(suite);
 
 const newSession = (e: Editor, ws: Workspace, mcpServers: acp.McpServer[] = []) => e.agent.request(acp.methods.agent.session.new, { cwd: ws.cwd, mcpServers });
 
 describe('auth methods', () => {
   it('names one method per configured provider; authenticate checks the credential without echoing it', async () => {
-    const ws = workspace();
+    const ws = tempWorkspace();
     fs.writeFileSync(path.join(ws.home, 'config.json'), JSON.stringify({ models: { gpt: { provider: 'codex', id: 'gpt-5-codex' } } }));
     const e = await editor(ws);
     expect(e.initialized.authMethods?.map((m) => m.name)).toEqual(['Anthropic API key (ANTHROPIC_API_KEY)', 'ChatGPT login (keen login codex)']);
@@ -57,7 +30,7 @@ describe('auth methods', () => {
   });
 
   it('without a key, authenticate and session/new answer "authentication required" naming the variable', async () => {
-    const ws = workspace();
+    const ws = tempWorkspace();
     const e = await editor(ws, { env: { ANTHROPIC_API_KEY: undefined } });
     await expect(e.agent.request(acp.methods.agent.authenticate, { methodId: 'anthropic-api-key' })).rejects.toMatchObject({
       code: -32000,
@@ -69,8 +42,8 @@ describe('auth methods', () => {
 
 /** One reply with these tool calls, then a final text; returns the index of the request that carries their results. */
 function calls(list: { id: string; name: string; args: unknown }[]): number {
-  const from = fake.requests.length;
-  fake.enqueue({ steps: list.map((c) => ({ toolCall: c })) }, { steps: [{ text: 'done' }] });
+  const from = suite.fake.requests.length;
+  suite.fake.enqueue({ steps: list.map((c) => ({ toolCall: c })) }, { steps: [{ text: 'done' }] });
   return from + 1;
 }
 
@@ -78,7 +51,7 @@ describe('files through the editor (fs/*)', () => {
   const FS = { fs: { readTextFile: true, writeTextFile: true } };
 
   it("read_file sees the editor's unsaved buffer, an edit arrives as fs/write_text_file with the buffer's diff", async () => {
-    const ws = workspace({ 'notes.md': 'saved text\n' });
+    const ws = tempWorkspace({ 'notes.md': 'saved text\n' });
     const e = await editor(ws, { capabilities: FS });
     const file = path.join(fs.realpathSync(ws.cwd), 'notes.md');
     e.buffers.set(file, 'unsaved text\nsecond line\n');
@@ -88,7 +61,7 @@ describe('files through the editor (fs/*)', () => {
       { id: 'e1', name: 'edit_file', args: { path: 'notes.md', old_string: 'unsaved text', new_string: 'edited text' } },
     ]);
     expect((await prompt(e, sessionId, 'fix the note')).stopReason).toBe('end_turn');
-    const [read, edit] = toolResults(fake.requests[second]);
+    const [read, edit] = toolResults(suite.fake.requests[second]);
     expect(read.text).toContain('unsaved text');
     expect(read.text).not.toMatch(/\tsaved text/);
     expect(edit).toEqual({ text: expect.stringContaining('Edited notes.md'), isError: false });
@@ -100,7 +73,7 @@ describe('files through the editor (fs/*)', () => {
   });
 
   it("Keen's rules still decide: a refused edit, a protected path and a path outside the workspace never reach the editor", async () => {
-    const ws = workspace({ 'a.txt': 'a\n', '.git/config': '[core]\n' });
+    const ws = tempWorkspace({ 'a.txt': 'a\n', '.git/config': '[core]\n' });
     fs.writeFileSync(path.join(path.dirname(ws.cwd), 'outside.txt'), 'outside on disk\n');
     const e = await editor(ws, { capabilities: FS });
     const real = fs.realpathSync(ws.cwd);
@@ -116,7 +89,7 @@ describe('files through the editor (fs/*)', () => {
     e.answer = 'once';
     const third = calls([{ id: 'r2', name: 'read_file', args: { path: path.join(path.dirname(real), 'outside.txt') } }]);
     await prompt(e, sessionId, 'read outside');
-    const results = [...toolResults(fake.requests[second]), toolResults(fake.requests[third]).at(-1)!];
+    const results = [...toolResults(suite.fake.requests[second]), toolResults(suite.fake.requests[third]).at(-1)!];
     expect(results.slice(0, 3).map((r) => r.isError)).toEqual([true, true, true]);
     expect(e.fsCalls.filter((c) => c.startsWith('write'))).toEqual([]);
     expect(e.buffers.get(path.join(real, 'a.txt'))).toBe('a\n');
@@ -130,13 +103,13 @@ describe('terminals through the editor (terminal/*)', () => {
   const userConfig = (ws: Workspace, config: unknown) => fs.writeFileSync(path.join(ws.home, 'config.json'), JSON.stringify(config));
 
   it("with Keen's sandbox off, bash runs in the editor's terminal, embedded in the call's card, without Keen's key", async () => {
-    const ws = workspace();
+    const ws = tempWorkspace();
     userConfig(ws, { sandbox: { mode: 'off' } });
     const e = await editor(ws, { capabilities: { terminal: true } });
     const { sessionId } = await newSession(e, ws);
     const second = calls([{ id: 'b1', name: 'bash', args: { command: 'echo "in the editor: ${ANTHROPIC_API_KEY:-no key}"; exit 3' } }]);
     await prompt(e, sessionId, 'run it');
-    const [result] = toolResults(fake.requests[second]);
+    const [result] = toolResults(suite.fake.requests[second]);
     expect(result).toEqual({ text: 'in the editor: no key\n[exit code 3]', isError: true });
     const [terminalId, term] = [...e.terminals.entries()][0];
     expect(term).toMatchObject({ command: 'bash', cwd: ws.cwd, released: true });
@@ -173,15 +146,15 @@ describe('terminals through the editor (terminal/*)', () => {
   }, 20_000);
 
   it("under Keen's sandbox bash stays Keen's own unless the user config opts in; plan mode never uses the editor's terminal", async () => {
-    const ws = workspace();
+    const ws = tempWorkspace();
     const e = await editor(ws, { capabilities: { terminal: true } });
     const { sessionId } = await newSession(e, ws);
     const second = calls([{ id: 'b2', name: 'bash', args: { command: 'echo own' } }]);
     await prompt(e, sessionId, 'run it');
-    expect(toolResults(fake.requests[second])[0].text).toContain('own');
+    expect(toolResults(suite.fake.requests[second])[0].text).toContain('own');
     expect(e.terminals.size).toBe(0);
 
-    const opted = workspace();
+    const opted = tempWorkspace();
     userConfig(opted, { acp: { clientTerminal: true } });
     const o = await editor(opted, { capabilities: { terminal: true } });
     const s = await newSession(o, opted);
@@ -197,7 +170,7 @@ describe('terminals through the editor (terminal/*)', () => {
 
 describe("the editor's MCP servers", () => {
   it('a stdio server from session/new starts in an untrusted folder, with the env the editor gave and no Keen credential', async () => {
-    const ws = workspace();
+    const ws = tempWorkspace();
     const e = await editor(ws);
     const server: acp.McpServer = {
       name: 'everything',
@@ -214,7 +187,7 @@ describe("the editor's MCP servers", () => {
       { id: 'm2', name: 'mcp__everything__get-env', args: {} },
     ]);
     expect((await prompt(e, sessionId, 'use the server')).stopReason).toBe('end_turn');
-    const [echo, env] = toolResults(fake.requests[second]);
+    const [echo, env] = toolResults(suite.fake.requests[second]);
     expect(echo).toEqual({ text: expect.stringContaining('round trip'), isError: false });
     expect(env.text).toContain('editor-value');
     expect(env.text).not.toContain('LEAKED');
@@ -228,7 +201,7 @@ describe('model selection (session config options)', () => {
   const modelOption = (options: acp.SessionConfigOption[] | null | undefined) => options?.find((o) => o.id === 'model');
 
   it('offers the models of the providers with a credential; a switch keeps the session id and its history', async () => {
-    const ws = workspace();
+    const ws = tempWorkspace();
     const e = await editor(ws);
     const created = await newSession(e, ws);
     const { sessionId } = created;
@@ -241,19 +214,19 @@ describe('model selection (session config options)', () => {
     // Before anything is on disk: the switch opens the session again under the same id.
     const early = await e.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: 'model', value: 'claude-opus-5-5' });
     expect(modelOption(early.configOptions)?.currentValue).toBe('claude-opus-5-5');
-    fake.enqueue({ steps: [{ text: 'first' }] });
-    const one = fake.requests.length;
+    suite.fake.enqueue({ steps: [{ text: 'first' }] });
+    const one = suite.fake.requests.length;
     await prompt(e, sessionId, 'first question');
-    expect(fake.requests[one].body?.model).toBe('claude-opus-5-5');
+    expect(suite.fake.requests[one].body?.model).toBe('claude-opus-5-5');
 
     await e.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: 'acceptEdits' });
     const late = await e.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: 'model', value: 'claude-haiku-5-5' });
     expect(late.configOptions.find((o) => o.id === 'mode')?.currentValue).toBe('acceptEdits');
-    fake.enqueue({ steps: [{ text: 'second' }] });
-    const two = fake.requests.length;
+    suite.fake.enqueue({ steps: [{ text: 'second' }] });
+    const two = suite.fake.requests.length;
     await prompt(e, sessionId, 'second question');
-    expect(fake.requests[two].body?.model).toBe('claude-haiku-5-5');
-    expect(JSON.stringify(fake.requests[two].body?.messages)).toContain('first question');
+    expect(suite.fake.requests[two].body?.model).toBe('claude-haiku-5-5');
+    expect(JSON.stringify(suite.fake.requests[two].body?.messages)).toContain('first question');
     await expect(e.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: 'model', value: 'no-such-model' })).rejects.toThrow(
       /unknown model "no-such-model"/,
     );
@@ -267,16 +240,16 @@ describe('model selection (session config options)', () => {
 
 describe('hooks in an editor', () => {
   it('a hook that stops the turn: the prompt ends as end_turn, its reason a thought line the user sees, the call not run', async () => {
-    const ws = workspace();
+    const ws = tempWorkspace();
     const hook = path.join(path.dirname(ws.cwd), 'stop.sh');
     fs.writeFileSync(hook, `#!/bin/sh\ncat >/dev/null\nprintf '%s' '{"continue":false,"stopReason":"release freeze"}'\n`);
     fs.writeFileSync(path.join(ws.home, 'config.json'), JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `sh '${hook}'` }] }] } }));
     const e = await editor(ws, { args: ['--yolo'] });
     const { sessionId } = await newSession(e, ws);
-    const from = fake.requests.length;
-    fake.enqueue({ steps: [{ toolCall: { id: 'h1', name: 'bash', args: { command: 'touch ran' } } }] });
+    const from = suite.fake.requests.length;
+    suite.fake.enqueue({ steps: [{ toolCall: { id: 'h1', name: 'bash', args: { command: 'touch ran' } } }] });
     expect((await prompt(e, sessionId, 'go')).stopReason).toBe('end_turn');
-    expect(fake.requests.length - from).toBe(1);
+    expect(suite.fake.requests.length - from).toBe(1);
     expect(fs.existsSync(path.join(ws.cwd, 'ran'))).toBe(false);
     expect(texts(e.updates, 'agent_thought_chunk')).toContain('a PreToolUse hook stopped the turn: release freeze');
   });
@@ -284,17 +257,17 @@ describe('hooks in an editor', () => {
 
 describe('a model that fails to open', () => {
   it('leaves the session on the model it had, still answering, with the error line', async () => {
-    const ws = workspace();
+    const ws = tempWorkspace();
     fs.writeFileSync(path.join(ws.home, 'config.json'), JSON.stringify({ models: { broken: { provider: 'anthropic', id: 'claude-haiku-5-5', apiKeyEnv: 'NOT_SET_KEY' } } }));
     const e = await editor(ws);
     const { sessionId } = await newSession(e, ws);
-    fake.enqueue({ steps: [{ text: 'one' }] });
+    suite.fake.enqueue({ steps: [{ text: 'one' }] });
     await prompt(e, sessionId, 'first');
     await expect(e.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: 'model', value: 'broken' })).rejects.toThrow(/NOT_SET_KEY is not set/);
-    fake.enqueue({ steps: [{ text: 'two' }] });
-    const at = fake.requests.length;
+    suite.fake.enqueue({ steps: [{ text: 'two' }] });
+    const at = suite.fake.requests.length;
     expect((await prompt(e, sessionId, 'second')).stopReason).toBe('end_turn');
-    expect(fake.requests[at].body?.model).toBe('claude-sonnet-5-5');
-    expect(JSON.stringify(fake.requests[at].body?.messages)).toContain('first');
+    expect(suite.fake.requests[at].body?.model).toBe('claude-sonnet-5-5');
+    expect(JSON.stringify(suite.fake.requests[at].body?.messages)).toContain('first');
   });
 });

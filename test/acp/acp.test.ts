@@ -5,64 +5,37 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, FAKE_KEY, userTexts } from '../e2e/cli-fixtures.js';
-import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
-import { startAnthropicFake } from '../fakes/anthropic-fake.js';
-import type { ScriptedServer } from '../fakes/scripted-server.js';
+import { describe, expect, it } from 'vitest';
+import { FAKE_KEY, userTexts } from '../e2e/cli-fixtures.js';
+import { tempWorkspace } from '../kit/temp-dir.js';
 import { isCompactionRequest } from '../repl/fake-requests.js';
-import { type Editor, prompt, startEditor, texts } from './editor-client.js';
+import { editorSuite, prompt, texts } from './editor-client.js';
 
-let fake: ScriptedServer;
-const spaces: Workspace[] = [];
-const editors: Editor[] = [];
-
-beforeAll(async () => {
-  assertBuilt();
-  fake = await startAnthropicFake();
-});
-afterEach(async () => {
-  await Promise.all(editors.splice(0).map((e) => e.close()));
-});
-afterAll(async () => {
-  await fake.close();
-  for (const ws of spaces) ws.cleanup();
-});
-
-function workspace(files: Record<string, string> = {}): Workspace {
-  const ws = tempWorkspace(files);
-  spaces.push(ws);
-  return ws;
-}
-
-async function editor(ws: Workspace, capabilities: acp.ClientCapabilities = {}, args: string[] = []): Promise<Editor> {
-  const e = await startEditor(ws, { capabilities, args, fakeUrl: fake.url });
-  editors.push(e);
-  return e;
-}
+const suite = editorSuite();
+const editor = suite.editor.bind(suite);
 
 describe('keen acp', () => {
   it('answers initialize, opens a session with modes and commands, and streams a reply', async () => {
-    const ws = workspace();
+    const ws = tempWorkspace();
     const e = await editor(ws);
     const { sessionId, modes } = await e.agent.request(acp.methods.agent.session.new, { cwd: ws.cwd, mcpServers: [] });
     expect(modes?.currentModeId).toBe('default');
     expect(modes?.availableModes.map((m) => m.id)).toEqual(['default', 'acceptEdits', 'plan', 'bypassPermissions']);
-    fake.enqueue({ steps: [{ text: 'Hello ' }, { text: 'from Keen.' }] });
-    const from = fake.requests.length;
+    suite.fake.enqueue({ steps: [{ text: 'Hello ' }, { text: 'from Keen.' }] });
+    const from = suite.fake.requests.length;
     const r = await prompt(e, sessionId, 'say hello');
     expect(r.stopReason).toBe('end_turn');
     expect(texts(e.updates, 'agent_message_chunk')).toBe('Hello from Keen.');
-    expect(userTexts(fake.requests[from]).at(-1)).toBe('say hello');
+    expect(userTexts(suite.fake.requests[from]).at(-1)).toBe('say hello');
     const commands = e.updates.find((u) => u.sessionUpdate === 'available_commands_update');
     expect(commands && 'availableCommands' in commands ? commands.availableCommands.map((c) => c.name) : []).toContain('compact');
   });
 
   it('asks through session/request_permission for an edit, shows its diff, and runs it once allowed', async () => {
-    const ws = workspace({ 'notes.md': 'old line\n' });
+    const ws = tempWorkspace({ 'notes.md': 'old line\n' });
     const e = await editor(ws);
     const { sessionId } = await e.agent.request(acp.methods.agent.session.new, { cwd: ws.cwd, mcpServers: [] });
-    fake.enqueue(
+    suite.fake.enqueue(
       { steps: [{ toolCall: { id: 'call_edit', name: 'edit_file', args: { path: 'notes.md', old_string: 'old line', new_string: 'new line' } } }] },
       { steps: [{ text: 'Edited.' }] },
     );
@@ -79,18 +52,18 @@ describe('keen acp', () => {
   });
 
   it('a rejected call does not run, and plan mode refuses without asking', async () => {
-    const ws = workspace();
+    const ws = tempWorkspace();
     const e = await editor(ws);
     const { sessionId } = await e.agent.request(acp.methods.agent.session.new, { cwd: ws.cwd, mcpServers: [] });
     e.answer = 'deny';
-    fake.enqueue({ steps: [{ toolCall: { id: 'call_w1', name: 'write_file', args: { path: 'a.txt', content: 'x\n' } } }] }, { steps: [{ text: 'ok' }] });
+    suite.fake.enqueue({ steps: [{ toolCall: { id: 'call_w1', name: 'write_file', args: { path: 'a.txt', content: 'x\n' } } }] }, { steps: [{ text: 'ok' }] });
     await prompt(e, sessionId, 'write a');
     expect(fs.existsSync(path.join(ws.cwd, 'a.txt'))).toBe(false);
     expect(e.updates.find((u) => u.sessionUpdate === 'tool_call_update')).toMatchObject({ toolCallId: 'call_w1', status: 'failed' });
 
     await e.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: 'plan' });
     const asked = e.permissions.length;
-    fake.enqueue({ steps: [{ toolCall: { id: 'call_w2', name: 'write_file', args: { path: 'b.txt', content: 'x\n' } } }] }, { steps: [{ text: 'planned' }] });
+    suite.fake.enqueue({ steps: [{ toolCall: { id: 'call_w2', name: 'write_file', args: { path: 'b.txt', content: 'x\n' } } }] }, { steps: [{ text: 'planned' }] });
     await prompt(e, sessionId, 'write b');
     expect(e.permissions).toHaveLength(asked);
     expect(fs.existsSync(path.join(ws.cwd, 'b.txt'))).toBe(false);
@@ -98,10 +71,10 @@ describe('keen acp', () => {
   });
 
   it('session/cancel stops a streaming turn: stopReason cancelled', async () => {
-    const ws = workspace();
+    const ws = tempWorkspace();
     const e = await editor(ws);
     const { sessionId } = await e.agent.request(acp.methods.agent.session.new, { cwd: ws.cwd, mcpServers: [] });
-    fake.enqueue({ steps: [{ text: 'Working' }, { delayMs: 30_000 }, { text: ' never shown' }] });
+    suite.fake.enqueue({ steps: [{ text: 'Working' }, { delayMs: 30_000 }, { text: ' never shown' }] });
     e.onUpdate = (u) => {
       if (u.sessionUpdate === 'agent_message_chunk') void e.agent.notify(acp.methods.agent.session.cancel, { sessionId });
     };
@@ -111,10 +84,10 @@ describe('keen acp', () => {
   });
 
   it('session/load replays a stored session and the next prompt carries its history', async () => {
-    const ws = workspace();
+    const ws = tempWorkspace();
     const first = await editor(ws);
     const { sessionId } = await first.agent.request(acp.methods.agent.session.new, { cwd: ws.cwd, mcpServers: [] });
-    fake.enqueue({ steps: [{ text: 'The answer is 42.' }] });
+    suite.fake.enqueue({ steps: [{ text: 'The answer is 42.' }] });
     await prompt(first, sessionId, 'what is the answer?');
     await first.close();
 
@@ -122,10 +95,10 @@ describe('keen acp', () => {
     await second.agent.request(acp.methods.agent.session.load, { sessionId, cwd: ws.cwd, mcpServers: [] });
     expect(texts(second.updates, 'user_message_chunk')).toBe('what is the answer?');
     expect(texts(second.updates, 'agent_message_chunk')).toBe('The answer is 42.');
-    fake.enqueue({ steps: [{ text: 'Still 42.' }] });
-    const from = fake.requests.length;
+    suite.fake.enqueue({ steps: [{ text: 'Still 42.' }] });
+    const from = suite.fake.requests.length;
     await prompt(second, sessionId, 'and now?');
-    expect(userTexts(fake.requests[from])).toEqual(['what is the answer?', 'and now?']);
+    expect(userTexts(suite.fake.requests[from])).toEqual(['what is the answer?', 'and now?']);
     await expect(second.agent.request(acp.methods.agent.session.load, { sessionId: 'no-such-session', cwd: ws.cwd, mcpServers: [] })).rejects.toThrow(/no-such-session/);
   });
 
@@ -134,11 +107,11 @@ describe('keen acp', () => {
     const files: Record<string, string> = { '.keen/config.json': JSON.stringify(tiny) };
     for (let n = 1; n <= 4; n++) files[`log-${n}.txt`] = Array.from({ length: 150 }, (_, k) => `entry ${k} of log ${n}: code_${(k * 7919 + n) % 10007} ok`).join('\n');
     for (const caps of [{ session: { compaction: {} } }, {}]) {
-      const ws = workspace(files);
-      const e = await editor(ws, caps);
+      const ws = tempWorkspace(files);
+      const e = await editor(ws, { capabilities: caps });
       const { sessionId } = await e.agent.request(acp.methods.agent.session.new, { cwd: ws.cwd, mcpServers: [] });
       let turns = 0;
-      fake.setResponder((req) => {
+      suite.fake.setResponder((req) => {
         if (isCompactionRequest(req)) return { steps: [{ text: '## Goal\nRead every log.' }] };
         turns++;
         if (turns > 4) return { steps: [{ text: 'Finished.' }] };
@@ -147,7 +120,7 @@ describe('keen acp', () => {
       try {
         expect((await prompt(e, sessionId, 'Read every log.')).stopReason).toBe('end_turn');
       } finally {
-        fake.setResponder(undefined);
+        suite.fake.setResponder(undefined);
       }
       if (caps.session) {
         const updates = e.updates.filter((u) => u.sessionUpdate === 'compaction_update');
@@ -165,19 +138,19 @@ describe('keen acp', () => {
   });
 
   it('a credential the model reads or repeats reaches the editor redacted, never in clear', async () => {
-    const ws = workspace({ '.env': `ANTHROPIC_API_KEY=${FAKE_KEY}\n` });
+    const ws = tempWorkspace({ '.env': `ANTHROPIC_API_KEY=${FAKE_KEY}\n` });
     const e = await editor(ws);
     const { sessionId } = await e.agent.request(acp.methods.agent.session.new, { cwd: ws.cwd, mcpServers: [] });
-    fake.enqueue({ steps: [{ toolCall: { id: 'c_env', name: 'read_file', args: { path: '.env' } } }] }, { steps: [{ text: `the key is ${FAKE_KEY}` }] });
+    suite.fake.enqueue({ steps: [{ toolCall: { id: 'c_env', name: 'read_file', args: { path: '.env' } } }] }, { steps: [{ text: `the key is ${FAKE_KEY}` }] });
     await prompt(e, sessionId, 'read .env');
     expect(e.stdout()).not.toContain(FAKE_KEY);
     expect(texts(e.updates, 'agent_message_chunk')).toContain('[REDACTED]');
   });
 
   it('--trust and --yolo trust only the folder keen acp runs in, not every folder the editor names', async () => {
-    const ws = workspace();
-    const other = workspace({ '.mcp.json': '{"mcpServers":{}}' });
-    const e = await editor(ws, {}, ['--trust']);
+    const ws = tempWorkspace();
+    const other = tempWorkspace({ '.mcp.json': '{"mcpServers":{}}' });
+    const e = await editor(ws, { args: ['--trust'] });
     await e.agent.request(acp.methods.agent.session.new, { cwd: other.cwd, mcpServers: [] });
     const storeFile = path.join(ws.home, 'trusted-projects.json');
     expect(fs.existsSync(storeFile) ? fs.readFileSync(storeFile, 'utf8') : '').not.toContain(fs.realpathSync(other.cwd));
@@ -187,8 +160,8 @@ describe('keen acp', () => {
   });
 
   it('started with --mode plan, the session says plan mode', async () => {
-    const ws = workspace();
-    const e = await editor(ws, {}, ['--mode', 'plan']);
+    const ws = tempWorkspace();
+    const e = await editor(ws, { args: ['--mode', 'plan'] });
     const { modes } = await e.agent.request(acp.methods.agent.session.new, { cwd: ws.cwd, mcpServers: [] });
     expect(modes?.currentModeId).toBe('plan');
   });

@@ -6,8 +6,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
-import { FAKE_KEY } from '../e2e/cli-fixtures.js';
+import { afterAll, beforeAll, onTestFinished } from 'vitest';
+import { assertBuilt, FAKE_KEY } from '../e2e/cli-fixtures.js';
 import { cleanEnv, KEEN_BIN } from '../e2e/harness.js';
+import { startAnthropicFake } from '../fakes/anthropic-fake.js';
+import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { type Workspace } from '../kit/temp-dir.js';
 
 export type Answer = 'once' | 'session' | 'deny';
@@ -155,6 +158,31 @@ export async function startEditor(ws: Workspace, opts: EditorOptions): Promise<E
 }
 
 /** The text of every update of `kind`, joined. */
+/**
+ * A test file's editors and the one Anthropic fake they talk to, started before the file's first
+ * test and closed after its last; call it at the top of the file. `editor` starts `keen acp` in a
+ * workspace (a `tempWorkspace` made in the test), closed when the test finishes.
+ */
+export function editorSuite(): { readonly fake: ScriptedServer; editor(ws: Workspace, opts?: Omit<EditorOptions, 'fakeUrl'>): Promise<Editor> } {
+  let fake: ScriptedServer | undefined;
+  beforeAll(async () => {
+    assertBuilt();
+    fake = await startAnthropicFake();
+  });
+  afterAll(() => fake?.close());
+  return {
+    get fake() {
+      if (!fake) throw new Error('editorSuite: the fake starts in beforeAll');
+      return fake;
+    },
+    async editor(ws, opts = {}) {
+      const e = await startEditor(ws, { ...opts, fakeUrl: this.fake.url });
+      onTestFinished(() => e.close());
+      return e;
+    },
+  };
+}
+
 export const texts = (updates: acp.SessionUpdate[], kind: string) =>
   updates
     .filter((u) => u.sessionUpdate === kind)

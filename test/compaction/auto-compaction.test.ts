@@ -1,47 +1,30 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TOOL_CALLS_DISABLED_MESSAGE } from '../../src/core/stream-options.js';
 import type { StreamEvent } from '../../src/core/events.js';
 import { systemMessage, userMessage } from '../../src/core/message.js';
 import { MAX_FAILED_ATTEMPTS } from '../../src/compaction/policy.js';
-import { createAnthropicAdapter } from '../../src/providers/anthropic.js';
-import { startAnthropicFake } from '../fakes/anthropic-fake.js';
 import type { FakeReply, RecordedRequest } from '../fakes/script.js';
-import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { isCompactionRequest, stripCache } from '../kit/anthropic-wire-helpers.js';
 import { makeClient, request } from '../loop/loop-harness.js';
 import { collect, eventOrder, textOf } from '../kit/events.js';
-import { tempDir } from '../kit/temp-dir.js';
+import { useLongSession } from './long-session.js';
 
 const SUMMARY = '## Goal\nRead the big files.\n## Accomplished\nRead big-1.txt.';
-/** ~1,500 tokens of varied text per file. */
-const bigText = (n: number) => Array.from({ length: 150 }, (_, i) => `line ${i} of file ${n}: value_${(i * 7919 + n) % 10007} alpha beta`).join('\n');
 
-let fake: ScriptedServer;
-let cwd: string;
-
-beforeAll(async () => {
-  fake = await startAnthropicFake();
-});
-afterAll(async () => fake.close());
-beforeEach(() => {
-  fake.requests.length = 0;
-  fake.setResponder(undefined);
-  cwd = tempDir();
-  for (let i = 1; i <= 60; i++) fs.writeFileSync(path.join(cwd, `big-${i}.txt`), bigText(i));
-});
+const session = useLongSession(60, 'big');
 
 async function client(window: number, maxTurns = 60) {
-  const adapter = await createAnthropicAdapter({ model: 'test-model', apiKey: 'test-key', baseURL: fake.url, home: cwd, env: {} });
-  return makeClient(adapter, { window, cwd, maxTurns });
+  const adapter = await session.adapter('test-model');
+  return makeClient(adapter, { window, cwd: session.cwd, maxTurns });
 }
 
 /** The agent reads big-1, big-2, … until `reads` files are read, then answers `final`. */
 function agentScript(reads: number, compaction: (req: RecordedRequest, n: number) => FakeReply, final = 'All files read.') {
   let parentTurns = 0;
   let compactions = 0;
-  fake.setResponder((req) => {
+  session.fake.setResponder((req) => {
     if (isCompactionRequest(req)) return compaction(req, ++compactions);
     parentTurns++;
     if (parentTurns > reads) return { steps: [{ text: final }] };
@@ -49,8 +32,8 @@ function agentScript(reads: number, compaction: (req: RecordedRequest, n: number
   });
 }
 
-const parentRequests = () => fake.requests.filter((r) => !isCompactionRequest(r));
-const compactionRequests = () => fake.requests.filter((r) => isCompactionRequest(r));
+const parentRequests = () => session.fake.requests.filter((r) => !isCompactionRequest(r));
+const compactionRequests = () => session.fake.requests.filter((r) => isCompactionRequest(r));
 const start = () => request([systemMessage('You are a test agent.'), userMessage('Read all the big files please.')]);
 
 describe('automatic compaction in the tool loop', () => {
@@ -60,9 +43,9 @@ describe('automatic compaction in the tool loop', () => {
 
     const nested = compactionRequests();
     expect(nested).toHaveLength(1);
-    const idx = fake.requests.indexOf(nested[0]);
-    const before = fake.requests[idx - 1].body;
-    const after = fake.requests[idx + 1].body;
+    const idx = session.fake.requests.indexOf(nested[0]);
+    const before = session.fake.requests[idx - 1].body;
+    const after = session.fake.requests[idx + 1].body;
     const n = stripCache(nested[0].body);
     // Same system prompt and tool definitions, byte for byte.
     expect(n.system).toEqual(stripCache(before.system));
@@ -102,7 +85,7 @@ describe('automatic compaction in the tool loop', () => {
       return { steps: [{ text: SUMMARY }] };
     });
     const events = await collect((await client(12_000)).streamChat(start(), (await import('../../src/tools/index.js')).createDefaultRegistry()));
-    expect(fs.existsSync(path.join(cwd, 'pwned.txt'))).toBe(false);
+    expect(fs.existsSync(path.join(session.cwd, 'pwned.txt'))).toBe(false);
     const nested = compactionRequests();
     expect(nested).toHaveLength(2);
     expect(JSON.stringify(nested[1].body.messages.at(-1))).toContain(TOOL_CALLS_DISABLED_MESSAGE);
@@ -117,7 +100,7 @@ describe('automatic compaction in the tool loop', () => {
     const failed = events.find((e) => e.type === 'auto_compaction_failed') as any;
     expect(failed.reason).toMatch(/empty/);
     const nested = compactionRequests()[0];
-    const next = fake.requests[fake.requests.indexOf(nested) + 1];
+    const next = session.fake.requests[session.fake.requests.indexOf(nested) + 1];
     // The parent request is exactly the nested request minus its final user message.
     expect(stripCache(next.body.messages)).toEqual(stripCache(nested.body.messages.slice(0, -1)));
     expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
@@ -159,7 +142,7 @@ describe('automatic compaction in the tool loop', () => {
 
   it('a provider context-length error goes down the error path and never starts a compaction', async () => {
     let parentTurns = 0;
-    fake.setResponder(() => {
+    session.fake.setResponder(() => {
       parentTurns++;
       if (parentTurns === 1) return { steps: [{ toolCall: { id: 'c1', name: 'read_file', args: { path: 'big-1.txt' } } }] };
       return { error: { status: 400, message: 'prompt is too long: 250000 tokens > 200000 maximum' } };
@@ -192,16 +175,16 @@ describe('automatic compaction in the tool loop', () => {
 describe('output room', () => {
   it('caps max_tokens per request so prompt + output fit the window', async () => {
     agentScript(2, () => ({ steps: [{ text: SUMMARY }] }));
-    const adapter = await createAnthropicAdapter({ model: 'test-model', apiKey: 'test-key', baseURL: fake.url, home: cwd, env: {} });
+    const adapter = await session.adapter('test-model');
     const { makeClient: mk } = await import('../loop/loop-harness.js');
-    const c = mk(adapter, { window: 12_000, cwd, auto: false });
+    const c = mk(adapter, { window: 12_000, cwd: session.cwd, auto: false });
     const req = { ...start(), maxOutputTokens: 8000 };
     await collect(c.streamChat(req, (await import('../../src/tools/index.js')).createDefaultRegistry()));
-    const maxTokens = fake.requests.map((r) => r.body.max_tokens as number);
+    const maxTokens = session.fake.requests.map((r) => r.body.max_tokens as number);
     expect(maxTokens[0]).toBe(8000); // a small first prompt leaves the configured limit
     expect(maxTokens[2]).toBeLessThan(maxTokens[1]); // each big tool result shrinks the room
     expect(maxTokens[2]).toBeLessThan(8000);
-    for (const r of fake.requests) {
+    for (const r of session.fake.requests) {
       const promptEstimate = JSON.stringify(r.body).length / 4; // the fake's own rough count
       expect(r.body.max_tokens).toBeGreaterThanOrEqual(1024);
       expect(promptEstimate * 0.6 + r.body.max_tokens).toBeLessThanOrEqual(12_000);

@@ -5,40 +5,24 @@
  * nested summary request included — must carry the same ones, and the fake refuses what the
  * service refuses (budget_tokens below 1,024 or not below max_tokens, an unsigned thinking block).
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { systemMessage, userMessage } from '../../src/core/message.js';
-import { createAnthropicAdapter } from '../../src/providers/anthropic.js';
 import { createDefaultRegistry } from '../../src/tools/index.js';
-import { startAnthropicFake } from '../fakes/anthropic-fake.js';
-import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { isCompactionRequest } from '../kit/anthropic-wire-helpers.js';
 import { makeClient, request } from '../loop/loop-harness.js';
 import { collect, textOf } from '../kit/events.js';
-import { tempDir } from '../kit/temp-dir.js';
+import { useLongSession } from './long-session.js';
 
 const SUMMARY = '## Goal\nRead the files.\n## Accomplished\nSome files read.';
 const WINDOW = 40_000;
 const BUDGET = 16_000;
-const bigText = (n: number) => Array.from({ length: 150 }, (_, i) => `line ${i} of file ${n}: value_${(i * 7919 + n) % 10007} alpha beta`).join('\n');
 
-let fake: ScriptedServer;
-let cwd: string;
-beforeAll(async () => {
-  fake = await startAnthropicFake();
-});
-afterAll(async () => fake.close());
-beforeEach(() => {
-  fake.requests.length = 0;
-  cwd = tempDir();
-  for (let i = 1; i <= 30; i++) fs.writeFileSync(path.join(cwd, `f-${i}.txt`), bigText(i));
-});
+const session = useLongSession(30, 'f');
 
 describe('a thinking budget over a long session', () => {
   it('every request, the summary request included, sends the configured budget with max_tokens above it', async () => {
     let turns = 0;
-    fake.setResponder((req) => {
+    session.fake.setResponder((req) => {
       if (isCompactionRequest(req)) return { steps: [{ thinking: 'What matters so far.' }, { text: SUMMARY }] };
       turns++;
       if (turns > 24) return { steps: [{ thinking: 'All read.' }, { text: 'All files read.' }] };
@@ -46,8 +30,8 @@ describe('a thinking budget over a long session', () => {
         steps: [{ thinking: `Next is file ${turns}.` }, { text: `Reading ${turns}.` }, { toolCall: { id: `c${turns}`, name: 'read_file', args: { path: `f-${turns}.txt` } } }],
       };
     });
-    const adapter = await createAnthropicAdapter({ model: 'claude-sonnet-4-5', apiKey: 'test-key', baseURL: fake.url, home: cwd, env: {} });
-    const client = makeClient(adapter, { window: WINDOW, cwd });
+    const adapter = await session.adapter('claude-sonnet-4-5');
+    const client = makeClient(adapter, { window: WINDOW, cwd: session.cwd });
     const start = {
       ...request([systemMessage('You are a test agent.'), userMessage('Read all the files.')], 'claude-sonnet-4-5'),
       maxOutputTokens: 32_000,
@@ -57,27 +41,27 @@ describe('a thinking budget over a long session', () => {
 
     expect(events.filter((e) => e.type === 'error')).toEqual([]);
     expect(textOf(events)).toContain('All files read.');
-    const summaries = fake.requests.filter(isCompactionRequest);
+    const summaries = session.fake.requests.filter(isCompactionRequest);
     expect(summaries.length).toBeGreaterThanOrEqual(1);
     // The nested request is the fork (the parent's system and tools): the cache-parity route.
     for (const s of summaries) {
       expect(s.body.system[0].text).toBe('You are a test agent.');
       expect(s.body.tools.length).toBeGreaterThan(0);
     }
-    for (const r of fake.requests) {
+    for (const r of session.fake.requests) {
       expect(r.body.thinking).toEqual({ type: 'enabled', budget_tokens: BUDGET });
       expect(r.body.max_tokens).toBeGreaterThan(BUDGET);
     }
   });
 
   it('a budget the output limit cannot hold is left out of every request, not shrunk', async () => {
-    fake.setResponder(() => ({ steps: [{ text: 'Hello.' }] }));
-    const adapter = await createAnthropicAdapter({ model: 'claude-sonnet-4-5', apiKey: 'test-key', baseURL: fake.url, home: cwd, env: {} });
-    const client = makeClient(adapter, { window: WINDOW, cwd });
+    session.fake.setResponder(() => ({ steps: [{ text: 'Hello.' }] }));
+    const adapter = await session.adapter('claude-sonnet-4-5');
+    const client = makeClient(adapter, { window: WINDOW, cwd: session.cwd });
     const start = { ...request([userMessage('Hi.')], 'claude-sonnet-4-5'), maxOutputTokens: 8_000, thinkingBudget: BUDGET };
     const events = await collect(client.streamChat(start, createDefaultRegistry()));
     expect(textOf(events)).toBe('Hello.');
-    expect(fake.requests[0].body.thinking).toBeUndefined();
-    expect(fake.requests[0].body.max_tokens).toBe(8_000);
+    expect(session.fake.requests[0].body.thinking).toBeUndefined();
+    expect(session.fake.requests[0].body.max_tokens).toBe(8_000);
   });
 });

@@ -7,42 +7,24 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBedrockFake } from '../fakes/bedrock-fake.js';
-import type { ScriptedServer } from '../fakes/scripted-server.js';
-import { assertBuilt } from './cli-fixtures.js';
+import { describe, expect, it } from 'vitest';
 import { runKeen } from './harness.js';
-import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
+import { bedrockUser } from './bedrock-user.js';
 
-let bedrock: ScriptedServer;
-let ws: Workspace;
-let home: string;
-
-beforeAll(async () => {
-  assertBuilt();
-  bedrock = await startBedrockFake();
-  ws = tempWorkspace();
-  home = path.join(path.dirname(ws.home), 'user-home');
-  fs.mkdirSync(path.join(home, '.aws'), { recursive: true, mode: 0o700 });
-});
-
-afterAll(async () => {
-  await bedrock.close();
-  ws.cleanup();
-});
+const user = bedrockUser();
 
 /** keen against the Bedrock fake with HOME in the temp folder and no AWS key in the environment. */
 function keen(args: string[], env: Record<string, string> = {}) {
   return runKeen(['run', '--provider', 'bedrock', ...args, 'hi'], {
-    cwd: ws.cwd,
-    home: ws.home,
-    env: { HOME: home, AWS_REGION: 'us-east-1', AWS_EC2_METADATA_DISABLED: 'true', AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrock.url, ...env },
+    cwd: user.ws.cwd,
+    home: user.ws.home,
+    env: user.env(env),
   });
 }
 
 /** The service's 403 quoting what it was sent, as a proxy or a confused service may. */
 function rejectQuoting(...values: string[]): void {
-  bedrock.enqueue({ error: { status: 403, type: 'UnrecognizedClientException', message: `The security token included in the request is invalid: ${values.join(' / ')}` } });
+  user.fake.enqueue({ error: { status: 403, type: 'UnrecognizedClientException', message: `The security token included in the request is invalid: ${values.join(' / ')}` } });
 }
 
 function expectNoLeak(text: string, secrets: string[]): void {
@@ -54,7 +36,7 @@ describe('AWS credentials from a profile are scrubbed once resolved', () => {
     const secret = 'prof/Default+Secret0aa1bb2cc3dd4ee5ff6gg7hh';
     const session = 'IQoJprofile/Session+Token=00e2e11default';
     fs.writeFileSync(
-      path.join(home, '.aws', 'credentials'),
+      path.join(user.home, '.aws', 'credentials'),
       `[default]\naws_access_key_id = AKIDPROFILEDEFAULT\naws_secret_access_key = ${secret}\naws_session_token = ${session}\n`,
     );
     for (const format of ['text', 'json']) {
@@ -62,7 +44,7 @@ describe('AWS credentials from a profile are scrubbed once resolved', () => {
       const r = await keen(['--output-format', format]);
       expect(r.code).toBe(1);
       // The fake got a request signed with the profile's key id: the file was what the SDK used.
-      expect(String(bedrock.requests.at(-1)?.headers.authorization)).toContain('Credential=AKIDPROFILEDEFAULT/');
+      expect(String(user.fake.requests.at(-1)?.headers.authorization)).toContain('Credential=AKIDPROFILEDEFAULT/');
       expect(r.stderr).toContain('The security token included in the request is invalid: [REDACTED] / [REDACTED]');
       if (format === 'json') expect(JSON.parse(r.stdout).error.message).toContain('invalid: [REDACTED] / [REDACTED]');
       expectNoLeak(r.stdout + r.stderr, [secret, session]);
@@ -73,26 +55,26 @@ describe('AWS credentials from a profile are scrubbed once resolved', () => {
     const secret = 'prof/Work+Secret9zz8yy7xx6ww5vv4uu3tt2ss1rr';
     const processSecret = 'proc/Process+Secret1qq2pp3oo4nn5mm6ll7kk8jj';
     const processToken = 'IQoJprocess/Session+Token=77e2e88proc';
-    const script = path.join(home, 'creds.cjs');
+    const script = path.join(user.home, 'creds.cjs');
     fs.writeFileSync(
       script,
       `process.stdout.write(JSON.stringify({ Version: 1, AccessKeyId: 'AKIDPROCESSCREDS', SecretAccessKey: ${JSON.stringify(processSecret)}, SessionToken: ${JSON.stringify(processToken)} }));\n`,
     );
     fs.writeFileSync(
-      path.join(home, '.aws', 'config'),
+      path.join(user.home, '.aws', 'config'),
       `[profile work]\naws_access_key_id = AKIDPROFILEWORK\naws_secret_access_key = ${secret}\n\n[profile proc]\ncredential_process = ${process.execPath} ${script}\n`,
     );
     rejectQuoting(secret);
     const work = await keen([], { AWS_PROFILE: 'work' });
     expect(work.code).toBe(1);
-    expect(String(bedrock.requests.at(-1)?.headers.authorization)).toContain('Credential=AKIDPROFILEWORK/');
+    expect(String(user.fake.requests.at(-1)?.headers.authorization)).toContain('Credential=AKIDPROFILEWORK/');
     expect(work.stderr).toContain('invalid: [REDACTED]');
     expectNoLeak(work.stdout + work.stderr, [secret]);
 
     rejectQuoting(processSecret, processToken);
     const proc = await keen([], { AWS_PROFILE: 'proc' });
     expect(proc.code).toBe(1);
-    expect(String(bedrock.requests.at(-1)?.headers.authorization)).toContain('Credential=AKIDPROCESSCREDS/');
+    expect(String(user.fake.requests.at(-1)?.headers.authorization)).toContain('Credential=AKIDPROCESSCREDS/');
     expect(proc.stderr).toContain('invalid: [REDACTED] / [REDACTED]');
     expectNoLeak(proc.stdout + proc.stderr, [processSecret, processToken]);
   });

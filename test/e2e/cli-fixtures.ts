@@ -30,6 +30,8 @@ export interface CliRig {
   keen(ws: Workspace, args: string[], opts?: { stdin?: string; env?: Record<string, string | undefined> }): Promise<RunResult>;
   /** Requests the fake received since `from` (an index into fake.requests). */
   since(from: number): RecordedRequest[];
+  /** Enqueues one reply with these tool calls and one final text; returns the index of the 2nd request. */
+  script(calls: { name: string; args: unknown }[]): number;
 }
 
 export async function startRig(): Promise<CliRig> {
@@ -45,6 +47,11 @@ export async function startRig(): Promise<CliRig> {
         env: { ANTHROPIC_API_KEY: FAKE_KEY, ANTHROPIC_BASE_URL: fake.url, ...opts.env },
       }),
     since: (from) => fake.requests.slice(from),
+    script: (calls) => {
+      const from = fake.requests.length;
+      fake.enqueue({ steps: calls.map((c) => ({ toolCall: c })) }, { steps: [{ text: 'done' }] });
+      return from + 1;
+    },
   };
 }
 
@@ -156,6 +163,7 @@ export function useCliRig(): { rig: CliRig; workspace: (files?: Record<string, s
       },
       keen: (ws, args, opts) => live().keen(ws, args, opts),
       since: (from) => live().since(from),
+      script: (calls) => live().script(calls),
     },
     workspace: (files = {}) => tempWorkspace(files),
   };

@@ -6,70 +6,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SUMMARISER_SYSTEM_PROMPT } from '../../src/compaction/prompts.js';
-import { startAnthropicFake } from '../fakes/anthropic-fake.js';
-import { startBedrockFake } from '../fakes/bedrock-fake.js';
-import { startGeminiFake } from '../fakes/gemini-fake.js';
-import { startOpenAIChatFake } from '../fakes/openai-chat-fake.js';
-import { fakeJwt, startOpenAIResponsesFake, writeFakeCodexAuth } from '../fakes/openai-responses-fake.js';
 import type { RecordedRequest } from '../fakes/script.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { COMPACTION_MARKER } from '../loop/loop-harness.js';
 import { assertBuilt } from './cli-fixtures.js';
 import { runKeen } from './harness.js';
 import { tempWorkspace, type Workspace, tempDir } from '../kit/temp-dir.js';
-
-interface SpawnCase {
-  provider: string;
-  start(): Promise<ScriptedServer>;
-  /** The model entry's extra fields and the environment for the spawned keen. */
-  setup(fake: ScriptedServer, tmp: string): Promise<{ entry: Record<string, unknown>; env: Record<string, string> }>;
-}
-
-const CASES: SpawnCase[] = [
-  { provider: 'anthropic', start: startAnthropicFake, setup: async (f) => ({ entry: { baseURL: f.url }, env: { ANTHROPIC_API_KEY: 'sk-e2e-0000' } }) },
-  { provider: 'openai', start: startOpenAIChatFake, setup: async (f) => ({ entry: { id: 'gpt-test', baseURL: `${f.url}/v1` }, env: { OPENAI_API_KEY: 'sk-e2e-0000' } }) },
-  {
-    provider: 'openai-responses',
-    start: startOpenAIResponsesFake,
-    setup: async (f) => ({ entry: { id: 'gpt-test', baseURL: `${f.url}/v1` }, env: { OPENAI_API_KEY: 'sk-e2e-0000' } }),
-  },
-  {
-    provider: 'codex',
-    start: startOpenAIResponsesFake,
-    setup: async (f, tmp) => {
-      const codexHome = path.join(tmp, 'codex');
-      fs.mkdirSync(codexHome);
-      await writeFakeCodexAuth(codexHome, {
-        accessToken: fakeJwt({ exp: Math.floor(Date.now() / 1000) + 3600, 'https://api.openai.com/auth': { chatgpt_account_id: 'acct_e2e' } }),
-        refreshToken: 'r',
-      });
-      return { entry: { id: 'gpt-5-codex' }, env: { CODEX_HOME: codexHome, KEEN_CODEX_BASE_URL: `${f.url}/backend-api/codex` } };
-    },
-  },
-  {
-    provider: 'bedrock',
-    start: startBedrockFake,
-    setup: async (f) => ({
-      entry: { id: 'anthropic.claude-sonnet-4-5-20250929-v1:0', baseURL: f.url },
-      env: {
-        AWS_ACCESS_KEY_ID: 'AKIDTEST',
-        AWS_SECRET_ACCESS_KEY: 'test-secret',
-        AWS_REGION: 'us-east-1',
-        AWS_CONFIG_FILE: '/nonexistent/keen-test/aws-config',
-        AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/keen-test/aws-credentials',
-        AWS_EC2_METADATA_DISABLED: 'true',
-      },
-    }),
-  },
-  { provider: 'genkit', start: startGeminiFake, setup: async (f) => ({ entry: { id: 'gemini-2.5-flash', baseURL: f.url }, env: { GEMINI_API_KEY: 'e2e-gemini-key' } }) },
-];
+import { PROVIDER_CASES, type ProviderCase } from './provider-cases.js';
 
 const log = (n: number) => Array.from({ length: 150 }, (_, k) => `entry ${k} of log ${n}: code_${(k * 7919 + n) % 10007} ok`).join('\n');
 const isCompaction = (req: RecordedRequest) => JSON.stringify(req.body).includes(COMPACTION_MARKER);
 const isDocument = (req: RecordedRequest) => JSON.stringify(req.body).includes(SUMMARISER_SYSTEM_PROMPT.slice(0, 40));
 const TOO_LONG = { error: { status: 400, message: 'prompt is too long: 250000 tokens > 200000 maximum' } };
 
-async function withProvider(pc: SpawnCase, body: (fake: ScriptedServer, keen: (args: string[]) => ReturnType<typeof runKeen>, ws: Workspace) => Promise<void>): Promise<void> {
+async function withProvider(pc: ProviderCase, body: (fake: ScriptedServer, keen: (args: string[]) => ReturnType<typeof runKeen>, ws: Workspace) => Promise<void>): Promise<void> {
   assertBuilt();
   const fake = await pc.start();
   const tmp = tempDir('keen-e2e-prov-');
@@ -100,7 +50,7 @@ function reader(fake: ScriptedServer, summary: (req: RecordedRequest, k: number)
   });
 }
 
-describe.each(CASES)('$provider: spawned keen', (pc) => {
+describe.each(PROVIDER_CASES)('$provider: spawned keen', (pc) => {
   it(
     'a refused nested request falls back to the document; keen compact then merges into one level-2 summary',
     () =>

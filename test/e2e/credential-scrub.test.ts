@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startBedrockFake } from '../fakes/bedrock-fake.js';
+import { FAKE_AWS_ENV, startBedrockFake } from '../fakes/bedrock-fake.js';
 import { startOpenAIChatFake } from '../fakes/openai-chat-fake.js';
 import { fakeJwt, startOpenAIResponsesFake, writeFakeCodexAuth } from '../fakes/openai-responses-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
@@ -134,17 +134,7 @@ describe('credentials never echo', () => {
     const r = await runKeen(['run', '--provider', 'bedrock', '--output-format', 'json', 'hi'], {
       cwd: ws.cwd,
       home: ws.home,
-      env: {
-        AWS_ACCESS_KEY_ID: 'AKIDTEST',
-        AWS_SECRET_ACCESS_KEY: secret,
-        AWS_SESSION_TOKEN: session,
-        AWS_REGION: 'us-east-1',
-        AWS_CONFIG_FILE: '/nonexistent/keen-test/aws-config',
-        AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/keen-test/aws-credentials',
-        AWS_EC2_METADATA_DISABLED: 'true',
-        AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrock.url,
-        KEEN_RECORD: record,
-      },
+      env: { ...FAKE_AWS_ENV, AWS_SECRET_ACCESS_KEY: secret, AWS_SESSION_TOKEN: session, AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrock.url, KEEN_RECORD: record },
     });
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout).is_error).toBe(true);

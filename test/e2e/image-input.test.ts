@@ -6,107 +6,43 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { startAnthropicFake } from '../fakes/anthropic-fake.js';
-import { startBedrockFake } from '../fakes/bedrock-fake.js';
-import { startGeminiFake } from '../fakes/gemini-fake.js';
-import { startOpenAIChatFake } from '../fakes/openai-chat-fake.js';
-import { startOpenAIResponsesFake, writeFakeCodexAuth } from '../fakes/openai-responses-fake.js';
-import type { ScriptedServer } from '../fakes/scripted-server.js';
+import { describe, expect, it } from 'vitest';
 import { png } from '../kit/png-bytes.js';
 import { assertBuilt, errorLines } from './cli-fixtures.js';
 import { runKeen } from './harness.js';
-import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
+import { PROVIDER_CASES, type ProviderCase, providerCase, startProvider } from './provider-cases.js';
 
 const SHOT = png(64, 48);
 const B64 = SHOT.toString('base64');
 const DATA_URL = `data:image/png;base64,${B64}`;
 
-interface Case {
-  provider: string;
-  start: () => Promise<ScriptedServer>;
-  env: (url: string, ws: Workspace) => Promise<Record<string, string>>;
+interface Case extends ProviderCase {
   /** The image as the request carries it, from the recorded body of the first user turn. */
   image: (body: any) => unknown;
   expected: unknown;
 }
 
 const firstUser = (messages: any[]) => messages.find((m) => m.role === 'user');
+const RESPONSES_IMAGE = { image: (b: any) => firstUser(b.input).content[0], expected: { type: 'input_image', image_url: DATA_URL, detail: 'auto' } };
 
-const CASES: Case[] = [
-  {
-    provider: 'anthropic',
-    start: startAnthropicFake,
-    env: async (url) => ({ ANTHROPIC_API_KEY: 'sk-ant-test-image', ANTHROPIC_BASE_URL: url }),
-    image: (b) => firstUser(b.messages).content[0],
-    expected: { type: 'image', source: { type: 'base64', media_type: 'image/png', data: B64 } },
-  },
-  {
-    provider: 'openai',
-    start: startOpenAIChatFake,
-    env: async (url) => ({ OPENAI_API_KEY: 'sk-test-image', OPENAI_BASE_URL: `${url}/v1` }),
-    image: (b) => firstUser(b.messages).content[0],
-    expected: { type: 'image_url', image_url: { url: DATA_URL } },
-  },
-  {
-    provider: 'openai-responses',
-    start: startOpenAIResponsesFake,
-    env: async (url) => ({ OPENAI_API_KEY: 'sk-test-image', OPENAI_BASE_URL: `${url}/v1` }),
-    image: (b) => firstUser(b.input).content[0],
-    expected: { type: 'input_image', image_url: DATA_URL, detail: 'auto' },
-  },
-  {
-    provider: 'codex',
-    start: startOpenAIResponsesFake,
-    env: async (url, ws) => {
-      const codexHome = path.join(ws.home, 'codex');
-      await writeFakeCodexAuth(codexHome);
-      return { CODEX_HOME: codexHome, KEEN_CODEX_BASE_URL: url };
-    },
-    image: (b) => firstUser(b.input).content[0],
-    expected: { type: 'input_image', image_url: DATA_URL, detail: 'auto' },
-  },
-  {
-    provider: 'bedrock',
-    start: startBedrockFake,
-    env: async (url) => ({
-      AWS_ACCESS_KEY_ID: 'AKIDTEST',
-      AWS_SECRET_ACCESS_KEY: 'test-secret',
-      AWS_REGION: 'us-east-1',
-      AWS_CONFIG_FILE: '/nonexistent/keen-test/aws-config',
-      AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/keen-test/aws-credentials',
-      AWS_EC2_METADATA_DISABLED: 'true',
-      AWS_ENDPOINT_URL_BEDROCK_RUNTIME: url,
-    }),
-    image: (b) => firstUser(b.messages).content[0],
-    expected: { image: { format: 'png', source: { bytes: B64 } } },
-  },
-  {
-    provider: 'genkit',
-    start: startGeminiFake,
-    env: async (url) => ({ GEMINI_API_KEY: 'test-gemini-key', GOOGLE_GEMINI_BASE_URL: url }),
-    image: (b) => firstUser(b.contents).parts[0],
-    expected: { inlineData: { mimeType: 'image/png', data: B64 } },
-  },
-];
+const IMAGE: Record<string, Pick<Case, 'image' | 'expected'>> = {
+  anthropic: { image: (b) => firstUser(b.messages).content[0], expected: { type: 'image', source: { type: 'base64', media_type: 'image/png', data: B64 } } },
+  openai: { image: (b) => firstUser(b.messages).content[0], expected: { type: 'image_url', image_url: { url: DATA_URL } } },
+  'openai-responses': RESPONSES_IMAGE,
+  codex: RESPONSES_IMAGE,
+  bedrock: { image: (b) => firstUser(b.messages).content[0], expected: { image: { format: 'png', source: { bytes: B64 } } } },
+  genkit: { image: (b) => firstUser(b.contents).parts[0], expected: { inlineData: { mimeType: 'image/png', data: B64 } } },
+};
+
+const CASES: Case[] = PROVIDER_CASES.map((pc) => ({ ...pc, ...IMAGE[pc.provider] }));
 
 describe('keen -p --image', () => {
   assertBuilt();
-  const cleanups: (() => unknown)[] = [];
-  afterAll(async () => {
-    for (const c of cleanups) await c();
-  });
-
-  async function setup(c: Case, files: Record<string, string | Buffer> = {}) {
-    const fake = await c.start();
-    const ws = tempWorkspace();
-    cleanups.push(
-      () => fake.close(),
-      () => ws.cleanup(),
-    );
-    fs.writeFileSync(path.join(ws.cwd, 'shot.png'), SHOT);
-    for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(ws.cwd, name), content);
-    return { fake, ws, env: await c.env(fake.url, ws) };
+  async function setup(c: ProviderCase, files: Record<string, string | Buffer> = {}) {
+    const started = await startProvider(c);
+    fs.writeFileSync(path.join(started.ws.cwd, 'shot.png'), SHOT);
+    for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(started.ws.cwd, name), content);
+    return started;
   }
 
   it.each(CASES.map((c) => [c.provider, c] as const))('%s: the image is in the request in the service form, and again after a resume', async (_name, c) => {
@@ -127,7 +63,7 @@ describe('keen -p --image', () => {
     expect(c.image(fake.requests[1].body)).toEqual(c.expected);
   });
 
-  const anthropic = CASES[0];
+  const anthropic = providerCase('anthropic');
 
   it('a model that takes no images: one keen: line, exit 2, no request', async () => {
     const { fake, ws, env } = await setup(anthropic);

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { loadTranscript } from '../../src/transcript/reader.js';
 import { errorLines, FAKE_KEY, filesUnder, toolResults, useCliRig } from './cli-fixtures.js';
 import { cleanEnv, KEEN_BIN } from './harness.js';
+import { alive } from '../kit/processes.js';
 import type { Workspace } from '../kit/temp-dir.js';
 
 const { rig, workspace } = useCliRig();
@@ -44,20 +45,6 @@ async function until<T>(probe: () => T | undefined, what: string, ms = 15_000): 
     if (v !== undefined) return v;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-/** Alive and not a zombie (PID 1 in a container may not reap). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
   }
 }
 

@@ -13,13 +13,6 @@ function userConfig(home: string, config: unknown): void {
   fs.writeFileSync(path.join(home, 'config.json'), JSON.stringify(config));
 }
 
-/** Enqueue one reply with these tool calls and one final text; returns the index of the 2nd request. */
-function script(calls: { name: string; args: unknown }[]): number {
-  const from = rig.fake.requests.length;
-  rig.fake.enqueue({ steps: calls.map((c) => ({ toolCall: c })) }, { steps: [{ text: 'done' }] });
-  return from + 1;
-}
-
 describe('keen run: rule precedence deny > ask > allow', () => {
   it('for bash, a file tool and a read: deny names its rule, ask is refused headless, allow runs', async () => {
     const ws = workspace({ 'a.txt': 'alpha\n', '.env': 'TOKEN=x\n' });
@@ -30,7 +23,7 @@ describe('keen run: rule precedence deny > ask > allow', () => {
         deny: ['bash(echo deny*)', 'read_file(.env)'],
       },
     });
-    const second = script([
+    const second = rig.script([
       { name: 'bash', args: { command: 'echo allowed-ran' } },
       { name: 'bash', args: { command: 'echo ask-me' } },
       { name: 'bash', args: { command: 'echo deny-me' } },
@@ -59,7 +52,7 @@ describe('keen run: rule precedence deny > ask > allow', () => {
 
   it('--disallowed-tools beats --yolo; --allowed-tools path rules allow only their paths', async () => {
     const ws = workspace({ 'src/a.ts': 'a\n', 'lib/b.ts': 'b\n' });
-    const second = script([
+    const second = rig.script([
       { name: 'edit_file', args: { path: 'src/a.ts', old_string: 'a', new_string: 'A' } },
       { name: 'edit_file', args: { path: 'lib/b.ts', old_string: 'b', new_string: 'B' } },
     ]);
@@ -69,7 +62,7 @@ describe('keen run: rule precedence deny > ask > allow', () => {
     expect(fs.readFileSync(path.join(ws.cwd, 'src/a.ts'), 'utf8')).toBe('A\n');
     expect(fs.readFileSync(path.join(ws.cwd, 'lib/b.ts'), 'utf8')).toBe('b\n');
 
-    const third = script([{ name: 'bash', args: { command: 'touch made' } }]);
+    const third = rig.script([{ name: 'bash', args: { command: 'touch made' } }]);
     const y = await rig.keen(ws, ['run', '--yolo', '--disallowed-tools', 'bash(touch:*),grep', 'go']);
     expect(y.code).toBe(0);
     expect(toolResults(rig.fake.requests[third])[0].text).toContain('blocked by the rule "bash(touch:*)" (--disallowed-tools)');
@@ -91,7 +84,7 @@ describe('keen run: rule precedence deny > ask > allow', () => {
 describe('keen run: modes', () => {
   it('acceptEdits edits and creates files, but bash is denied headless', async () => {
     const ws = workspace({ 'a.txt': 'one\n' });
-    const second = script([
+    const second = rig.script([
       { name: 'edit_file', args: { path: 'a.txt', old_string: 'one', new_string: 'two' } },
       { name: 'write_file', args: { path: 'b.txt', content: 'new\n' } },
       { name: 'bash', args: { command: 'touch c.txt' } },
@@ -106,7 +99,7 @@ describe('keen run: modes', () => {
 
   it('plan is read-only: reads run, edits and bash are refused', async () => {
     const ws = workspace({ 'a.txt': 'one\n' });
-    const second = script([
+    const second = rig.script([
       { name: 'read_file', args: { path: 'a.txt' } },
       { name: 'write_file', args: { path: 'b.txt', content: 'x' } },
     ]);
@@ -121,7 +114,7 @@ describe('keen run: modes', () => {
   it('bypassPermissions (--yolo) runs everything except writes outside the workspace and protected paths', async () => {
     const ws = workspace({ '.git/config': '[core]\n' });
     const outside = path.join(path.dirname(ws.cwd), 'outside.txt');
-    const second = script([
+    const second = rig.script([
       { name: 'bash', args: { command: 'echo ran > ran.txt' } },
       { name: 'write_file', args: { path: outside, content: 'x' } },
       { name: 'write_file', args: { path: '.git/config', content: '[core]\n\tfsmonitor = "touch pwned"\n' } },
@@ -143,7 +136,7 @@ describe('keen run: modes', () => {
   it("a rule in the user's own config unlocks a protected path it names", async () => {
     const ws = workspace();
     userConfig(ws.home, { permissions: { allow: ['write_file(.keen/commands/**)'] } });
-    const second = script([{ name: 'write_file', args: { path: '.keen/commands/fix.md', content: 'fix it\n' } }]);
+    const second = rig.script([{ name: 'write_file', args: { path: '.keen/commands/fix.md', content: 'fix it\n' } }]);
     const r = await rig.keen(ws, ['run', 'go']);
     expect(r.code).toBe(0);
     expect(toolResults(rig.fake.requests[second])[0].isError).toBe(false);
@@ -154,7 +147,7 @@ describe('keen run: modes', () => {
 describe('keen run: untrusted projects and paths outside', () => {
   it("an untrusted project's permissions.allow does not let bash run; its deny still counts", async () => {
     const ws = workspace({ '.keen/config.json': JSON.stringify({ permissions: { allow: ['bash'], deny: ['read_file(secret.txt)'] } }), 'secret.txt': 's\n' });
-    const second = script([
+    const second = rig.script([
       { name: 'bash', args: { command: 'touch pwned' } },
       { name: 'read_file', args: { path: 'secret.txt' } },
     ]);
@@ -171,7 +164,7 @@ describe('keen run: untrusted projects and paths outside', () => {
     fs.mkdirSync(outsideDir);
     fs.writeFileSync(path.join(outsideDir, 'secret.txt'), 'OUTSIDE-SECRET\n');
     fs.symlinkSync(path.join(outsideDir, 'secret.txt'), path.join(ws.cwd, 'link.txt'));
-    const second = script([{ name: 'read_file', args: { path: 'link.txt' } }]);
+    const second = rig.script([{ name: 'read_file', args: { path: 'link.txt' } }]);
     const r = await rig.keen(ws, ['run', 'read it']);
     expect(r.code).toBe(0);
     const [denied] = toolResults(rig.fake.requests[second]);
@@ -179,7 +172,7 @@ describe('keen run: untrusted projects and paths outside', () => {
     expect(denied.text).toContain('is outside the workspace');
     expect(denied.text).not.toContain('OUTSIDE-SECRET');
 
-    const third = script([{ name: 'read_file', args: { path: 'link.txt' } }]);
+    const third = rig.script([{ name: 'read_file', args: { path: 'link.txt' } }]);
     const a = await rig.keen(ws, ['run', '--add-dir', outsideDir, 'read it']);
     expect(a.code).toBe(0);
     expect(toolResults(rig.fake.requests[third])[0].text).toContain('OUTSIDE-SECRET');
@@ -192,7 +185,7 @@ describe('keen run: untrusted projects and paths outside', () => {
     fs.writeFileSync(path.join(home, '.ssh/id_x'), 'PRIVATE-KEY\n');
     fs.writeFileSync(path.join(home, 'victim.txt'), 'safe\n');
     fs.linkSync(path.join(home, 'victim.txt'), path.join(ws.cwd, 'linked.txt'));
-    const second = script([
+    const second = rig.script([
       { name: 'read_file', args: { path: '~/.ssh/id_x' } },
       { name: 'write_file', args: { path: 'linked.txt', content: 'owned\n' } },
     ]);

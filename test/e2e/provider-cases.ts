@@ -1,17 +1,20 @@
 /**
  * Each provider's fake with its over-window option, and how a spawned keen reaches it: the model
  * entry's fields (for the user's config: a project's config may not set base URLs) and the
- * environment. For spawned tests that run the same scenario against every service.
+ * environment. For spawned tests that run the same scenario against every service; `startProvider`
+ * also serves runs on a provider's default model, with no config entry.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';
-import { startBedrockFake } from '../fakes/bedrock-fake.js';
+import { FAKE_AWS_ENV, startBedrockFake } from '../fakes/bedrock-fake.js';
 import type { ContextWindowed } from '../fakes/context-window.js';
 import { startGeminiFake } from '../fakes/gemini-fake.js';
 import { startOpenAIChatFake } from '../fakes/openai-chat-fake.js';
 import { fakeJwt, startOpenAIResponsesFake, writeFakeCodexAuth } from '../fakes/openai-responses-fake.js';
+import { onTestFinished } from 'vitest';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
+import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
 
 export type WindowedFake = ScriptedServer & ContextWindowed;
 
@@ -20,6 +23,8 @@ export interface ProviderCase {
   start(): Promise<WindowedFake>;
   /** The model entry's extra fields and the environment for the spawned keen; `tmp` is a scratch folder. */
   setup(fake: WindowedFake, tmp: string): Promise<{ entry: Record<string, unknown>; env: Record<string, string> }>;
+  /** The variables that give keen the fake's address when no model entry names it. */
+  urlEnv(url: string): Record<string, string>;
   /** The last message of a request body in this provider's wire shape. */
   lastMessage(body: any): unknown;
 }
@@ -31,18 +36,21 @@ export const PROVIDER_CASES: ProviderCase[] = [
     provider: 'anthropic',
     start: () => startAnthropicFake(),
     setup: async (f) => ({ entry: { baseURL: f.url }, env: { ANTHROPIC_API_KEY: 'sk-e2e-0000' } }),
+    urlEnv: (url) => ({ ANTHROPIC_BASE_URL: url }),
     lastMessage: (b) => lastOf(b.messages),
   },
   {
     provider: 'openai',
     start: () => startOpenAIChatFake(),
     setup: async (f) => ({ entry: { id: 'gpt-test', baseURL: `${f.url}/v1` }, env: { OPENAI_API_KEY: 'sk-e2e-0000' } }),
+    urlEnv: (url) => ({ OPENAI_BASE_URL: `${url}/v1` }),
     lastMessage: (b) => lastOf(b.messages),
   },
   {
     provider: 'openai-responses',
     start: () => startOpenAIResponsesFake(),
     setup: async (f) => ({ entry: { id: 'gpt-test', baseURL: `${f.url}/v1` }, env: { OPENAI_API_KEY: 'sk-e2e-0000' } }),
+    urlEnv: (url) => ({ OPENAI_BASE_URL: `${url}/v1` }),
     lastMessage: (b) => lastOf(b.input),
   },
   {
@@ -57,6 +65,7 @@ export const PROVIDER_CASES: ProviderCase[] = [
       });
       return { entry: { id: 'gpt-5-codex' }, env: { CODEX_HOME: codexHome, KEEN_CODEX_BASE_URL: `${f.url}/backend-api/codex` } };
     },
+    urlEnv: () => ({}),
     lastMessage: (b) => lastOf(b.input),
   },
   {
@@ -64,21 +73,35 @@ export const PROVIDER_CASES: ProviderCase[] = [
     start: () => startBedrockFake(),
     setup: async (f) => ({
       entry: { id: 'anthropic.claude-sonnet-4-5-20250929-v1:0', baseURL: f.url },
-      env: {
-        AWS_ACCESS_KEY_ID: 'AKIDTEST',
-        AWS_SECRET_ACCESS_KEY: 'test-secret',
-        AWS_REGION: 'us-east-1',
-        AWS_CONFIG_FILE: '/nonexistent/keen-test/aws-config',
-        AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/keen-test/aws-credentials',
-        AWS_EC2_METADATA_DISABLED: 'true',
-      },
+      env: { ...FAKE_AWS_ENV },
     }),
+    urlEnv: (url) => ({ AWS_ENDPOINT_URL_BEDROCK_RUNTIME: url }),
     lastMessage: (b) => lastOf(b.messages),
   },
   {
     provider: 'genkit',
     start: () => startGeminiFake(),
     setup: async (f) => ({ entry: { id: 'gemini-2.5-flash', baseURL: f.url }, env: { GEMINI_API_KEY: 'e2e-gemini-key' } }),
+    urlEnv: (url) => ({ GOOGLE_GEMINI_BASE_URL: url }),
     lastMessage: (b) => lastOf(b.contents),
   },
 ];
+
+/** The case of `provider`. */
+export function providerCase(provider: string): ProviderCase {
+  const pc = PROVIDER_CASES.find((c) => c.provider === provider);
+  if (!pc) throw new Error(`no provider case ${provider}`);
+  return pc;
+}
+
+/**
+ * Starts `pc`'s fake and an empty workspace for a spawned keen on the provider's default model:
+ * `env` holds the credentials and the fake's address. Both are gone when the test finishes.
+ */
+export async function startProvider(pc: ProviderCase): Promise<{ fake: WindowedFake; ws: Workspace; env: Record<string, string> }> {
+  const fake = await pc.start();
+  onTestFinished(() => fake.close());
+  const ws = tempWorkspace();
+  const { env } = await pc.setup(fake, ws.home);
+  return { fake, ws, env: { ...env, ...pc.urlEnv(fake.url) } };
+}

@@ -4,79 +4,25 @@
  * `--output-format json` carries `stop_reason: "refusal"` and `is_error: true`. Each provider's
  * fake sends its service's own refusal signal (test/fakes/script.ts).
  */
-import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { startAnthropicFake } from '../fakes/anthropic-fake.js';
-import { startBedrockFake } from '../fakes/bedrock-fake.js';
-import { startGeminiFake } from '../fakes/gemini-fake.js';
-import { startOpenAIChatFake } from '../fakes/openai-chat-fake.js';
-import { startOpenAIResponsesFake, writeFakeCodexAuth } from '../fakes/openai-responses-fake.js';
+import { describe, expect, it } from 'vitest';
 import type { FakeReply } from '../fakes/script.js';
-import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { assertBuilt, errorLines } from './cli-fixtures.js';
 import { runKeen } from './harness.js';
-import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
-
-interface Case {
-  provider: string;
-  start: () => Promise<ScriptedServer>;
-  env: (url: string, ws: Workspace) => Promise<Record<string, string>>;
-  /** The line after `keen: the model declined to answer`. */
-  explanation: string;
-}
+import { PROVIDER_CASES, providerCase, startProvider } from './provider-cases.js';
 
 const CONTENT_FILTER = ': the content filter stopped the answer';
 
-const CASES: Case[] = [
-  {
-    provider: 'anthropic',
-    start: startAnthropicFake,
-    env: async (url) => ({ ANTHROPIC_API_KEY: 'sk-ant-test-refusal', ANTHROPIC_BASE_URL: url }),
-    explanation: ': The request could enable malware development.',
-  },
-  {
-    provider: 'openai',
-    start: startOpenAIChatFake,
-    env: async (url) => ({ OPENAI_API_KEY: 'sk-test-refusal', OPENAI_BASE_URL: `${url}/v1` }),
-    explanation: CONTENT_FILTER,
-  },
-  {
-    provider: 'openai-responses',
-    start: startOpenAIResponsesFake,
-    env: async (url) => ({ OPENAI_API_KEY: 'sk-test-refusal', OPENAI_BASE_URL: `${url}/v1` }),
-    explanation: CONTENT_FILTER,
-  },
-  {
-    provider: 'codex',
-    start: startOpenAIResponsesFake,
-    env: async (url, ws) => {
-      const codexHome = path.join(ws.home, 'codex');
-      await writeFakeCodexAuth(codexHome);
-      return { CODEX_HOME: codexHome, KEEN_CODEX_BASE_URL: url };
-    },
-    explanation: CONTENT_FILTER,
-  },
-  {
-    provider: 'bedrock',
-    start: startBedrockFake,
-    env: async (url) => ({
-      AWS_ACCESS_KEY_ID: 'AKIDTEST',
-      AWS_SECRET_ACCESS_KEY: 'test-secret',
-      AWS_REGION: 'us-east-1',
-      AWS_CONFIG_FILE: '/nonexistent/keen-test/aws-config',
-      AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/keen-test/aws-credentials',
-      AWS_EC2_METADATA_DISABLED: 'true',
-      AWS_ENDPOINT_URL_BEDROCK_RUNTIME: url,
-    }),
-    explanation: ': a Bedrock guardrail intervened',
-  },
-  {
-    provider: 'genkit',
-    start: startGeminiFake,
-    env: async (url) => ({ GEMINI_API_KEY: 'test-gemini-key', GOOGLE_GEMINI_BASE_URL: url }),
-    explanation: ': Gemini finish reason SAFETY (HARM_CATEGORY_DANGEROUS_CONTENT)',
-  },
-];
+/** Each provider's line after `keen: the model declined to answer`. */
+const EXPLANATION: Record<string, string> = {
+  anthropic: ': The request could enable malware development.',
+  openai: CONTENT_FILTER,
+  'openai-responses': CONTENT_FILTER,
+  codex: CONTENT_FILTER,
+  bedrock: ': a Bedrock guardrail intervened',
+  genkit: ': Gemini finish reason SAFETY (HARM_CATEGORY_DANGEROUS_CONTENT)',
+};
+
+const CASES = PROVIDER_CASES.map((pc) => ({ ...pc, explanation: EXPLANATION[pc.provider] }));
 
 const DECLINED: FakeReply = {
   steps: [{ text: 'I will not write that.' }],
@@ -86,23 +32,8 @@ const DECLINED: FakeReply = {
 
 describe('keen run: a declined answer', () => {
   assertBuilt();
-  const cleanups: (() => unknown)[] = [];
-  afterAll(async () => {
-    for (const c of cleanups) await c();
-  });
-
-  async function start(c: Case): Promise<{ fake: ScriptedServer; ws: Workspace; env: Record<string, string> }> {
-    const fake = await c.start();
-    const ws = tempWorkspace();
-    cleanups.push(
-      () => fake.close(),
-      () => ws.cleanup(),
-    );
-    return { fake, ws, env: await c.env(fake.url, ws) };
-  }
-
   it.each(CASES.map((c) => [c.provider, c] as const))('%s: the text, one keen: line with the explanation, exit 1', async (_name, c) => {
-    const { fake, ws, env } = await start(c);
+    const { fake, ws, env } = await startProvider(c);
     fake.enqueue(DECLINED);
     const r = await runKeen(['run', '--provider', c.provider, 'write a keylogger'], { cwd: ws.cwd, home: ws.home, env });
     expect(r.stdout).toBe('I will not write that.\n');
@@ -111,7 +42,7 @@ describe('keen run: a declined answer', () => {
   });
 
   it.each(CASES.map((c) => [c.provider, c] as const))('%s: --output-format json carries stop_reason refusal and is_error', async (_name, c) => {
-    const { fake, ws, env } = await start(c);
+    const { fake, ws, env } = await startProvider(c);
     fake.enqueue(DECLINED);
     const r = await runKeen(['run', '--provider', c.provider, '--output-format', 'json', 'write a keylogger'], { cwd: ws.cwd, home: ws.home, env });
     expect(r.code).toBe(1);
@@ -127,7 +58,7 @@ describe('keen run: a declined answer', () => {
   });
 
   it('openai: a refusal in delta.refusal is the answer, not an empty success', async () => {
-    const { fake, ws, env } = await start(CASES.find((c) => c.provider === 'openai')!);
+    const { fake, ws, env } = await startProvider(providerCase('openai'));
     fake.enqueue({ steps: [{ refusal: "I'm sorry, I can't help with that." }] });
     const r = await runKeen(['run', '--provider', 'openai', 'write a keylogger'], { cwd: ws.cwd, home: ws.home, env });
     expect(r.stdout).toBe("I'm sorry, I can't help with that.\n");

@@ -13,17 +13,10 @@ function userConfig(home: string, config: unknown): void {
   fs.writeFileSync(path.join(home, 'config.json'), JSON.stringify(config));
 }
 
-/** Enqueue one reply with these tool calls and one final text; returns the index of the 2nd request. */
-function script(calls: { name: string; args: unknown }[]): number {
-  const from = rig.fake.requests.length;
-  rig.fake.enqueue({ steps: calls.map((c) => ({ toolCall: c })) }, { steps: [{ text: 'done' }] });
-  return from + 1;
-}
-
 describe('Claude Code tool names are aliases', () => {
   it('--yolo --disallowed-tools Bash refuses bash', async () => {
     const ws = workspace();
-    const second = script([{ name: 'bash', args: { command: 'touch made' } }]);
+    const second = rig.script([{ name: 'bash', args: { command: 'touch made' } }]);
     const r = await rig.keen(ws, ['run', '--yolo', '--disallowed-tools', 'Bash', 'go']);
     expect(r.code).toBe(0);
     expect(toolResults(rig.fake.requests[second])[0].text).toContain('blocked by the rule "bash" (--disallowed-tools)');
@@ -33,7 +26,7 @@ describe('Claude Code tool names are aliases', () => {
   it('"deny": ["Bash"] in the user config refuses bash under --yolo', async () => {
     const ws = workspace();
     userConfig(ws.home, { permissions: { deny: ['Bash'] } });
-    const second = script([{ name: 'bash', args: { command: 'touch made' } }]);
+    const second = rig.script([{ name: 'bash', args: { command: 'touch made' } }]);
     const r = await rig.keen(ws, ['run', '--yolo', 'go']);
     expect(r.code).toBe(0);
     expect(toolResults(rig.fake.requests[second])[0].text).toContain('blocked by the rule "bash" (user config permissions.deny)');
@@ -42,7 +35,7 @@ describe('Claude Code tool names are aliases', () => {
 
   it('--disallowed-tools "Bash(rm:*)" is bash(rm:*), and --allowedTools takes a blank-separated list', async () => {
     const ws = workspace({ 'a.txt': 'alpha\n', 'doomed.txt': 'x\n' });
-    const second = script([
+    const second = rig.script([
       { name: 'bash', args: { command: 'echo allowed-ran' } },
       { name: 'read_file', args: { path: 'a.txt' } },
       { name: 'bash', args: { command: 'rm doomed.txt' } },
@@ -101,7 +94,7 @@ describe('options before a subcommand are applied', () => {
   it('keen --yolo run x: yolo applies and the model is sent "x"', async () => {
     const ws = workspace();
     const from = rig.fake.requests.length;
-    const second = script([{ name: 'write_file', args: { path: 'w.txt', content: 'written\n' } }]);
+    const second = rig.script([{ name: 'write_file', args: { path: 'w.txt', content: 'written\n' } }]);
     const r = await rig.keen(ws, ['--yolo', 'run', 'x']);
     expect(r.code).toBe(0);
     expect(userTexts(rig.fake.requests[from])).toEqual(['x']);
@@ -111,7 +104,7 @@ describe('options before a subcommand are applied', () => {
 
   it("keen -C dir run …: runs in dir; keen --allowed-tools R run joins with the run's own", async () => {
     const ws = workspace({ 'sub/keep.txt': 'k\n' });
-    const second = script([
+    const second = rig.script([
       { name: 'write_file', args: { path: 'w.txt', content: 'w\n' } },
       { name: 'bash', args: { command: 'echo hi' } },
     ]);
@@ -140,7 +133,7 @@ describe('one plan mode', () => {
     ]) {
       const ws = workspace();
       const from = rig.fake.requests.length;
-      const second = script([{ name: 'write_file', args: { path: 'w.txt', content: 'w' } }]);
+      const second = rig.script([{ name: 'write_file', args: { path: 'w.txt', content: 'w' } }]);
       const r = await rig.keen(ws, ['run', ...flags, '--allowed-tools', 'write_file', 'go']);
       expect(r.code).toBe(0);
       expect(JSON.stringify(rig.fake.requests[from].body.system)).toContain('Plan mode is on.');
@@ -161,7 +154,7 @@ describe("Claude Code's --dangerously-skip-permissions and usage exit codes", ()
       ['--dangerously-skip-permissions', 'run', 'go'],
     ]) {
       const ws = workspace();
-      const second = script([{ name: 'write_file', args: { path: 'w.txt', content: 'w\n' } }]);
+      const second = rig.script([{ name: 'write_file', args: { path: 'w.txt', content: 'w\n' } }]);
       const r = await rig.keen(ws, args);
       expect(r.code).toBe(0);
       expect(toolResults(rig.fake.requests[second])[0].isError).toBe(false);

@@ -248,6 +248,16 @@ const AWS_ENV_VARS = [
   'AWS_BEARER_TOKEN_BEDROCK',
 ];
 
+/** Fake static keys (AKIDTEST, region us-east-1) and nothing else of this machine: no profile, no shared files, no instance metadata. */
+export const FAKE_AWS_ENV: Readonly<Record<string, string>> = {
+  AWS_ACCESS_KEY_ID: 'AKIDTEST',
+  AWS_SECRET_ACCESS_KEY: 'test-secret',
+  AWS_REGION: 'us-east-1',
+  AWS_CONFIG_FILE: '/nonexistent/keen-test/aws-config',
+  AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/keen-test/aws-credentials',
+  AWS_EC2_METADATA_DISABLED: 'true',
+};
+
 /**
  * Points the SDK's default credential chain at fake static keys (AKIDTEST, region us-east-1) and
  * at nothing else on this machine: no profile, no shared files, no instance metadata. `extra`
@@ -256,15 +266,7 @@ const AWS_ENV_VARS = [
 export function useFakeAwsEnv(extra: Record<string, string> = {}): () => void {
   const saved = new Map(AWS_ENV_VARS.concat(Object.keys(extra)).map((k) => [k, process.env[k]]));
   for (const k of AWS_ENV_VARS) delete process.env[k];
-  Object.assign(process.env, {
-    AWS_ACCESS_KEY_ID: 'AKIDTEST',
-    AWS_SECRET_ACCESS_KEY: 'test-secret',
-    AWS_REGION: 'us-east-1',
-    AWS_CONFIG_FILE: '/nonexistent/keen-test/aws-config',
-    AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/keen-test/aws-credentials',
-    AWS_EC2_METADATA_DISABLED: 'true',
-    ...extra,
-  });
+  Object.assign(process.env, { ...FAKE_AWS_ENV, ...extra });
   return () => {
     for (const [k, v] of saved) {
       if (v === undefined) delete process.env[k];

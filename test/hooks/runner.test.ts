@@ -3,23 +3,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runHookCommand } from '../../src/hooks/runner.js';
+import { alive } from '../kit/processes.js';
 import { tempDir } from '../kit/temp-dir.js';
 
 const base = (cwd: string) => ({ cwd, env: { PATH: process.env.PATH, ONLY: 'this' }, timeoutSeconds: 10 });
-
-/** Whether `pid` still runs (a killed process waiting to be reaped does not). */
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return true;
-  }
-};
 
 describe('runHookCommand', () => {
   it('writes the event to stdin, runs in cwd with exactly the given environment', async () => {

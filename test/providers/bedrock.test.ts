@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { systemMessage, userMessage, type Message, type ToolMessage } from '../../src/core/message.js';
 import type { ChatRequest, ModelTurnEvent, ProviderConversation } from '../../src/core/provider.js';
 import { createBedrockAdapter } from '../../src/providers/bedrock.js';
@@ -10,12 +10,16 @@ import { bedrockModelOf, startBedrockFake, useFakeAwsEnv } from '../fakes/bedroc
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { tempDir } from '../kit/temp-dir.js';
 import { turn, only, last, errorOf } from '../kit/events.js';
+import { forkSummary } from './fork-summary.js';
+import { expectSilentStderr } from '../kit/silent-stderr.js';
 
 const CLAUDE = 'us.anthropic.claude-sonnet-4-20250514-v1:0';
 let awsDir: string;
 let restoreEnv: () => void;
 let fake: ScriptedServer;
-let stderr: string[];
+
+// Nothing from the SDK may reach stderr: it would corrupt the Ink screen.
+expectSilentStderr();
 
 beforeAll(() => {
   awsDir = tempDir('keen-aws-');
@@ -37,22 +41,10 @@ afterAll(() => {
 
 beforeEach(async () => {
   fake = await startBedrockFake();
-  stderr = [];
-  const capture = (...args: unknown[]) => {
-    stderr.push(args.map(String).join(' '));
-    return true;
-  };
-  vi.spyOn(process.stderr, 'write').mockImplementation(capture as never);
-  vi.spyOn(process, 'emitWarning').mockImplementation(capture as never);
-  vi.spyOn(console, 'warn').mockImplementation(capture);
-  vi.spyOn(console, 'error').mockImplementation(capture);
 });
 
 afterEach(async () => {
-  vi.restoreAllMocks();
   await fake.close();
-  // Nothing from the SDK may reach stderr: it would corrupt the Ink screen.
-  expect(stderr).toEqual([]);
 });
 
 function settings(over: Partial<ProviderSettings> = {}): ProviderSettings {
@@ -242,15 +234,7 @@ describe('bedrock adapter: alternating turns', () => {
   it('fork + appendUserText after tool results sends the parent request plus one text block in the final user turn', async () => {
     const conv = await open();
     await toolTurn(conv);
-    const child = conv.fork();
-    child.appendUserText('Summarize the conversation.');
-
-    fake.enqueue({ steps: [{ text: 'summary' }] }, { steps: [{ text: 'parent reply' }] });
-    expect(last(await turn(child)).type).toBe('turn_end');
-    expect(last(await turn(conv)).type).toBe('turn_end');
-
-    const childBody = fake.requests[1].body;
-    const parentBody = fake.requests[2].body;
+    const { childBody, parentBody } = await forkSummary(conv, fake, 'Summarize the conversation.');
     const finalTurn = childBody.messages[childBody.messages.length - 1];
     expect(finalTurn.content[finalTurn.content.length - 1]).toEqual({ text: 'Summarize the conversation.' });
     const expected = structuredClone(parentBody);

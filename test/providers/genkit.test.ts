@@ -1,4 +1,4 @@
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { KeenError } from '../../src/errors.js';
 import { systemMessage, userMessage, type Message, type ToolMessage } from '../../src/core/message.js';
 import type { ChatRequest, ModelTurnEvent, ProviderConversation } from '../../src/core/provider.js';
@@ -7,11 +7,15 @@ import type { ProviderSettings } from '../../src/providers/types.js';
 import { geminiModelOf, startGeminiFake } from '../fakes/gemini-fake.js';
 import type { ScriptedServer } from '../fakes/scripted-server.js';
 import { turn, only, last, errorOf } from '../kit/events.js';
+import { forkSummary } from './fork-summary.js';
+import { expectSilentStderr } from '../kit/silent-stderr.js';
 
 const MODEL = 'gemini-2.5-flash';
 let fake: ScriptedServer;
-let stderr: string[];
 let signalListeners: number;
+
+// Genkit logs failed fetches and registry notices; none of it may reach the terminal.
+expectSilentStderr();
 
 beforeAll(() => {
   signalListeners = process.listenerCount('SIGINT') + process.listenerCount('SIGTERM');
@@ -19,22 +23,10 @@ beforeAll(() => {
 
 beforeEach(async () => {
   fake = await startGeminiFake();
-  stderr = [];
-  const capture = (...args: unknown[]) => {
-    stderr.push(args.map(String).join(' '));
-    return true;
-  };
-  vi.spyOn(process.stderr, 'write').mockImplementation(capture as never);
-  vi.spyOn(process, 'emitWarning').mockImplementation(capture as never);
-  vi.spyOn(console, 'warn').mockImplementation(capture);
-  vi.spyOn(console, 'error').mockImplementation(capture);
 });
 
 afterEach(async () => {
-  vi.restoreAllMocks();
   await fake.close();
-  // Genkit logs failed fetches and registry notices; none of it may reach the terminal.
-  expect(stderr).toEqual([]);
   // Genkit's own SIGINT/SIGTERM handlers (process.exit(0)) must not survive the import.
   expect(process.listenerCount('SIGINT') + process.listenerCount('SIGTERM')).toBe(signalListeners);
 });
@@ -154,15 +146,7 @@ describe('genkit adapter: compaction', () => {
   it('fork + appendUserText after tool results sends the parent request plus one final user message', async () => {
     const conv = await open();
     await toolTurn(conv);
-    const child = conv.fork();
-    child.appendUserText('Summarize the conversation.');
-
-    fake.enqueue({ steps: [{ text: 'summary' }] }, { steps: [{ text: 'parent reply' }] });
-    expect(last(await turn(child)).type).toBe('turn_end');
-    expect(last(await turn(conv)).type).toBe('turn_end');
-
-    const childBody = fake.requests[1].body;
-    const parentBody = fake.requests[2].body;
+    const { childBody, parentBody } = await forkSummary(conv, fake, 'Summarize the conversation.');
     const expected = structuredClone(parentBody);
     expected.contents.push({ role: 'user', parts: [{ text: 'Summarize the conversation.' }] });
     expect(childBody).toEqual(expected);

@@ -1,40 +1,19 @@
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { KeenError } from '../../src/errors.js';
-import type { Message } from '../../src/core/message.js';
-import type { ChatRequest, ModelTurnEvent, ProviderConversation } from '../../src/core/provider.js';
+import type { ProviderConversation } from '../../src/core/provider.js';
 import { createOpenAIChatAdapter, MISSING_OPENAI_KEY } from '../../src/providers/openai-chat.js';
 import type { ProviderSettings } from '../../src/providers/types.js';
 import { startOpenAIChatFake } from '../fakes/openai-chat-fake.js';
-import { turn, last, only, toolCallsOf } from '../kit/events.js';
+import { collect, turn, last, only, toolCallsOf } from '../kit/events.js';
+import { forkSummary } from './fork-summary.js';
+import { openAIRig, request, TOOLS } from './openai-rig.js';
 
-const fake = await startOpenAIChatFake();
-afterAll(() => fake.close());
-beforeEach(() => {
-  fake.requests.length = 0;
-  fake.setResponder(undefined);
-});
-
-const TOOLS = [{ name: 'read_file', description: 'Read a file', input_schema: { type: 'object', properties: { path: { type: 'string' } } } }];
-
-function settings(over: Partial<ProviderSettings> = {}): ProviderSettings {
-  return { model: 'gpt-test', apiKey: 'sk-test', baseURL: `${fake.url}/v1`, maxRetries: 2, home: '/nonexistent', env: {}, ...over };
-}
-
-function request(
-  messages: Message[] = [
-    { role: 'system', content: 'You are Keen.' },
-    { role: 'user', content: 'hi' },
-  ],
-): ChatRequest {
-  return { model: 'gpt-test', messages, tools: TOOLS, maxOutputTokens: 1000 };
-}
+const { fake, settings, lastBody } = await openAIRig(startOpenAIChatFake);
 
 async function open(over: Partial<ProviderSettings> = {}, req = request()): Promise<ProviderConversation> {
   const adapter = await createOpenAIChatAdapter(settings(over));
   return adapter.open(req);
 }
-
-const lastBody = () => fake.requests[fake.requests.length - 1].body;
 
 describe('openai chat adapter', () => {
   it('streams text and sends the system prompt, tools and include_usage', async () => {
@@ -134,13 +113,7 @@ describe('openai chat adapter', () => {
     const conv = await open();
     await turn(conv);
     conv.appendToolResults([{ role: 'tool', tool_call_id: 'call_1', name: 'read_file', content: 'X' }]);
-    const child = conv.fork();
-    child.appendUserText('Summarise the conversation.');
-    fake.enqueue({ steps: [{ text: 'summary' }] }, { steps: [{ text: 'parent' }] });
-    await turn(child);
-    const childBody = lastBody();
-    await turn(conv);
-    const parentBody = lastBody();
+    const { childBody, parentBody } = await forkSummary(conv, fake, 'Summarise the conversation.');
     const { messages: childMessages, ...childRest } = childBody;
     const { messages: parentMessages, ...parentRest } = parentBody;
     expect(childRest).toEqual(parentRest);
@@ -225,11 +198,9 @@ describe('openai chat adapter', () => {
     fake.enqueue({ steps: [{ text: 'start' }, { delayMs: 2000 }, { text: 'never' }] });
     const conv = await open();
     const ac = new AbortController();
-    const events: ModelTurnEvent[] = [];
-    for await (const ev of conv.streamTurn(ac.signal)) {
-      events.push(ev);
+    const events = await collect(conv.streamTurn(ac.signal), (ev) => {
       if (ev.type === 'text_delta') ac.abort();
-    }
+    });
     expect(last(events)).toMatchObject({ type: 'error', error: { kind: 'cancelled' } });
   });
 

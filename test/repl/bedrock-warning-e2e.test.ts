@@ -4,49 +4,33 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
+import { expect, it } from 'vitest';
 import { startBedrockFake } from '../fakes/bedrock-fake.js';
-import type { ScriptedServer } from '../fakes/scripted-server.js';
-import { TmuxKeen } from './tmux.js';
+import { useTmuxRig } from './tmux.js';
 
-let fake: ScriptedServer;
-let ws: Workspace;
-let t: TmuxKeen | undefined;
-
-beforeEach(async () => {
-  fake = await startBedrockFake();
-  ws = tempWorkspace();
-});
-
-afterEach(async () => {
-  t?.kill();
-  await fake.close();
-  ws.cleanup();
-});
+const rig = useTmuxRig(startBedrockFake);
 
 it("shows the SDK's two-credential-sources warning once, as a notice naming Bedrock", async () => {
-  const home = path.join(path.dirname(ws.home), 'user-home');
+  const home = path.join(path.dirname(rig.ws.home), 'user-home');
   fs.mkdirSync(path.join(home, '.aws'), { recursive: true });
   fs.writeFileSync(path.join(home, '.aws', 'config'), '[profile work]\naws_access_key_id = AKIDPROFILEWORK\naws_secret_access_key = work-profile-secret-0001\n');
-  fake.enqueue({ steps: [{ text: 'First answer.' }] }, { steps: [{ text: 'Second answer.' }] });
+  rig.fake.enqueue({ steps: [{ text: 'First answer.' }] }, { steps: [{ text: 'Second answer.' }] });
   const env = {
-    KEEN_HOME: ws.home,
     HOME: home,
     AWS_PROFILE: 'work',
     AWS_ACCESS_KEY_ID: 'AKIDENVKEY',
     AWS_SECRET_ACCESS_KEY: 'env-secret-key-0002',
     AWS_REGION: 'us-east-1',
     AWS_EC2_METADATA_DISABLED: 'true',
-    AWS_ENDPOINT_URL_BEDROCK_RUNTIME: fake.url,
+    AWS_ENDPOINT_URL_BEDROCK_RUNTIME: rig.fake.url,
   };
-  t = TmuxKeen.start({ cwd: ws.cwd, args: ['--provider', 'bedrock'], env });
+  const t = rig.start({ args: ['--provider', 'bedrock'], env });
   await t.waitFor('Type a message');
   t.type('hello');
   await t.waitFor('First answer.');
   t.type('again');
   const screen = await t.waitFor('Second answer.');
-  expect(fake.requests).toHaveLength(2);
+  expect(rig.fake.requests).toHaveLength(2);
   expect(screen.match(/Bedrock: @aws-sdk\/credential-provider-node - defaultProvider::fromEnv WARNING: Multiple credential/g)).toHaveLength(1);
   // The SDK's own multi-line text never reaches the screen raw.
   expect(screen).not.toMatch(/^\s*Both AWS_PROFILE and the pair/m);

@@ -121,7 +121,7 @@ export class TmuxKeen {
 }
 
 export interface TmuxRig {
-  /** This test's loopback Anthropic fake. */
+  /** This test's loopback fake (Anthropic's unless `useTmuxRig` was given another). */
   readonly fake: ScriptedServer;
   /** This test's project folder and KEEN_HOME. */
   readonly ws: Workspace;
@@ -131,13 +131,16 @@ export interface TmuxRig {
   start(opts?: Omit<TmuxOptions, 'cwd' | 'env'> & { env?: Record<string, string | undefined> }): TmuxKeen;
 }
 
-/** A fresh fake and workspace for every test of the file, and its tmux keen; all gone after each test. */
-export function useTmuxRig(): TmuxRig {
+/**
+ * A fresh fake and workspace for every test of the file, and its tmux keen; all gone after each
+ * test. `startFake` starts another provider's fake (`start` sets the Anthropic key and URL all the same).
+ */
+export function useTmuxRig(startFake: () => Promise<ScriptedServer> = startAnthropicFake): TmuxRig {
   let fake: ScriptedServer | undefined;
   let ws: Workspace | undefined;
   let t: TmuxKeen | undefined;
   beforeEach(async () => {
-    fake = await startAnthropicFake();
+    fake = await startFake();
     ws = tempWorkspace();
   });
   afterEach(async () => {

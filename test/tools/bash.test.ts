@@ -4,27 +4,17 @@ import { describe, expect, it } from 'vitest';
 import { BASH_HEAD_CHARS, BASH_MAX_OUTPUT_BYTES, BASH_TAIL_CHARS } from '../../src/tools/bash.js';
 import { createDefaultRegistry } from '../../src/tools/index.js';
 import { call as callTool } from './helpers.js';
+import { alive } from '../kit/processes.js';
 import { tempProject } from '../kit/temp-dir.js';
 
 /** These tests watch host PIDs, so they run without the sandbox (its PID namespace has its own). */
 const unsandboxed = createDefaultRegistry({ sandbox: { mode: 'off', network: true } });
 const call: typeof callTool = (cwd, name, args, options = {}) => callTool(cwd, name, args, { registry: unsandboxed, ...options });
 
-/** Alive and not a zombie (a container's init may be slow to reap). */
-async function alive(pid: number): Promise<boolean> {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-  return stat !== '' && !/^\d+ \(.*\) Z/.test(stat);
-}
-
 async function waitGone(pids: number[], ms = 5000): Promise<boolean[]> {
   const deadline = Date.now() + ms;
   for (;;) {
-    const states = await Promise.all(pids.map(alive));
+    const states = pids.map(alive);
     if (!states.some(Boolean) || Date.now() > deadline) return states;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -85,7 +75,7 @@ describe('bash', () => {
     const ac = new AbortController();
     const pending = call(dir, 'bash', { command: FAMILY }, { signal: ac.signal });
     const pids = [await readPid(path.join(dir, 'child.pid')), await readPid(path.join(dir, 'grand.pid'))];
-    expect(await Promise.all(pids.map(alive))).toEqual([true, true]);
+    expect(pids.map(alive)).toEqual([true, true]);
     ac.abort();
     expect(await pending).toMatchObject({ is_error: true, content: 'cancelled' });
     expect(await waitGone(pids)).toEqual([false, false]);

@@ -10,6 +10,7 @@ import { McpManager } from '../../../src/tools/mcp/manager.js';
 import { createMcpAwareRegistry } from '../../../src/tools/mcp/registry.js';
 import type { ServerSpec } from '../../../src/tools/mcp/servers.js';
 import type { PermissionGate } from '../../../src/tools/types.js';
+import { alive } from '../../kit/processes.js';
 import { tempDir } from '../../kit/temp-dir.js';
 
 const FIXTURE = path.resolve(import.meta.dirname, '../../fixtures/mcp/dynamic-server.mjs');
@@ -133,14 +134,6 @@ describe('McpManager', () => {
     const started = fs.readFileSync(pids, 'utf8').split('\n').filter(Boolean).map(Number);
     expect(started).toHaveLength(2);
     await m.close();
-    const alive = (pid: number) => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
     const end = Date.now() + 3_000;
     while (started.some(alive) && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
     expect(started.filter(alive)).toEqual([]);
