@@ -177,8 +177,8 @@ async function abRuns(binB: string): Promise<void> {
     console.log(
       abLine(
         'CPU to exit',
-        pick(A.warm, (s) => s.cpu),
-        pick(B.warm, (s) => s.cpu),
+        A.warm.map((s) => s.cpu),
+        B.warm.map((s) => s.cpu),
         cpuBare,
       ),
     );

@@ -119,7 +119,7 @@ describe('terminals through the editor (terminal/*)', () => {
   });
 
   it("a relative folder on the editor's PATH names no program in the editor's terminal, as in Keen's own bash", async () => {
-    const ws = workspace({ 'bin/git': '#!/bin/sh\necho "the repository\'s git"\n' });
+    const ws = tempWorkspace({ 'bin/git': '#!/bin/sh\necho "the repository\'s git"\n' });
     fs.chmodSync(path.join(ws.cwd, 'bin/git'), 0o755);
     userConfig(ws, { sandbox: { mode: 'off' } });
     const e = await editor(ws, { capabilities: { terminal: true }, env: { PATH: `bin${path.delimiter}${process.env.PATH}` } });
@@ -127,20 +127,20 @@ describe('terminals through the editor (terminal/*)', () => {
     const second = calls([{ id: 'g1', name: 'bash', args: { command: 'git --version' } }]);
     await prompt(e, sessionId, 'which git?');
     expect(e.terminals.size).toBe(1);
-    const [result] = toolResults(fake.requests[second]);
+    const [result] = toolResults(suite.fake.requests[second]);
     expect(result.text).toMatch(/^git version/);
     expect(result.text).not.toContain("the repository's git");
   });
 
   it('an editor that never ends a killed terminal does not hold the turn', async () => {
-    const ws = workspace();
+    const ws = tempWorkspace();
     userConfig(ws, { sandbox: { mode: 'off' } });
     const e = await editor(ws, { capabilities: { terminal: true }, deafToKill: true });
     const { sessionId } = await newSession(e, ws);
     const second = calls([{ id: 's1', name: 'bash', args: { command: 'echo started; sleep 60', timeout_seconds: 1 } }]);
     const answer = await prompt(e, sessionId, 'wait a minute');
     expect(answer).toMatchObject({ stopReason: 'end_turn' });
-    const [result] = toolResults(fake.requests[second]);
+    const [result] = toolResults(suite.fake.requests[second]);
     expect(result.text).toContain('[the editor did not end its terminal]');
     expect(result.text).toContain('timed out after 1s');
   }, 20_000);
