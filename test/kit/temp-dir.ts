@@ -8,17 +8,21 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, onTestFinished } from 'vitest';
+import { onTestFinished } from 'vitest';
 
 /** Relative path → content, written with its parent directories. */
 export type Files = Record<string, string | Buffer>;
 
 const leftovers = new Set<string>();
-const removeLeftovers = () => {
+/**
+ * Removes the directories made outside a test so far. `test/kit/setup.ts` calls it after each
+ * file's last test: a hook registered here would run for the first file only where files share
+ * their modules (`isolate: false`).
+ */
+export function removeLeftovers(): void {
   for (const dir of leftovers) fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
   leftovers.clear();
-};
-afterAll(removeLeftovers);
+}
 process.once('exit', removeLeftovers);
 
 function track(dir: string): void {
