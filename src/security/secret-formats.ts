@@ -17,6 +17,8 @@ const FORMATS: RegExp[] = [
   /\bxox[abposr]-[A-Za-z0-9-]{10,}/g, // Slack
   /\beyJ[A-Za-z0-9_-]{6,}\.eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}/g, // JWTs
 ];
+/** What a value in each of the formats above starts with (a stream holds back a word ending in the start of one). */
+export const FORMAT_MARKERS: readonly string[] = 'sk- ghp_ gho_ ghu_ ghs_ ghr_ github_pat_ AKIA ASIA AIza xoxa- xoxb- xoxp- xoxo- xoxs- xoxr- eyJ'.split(' ');
 /** `Bearer <token>`: the word stays, the token goes. */
 const BEARER = /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{12,}/gi;
 /** `https://user:secret@host`: the credentials in a URL. */

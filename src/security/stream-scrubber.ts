@@ -8,6 +8,8 @@
  * secret-formats.ts), so a format match is never redacted in part with its rest shown. A word is
  * held at most HOLD_WORD_CHARS; `flush` gives out what was held (scrubbed) when the run ends.
  */
+import { FORMAT_MARKERS, mayHoldFormat } from './secret-formats.js';
+
 export class StreamScrubber {
   private pending = '';
 
@@ -77,9 +79,8 @@ export function heldBack(text: string, credentials: readonly string[]): number {
   return best;
 }
 
-/** What a value in a known format starts with (secret-formats.ts), `\b` before each but `://`. */
-const MARKERS = ['sk-', 'ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_', 'AKIA', 'ASIA', 'AIza', 'xoxa-', 'xoxb-', 'xoxp-', 'xoxo-', 'xoxs-', 'xoxr-', 'eyJ'];
-const HAS_FORMAT = /sk-|gh[pousr]_|github_pat_|AKIA|ASIA|AIza|xox|eyJ|:\/\/|[?&][a-z_-]*$|[?&][a-z_-]+=/i;
+/** A query parameter's name still arriving (`?api_k`): its value may follow. */
+const QUERY_NAME_TAIL = /[?&][a-z_-]*$/i;
 /** `Bearer`, then its token (still coming): held from the word on. */
 const BEARER_TAIL = /\bb(?:e(?:a(?:r(?:e(?:r(?:\s+\S*)?)?)?)?)?)?$/i;
 
@@ -92,13 +93,13 @@ export function formatHold(text: string): number {
   if (bearer) return bearer[0].length;
   const word = /\S*$/.exec(text)?.[0] ?? '';
   if (!word || word.length > HOLD_WORD_CHARS) return 0;
-  if (HAS_FORMAT.test(word) || endsInMarkerStart(word) || /:\/?$/.test(word)) return word.length;
+  if (mayHoldFormat(word) || QUERY_NAME_TAIL.test(word) || endsInMarkerStart(word) || /:\/?$/.test(word)) return word.length;
   return 0;
 }
 
 /** True when `word` ends in the first characters of a marker that start at a word boundary. */
 function endsInMarkerStart(word: string): boolean {
-  for (const m of MARKERS) {
+  for (const m of FORMAT_MARKERS) {
     for (let k = Math.min(m.length - 1, word.length); k > 0; k--) {
       const at = word.length - k;
       if (word.endsWith(m.slice(0, k)) && (at === 0 || !/\w/.test(word[at - 1]))) return true;
