@@ -17,8 +17,7 @@
  * only on the images themselves (their order, sizes and dimensions), so the same history always
  * gives the same request.
  */
-import { createRequire } from 'node:module';
-import type * as ImageSize from 'image-size';
+import { measureImage } from './image-measure.js';
 
 /** The wire APIs that have an entry in {@link IMAGE_LIMITS}. */
 export type ImageWire = 'anthropic' | 'bedrock' | 'openai-responses' | 'openai-chat' | 'gemini';
@@ -171,19 +170,11 @@ const sides = new WeakMap<object, number | undefined>();
 /** The image types the APIs take; image-size also "reads" 750 kB of zeros as a 0×0 TGA. */
 const MEASURED_TYPES: ReadonlySet<string> = new Set(['png', 'jpg', 'gif', 'webp']);
 
-let imageSize: typeof ImageSize.imageSize | undefined;
-
-/** image-size, loaded at the first image measured (only a request past 20 images needs one): off every request's path. */
-function measure(bytes: Uint8Array): { width?: number; height?: number; type?: string } {
-  imageSize ??= (createRequire(import.meta.url)('image-size') as typeof ImageSize).imageSize;
-  return imageSize(bytes);
-}
-
 function longestSide(key: object, data: string | Uint8Array): number | undefined {
   if (sides.has(key)) return sides.get(key);
   let side: number | undefined;
   try {
-    const { width = 0, height = 0, type = '' } = measure(typeof data === 'string' ? Buffer.from(data, 'base64') : data);
+    const { width = 0, height = 0, type = '' } = measureImage(typeof data === 'string' ? Buffer.from(data, 'base64') : data);
     side = MEASURED_TYPES.has(type) && width > 0 && height > 0 ? Math.max(width, height) : undefined;
   } catch {
     side = undefined;

@@ -8,11 +8,10 @@
  * src/tools/mcp/result-map.ts): an image over them would fail every later request of the session.
  */
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import type * as ImageSize from 'image-size';
 import type { ToolResultImage } from '../core/message.js';
+import { measureImage } from '../tokens/image-measure.js';
 import { storeHolding } from './credential-stores.js';
 import { realStores } from './permissions/credential-guard.js';
 
@@ -48,14 +47,6 @@ function formatBytes(bytes: number): string {
   return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(2).replace(/\.?0+$/, '')} MB`;
 }
 
-let imageSize: typeof ImageSize.imageSize | undefined;
-
-/** image-size, loaded at the first image attached: off the path of every other message. */
-function measure(bytes: Uint8Array): { width?: number; height?: number } {
-  imageSize ??= (createRequire(import.meta.url)('image-size') as typeof ImageSize).imageSize;
-  return imageSize(bytes);
-}
-
 /**
  * Checks `bytes` as an image named `name` (declared type `declared`, when a client gave one):
  * a known type by magic numbers (and the declared one, if any), within the byte and side limits.
@@ -68,7 +59,7 @@ export function checkImageBytes(name: string, bytes: Uint8Array, declared?: stri
   let width = 0;
   let height = 0;
   try {
-    ({ width = 0, height = 0 } = measure(bytes));
+    ({ width = 0, height = 0 } = measureImage(bytes));
   } catch {
     return { problem: `${name} could not be read as ${type} (damaged?)` };
   }
@@ -126,11 +117,11 @@ export function loadImageFile(input: string, cwd: string, env: NodeJS.ProcessEnv
 }
 
 /**
- * At most `max` bytes of `file`: a file that grew after its stat is still not read whole, and one
- * swapped for a FIFO or a device after its stat is refused, not waited on (opened non-blocking,
- * judged by the opened descriptor).
+ * At most `max` bytes of `file` (fewer if it is shorter): a file that grew after its stat is still
+ * not read whole, and one swapped for a FIFO or a device after its stat is refused, not waited on
+ * (opened non-blocking, judged by the opened descriptor). Throws an error whose `code` names why.
  */
-function readCapped(file: string, max: number): Buffer {
+export function readCapped(file: string, max: number): Buffer {
   const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   try {
     if (!fs.fstatSync(fd).isFile()) throw Object.assign(new Error('not a file'), { code: 'not a regular file' });

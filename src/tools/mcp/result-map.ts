@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { imageSize } from 'image-size';
+import { measureImage } from '../../tokens/image-measure.js';
 import { scrubText } from '../../security/scrubber.js';
 import { HeadTailBuffer } from '../output-cap.js';
 import type { ToolImage, ToolOutcome } from '../types.js';
@@ -42,7 +42,7 @@ function refusal(base64: string, kept: number): string | undefined {
   if (bytes > MCP_IMAGE_MAX_BYTES) return `larger than the ${formatBytes(MCP_IMAGE_MAX_BYTES)} the model APIs accept`;
   if (kept + bytes > MCP_IMAGES_MAX_BYTES) return `over the ${formatBytes(MCP_IMAGES_MAX_BYTES)} of images one result may carry`;
   try {
-    const { width, height } = imageSize(Buffer.from(base64, 'base64'));
+    const { width = 0, height = 0 } = measureImage(Buffer.from(base64, 'base64'));
     if (width > MCP_IMAGE_MAX_SIDE || height > MCP_IMAGE_MAX_SIDE) return `${width}×${height} px, longer than the ${MCP_IMAGE_MAX_SIDE} px a side the model APIs accept`;
   } catch {
     // A type image-size does not read: the providers' encoders decide what they send.
