@@ -40,6 +40,16 @@ describe('images in expandMentions', () => {
     expect(out.text).toBe(`'${outside}' @noext @fake.png @blob.bin`);
   });
 
+  it("an image named inside the folder is judged where it really is: a repository's symlink out is refused, the path itself is not", () => {
+    ws = tempWorkspace();
+    const outside = path.join(path.dirname(ws.cwd), 'private.png');
+    fs.writeFileSync(outside, png(4, 4));
+    fs.symlinkSync(outside, path.join(ws.cwd, 'diagram.png'));
+    const out = expandMentions(`@diagram.png and @${outside}`, ws.cwd);
+    expect(out.problems).toEqual([`@diagram.png leads outside the working directory (${fs.realpathSync(outside)}); not attached`]);
+    expect(out.images.map((i) => i.label)).toEqual([`@${outside} (PNG, ${png(4, 4).length} B, 4×4)`]);
+  });
+
   it('a pasted path that names no file is left as text', () => {
     ws = tempWorkspace();
     const out = expandMentions('see /nowhere/x.png', ws.cwd);

@@ -8,12 +8,12 @@
  * `\ `-escaped spaces, `~/…`, `file://…`), attaches the image itself (src/tools/image-file.ts
  * checks it), also from outside the working directory: the text keeps the path as typed.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { storeHolding } from '../../tools/credential-stores.js';
 import { realStores } from '../../tools/permissions/credential-guard.js';
-import { expandUserPath, IMAGE_NAME, loadImageFile, sniffImageType, type LoadedImage } from '../../tools/image-file.js';
+import { expandUserPath, IMAGE_NAME, loadImageFile, readCapped, sniffImageType, type LoadedImage } from '../../tools/image-file.js';
 
 /** Bytes of one file attached at most; the rest is cut with a note. */
 export const ATTACHMENT_MAX_BYTES = 200_000;
@@ -83,18 +83,21 @@ export function expandMentions(text: string, cwd: string, env: NodeJS.ProcessEnv
     const rel = path.relative(cwd, abs);
     if (seen.has(abs)) continue;
     seen.add(abs);
-    if (IMAGE_NAME.test(raw) && isFile(abs)) {
-      attachImage(abs, `@${raw}`);
-      continue;
-    }
+    const image = IMAGE_NAME.test(raw) && isFile(abs);
     if (rel.startsWith('..') || path.isAbsolute(rel)) {
-      problems.push(`@${raw} is outside the working directory; not attached`);
+      // An image the user names elsewhere is theirs to send; any other file outside is not attached.
+      if (image) attachImage(abs, `@${raw}`);
+      else problems.push(`@${raw} is outside the working directory; not attached`);
       continue;
     }
-    // The rule holds for where the file really is: a symlink the repository ships may lead anywhere.
+    // A name inside the folder is judged where the file really is: a symlink the repository ships may lead anywhere.
     const leads = realOutside(abs, cwd, env);
     if (leads) {
       problems.push(`@${raw} leads ${leads}; not attached`);
+      continue;
+    }
+    if (image) {
+      attachImage(abs, `@${raw}`);
       continue;
     }
     let size: number;
@@ -155,23 +158,10 @@ function isFile(abs: string): boolean {
 
 /** The first `bytes` bytes of `file` (fewer if it shrank), or the error code when it cannot be read. */
 function readHead(file: string, bytes: number): Buffer | string {
-  let fd: number | undefined;
   try {
-    // Non-blocking and judged by the descriptor: a file swapped for a FIFO after its stat is not waited on.
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
-    if (!fstatSync(fd).isFile()) return 'not a regular file';
-    const buf = Buffer.alloc(bytes);
-    let got = 0;
-    while (got < bytes) {
-      const n = readSync(fd, buf, got, bytes - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    return buf.subarray(0, got);
+    return readCapped(file, bytes);
   } catch (err) {
     return (err as NodeJS.ErrnoException).code ?? 'read error';
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
 
