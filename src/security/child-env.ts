@@ -63,8 +63,11 @@ export const DESKTOP_VARIABLES = ['DISPLAY', 'WAYLAND_DISPLAY', 'XDG_RUNTIME_DIR
  */
 export function childEnv(env: NodeJS.ProcessEnv, extra: readonly string[] = []): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(env)) {
-    if (value !== undefined && (KEPT.has(name) || LOCALE.test(name) || extra.includes(name))) out[name] = value;
+  // Names first, values only of the kept ones: reading `process.env` goes through the C++ side.
+  for (const name of Object.keys(env)) {
+    if (!KEPT.has(name) && !LOCALE.test(name) && !extra.includes(name)) continue;
+    const value = env[name];
+    if (value !== undefined) out[name] = value;
   }
   if (out.PATH !== undefined) out.PATH = absoluteEntries(out.PATH);
   return out;

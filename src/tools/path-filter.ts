@@ -78,6 +78,7 @@ function pathRules(entries: readonly RuleEntry[]): RuleEntry[] {
 export function hiddenByRules(p: string, scope: FilterScope): boolean {
   const { policy, tool, roots } = scope;
   const rules = scope.prepared ?? prepare(scope);
+  if (rules.deny.length === 0 && rules.ask.length === 0 && rules.sensitiveElsewhere.length === 0) return false;
   const request: PermissionRequest = { tool, summary: tool, access: 'read', paths: [p], cwd: roots[0] };
   const call: PermissionRequest = { ...request, paths: [scope.searchRoot] };
   if (rules.deny.some((e) => ruleMatches(e.rule, request, roots, 'some'))) return true;
@@ -127,18 +128,29 @@ export async function resultFilter(ctx: Pick<ToolContext, 'cwd' | 'permissions'>
   const roots = [...new Set([ctx.cwd, cwdReal, ...policy.additionalDirs])];
   const rootReal = await real(searchRoot);
   const scope: FilterScope = { policy, tool, roots, searchRoot: rootReal };
-  scope.prepared = prepare(scope);
+  const prepared = prepare(scope);
+  scope.prepared = prepared;
+  // A credential folder holding a path below a root either holds the root too or lies below it,
+  // so for ripgrep's results only the folders related to the root can matter: asked once here,
+  // not for every folder of every result.
+  const related = (root: string): FilterScope => ({
+    ...scope,
+    prepared: { ...prepared, sensitiveElsewhere: prepared.sensitiveElsewhere.filter((s) => isInside(root, s) || isInside(s, root)) },
+  });
+  const belowLexical = related(searchRoot);
+  const belowReal = related(rootReal);
   const left = new Set<string>();
-  const judge = (lexical: string, realPath: string): boolean => {
-    const hidden = hiddenByRules(lexical, scope) || (realPath !== lexical && hiddenByRules(realPath, scope));
+  const judge = (lexical: string, realPath: string, lexicalScope = scope, realScope = scope): boolean => {
+    const hidden = hiddenByRules(lexical, lexicalScope) || (realPath !== lexical && hiddenByRules(realPath, realScope));
     if (hidden) left.add(lexical);
     return hidden;
   };
   return {
     drops(abs) {
       const rel = path.relative(searchRoot, abs);
-      const mapped = rel === '' ? rootReal : !rel.startsWith('..') && !path.isAbsolute(rel) ? path.join(rootReal, rel) : abs;
-      return judge(abs, mapped);
+      if (rel === '') return judge(abs, rootReal);
+      if (rel.startsWith('..') || path.isAbsolute(rel)) return judge(abs, abs);
+      return judge(abs, path.join(rootReal, rel), belowLexical, belowReal);
     },
     async dropsEntry(abs) {
       return judge(abs, await real(abs));

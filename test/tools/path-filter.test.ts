@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { denyExcludes, hiddenByRules } from '../../src/tools/path-filter.js';
@@ -13,6 +14,25 @@ describe('search results and the path rules', () => {
     const lines = msg.content.split('\n');
     expect(lines.slice(0, -1).sort()).toEqual(['.ssh/config:1:needle-config', 'a.txt:1:needle']);
     expect(lines.at(-1)).toBe('[2 files left out by the permission rules (deny and ask rules, credential folders)]');
+  });
+
+  it('a credential folder hides results whether it lies below the search root or holds its lexical path', async () => {
+    // dir is the home: `.aws` and `.ssh` are credential folders. `reached` links to the home (a
+    // search there holds `.aws` by its real path only), and `.ssh/out` links out of `.ssh` (a
+    // search there holds nothing of the store by its real path, all of it by its lexical one).
+    const dir = tempProject({ '.aws/config': 'needle-aws\n', 'plain.txt': 'needle-plain\n', 'outside/o.txt': 'needle-out\n', '.ssh/k': 'x\n' });
+    fs.symlinkSync(dir, path.join(dir, 'reached'));
+    fs.symlinkSync(path.join(dir, 'outside'), path.join(dir, '.ssh', 'out'));
+    const gate = createHeadlessGate({ cwd: dir, home: dir, yolo: true, user: {} });
+    const viaLink = (await call(dir, 'grep', { pattern: 'needle', path: 'reached' }, { permissions: gate })).content.split('\n');
+    viaLink.splice(0, 2, ...viaLink.slice(0, 2).sort());
+    expect(viaLink).toEqual([
+      'reached/outside/o.txt:1:needle-out',
+      'reached/plain.txt:1:needle-plain',
+      '[1 file left out by the permission rules (deny and ask rules, credential folders)]',
+    ]);
+    const inStore = (await call(dir, 'grep', { pattern: 'needle', path: '.ssh/out' }, { permissions: gate })).content.split('\n');
+    expect(inStore).toEqual(['No matches for needle in .ssh/out.', '[1 file left out by the permission rules (deny and ask rules, credential folders)]']);
   });
 
   it('a result counts by its lexical and its real path', () => {
