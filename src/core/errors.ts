@@ -1,3 +1,5 @@
+import { oneLine } from './one-line.js';
+
 /** The kinds a provider failure is mapped to. The loop and the UI decide by kind, never by text. */
 export type ErrorKind = 'context_window' | 'auth' | 'rate_limit' | 'network' | 'cancelled' | 'other';
 
@@ -16,13 +18,7 @@ export interface LlmError {
 export const PROXY_REFUSED = 'KEEN_PROXY_REFUSED';
 
 export function llmError(kind: ErrorKind, message: string, status?: number): LlmError {
-  return status === undefined ? { kind, message: oneLine(message) } : { kind, message: oneLine(message), status };
-}
-
-/** Collapse whitespace and cap the length so an error always fits on one terminal line. */
-export function oneLine(text: string, max = 400): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  return status === undefined ? { kind, message: oneLine(message, 400) } : { kind, message: oneLine(message, 400), status };
 }
 
 /** True when an error came from an AbortSignal firing. */
