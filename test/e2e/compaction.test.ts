@@ -115,6 +115,16 @@ describe('keen compact (headless manual compaction)', () => {
     ]);
   });
 
+  it('text format says on stderr when an automatic compaction fails, and carries on', async () => {
+    readerAgent(4, () => ({ error: { status: 400, message: 'summary refused for x-api-key sk-e2e-key-000' } }));
+    const r = await keen(['run', 'Read every log.']);
+    const line = r.stderr.split('\n').find((l) => l.startsWith('keen: automatic compaction failed:'));
+    expect(line).toMatch(/summary refused for x-api-key \[REDACTED\]\); continuing without it$/);
+    expect(r.stdout).toContain('Finished.');
+    expect(r.code).toBe(0);
+    expect(r.stderr + r.stdout).not.toContain('sk-e2e-key-000');
+  });
+
   it('a compaction whose request fails with an error quoting the key never prints the key', async () => {
     fake.enqueue({ steps: [{ text: 'Hello.' }] });
     const id = JSON.parse((await keen(['run', '--format', 'json', 'Hi.'])).stdout).session_id;
