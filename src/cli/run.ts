@@ -14,7 +14,7 @@ import type { ToolResultImage } from '../core/message.js';
 import { readStdin } from './stdin.js';
 import { forStream, terminalStream } from '../security/terminal-text.js';
 import { scrubText } from '../security/scrubber.js';
-import { oneLine } from '../core/one-line.js';
+import { compactionFailedTail } from '../core/compaction-notice.js';
 
 export type OutputFormat = 'text' | 'json' | 'stream-json';
 
@@ -128,8 +128,7 @@ async function turnWithOutput(
     // In every format, a retry wait is one stderr line (stream-json also has it as an event).
     if (ev.type === 'retry_wait') process.stderr.write(forStream(process.stderr, `keen: ${describeRetryWait(ev.wait)}\n`));
     // So is a failed automatic compaction (the REPL's notice): the turn goes on with the history as it was.
-    if (ev.type === 'auto_compaction_failed')
-      process.stderr.write(forStream(process.stderr, `keen: automatic compaction failed: ${oneLine(ev.reason, 300).replace(/\.$/, '')}; continuing without it\n`));
+    if (ev.type === 'auto_compaction_failed') process.stderr.write(forStream(process.stderr, `keen: automatic compaction failed: ${compactionFailedTail(ev.reason)}\n`));
     print(ev);
   };
   const outcome = await runHeadlessTurn(session, input, observe, images);

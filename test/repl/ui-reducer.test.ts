@@ -96,6 +96,12 @@ describe('streaming into the transcript', () => {
     expect(s.busy).toMatchObject({ status: 'Thinking…', autoCompacting: false });
   });
 
+  it('a failed automatic compaction is one readable notice', () => {
+    const s = run(start, { type: 'auto-compaction', phase: 'started' }, { type: 'auto-compaction', phase: 'failed', reason: 'Anthropic refused the request (400).' });
+    const notice = s.items.find((i) => i.kind === 'notice');
+    expect(notice).toMatchObject({ text: 'Automatic compaction failed: Anthropic refused the request (400); continuing without it', tone: 'warning' });
+  });
+
   it('keeps `Compacting...` while a manual compaction has a tool call refused', () => {
     const card = { id: 't', name: 'read_file', args: 'a.ts', status: 'running' as const, output: '' };
     const s = run(

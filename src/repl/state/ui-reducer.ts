@@ -7,6 +7,7 @@ import { editorReducer, emptyEditor } from '../input/editor.js';
 import { endedOutput } from '../card-output.js';
 import { classifyLines, openBlockRows, type MarkdownState } from '../markdown/markdown-lines.js';
 import { estimateText } from '../../tokens/text-tokens.js';
+import { compactionFailedTail } from '../../core/compaction-notice.js';
 import { shownOptions } from './picker-filter.js';
 import {
   NOTICE_AUTO_COMPACTED,
@@ -190,7 +191,7 @@ export function uiReducer(s: UiState, a: UiAction): UiState {
       const restored = setStatus(s, STATUS_THINKING);
       if (a.phase === 'cancelled') return withItems(flushLive(restored), [{ kind: 'notice', text: 'Automatic compaction cancelled; continuing without it', tone: 'muted' }]);
       if (a.phase === 'failed') {
-        return withItems(flushLive(restored), [{ kind: 'notice', text: `Automatic compaction failed: ${a.reason ?? 'unknown error'}; continuing without it`, tone: 'warning' }]);
+        return withItems(flushLive(restored), [{ kind: 'notice', text: `Automatic compaction failed: ${compactionFailedTail(a.reason)}`, tone: 'warning' }]);
       }
       return restored;
     }
