@@ -5,6 +5,8 @@
  */
 import { assertWritableBelow } from '../config/home-writable.js';
 import type { ResolvedModel } from '../config/resolve.js';
+import { afterRequestSent } from '../net/http-fetch.js';
+import { prepareFirstRecords } from '../transcript/records.js';
 import { redactText } from '../transcript/redact.js';
 import { newSessionId, sessionDir, transcriptPath } from '../transcript/paths.js';
 import { SessionStore } from '../transcript/store.js';
@@ -34,7 +36,11 @@ export async function sessionStore(
   }
   const { home, cwd } = at;
   const id = at.newSessionId ?? newSessionId();
-  if (!at.inspect) assertWritableBelow(home, sessionDir(home, cwd, id));
+  if (!at.inspect) {
+    assertWritableBelow(home, sessionDir(home, cwd, id));
+    // Its first write comes when the model's answer begins: get that check ready while it is awaited.
+    afterRequestSent(prepareFirstRecords);
+  }
   return new DeferredSessionStore(
     id,
     sessionDir(home, cwd, id),

@@ -346,6 +346,17 @@ export function parseRecord(value: unknown): RecordParse {
   return recordSchema().safeParse(value);
 }
 
+/**
+ * Builds the two schemas a new session's first write checks (`session_started`, `user_message`)
+ * and runs each once on a sample, so that first check, after the model has begun to answer, finds
+ * them ready. Called while the first request is awaited; the write still checks its own records.
+ */
+export function prepareFirstRecords(): void {
+  const ts = new Date().toISOString();
+  parseRecord({ seq: 1, kind: 'session_started', ts, format: TRANSCRIPT_FORMAT, session_id: 's', cwd: '/', provider: 'p', model: 'm', keen_version: '0' });
+  parseRecord({ seq: 2, kind: 'user_message', ts, message: { role: 'user', content: '' } });
+}
+
 // Compile-time proof that the schema and the hand-written types agree in both directions.
 type Parsed = z.infer<ReturnType<typeof recordSchema>>;
 const parsedIsRecord = (r: Parsed): SessionRecord => r;
