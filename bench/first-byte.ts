@@ -176,8 +176,10 @@ async function abRuns(binB: string): Promise<void> {
   console.log(line('request reaches the fake', 'warm', 'request'));
   console.log(line('first byte on stdout', 'warm', 'firstByte'));
   const afterRequest = (side: typeof A) => side.warm.map((s) => s.firstByte - s.request);
+  const toExit = (side: typeof A) => side.warm.map((s) => s.exit - s.request);
   console.log(abLine('request → first byte', afterRequest(A), afterRequest(B), bareMs).replace(/ \([0-9.]+×\)/g, ''));
   console.log(line('process exit', 'warm', 'exit'));
+  console.log(abLine('request → exit', toExit(A), toExit(B), bareMs).replace(/ \([0-9.]+×\)/g, ''));
   console.log(`  bare node -e 0             ${bareMs.toFixed(1)} ms`);
   if (CPU) {
     const cpuBare = median(bareCpu);
