@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { once } from '../core/lazy.js';
 import type { Message, UserMessage } from '../core/message.js';
 import type { Usage } from '../core/usage.js';
 
@@ -168,11 +169,6 @@ export type NewRecord = WithoutEnvelope<SessionRecord>;
  * A value whose kind is known is checked by that kind's schema — exactly what the discriminated
  * union does with it; anything else goes to the union (built then) for its own message.
  */
-const once = <T>(build: () => T): (() => T) => {
-  let value: T | undefined;
-  return () => (value ??= build());
-};
-
 const userMessageSchema = once(() =>
   z.object({
     role: z.literal('user'),
