@@ -11,6 +11,8 @@
  * KEEN_BENCH_AB=<bin/keen.js> runs a second one interleaved with it, run for run (A/B).
  * KEEN_BENCH_CPU=1 also reports each process's CPU time (user + system, `process.cpuUsage()` at
  * exit through a `-r` preload, bare node included): the figure a busy machine moves least.
+ * KEEN_BENCH_TTFT=<ms> makes the fake wait that long before it answers, as a real model does:
+ * work Keen does while the request is in flight then shows in "request → first byte".
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -24,9 +26,10 @@ requireBuilt();
 
 const fake = await startAnthropicFake();
 let requestAt = 0;
+const ttft = Number(process.env.KEEN_BENCH_TTFT ?? 0);
 fake.setResponder(() => {
   requestAt = performance.now();
-  return { steps: [{ text: 'Hello from the fake model.' }] };
+  return { steps: [{ text: 'Hello from the fake model.' }], ...(ttft > 0 ? { delayMs: ttft } : {}) };
 });
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-first-byte-'));
@@ -132,6 +135,8 @@ async function singleRuns(): Promise<void> {
   console.log(`keen run against the loopback Anthropic fake, ${runs} runs (median, ${nodeName()}):`);
   console.log(`  request reaches the fake   ${col((s) => s.request)}`);
   console.log(`  first byte on stdout       ${col((s) => s.firstByte)}`);
+  const afterRequest = median(samples.map((s) => s.firstByte - s.request));
+  console.log(`  request → first byte       ${afterRequest.toFixed(1).padStart(6)} ms${ttft > 0 ? ` (the fake waits ${ttft} ms)` : ''}`);
   console.log(`  process exit               ${col((s) => s.exit)}`);
   console.log(`  bare node -e 0             ${bareMs.toFixed(1).padStart(6)} ms`);
   const cpuMs = median(samples.map((s) => s.cpu));
@@ -166,11 +171,15 @@ async function abRuns(binB: string): Promise<void> {
       B[from].map((s) => s[key]),
       bareMs,
     );
-  console.log(`keen run against the loopback Anthropic fake, A/B interleaved, ${runs} runs each (median, ${nodeName()}):`);
+  console.log(`keen run against the loopback Anthropic fake, A/B interleaved, ${runs} runs each (median, ${nodeName()}${ttft > 0 ? `, the fake waits ${ttft} ms` : ''}):`);
   console.log(`  A = ${A.bin}\n  B = ${B.bin}`);
   console.log(line('request reaches the fake', 'warm', 'request'));
   console.log(line('first byte on stdout', 'warm', 'firstByte'));
+  const afterRequest = (side: typeof A) => side.warm.map((s) => s.firstByte - s.request);
+  const toExit = (side: typeof A) => side.warm.map((s) => s.exit - s.request);
+  console.log(abLine('request → first byte', afterRequest(A), afterRequest(B), bareMs).replace(/ \([0-9.]+×\)/g, ''));
   console.log(line('process exit', 'warm', 'exit'));
+  console.log(abLine('request → exit', toExit(A), toExit(B), bareMs).replace(/ \([0-9.]+×\)/g, ''));
   console.log(`  bare node -e 0             ${bareMs.toFixed(1)} ms`);
   if (CPU) {
     const cpuBare = median(bareCpu);

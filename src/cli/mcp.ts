@@ -133,7 +133,7 @@ function readRaw(file: string): Record<string, unknown> {
 
 /** Check the result is a valid config, then write through a temp file and rename. */
 function writeValidated(file: string, raw: Record<string, unknown>): void {
-  const parsed = configSchema.safeParse(raw);
+  const parsed = configSchema().safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new KeenError(`cannot write ${file}: field ${issue.path.join('.')}: ${issue.message}`);

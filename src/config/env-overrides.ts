@@ -36,7 +36,7 @@ export function applyEnvOverrides(config: KeenConfig, env: NodeJS.ProcessEnv): K
     const value = o.parse(raw);
     const [head, tail] = o.key.split('.');
     const candidate = tail ? { [head]: { [tail]: value } } : { [head]: value };
-    const parsed = configSchema.safeParse(candidate);
+    const parsed = configSchema().safeParse(candidate);
     if (!parsed.success || (typeof value === 'number' && Number.isNaN(value))) {
       const why = parsed.success ? 'not a number' : parsed.error.issues[0].message;
       throw new KeenError(`invalid ${o.name}=${JSON.stringify(raw)}: ${why} (it sets ${o.key})`);

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { once } from '../core/lazy.js';
 
 /**
  * `hooks` in a config file: the team's own commands around each step, in the shape Claude Code's
@@ -10,21 +11,24 @@ export const HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'P
 
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
-export const hookCommandSchema = z.strictObject({
-  type: z.literal('command'),
-  command: z.string().min(1),
-  /** Seconds before the command is killed (default 60). */
-  timeout: z.number().positive().optional(),
+/** `hooks`: built with the config schema, at its first use. */
+export const hooksSchema = once(() => {
+  const hookCommandSchema = z.strictObject({
+    type: z.literal('command'),
+    command: z.string().min(1),
+    /** Seconds before the command is killed (default 60). */
+    timeout: z.number().positive().optional(),
+  });
+
+  const hookGroupSchema = z.strictObject({
+    /** Which tools (PreToolUse, PostToolUse) or which source/trigger the group is for; absent, `""` or `*`: all. */
+    matcher: z.string().optional(),
+    hooks: z.array(hookCommandSchema),
+  });
+
+  return z.partialRecord(z.enum(HOOK_EVENTS), z.array(hookGroupSchema));
 });
 
-export const hookGroupSchema = z.strictObject({
-  /** Which tools (PreToolUse, PostToolUse) or which source/trigger the group is for; absent, `""` or `*`: all. */
-  matcher: z.string().optional(),
-  hooks: z.array(hookCommandSchema),
-});
-
-export const hooksSchema = z.partialRecord(z.enum(HOOK_EVENTS), z.array(hookGroupSchema));
-
-export type HookCommandConfig = z.infer<typeof hookCommandSchema>;
-export type HookGroupConfig = z.infer<typeof hookGroupSchema>;
-export type HooksConfig = z.infer<typeof hooksSchema>;
+export type HooksConfig = z.infer<ReturnType<typeof hooksSchema>>;
+export type HookGroupConfig = NonNullable<HooksConfig[HookEvent]>[number];
+export type HookCommandConfig = HookGroupConfig['hooks'][number];

@@ -9,7 +9,7 @@ export const CONFIG_SCHEMA_URL = 'https://unpkg.com/@keen-cli/keen/config.schema
  * (test/config/json-schema.test.ts checks the committed file against it).
  */
 export function configJsonSchema(): Record<string, unknown> {
-  const schema = z.toJSONSchema(configSchema, { io: 'input' }) as Record<string, unknown>;
+  const schema = z.toJSONSchema(configSchema(), { io: 'input' }) as Record<string, unknown>;
   return { ...schema, $id: CONFIG_SCHEMA_URL, title: 'Keen configuration', description: 'Keen config: $KEEN_HOME/config.json and .keen/config.json (see docs/configuration.md).' };
 }
 

@@ -89,7 +89,7 @@ export function readConfigFile(file: string): KeenConfig {
   } catch (err) {
     throw new KeenError(`invalid JSON in config ${file}: ${(err as Error).message}`);
   }
-  const parsed = configSchema.safeParse(raw);
+  const parsed = configSchema().safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     if (issue.code === 'unrecognized_keys') {

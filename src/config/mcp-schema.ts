@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { once } from '../core/lazy.js';
 
 /**
  * The shape of one MCP server entry, shared by `mcpServers` in Keen's config files, a project
@@ -63,21 +64,23 @@ export const mcpServersSchema = z.lazy(() =>
   }),
 );
 
-/** `mcp`: limits for every server. */
-export const mcpSettingsSchema = z.strictObject({
-  /** How long the first request waits for servers still starting (default 5000). */
-  startupTimeoutMs: z.number().int().nonnegative().optional(),
-  /** How long one tool call may take before it is cancelled (default 120000). */
-  toolTimeoutMs: z.number().int().positive().optional(),
-  /**
-   * The share of the context window the MCP tools' definitions may take before they are deferred
-   * behind `mcp_tool_search` (default 0.1; 0 always defers, 1 only a provider's tool cap does).
-   */
-  deferToolsShare: z.number().min(0).max(1).optional(),
-});
+/** `mcp`: limits for every server (built at its first use). */
+export const mcpSettingsSchema = once(() =>
+  z.strictObject({
+    /** How long the first request waits for servers still starting (default 5000). */
+    startupTimeoutMs: z.number().int().nonnegative().optional(),
+    /** How long one tool call may take before it is cancelled (default 120000). */
+    toolTimeoutMs: z.number().int().positive().optional(),
+    /**
+     * The share of the context window the MCP tools' definitions may take before they are deferred
+     * behind `mcp_tool_search` (default 0.1; 0 always defers, 1 only a provider's tool cap does).
+     */
+    deferToolsShare: z.number().min(0).max(1).optional(),
+  }),
+);
 
 export type McpServerEntry = z.infer<ReturnType<typeof buildEntrySchema>>;
-export type McpSettings = z.infer<typeof mcpSettingsSchema>;
+export type McpSettings = z.infer<ReturnType<typeof mcpSettingsSchema>>;
 
 export const DEFAULT_STARTUP_TIMEOUT_MS = 5_000;
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;

@@ -12,3 +12,16 @@ export function lazy<T>(make: () => Promise<T>): () => Promise<T> {
     return p;
   };
 }
+
+/** Memoises a synchronous factory (a zod schema built at its first use instead of at import). */
+export function once<T>(make: () => T): () => T {
+  let made = false;
+  let value: T;
+  return () => {
+    if (!made) {
+      value = make();
+      made = true;
+    }
+    return value;
+  };
+}

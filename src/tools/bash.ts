@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import * as z from 'zod';
+import { once } from '../core/lazy.js';
 import { errorText } from '../errors.js';
 import { keenHome } from '../config/paths.js';
 import { commandEnv, type CommandEnvOptions, isWithheld } from './command-env.js';
@@ -23,15 +24,17 @@ const KILL_GRACE_MS = 2000;
 /** How long to wait for output after bash exits while background children hold the pipes. */
 const DRAIN_MS = 250;
 
-const schema = z.object({
-  command: z.string().min(1).describe('The command line, run with `bash -c` in the workspace root.'),
-  timeout_seconds: z
-    .number()
-    .min(0.1)
-    .max(BASH_MAX_TIMEOUT_SECONDS)
-    .optional()
-    .describe(`Kill the command after this many seconds. Default ${BASH_DEFAULT_TIMEOUT_SECONDS}, max ${BASH_MAX_TIMEOUT_SECONDS}.`),
-});
+const schema = once(() =>
+  z.object({
+    command: z.string().min(1).describe('The command line, run with `bash -c` in the workspace root.'),
+    timeout_seconds: z
+      .number()
+      .min(0.1)
+      .max(BASH_MAX_TIMEOUT_SECONDS)
+      .optional()
+      .describe(`Kill the command after this many seconds. Default ${BASH_DEFAULT_TIMEOUT_SECONDS}, max ${BASH_MAX_TIMEOUT_SECONDS}.`),
+  }),
+);
 
 /** Process groups started here; killed if Keen exits while they run. */
 const liveGroups = new Set<number>();

@@ -1,5 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import * as z from 'zod';
+import { once } from '../core/lazy.js';
 import { unifiedDiff } from './diff.js';
 import { editorError, editorReader, editorWriter } from './file-access.js';
 import { displayPath, fsErrorText, resolveWritePath, workspaceRoots } from './fs-guard.js';
@@ -7,14 +8,16 @@ import type { ToolContext } from './types.js';
 import { countNewlines } from './output-cap.js';
 import { defineTool, ToolError } from './registry.js';
 
-const schema = z.object({
-  path: z.string().describe('File to edit, relative to the workspace.'),
-  old_string: z.string().describe('The exact text to replace, including whitespace and indentation.'),
-  new_string: z.string().describe('The text to put in its place.'),
-  replace_all: z.boolean().default(false).describe('Replace every occurrence instead of requiring exactly one.'),
-});
+const schema = once(() =>
+  z.object({
+    path: z.string().describe('File to edit, relative to the workspace.'),
+    old_string: z.string().describe('The exact text to replace, including whitespace and indentation.'),
+    new_string: z.string().describe('The text to put in its place.'),
+    replace_all: z.boolean().default(false).describe('Replace every occurrence instead of requiring exactly one.'),
+  }),
+);
 
-type EditArgs = z.output<typeof schema>;
+type EditArgs = z.output<ReturnType<typeof schema>>;
 
 interface EditPlan {
   abs: string;

@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import * as z from 'zod';
+import { once } from '../core/lazy.js';
 import { displayPath, fsErrorText, realPath, resolveReadPath, workspaceRoots } from './fs-guard.js';
 import { createGlobMatcher, nameFilterOf } from './glob-match.js';
 import { droppedNote, resultFilter } from './path-filter.js';
@@ -10,10 +11,12 @@ import type { PermissionRequest, ToolContext } from './types.js';
 
 export const GLOB_MAX_RESULTS = 300;
 
-const schema = z.object({
-  pattern: z.string().min(1).describe('Glob such as "**/*.ts", "src/**/*.{ts,tsx}" or "*.md". Without a "/" it matches file names at any depth.'),
-  path: z.string().optional().describe('Directory to search, relative to the workspace. Default: the workspace.'),
-});
+const schema = once(() =>
+  z.object({
+    pattern: z.string().min(1).describe('Glob such as "**/*.ts", "src/**/*.{ts,tsx}" or "*.md". Without a "/" it matches file names at any depth.'),
+    path: z.string().optional().describe('Directory to search, relative to the workspace. Default: the workspace.'),
+  }),
+);
 
 /** Resolve a directory argument shared by glob, grep and list_dir. */
 export async function resolveDir(ctx: Pick<ToolContext, 'cwd' | 'permissions'>, input: string | undefined): Promise<{ abs: string; shown: string; real: string }> {

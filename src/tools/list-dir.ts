@@ -1,6 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import * as z from 'zod';
+import { once } from '../core/lazy.js';
 import { fsErrorText } from './fs-guard.js';
 import { isIgnored, loadIgnoreRules } from './gitignore.js';
 import { describeDirRead, resolveDir } from './glob.js';
@@ -25,9 +26,11 @@ const listOrder = (a: Item, b: Item) => {
   return collator.compare(a.name, b.name);
 };
 
-const schema = z.object({
-  path: z.string().optional().describe('Directory to list, relative to the workspace. Default: the workspace.'),
-});
+const schema = once(() =>
+  z.object({
+    path: z.string().optional().describe('Directory to list, relative to the workspace. Default: the workspace.'),
+  }),
+);
 
 export const listDirTool = defineTool({
   name: 'list_dir',

@@ -1,6 +1,7 @@
 import { constants, type Stats } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import * as z from 'zod';
+import { once } from '../core/lazy.js';
 import { editorError, editorReader } from './file-access.js';
 import { displayPath, fsErrorText, realPath, resolveReadPath, workspaceRoots } from './fs-guard.js';
 import { clipLine } from './output-cap.js';
@@ -14,11 +15,13 @@ export const READ_MAX_LINE_CHARS = 2000;
 const WHOLE_FILE_BYTES = 32 * 1024 * 1024;
 const BINARY_SNIFF_BYTES = 8192;
 
-const schema = z.object({
-  path: z.string().describe('File to read, relative to the workspace (or absolute).'),
-  offset: z.number().int().min(1).optional().describe('First line to show, 1-based. Default 1.'),
-  limit: z.number().int().min(1).optional().describe(`How many lines to show. Default ${READ_DEFAULT_LIMIT}.`),
-});
+const schema = once(() =>
+  z.object({
+    path: z.string().describe('File to read, relative to the workspace (or absolute).'),
+    offset: z.number().int().min(1).optional().describe('First line to show, 1-based. Default 1.'),
+    limit: z.number().int().min(1).optional().describe(`How many lines to show. Default ${READ_DEFAULT_LIMIT}.`),
+  }),
+);
 
 /** A line whose end was not even kept: redacted (known formats) before it is cut, like clipLine. */
 function clipKept(line: string, droppedBytes: number): string {

@@ -1,14 +1,17 @@
 import * as z from 'zod';
+import { once } from '../core/lazy.js';
 import { defineTool, ToolError, type Tool } from './registry.js';
 
 /** Reads a stored artifact's text; undefined when it does not exist. */
 export type ArtifactReader = (n: number) => Promise<string | undefined>;
 
-const schema = z.strictObject({
-  artifact: z.union([z.string(), z.number()]).describe('The handle, e.g. "artifact#12" (or just 12).'),
-  start_line: z.number().int().min(1).optional().describe('First line to return (1-based). Default: the first.'),
-  end_line: z.number().int().min(1).optional().describe('Last line to return (inclusive). Default: the last.'),
-});
+const schema = once(() =>
+  z.strictObject({
+    artifact: z.union([z.string(), z.number()]).describe('The handle, e.g. "artifact#12" (or just 12).'),
+    start_line: z.number().int().min(1).optional().describe('First line to return (1-based). Default: the first.'),
+    end_line: z.number().int().min(1).optional().describe('Last line to return (inclusive). Default: the last.'),
+  }),
+);
 
 /** The artifact number named by `artifact#12`, `#12`, `12` or 12; undefined when it names none. */
 export function artifactNumber(value: string | number): number | undefined {

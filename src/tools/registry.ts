@@ -46,9 +46,15 @@ export class ToolError extends Error {
   }
 }
 
-/** Identity helper that infers a tool's argument type from its schema. */
-export function defineTool<S extends z.ZodType>(tool: Tool<z.output<S>> & { schema: S }): Tool<z.output<S>> {
-  return tool;
+/**
+ * Infers a tool's argument type from its schema. A schema given as a function (`once`, core/lazy.ts) is
+ * built at its first use, a call's validation: the definitions a run sends come from the build's
+ * table, so importing the tools builds no zod schema.
+ */
+export function defineTool<S extends z.ZodType>(tool: Omit<Tool<z.output<S>>, 'schema'> & { schema: S | (() => S) }): Tool<z.output<S>> {
+  const { schema } = tool;
+  if (typeof schema !== 'function') return tool as Tool<z.output<S>>;
+  return Object.defineProperty({ ...tool }, 'schema', { get: schema as () => S, enumerable: true }) as Tool<z.output<S>>;
 }
 
 /** JSON Schema for the model: the schema's input side, without the `$schema` marker. */

@@ -1,11 +1,14 @@
 import * as z from 'zod';
+import { once } from '../core/lazy.js';
 import { appendMemory, type MemoryPaths } from '../project/memory.js';
 import { defineTool, ToolError, type Tool } from './registry.js';
 
-const schema = z.object({
-  fact: z.string().describe('The fact or preference to keep, as one short line.'),
-  scope: z.enum(['project', 'user']).default('project').describe('"project": this repository (.keen/memory.md); "user": every project ($KEEN_HOME/memory.md).'),
-});
+const schema = once(() =>
+  z.object({
+    fact: z.string().describe('The fact or preference to keep, as one short line.'),
+    scope: z.enum(['project', 'user']).default('project').describe('"project": this repository (.keen/memory.md); "user": every project ($KEEN_HOME/memory.md).'),
+  }),
+);
 
 /**
  * `remember`: appends one bullet to a memory file (never a path the model names). A mutating

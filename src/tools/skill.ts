@@ -1,10 +1,13 @@
 import * as z from 'zod';
+import { once } from '../core/lazy.js';
 import { loadSkill, skillText, type Skill } from '../project/skills.js';
 import { defineTool, ToolError, type Tool } from './registry.js';
 
-const schema = z.object({
-  name: z.string().describe('The skill name, as listed under Skills in the system prompt.'),
-});
+const schema = once(() =>
+  z.object({
+    name: z.string().describe('The skill name, as listed under Skills in the system prompt.'),
+  }),
+);
 
 /** `skill`: returns a skill's full instructions, its folder and the folder's files. */
 export function createSkillTool(skills: () => Skill[]): Tool {

@@ -1,14 +1,17 @@
 import * as z from 'zod';
+import { once } from '../core/lazy.js';
 import { defineTool, type Tool } from './registry.js';
 import type { ToolContext, ToolOutcome } from './types.js';
 
-const schema = z.object({
-  agent: z.string().optional().describe('A subagent listed in the system prompt; omit for a general-purpose subagent.'),
-  prompt: z.string().min(1).describe('The complete job for the subagent: it sees nothing of this conversation.'),
-  description: z.string().optional().describe('A few words shown to the user while it runs.'),
-});
+const schema = once(() =>
+  z.object({
+    agent: z.string().optional().describe('A subagent listed in the system prompt; omit for a general-purpose subagent.'),
+    prompt: z.string().min(1).describe('The complete job for the subagent: it sees nothing of this conversation.'),
+    description: z.string().optional().describe('A few words shown to the user while it runs.'),
+  }),
+);
 
-export type TaskArgs = z.output<typeof schema>;
+export type TaskArgs = z.output<ReturnType<typeof schema>>;
 
 /** Runs one child agent (src/agent/subagent-runner.ts); never throws for a model failure. */
 export interface SubagentRunner {

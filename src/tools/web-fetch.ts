@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { once } from '../core/lazy.js';
 import { HeadTailBuffer } from './output-cap.js';
 import { defineTool, ToolError } from './registry.js';
 
@@ -13,10 +14,12 @@ const TAIL_CHARS = 10_000;
 const TEXTUAL =
   /^(text\/|application\/(json|xml|javascript|ecmascript|x-javascript|xhtml\+xml|rss\+xml|atom\+xml|ld\+json|x-ndjson|yaml|x-yaml|toml|csv|markdown)\b)|\+(json|xml)\b/i;
 
-const schema = z.strictObject({
-  url: z.string().describe('The http:// or https:// URL to fetch'),
-  prompt: z.string().optional().describe('What you are looking for on the page (shown with the result)'),
-});
+const schema = once(() =>
+  z.strictObject({
+    url: z.string().describe('The http:// or https:// URL to fetch'),
+    prompt: z.string().optional().describe('What you are looking for on the page (shown with the result)'),
+  }),
+);
 
 /** The host a URL names, or a ToolError for a URL that web_fetch does not fetch. */
 export function parseFetchUrl(raw: string): URL {

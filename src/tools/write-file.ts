@@ -1,6 +1,7 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as z from 'zod';
+import { once } from '../core/lazy.js';
 import { unifiedDiff } from './diff.js';
 import { editorError, editorReader, editorWriter } from './file-access.js';
 import { displayPath, fsErrorText, resolveWritePath, workspaceRoots } from './fs-guard.js';
@@ -8,10 +9,12 @@ import { lineCount, linesText } from './line-count.js';
 import { defineTool, ToolError } from './registry.js';
 import type { ToolContext } from './types.js';
 
-const schema = z.object({
-  path: z.string().describe('File to write, relative to the workspace.'),
-  content: z.string().describe('The complete new content of the file.'),
-});
+const schema = once(() =>
+  z.object({
+    path: z.string().describe('File to write, relative to the workspace.'),
+    content: z.string().describe('The complete new content of the file.'),
+  }),
+);
 
 /** The file's text now (an editor's buffer, when it lends its files); undefined when it does not exist. */
 async function currentContent(abs: string, shown: string, ctx: Pick<ToolContext, 'cwd' | 'permissions' | 'files' | 'signal'>, real: string): Promise<string | undefined> {

@@ -137,7 +137,7 @@ function addRoots(m: Manifest, roots: readonly string[]): void {
 /** One turn's manifest, or undefined when it has none (or it cannot be read). */
 export async function readManifest(dir: string, turnSeq: number): Promise<Manifest | undefined> {
   try {
-    const parsed = manifestSchema.safeParse(JSON.parse(await readFile(path.join(dir, String(turnSeq), 'manifest.json'), 'utf8')));
+    const parsed = manifestSchema().safeParse(JSON.parse(await readFile(path.join(dir, String(turnSeq), 'manifest.json'), 'utf8')));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;

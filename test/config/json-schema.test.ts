@@ -9,7 +9,7 @@ import { tempDir } from '../kit/temp-dir.js';
 describe('the config JSON Schema', () => {
   it('is generated from the zod schema: every key, unknown keys refused, nested entries described', () => {
     const schema = configJsonSchema() as any;
-    expect(Object.keys(schema.properties).sort()).toEqual(Object.keys(configSchema.shape).sort());
+    expect(Object.keys(schema.properties).sort()).toEqual(Object.keys(configSchema().shape).sort());
     expect(schema.additionalProperties).toBe(false);
     expect(schema.properties.compaction.properties.threshold).toMatchObject({ type: 'number', maximum: 1 });
     expect(schema.properties.models.additionalProperties.properties.contextWindow).toMatchObject({ type: 'integer' });

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { once } from '../../src/core/lazy.js';
 import { TokenEstimator } from '../../src/tokens/token-estimator.js';
 import { createDefaultRegistry } from '../../src/tools/index.js';
 import { createHeadlessGate, createSessionGate } from '../../src/tools/permissions/index.js';
@@ -54,6 +55,29 @@ describe('tool registry', () => {
     const msg = await call('/', 'echo', { text: 'ab', times: 2 }, { registry });
     expect(msg).toEqual({ role: 'tool', tool_call_id: msg.tool_call_id, name: 'echo', content: 'abab' });
     expect((await call('/', 'echo', { text: 'x' }, { registry })).content).toBe('x');
+  });
+
+  it('builds a schema given as a function at its first use, once, and validates calls with it', async () => {
+    let built = 0;
+    const schema = once(() => {
+      built++;
+      return z.object({ n: z.number().int() });
+    });
+    const lazy = defineTool({
+      name: 'lazy',
+      description: 'Lazy.',
+      schema,
+      mutating: false,
+      async run(args) {
+        return String(args.n + 1);
+      },
+    });
+    const registry = createToolRegistry([lazy]);
+    registry.definitions();
+    expect(built).toBe(1); // not in the build's table: its definition is converted from the schema
+    expect((await call('/', 'lazy', { n: 1 }, { registry })).content).toBe('2');
+    expect((await call('/', 'lazy', { n: 1.5 }, { registry })).content).toMatch(/^Invalid arguments for lazy: n:/);
+    expect(built).toBe(1);
   });
 
   it('reports arguments that are not JSON', async () => {

@@ -78,7 +78,7 @@ describe('resolveServers', () => {
 
 describe('config validation of mcpServers', () => {
   const issue = (servers: unknown) => {
-    const r = configSchema.safeParse({ mcpServers: servers });
+    const r = configSchema().safeParse({ mcpServers: servers });
     return r.success ? undefined : `${r.error.issues[0].path.join('.')}: ${r.error.issues[0].message}`;
   };
   it('names the field at fault', () => {
