@@ -5,8 +5,6 @@
  */
 import { assertWritableBelow } from '../config/home-writable.js';
 import type { ResolvedModel } from '../config/resolve.js';
-import { afterRequestSent } from '../net/http-fetch.js';
-import { prepareFirstRecords, prepareTurnRecord } from '../transcript/records.js';
 import { redactText } from '../transcript/redact.js';
 import { newSessionId, sessionDir, transcriptPath } from '../transcript/paths.js';
 import { SessionStore } from '../transcript/store.js';
@@ -37,25 +35,13 @@ export async function sessionStore(
   const { home, cwd } = at;
   const id = at.newSessionId ?? newSessionId();
   if (!at.inspect) assertWritableBelow(home, sessionDir(home, cwd, id));
-  const sink = new DeferredSessionStore(
+  return new DeferredSessionStore(
     id,
     sessionDir(home, cwd, id),
     transcriptPath(home, cwd, id),
     (sid) => SessionStore.create(home, { id: sid, cwd, provider: resolved.provider, model: resolved.name, keenVersion: VERSION, env: at.env, secrets: [...secrets.store] }),
     (text) => redactText(text, secrets.redacted),
   );
-  if (!at.inspect) {
-    // The first write comes when the model's answer begins: get its check ready while the answer
-    // is awaited. The turn's last record comes later: its schema is built now only if the answer
-    // has not begun by the next turn of the event loop (an answer already read goes first).
-    afterRequestSent(() => {
-      prepareFirstRecords();
-      setImmediate(() => {
-        if (!sink.persisted) prepareTurnRecord();
-      });
-    });
-  }
-  return sink;
 }
 
 /** What the controller writes turns through: `store`, starting a checkpoint turn when its user message is on disk. */

@@ -40,33 +40,6 @@ import { FetchResponse, toWebResponse } from './fetch-response.js';
 import { proxyConfigured, tunnelAgent } from './proxy.js';
 import { TUNNEL_SIGNAL } from './tunnel-signal.js';
 
-/** Work waiting for the next request to be sent (`afterRequestSent`). */
-let whenSent: (() => void)[] = [];
-
-/**
- * Runs `work` once, soon after the next request made here has been handed to the OS whole: the
- * wait for its answer is idle time, and work done then is off the path of the answer (a new
- * session builds the schemas its first write checks). `work` should not throw; a throw is dropped.
- */
-export function afterRequestSent(work: () => void): void {
-  whenSent.push(work);
-}
-
-function requestSent(): void {
-  if (whenSent.length === 0) return;
-  const due = whenSent;
-  whenSent = [];
-  setImmediate(() => {
-    for (const work of due) {
-      try {
-        work();
-      } catch {
-        // only speed: the work is done again where it is needed
-      }
-    }
-  });
-}
-
 const MAX_REDIRECTS = 20;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
@@ -253,8 +226,6 @@ function send(out: Outgoing, agent: http.Agent | undefined, limits: HttpTimeouts
       settle();
       reject(out.signal?.aborted ? abortReason(out.signal) : new TypeError('fetch failed', { cause: err }));
     });
-    // 'finish': the last byte is written to the socket (after the connect and any TLS handshake).
-    req.once('finish', requestSent);
     req.end(out.body);
   });
 }

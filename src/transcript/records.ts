@@ -342,25 +342,6 @@ export function parseRecord(value: unknown): RecordParse {
   return recordSchema().safeParse(value);
 }
 
-/**
- * Builds the two schemas a new session's first write checks (`session_started`, `user_message`,
- * written when the model's answer begins, before anything is shown) and runs each once on a
- * sample, so that check finds them ready. Called while the first request is awaited; every write
- * still checks its own records.
- */
-export function prepareFirstRecords(): void {
-  const ts = new Date().toISOString();
-  parseRecord({ seq: 1, kind: 'session_started', ts, format: TRANSCRIPT_FORMAT, session_id: 's', cwd: '/', provider: 'p', model: 'm', keen_version: '0' });
-  parseRecord({ seq: 2, kind: 'user_message', ts, message: { role: 'user', content: '' } });
-}
-
-/** The same for `assistant_turn` (the message union and its parts), written when a turn ends. */
-export function prepareTurnRecord(): void {
-  const usage = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
-  const message = { role: 'assistant', content: '', parts: [{ type: 'text', text: '' }], provider: 'p' };
-  parseRecord({ seq: 3, kind: 'assistant_turn', ts: new Date().toISOString(), text: '', tools: [], usage, messages: [message] });
-}
-
 // Compile-time proof that the schema and the hand-written types agree in both directions.
 type Parsed = z.infer<ReturnType<typeof recordSchema>>;
 const parsedIsRecord = (r: Parsed): SessionRecord => r;

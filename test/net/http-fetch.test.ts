@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { FetchResponse } from '../../src/net/fetch-response.js';
-import { afterRequestSent, httpFetch, sdkFetch } from '../../src/net/http-fetch.js';
+import { httpFetch, sdkFetch } from '../../src/net/http-fetch.js';
 import { useLoopbackServers } from '../fakes/loopback-servers.js';
 import { startConnectProxy } from '../fakes/connect-proxy.js';
 import { isNetworkFailure, redirectNotFollowed } from '../../src/providers/kit/error-table.js';
@@ -43,32 +43,6 @@ describe('httpFetch', () => {
     expect(res.headers.get('content-type')).toBe('application/json');
     expect(res.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
     expect(await res.json()).toEqual({ ok: true });
-  });
-
-  it('runs work queued with afterRequestSent once, after a request is sent, while its answer is awaited', async () => {
-    const order: string[] = [];
-    let workRan = false;
-    let answer: (() => void) | undefined;
-    const base = await serve(async (req, res) => {
-      const body = await readBody(req);
-      order.push(`received ${body.length}`);
-      // The first answer waits for the work: it can only come while the request is awaited.
-      if (req.url === '/again' || workRan) res.end('ok');
-      else answer = () => res.end('ok');
-    });
-    afterRequestSent(() => {
-      workRan = true;
-      order.push('work');
-      answer?.();
-    });
-    await new Promise((r) => setTimeout(r, 20));
-    expect(order).toEqual([]);
-    const res = await httpFetch(`${base}/v1/messages`, { method: 'POST', body: 'x'.repeat(100_000) });
-    order.push(`answered ${await res.text()}`);
-    await (await httpFetch(`${base}/again`, { method: 'POST', body: 'y' })).text();
-    expect(order.filter((o) => o !== 'work')).toEqual(['received 100000', 'answered ok', 'received 1']);
-    expect(order.indexOf('work')).toBeLessThan(order.indexOf('answered ok'));
-    expect(order.filter((o) => o === 'work')).toHaveLength(1);
   });
 
   it('streams the body as it arrives (an SSE reader sees the first event before the last is sent)', async () => {
