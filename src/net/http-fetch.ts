@@ -73,11 +73,17 @@ export interface HttpTimeouts {
 
 /**
  * The model APIs' limits: undici's defaults, which Node's fetch applied before (10 s to connect,
- * 300 s to the headers, 300 s of silence in a body). A stream that stalls silently (a dropped
+ * 300 s to the headers, 300 s of silence in a body; `KEEN_CONNECT_TIMEOUT_MS` sets the first). A stream that stalls silently (a dropped
  * network, a proxy that stops forwarding) fails as a network error and is retried, instead of
  * hanging the turn. MCP's HTTP transports pass none: their event streams may sit idle.
  */
-export const MODEL_API_TIMEOUTS: HttpTimeouts = { connectTimeoutMs: 10_000, headersTimeoutMs: 300_000, bodyTimeoutMs: 300_000 };
+export const MODEL_API_TIMEOUTS: HttpTimeouts = { connectTimeoutMs: connectLimitMs(process.env.KEEN_CONNECT_TIMEOUT_MS), headersTimeoutMs: 300_000, bodyTimeoutMs: 300_000 };
+
+/** The model APIs' connect limit: `KEEN_CONNECT_TIMEOUT_MS` when it is a positive integer (milliseconds), else 10 s. */
+function connectLimitMs(value: string | undefined): number {
+  const ms = Number(value);
+  return Number.isInteger(ms) && ms > 0 ? ms : 10_000;
+}
 
 /** How {@link httpFetch} connects: the agent for a URL (a proxy tunnel, else Node's global agents), and its time limits. */
 export interface HttpFetchOptions extends HttpTimeouts {

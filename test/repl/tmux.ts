@@ -3,7 +3,8 @@
  * sent with send-keys, the screen read with capture-pane and polled against a deadline.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
 import { cleanEnv, KEEN_BIN } from '../e2e/harness.js';
@@ -16,6 +17,32 @@ let counter = 0;
 
 function quote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Whether process `pid` has ended (gone, or a zombie nobody reaps yet). */
+function ended(pid: number): boolean {
+  try {
+    return /^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
+  }
+}
+
+/** Blocks until `pid` has ended, SIGKILLing it after `ms` (keen may still write its session as it takes the hangup). */
+function awaitEnd(pid: number, ms: number): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  const deadline = Date.now() + ms;
+  while (!ended(pid)) {
+    if (Date.now() > deadline) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // ended meanwhile
+      }
+      return;
+    }
+    Atomics.wait(pause, 0, 0, 20);
+  }
 }
 
 export interface TmuxOptions {
@@ -31,15 +58,19 @@ export interface TmuxOptions {
 }
 
 export class TmuxKeen {
-  private constructor(readonly socket: string) {}
+  private constructor(
+    readonly socket: string,
+    /** Where the pane's shell writes keen's pid, so `kill` can wait for keen to end. */
+    private readonly pidFile: string,
+  ) {}
 
   /** Starts keen in a detached tmux session; the pane stays after keen exits and shows its exit code. */
   static start(opts: TmuxOptions): TmuxKeen {
     if (!existsSync(path.resolve(path.dirname(KEEN_BIN), '../dist/main.js'))) throw new Error('dist/ is missing: run `npm run build` first');
     const socket = `keen-test-${process.pid}-${Date.now()}-${counter++}`;
-    const t = new TmuxKeen(socket);
+    const t = new TmuxKeen(socket, path.join(os.tmpdir(), `${socket}.pid`));
     const before = (opts.before ?? []).map((line) => `printf '%s\\n' ${quote(line)}; `).join('');
-    const command = `${before}cd ${quote(opts.cwd)} && ${quote(process.execPath)} ${quote(KEEN_BIN)} ${(opts.args ?? []).map(quote).join(' ')}${opts.stderrTo ? ` 2>${quote(opts.stderrTo)}` : ''}; echo "[keen exited $?]"; sleep 600`;
+    const command = `${before}cd ${quote(opts.cwd)} && sh -c 'echo $$ > "$0"; exec "$@"' ${quote(t.pidFile)} ${quote(process.execPath)} ${quote(KEEN_BIN)} ${(opts.args ?? []).map(quote).join(' ')}${opts.stderrTo ? ` 2>${quote(opts.stderrTo)}` : ''}; echo "[keen exited $?]"; sleep 600`;
     execFileSync('tmux', ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-s', 'main', '-x', String(opts.width ?? 100), '-y', String(opts.height ?? 40), command], {
       env: cleanEnv({ TERM: 'xterm-256color', ...opts.env }),
       stdio: 'ignore',
@@ -111,12 +142,21 @@ export class TmuxKeen {
     }
   }
 
+  /** Ends the tmux server and waits for keen to end, so its workspace can go next. */
   kill(): void {
+    let pid = 0;
+    try {
+      pid = Number(readFileSync(this.pidFile, 'utf8'));
+    } catch {
+      // keen never started
+    }
     try {
       this.tmux('kill-server');
     } catch {
       // already gone
     }
+    if (pid > 0) awaitEnd(pid, 5_000);
+    rmSync(this.pidFile, { force: true });
   }
 }
 
