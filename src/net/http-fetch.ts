@@ -35,6 +35,7 @@ import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import type Zlib from 'node:zlib';
+import { CONNECT_LIMIT_MS } from './connect-limit.js';
 import { FetchHeaders } from './fetch-headers.js';
 import { FetchResponse, toWebResponse } from './fetch-response.js';
 import { proxyConfigured, tunnelAgent } from './proxy.js';
@@ -77,13 +78,7 @@ export interface HttpTimeouts {
  * network, a proxy that stops forwarding) fails as a network error and is retried, instead of
  * hanging the turn. MCP's HTTP transports pass none: their event streams may sit idle.
  */
-export const MODEL_API_TIMEOUTS: HttpTimeouts = { connectTimeoutMs: connectLimitMs(process.env.KEEN_CONNECT_TIMEOUT_MS), headersTimeoutMs: 300_000, bodyTimeoutMs: 300_000 };
-
-/** The model APIs' connect limit: `KEEN_CONNECT_TIMEOUT_MS` when it is a positive integer (milliseconds), else 10 s. */
-function connectLimitMs(value: string | undefined): number {
-  const ms = Number(value);
-  return Number.isInteger(ms) && ms > 0 ? ms : 10_000;
-}
+export const MODEL_API_TIMEOUTS: HttpTimeouts = { connectTimeoutMs: CONNECT_LIMIT_MS, headersTimeoutMs: 300_000, bodyTimeoutMs: 300_000 };
 
 /** How {@link httpFetch} connects: the agent for a URL (a proxy tunnel, else Node's global agents), and its time limits. */
 export interface HttpFetchOptions extends HttpTimeouts {

@@ -9,6 +9,7 @@
  * Nothing is loaded without a proxy variable.
  */
 import type { Agent } from 'node:http';
+import { CONNECT_LIMIT_MS } from './connect-limit.js';
 import { tunnelSignalScope } from './tunnel-signal.js';
 
 const PROXY_VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'];
@@ -62,7 +63,7 @@ const tunnels = new Map<string, Promise<Agent>>();
  * is the limit: their own connect timer ends when the tunnel hands over its socket, before the
  * handshake inside it, and does not close the socket to the proxy.
  */
-const TUNNEL_CONNECT_MS = 10_000;
+const TUNNEL_CONNECT_MS = CONNECT_LIMIT_MS;
 
 /** The agent for targets of `scheme` through `proxy`: one per pair, so its tunnels are reused. */
 function agentFor(proxy: string, scheme: 'http:' | 'https:', connectTimeoutMs = TUNNEL_CONNECT_MS): Promise<Agent> {
