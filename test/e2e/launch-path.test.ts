@@ -139,7 +139,7 @@ describe('the launch path of keen run', () => {
     await run('with source maps', { NODE_OPTIONS: '--enable-source-maps' });
   });
 
-  it('the REPL lays out its first frames without Node’s undici (yoga’s wasm is decoded without fetch)', async () => {
+  it('the REPL lays out its first frames without Node’s undici (yoga’s wasm is decoded without fetch) or string-width', async () => {
     const fake = await startAnthropicFake();
     const ws = tempWorkspace();
     cleanups.push(
@@ -159,8 +159,11 @@ describe('the launch path of keen run', () => {
     } finally {
       t.kill();
     }
-    const { builtins } = JSON.parse(fs.readFileSync(out, 'utf8')) as { builtins: string[] };
+    const { builtins, required } = JSON.parse(fs.readFileSync(out, 'utf8')) as { builtins: string[]; required: string[] };
     expect(builtins).toContain('NativeModule tty');
     expect(builtins.some((m) => m.includes('internal/deps/undici'))).toBe(false);
+    // The frames' text is narrow: string-width (whose import builds costly Unicode regexes) is
+    // loaded only for text the fast path leaves to it (src/repl/fast-string-width.ts).
+    expect(required.filter((f) => /[\\/]string-width[\\/]/.test(f))).toEqual([]);
   });
 });

@@ -38,13 +38,37 @@ describe('fast string width', () => {
     expect(fastStringWidth('\u001b[1mx\u001b[22m', { countAnsiEscapeCodes: true })).toBe(stringWidth('\u001b[1mx\u001b[22m', { countAnsiEscapeCodes: true }));
   });
 
-  it('random strings of covered characters measure their length, as string-width says', () => {
+  it('random strings of covered characters, plain and styled, measure as string-width says', () => {
     let seed = 7;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
     const pool = [...Array(0x2600).keys()].map((cp) => String.fromCodePoint(cp)).filter((ch) => NARROW_RUN.test(ch));
     for (let i = 0; i < 300; i++) {
       const s = Array.from({ length: 1 + (next() % 40) }, () => pool[next() % pool.length]).join('');
       expect(fastStringWidth(s)).toBe(stringWidth(s));
+      const codes = ['\u001b[1m', '\u001b[22m', '\u001b[38;5;12m', '\u001b[0m', '\u001b[12345m', '\u001b[;m', '\u001b[3'];
+      const styled = [...s].map((ch) => (next() % 4 ? ch : codes[next() % codes.length] + ch)).join('');
+      expect([styled, fastStringWidth(styled)]).toEqual([styled, stringWidth(styled)]);
     }
+  });
+
+  it('styled text measures as string-width measures it: SGR codes of every shape, and escapes it leaves alone', () => {
+    const samples = [
+      '\u001b[1m\u001b[36m› \u001b[39m\u001b[22m\u001b[7mT\u001b[27m\u001b[2mype a message · /help\u001b[22m',
+      '\u001b[2m\u001b[90m╭──────╮\u001b[39m\u001b[22m',
+      '\u001b[38;2;255;128;0morange\u001b[39m and \u001b[48;5;236mgrey\u001b[49m',
+      '\u001b[mreset\u001b[0m',
+      '\u001b[00000mlong parameter',
+      '\u001b[1;;3mempty parameter',
+      '\u001b[31mred\u001b\\ and on',
+      '\u001b]8;;https://example.com\u0007link\u001b]8;;\u0007',
+      '\u001b[2Kcleared',
+      '\u001b[31m漢字\u001b[39m',
+      '\u001b[31mé\u001b[39m',
+      '\u001b[31m\u001b[39m',
+      '\u001b',
+      '\u001b[',
+      '\u009b31mC1 introducer',
+    ];
+    for (const s of samples) expect([s, fastStringWidth(s)]).toEqual([s, stringWidth(s)]);
   });
 });
