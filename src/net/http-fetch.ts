@@ -74,9 +74,9 @@ export interface HttpTimeouts {
 
 /**
  * The model APIs' limits: undici's defaults, which Node's fetch applied before (10 s to connect,
- * 300 s to the headers, 300 s of silence in a body; `KEEN_CONNECT_TIMEOUT_MS` sets the first). A stream that stalls silently (a dropped
- * network, a proxy that stops forwarding) fails as a network error and is retried, instead of
- * hanging the turn. MCP's HTTP transports pass none: their event streams may sit idle.
+ * which `KEEN_CONNECT_TIMEOUT_MS` sets: connect-limit.ts; 300 s to the headers, 300 s of silence
+ * in a body). A stream that stalls silently (a dropped network, a proxy that stops forwarding)
+ * fails as a network error and is retried, instead of hanging the turn. MCP's HTTP transports pass none: their event streams may sit idle.
  */
 export const MODEL_API_TIMEOUTS: HttpTimeouts = { connectTimeoutMs: CONNECT_LIMIT_MS, headersTimeoutMs: 300_000, bodyTimeoutMs: 300_000 };
 

@@ -58,15 +58,13 @@ export function proxyFor(url: string, env: NodeJS.ProcessEnv): string | undefine
 const tunnels = new Map<string, Promise<Agent>>();
 
 /**
- * How long a tunnel's CONNECT and the TLS handshake inside it may take: the model APIs' connect
- * limit. http-fetch.ts times its requests itself; for the SDKs on Node's http stack (Bedrock) this
- * is the limit: their own connect timer ends when the tunnel hands over its socket, before the
- * handshake inside it, and does not close the socket to the proxy.
+ * The agent for targets of `scheme` through `proxy`: one per pair, so its tunnels are reused.
+ * `connectTimeoutMs` bounds a tunnel's CONNECT and the TLS handshake inside it (by default the
+ * model APIs' connect limit). http-fetch.ts times its requests itself; for the SDKs on Node's http
+ * stack (Bedrock) this is the limit: their own connect timer ends when the tunnel hands over its
+ * socket, before the handshake inside it, and does not close the socket to the proxy.
  */
-const TUNNEL_CONNECT_MS = CONNECT_LIMIT_MS;
-
-/** The agent for targets of `scheme` through `proxy`: one per pair, so its tunnels are reused. */
-function agentFor(proxy: string, scheme: 'http:' | 'https:', connectTimeoutMs = TUNNEL_CONNECT_MS): Promise<Agent> {
+function agentFor(proxy: string, scheme: 'http:' | 'https:', connectTimeoutMs = CONNECT_LIMIT_MS): Promise<Agent> {
   const key = `${scheme} ${connectTimeoutMs} ${proxy}`;
   let agent = tunnels.get(key);
   if (!agent) {
@@ -104,7 +102,7 @@ export function tunnelAgent(url: string, env: NodeJS.ProcessEnv): Promise<Agent>
 export async function proxiedRequestHandler(env: NodeJS.ProcessEnv, endpoint: string, limits: { connectTimeoutMs?: number; bodyTimeoutMs?: number } = {}): Promise<unknown> {
   const proxy = proxyFor(endpoint, env);
   if (!proxy) return undefined;
-  const connect = limits.connectTimeoutMs ?? TUNNEL_CONNECT_MS;
+  const connect = limits.connectTimeoutMs ?? CONNECT_LIMIT_MS;
   const [httpAgent, httpsAgent, { NodeHttpHandler }] = await Promise.all([
     agentFor(proxy, 'http:', connect),
     agentFor(proxy, 'https:', connect),
