@@ -47,6 +47,15 @@ function formatBytes(bytes: number): string {
   return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(2).replace(/\.?0+$/, '')} MB`;
 }
 
+/*
+ * Keen limits images but does not resize them (no image library): a refusal names the exact limit
+ * and what the user can do before attaching the image again.
+ */
+const overBytes = (name: string, size: number) =>
+  `${name} is ${formatBytes(size)}, over the ${formatBytes(IMAGE_MAX_BYTES)} (${IMAGE_MAX_BYTES.toLocaleString('en-US')} bytes) the model APIs accept; Keen does not resize images, so scale it down or save it as JPEG first`;
+const overSide = (name: string, width: number, height: number) =>
+  `${name} is ${width}×${height} px, longer than the ${IMAGE_MAX_SIDE} px a side the model APIs accept; Keen does not resize images, so scale it to at most ${IMAGE_MAX_SIDE}×${IMAGE_MAX_SIDE} px first`;
+
 /**
  * Checks `bytes` as an image named `name` (declared type `declared`, when a client gave one):
  * a known type by magic numbers (and the declared one, if any), within the byte and side limits.
@@ -55,7 +64,7 @@ export function checkImageBytes(name: string, bytes: Uint8Array, declared?: stri
   const type = sniffImageType(bytes);
   if (!type) return { problem: `${name} is not a PNG, JPEG, GIF or WebP image (by its first bytes)` };
   if (declared !== undefined && declared !== type) return { problem: `${name} is declared ${declared} but its bytes are ${type}` };
-  if (bytes.length > IMAGE_MAX_BYTES) return { problem: `${name} is ${formatBytes(bytes.length)}, over the ${formatBytes(IMAGE_MAX_BYTES)} the model APIs accept` };
+  if (bytes.length > IMAGE_MAX_BYTES) return { problem: overBytes(name, bytes.length) };
   let width = 0;
   let height = 0;
   try {
@@ -64,7 +73,7 @@ export function checkImageBytes(name: string, bytes: Uint8Array, declared?: stri
     return { problem: `${name} could not be read as ${type} (damaged?)` };
   }
   if (width > IMAGE_MAX_SIDE || height > IMAGE_MAX_SIDE) {
-    return { problem: `${name} is ${width}×${height} px, longer than the ${IMAGE_MAX_SIDE} px a side the model APIs accept` };
+    return { problem: overSide(name, width, height) };
   }
   const short = type.slice('image/'.length).toUpperCase();
   return {
@@ -106,7 +115,7 @@ export function loadImageFile(input: string, cwd: string, env: NodeJS.ProcessEnv
     return { problem: `${shown} is in a credential store (${real})` };
   }
   if (!st.isFile()) return { problem: `${shown} is not a file` };
-  if (st.size > IMAGE_MAX_BYTES) return { problem: `${shown} is ${formatBytes(st.size)}, over the ${formatBytes(IMAGE_MAX_BYTES)} the model APIs accept` };
+  if (st.size > IMAGE_MAX_BYTES) return { problem: overBytes(shown, st.size) };
   let bytes: Buffer;
   try {
     bytes = readCapped(real, IMAGE_MAX_BYTES + 1);

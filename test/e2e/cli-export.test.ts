@@ -8,6 +8,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isCompactionRequest } from '../kit/anthropic-wire-helpers.js';
 import { ARTIFACTS_DIR, consoleLines, itChromium, runChromium } from '../kit/chromium.js';
+import { summarizePng } from '../export/png-check.js';
 import { useCliRig } from './cli-fixtures.js';
 import type { Workspace } from '../kit/temp-dir.js';
 
@@ -82,6 +83,56 @@ describe('keen export', () => {
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
   });
 
+  it('--session ID exports that session, -c the latest; an unknown or malformed id is one line, exit 1, no page', async () => {
+    const two = workspace();
+    const ids: string[] = [];
+    for (const prompt of ['first prompt alpha', 'second prompt beta']) {
+      rig.fake.enqueue({ steps: [{ text: `answer to ${prompt}` }] });
+      const run = await rig.keen(two, ['run', '--format', 'json', prompt]);
+      expect(run.code, run.stderr).toBe(0);
+      ids.push(JSON.parse(run.stdout).session_id);
+    }
+    const [first, second] = ids;
+    expect(first).not.toBe(second);
+    const from = rig.fake.requests.length;
+    const page = async (args: string[]) => {
+      const r = await rig.keen(two, ['export', ...args, '-o', '-'], { env: { ANTHROPIC_API_KEY: undefined } });
+      expect(r.code, r.stderr).toBe(0);
+      return r.stdout;
+    };
+
+    // The older session by its id (and by -r, its alias): not the latest one.
+    for (const flag of ['--session', '-r']) {
+      const older = await page([flag, first]);
+      expect(older).toContain(first);
+      expect(older).toContain('first prompt alpha');
+      expect(older).not.toContain('second prompt beta');
+    }
+    // -c: the latest, as --continue.
+    const latest = await page(['-c']);
+    expect(latest).toContain(second);
+    expect(latest).toContain('second prompt beta');
+    expect(latest).not.toContain('first prompt alpha');
+    const written = await rig.keen(two, ['export', '--session', first]);
+    expect(written.code, written.stderr).toBe(0);
+    expect(path.basename(written.stdout.trim())).toBe(`keen-session-${first}.html`);
+    expect(rig.since(from)).toHaveLength(0);
+
+    const pages = () => fs.readdirSync(two.cwd).filter((f) => f.endsWith('.html'));
+    const before = pages();
+    const unknown = await rig.keen(two, ['export', '--session', '20240101-000000-abcdef']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr).toMatch(/^keen: no session 20240101-000000-abcdef in \S+; run `keen sessions` to list sessions\n$/);
+    const malformed = await rig.keen(two, ['export', '--session', '../../etc']);
+    expect(malformed.code).toBe(1);
+    expect(malformed.stderr).toBe('keen: "../../etc" is not a session id (they look like 20250301-142233-k3f9qz); run `keen sessions` to list sessions\n');
+    const empty = await rig.keen(workspace(), ['export', '-c']);
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toBe('keen: no session to continue in this directory; start one with `keen run "…"` or `keen`\n');
+    expect(pages()).toEqual(before);
+  });
+
   itChromium(
     'the exported page loads in headless Chromium with no console output; plot and marker in the DOM',
     async () => {
@@ -100,7 +151,12 @@ describe('keen export', () => {
       const screenshot = await runChromium(file, [`--screenshot=${shot}`]);
       expect(screenshot.code, screenshot.stderr).toBe(0);
       expect(consoleLines(screenshot.stderr)).toEqual([]);
+      // The artifact docs/export.md points to: the window's size, and a picture, not a blank capture.
       expect(fs.existsSync(shot)).toBe(true);
+      const png = summarizePng(shot);
+      expect([png.width, png.height]).toEqual([1200, 2000]);
+      expect(png.colours).toBeGreaterThan(63);
+      expect(png.inked).toBeGreaterThan(0.05);
     },
     120_000,
   );

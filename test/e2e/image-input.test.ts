@@ -89,8 +89,8 @@ describe('keen -p --image', () => {
     ]);
   });
 
-  it('a file that is not an image, a missing one, one over the limit and one in a credential store: one line each', async () => {
-    const { fake, ws, env } = await setup(anthropic, { 'notes.png': 'just text, named like an image\n' });
+  it('a file that is not an image, a missing one, one over each limit and one in a credential store: one line each', async () => {
+    const { fake, ws, env } = await setup(anthropic, { 'notes.png': 'just text, named like an image\n', 'tall.png': png(100, 9000) });
     // A PNG head, then a sparse 5 MB: refused on its stat, before a byte is read.
     const big = path.join(ws.cwd, 'big.png');
     fs.writeFileSync(big, SHOT);
@@ -104,7 +104,14 @@ describe('keen -p --image', () => {
     const cases: [string, RegExp][] = [
       ['notes.png', /^keen: --image notes\.png is not a PNG, JPEG, GIF or WebP image \(by its first bytes\)$/],
       ['gone.png', /^keen: --image gone\.png: no such file$/],
-      ['big.png', /^keen: --image big\.png is 5 MB, over the 3\.75 MB the model APIs accept$/],
+      [
+        'big.png',
+        /^keen: --image big\.png is 5 MB, over the 3\.75 MB \(3,932,160 bytes\) the model APIs accept; Keen does not resize images, so scale it down or save it as JPEG first$/,
+      ],
+      [
+        'tall.png',
+        /^keen: --image tall\.png is 100×9000 px, longer than the 8000 px a side the model APIs accept; Keen does not resize images, so scale it to at most 8000×8000 px first$/,
+      ],
       ['key.png', /^keen: --image key\.png is in a credential store \(.*\.ssh\/id_ed25519\.png\)$/],
     ];
     for (const [file, line] of cases) {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { expect } from 'vitest';
 import { renderSessionPage } from '../../src/export/session-page.js';
 import { ARTIFACTS_DIR, consoleLines, itChromium, runChromium } from '../kit/chromium.js';
+import { summarizePng } from './png-check.js';
 import { sampleRecords } from './records-fixture.js';
 import { tempDir } from '../kit/temp-dir.js';
 
@@ -38,7 +39,10 @@ itChromium(
     const screenshot = await runChromium(file, [`--screenshot=${shot}`]);
     expect(screenshot.code, screenshot.stderr).toBe(0);
     expect(consoleLines(screenshot.stderr)).toEqual([]);
-    expect(fs.readFileSync(shot).subarray(1, 4).toString()).toBe('PNG');
+    const png = summarizePng(shot);
+    expect([png.width, png.height]).toEqual([1200, 2000]);
+    expect(png.colours).toBeGreaterThan(63);
+    expect(png.inked).toBeGreaterThan(0.05);
   },
   120_000,
 );
