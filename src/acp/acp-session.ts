@@ -121,9 +121,10 @@ export class AcpSession {
     if (this.turn) await this.peer.update(textChunk('agent_thought_chunk', `${line}\n`));
   }
 
-  /** Ask the client about a call the policy asks about. */
+  /** Ask the client about a call the policy asks about (the Notification hooks run beside it, as in the REPL). */
   async ask(request: PermissionRequest): Promise<SessionAnswer> {
     const call = this.running.get(request.tool)?.[0];
+    this.live.notify(`Keen needs your permission to use ${request.tool}`, 'permission_prompt');
     const response = await this.peer.requestPermission({
       toolCall: { toolCallId: call?.id ?? `${request.tool}-permission`, title: request.summary, kind: toolKind(request.tool), status: 'pending' },
       options: OPTIONS,
