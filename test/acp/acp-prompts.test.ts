@@ -1,7 +1,8 @@
 /**
  * What an ACP prompt carries and what comes back beside the answer: embedded resources and
  * resource links as the model's user text, a binary resource refused in one line, the model's
- * reasoning as thought chunks, and "allow for this session" answering every later question.
+ * reasoning as thought chunks, "allow for this session" answering every later question, and the
+ * project's custom commands and skills offered after `/` and expanded when typed.
  * The ACP SDK's client side drives a spawned `bin/keen.js acp` against the Anthropic wire fake.
  */
 import fs from 'node:fs';
@@ -9,6 +10,7 @@ import path from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
 import { describe, expect, it } from 'vitest';
 import { userTexts } from '../e2e/cli-fixtures.js';
+import { waitFor } from '../e2e/mcp-fixtures.js';
 import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
 import { type Editor, editorSuite, prompt, texts } from './editor-client.js';
 
@@ -84,5 +86,32 @@ describe('keen acp: reasoning and permissions', () => {
     expect(fs.readFileSync(path.join(ws.cwd, 'a.txt'), 'utf8')).toBe('A\n');
     expect(fs.readFileSync(path.join(ws.cwd, 'b.txt'), 'utf8')).toBe('B\n');
     expect(e.permissions.map((p) => p.toolCall.toolCallId)).toEqual(['e1']);
+  });
+});
+
+describe('keen acp: custom commands and skills', () => {
+  it("offers the project's command and skill in available_commands_update, and /name args reaches the model expanded", async () => {
+    const ws = tempWorkspace({
+      '.keen/commands/review.md': '---\ndescription: Review a file for bugs\n---\nReview $ARGUMENTS for bugs; list each with its line.\n',
+      '.keen/skills/tidy/SKILL.md': '---\nname: tidy\ndescription: Tidy imports and names\n---\nSort the imports, then rename unclear names.\n',
+    });
+    const e = await editor(ws);
+    const { sessionId } = await newSession(e, ws);
+    await waitFor(() => e.updates.some((u) => u.sessionUpdate === 'available_commands_update'), 10_000, 'available_commands_update');
+    const update = e.updates.find((u) => u.sessionUpdate === 'available_commands_update');
+    const offered = update && 'availableCommands' in update ? update.availableCommands : [];
+    expect(offered.map((c) => c.name)).toEqual(['compact', 'review', 'tidy']);
+    expect(offered.find((c) => c.name === 'review')?.description).toBe('Review a file for bugs');
+    expect(offered.find((c) => c.name === 'tidy')?.description).toBe('Tidy imports and names');
+
+    suite.fake.enqueue({ steps: [{ text: 'No bugs.' }] }, { steps: [{ text: 'Tidied.' }] });
+    const from = suite.fake.requests.length;
+    await prompt(e, sessionId, '/review src/app.ts');
+    expect(userTexts(suite.fake.requests[from]).at(-1)).toBe('Review src/app.ts for bugs; list each with its line.');
+    await prompt(e, sessionId, '/tidy the parser');
+    const skill = userTexts(suite.fake.requests[from + 1]).at(-1) ?? '';
+    expect(skill).toContain('The user invoked the skill "tidy"');
+    expect(skill).toContain('Sort the imports, then rename unclear names.');
+    expect(skill).toContain('the parser');
   });
 });
