@@ -6,7 +6,7 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { LiveSession } from '../agent/open-session.js';
 import type { ControllerEvent } from '../agent/session-controller.js';
-import type { ToolCall } from '../core/message.js';
+import { partsOf, type ToolCall } from '../core/message.js';
 import type { SessionAnswer } from '../tools/permissions/index.js';
 import type { PermissionMode } from '../tools/permissions/modes.js';
 import type { PermissionRequest } from '../tools/types.js';
@@ -14,6 +14,7 @@ import { describeRetryWait } from '../net/retry-fetch.js';
 import { knownCredentials, scrubText } from '../security/scrubber.js';
 import { StreamScrubber } from '../security/stream-scrubber.js';
 import { replayTranscript } from '../transcript/projection.js';
+import { summaryHead, summaryText } from '../compaction/compactor.js';
 import { configOptions, type ModelChoice } from './config-options.js';
 import { promptText } from './prompt-text.js';
 import { storedToolCall, textChunk, toolCallFinished, toolCallStarted, toolCallTerminal, toolKind } from './updates.js';
@@ -248,13 +249,38 @@ export class AcpSession {
     return this.peer.update(update);
   }
 
-  /** The stored conversation as updates, for `session/load`. */
+  /**
+   * The stored conversation as updates, for `session/load`: prompts, answers, tool cards (with
+   * the files they touched and an edit's diff) and a marker where the context was compacted — a
+   * completed `compaction_update` with its summary, or a thought line.
+   */
   async replay(): Promise<void> {
-    for (const item of replayTranscript(this.live.shown.records.length ? this.live.shown.records : this.live.records)) {
+    const records = this.live.shown.records.length ? this.live.shown.records : this.live.records;
+    const bySeq = new Map(records.map((r) => [r.seq, r]));
+    // A call and its result may be stored in separate records of one turn.
+    const calls = new Map<string, ToolCall>();
+    for (const r of records) {
+      if (r.kind !== 'assistant_turn') continue;
+      for (const m of r.messages) if (m.role === 'assistant') for (const p of partsOf(m)) if (p.type === 'tool_call') calls.set(p.id, { id: p.id, name: p.name, args: p.args });
+    }
+    for (const item of replayTranscript(records)) {
+      const record = bySeq.get(item.seq);
       if (item.type === 'user') await this.peer.update(textChunk('user_message_chunk', item.text));
       else if (item.type === 'assistant') {
-        for (const seg of item.segments) await this.peer.update(seg.type === 'text' ? textChunk('agent_message_chunk', seg.text) : storedToolCall(seg.tool));
+        for (const seg of item.segments)
+          await this.peer.update(seg.type === 'text' ? textChunk('agent_message_chunk', seg.text) : storedToolCall(seg.tool, calls.get(seg.tool.id), this.cwd));
+      } else if (item.type === 'compaction') {
+        const head = record?.kind === 'compaction_applied' ? summaryHead(record.messages) : undefined;
+        await this.storedCompaction(item.seq, item.mode === 'auto' ? 'Context compacted automatically.' : item.status || 'Context compacted.', head && summaryText(head));
       }
     }
+  }
+
+  /** A compaction of the stored conversation; its id is its record's, apart from live ones. */
+  private storedCompaction(seq: number, line: string, summary: string | undefined): Promise<void> {
+    if (!this.peer.compactionUpdates) return this.peer.update(textChunk('agent_thought_chunk', `${line}\n`));
+    const update: acp.SessionUpdate = { sessionUpdate: 'compaction_update', compactionId: `stored-${seq}`, status: 'completed' };
+    if (summary) update.summary = [{ type: 'text', text: summary }];
+    return this.peer.update(update);
   }
 }
