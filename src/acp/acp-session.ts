@@ -6,7 +6,7 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { LiveSession } from '../agent/open-session.js';
 import type { ControllerEvent } from '../agent/session-controller.js';
-import type { ToolCall } from '../core/message.js';
+import { partsOf, type ToolCall } from '../core/message.js';
 import type { SessionAnswer } from '../tools/permissions/index.js';
 import type { PermissionMode } from '../tools/permissions/modes.js';
 import type { PermissionRequest } from '../tools/types.js';
@@ -14,6 +14,7 @@ import { describeRetryWait } from '../net/retry-fetch.js';
 import { knownCredentials, scrubText } from '../security/scrubber.js';
 import { StreamScrubber } from '../security/stream-scrubber.js';
 import { replayTranscript } from '../transcript/projection.js';
+import { summaryHead, summaryText } from '../compaction/compactor.js';
 import { configOptions, type ModelChoice } from './config-options.js';
 import { promptText } from './prompt-text.js';
 import { storedToolCall, textChunk, toolCallFinished, toolCallStarted, toolCallTerminal, toolKind } from './updates.js';
@@ -49,6 +50,8 @@ export class AcpSession {
   /** Started calls not yet finished, per tool name (a permission question names the oldest). */
   private readonly running = new Map<string, ToolCall[]>();
   private compactions = 0;
+  /** A `/compact` runs and the client takes compaction updates: its summary streams into the card. */
+  private summaryCard = false;
   /** The editor terminal each running bash call runs in (its card embeds it). */
   private readonly terminals = new Map<string, string>();
   /** Streamed text is sent scrubbed, a credential split across deltas included. */
@@ -119,9 +122,10 @@ export class AcpSession {
     if (this.turn) await this.peer.update(textChunk('agent_thought_chunk', `${line}\n`));
   }
 
-  /** Ask the client about a call the policy asks about. */
+  /** Ask the client about a call the policy asks about (the Notification hooks run beside it, as in the REPL). */
   async ask(request: PermissionRequest): Promise<SessionAnswer> {
     const call = this.running.get(request.tool)?.[0];
+    this.live.notify(`Keen needs your permission to use ${request.tool}`, 'permission_prompt');
     const response = await this.peer.requestPermission({
       toolCall: { toolCallId: call?.id ?? `${request.tool}-permission`, title: request.summary, kind: toolKind(request.tool), status: 'pending' },
       options: OPTIONS,
@@ -141,6 +145,7 @@ export class AcpSession {
     try {
       const compact = /^\/compact(?:\s+([\s\S]*))?$/.exec(text.trim());
       const expanded = compact ? undefined : this.live.expandSlash(text);
+      if (compact) await this.compactionStarted(true);
       const events = compact
         ? this.live.controller.compact(compact[1]?.trim() || undefined, turn.signal)
         : this.live.controller.chat(expanded && expanded.kind !== 'none' ? expanded.text : text, turn.signal, images);
@@ -149,15 +154,21 @@ export class AcpSession {
         if (ev.type === 'done') stop = STOP[ev.stopReason] ?? 'end_turn';
         else if (ev.type === 'error') {
           await this.flushText();
-          if (ev.error.kind === 'cancelled' || turn.signal.aborted) return 'cancelled';
+          const cancelled = ev.error.kind === 'cancelled' || turn.signal.aborted;
+          if (compact) await this.compactionEnded(cancelled ? { cancelled } : { reason: ev.error.message.replace(/;\s*history unchanged$/, '') });
+          if (cancelled) return 'cancelled';
           throw new TurnFailed(ev.error.message);
+        } else if (ev.type === 'compaction_done') {
+          await this.flushText();
+          const note = this.live.controller.compactions.at(-1);
+          await this.compactionEnded({ summary: ev.summary, tokensBefore: note?.tokensBefore ?? 0, tokensAfter: note?.tokensAfter ?? 0 });
         } else await this.forward(ev);
       }
       await this.flushText();
-      if (compact) await this.peer.update(textChunk('agent_message_chunk', 'Context compacted.'));
       return turn.signal.aborted ? 'cancelled' : stop;
     } finally {
       this.turn = undefined;
+      this.summaryCard = false;
       this.running.clear();
     }
   }
@@ -166,10 +177,16 @@ export class AcpSession {
     this.turn?.abort();
   }
 
+  /** Streamed answer text: a message chunk, or during `/compact` a chunk of the compaction's summary. */
+  private answerChunk(text: string): acp.SessionUpdate {
+    if (!this.summaryCard) return textChunk('agent_message_chunk', text);
+    return { sessionUpdate: 'compaction_summary_chunk', compactionId: `compaction-${this.compactions}`, content: { type: 'text', text } };
+  }
+
   /** Send what the scrubbers held back (the text run ended). */
   private async flushText(keep?: 'answer' | 'thought'): Promise<void> {
     const answer = keep === 'answer' ? '' : this.answer.flush();
-    if (answer) await this.peer.update(textChunk('agent_message_chunk', answer));
+    if (answer) await this.peer.update(this.answerChunk(answer));
     const thought = keep === 'thought' ? '' : this.thought.flush();
     if (thought) await this.peer.update(textChunk('agent_thought_chunk', thought));
   }
@@ -179,7 +196,7 @@ export class AcpSession {
     switch (ev.type) {
       case 'text_delta': {
         const text = this.answer.push(ev.text);
-        return text ? this.peer.update(textChunk('agent_message_chunk', text)) : undefined;
+        return text ? this.peer.update(this.answerChunk(text)) : undefined;
       }
       case 'reasoning_delta': {
         const text = this.thought.push(ev.text);
@@ -197,17 +214,31 @@ export class AcpSession {
       case 'retry_wait':
         return this.peer.update(textChunk('agent_thought_chunk', `${describeRetryWait(ev.wait)}\n`));
       case 'auto_compaction_started':
-        this.compactions++;
-        return this.compaction('in_progress', 'Compacting the conversation to free context…');
+        return this.compactionStarted(false);
       case 'auto_compaction_applied':
-        return this.compaction('completed', `Context compacted: ~${ev.tokensBefore} → ~${ev.tokensAfter} tokens.`, ev.summary);
+        return this.compactionEnded(ev);
       case 'auto_compaction_cancelled':
-        return this.compaction('cancelled', 'Compaction cancelled; the conversation is unchanged.');
+        return this.compactionEnded({ cancelled: true });
       case 'auto_compaction_failed':
-        return this.compaction('failed', `Compaction failed (${ev.reason}); the conversation is unchanged.`);
+        return this.compactionEnded({ reason: ev.reason });
       default:
         return;
     }
+  }
+
+  /** A compaction starts (`manual`: `/compact`, whose summary streams; automatic ones' does not). */
+  private compactionStarted(manual: boolean): Promise<void> {
+    this.compactions++;
+    this.summaryCard = manual && this.peer.compactionUpdates;
+    return this.compaction('in_progress', 'Compacting the conversation to free context…');
+  }
+
+  /** How the compaction that started last ended: applied, cancelled, or failed for `reason`. */
+  private compactionEnded(end: { summary: string; tokensBefore: number; tokensAfter: number } | { cancelled: true } | { reason: string }): Promise<void> {
+    this.summaryCard = false;
+    if ('summary' in end) return this.compaction('completed', `Context compacted: ~${end.tokensBefore} → ~${end.tokensAfter} tokens.`, end.summary);
+    if ('cancelled' in end) return this.compaction('cancelled', 'Compaction cancelled; the conversation is unchanged.');
+    return this.compaction('failed', `Compaction failed (${end.reason}); the conversation is unchanged.`);
   }
 
   private compaction(status: acp.CompactionStatus, line: string, summary?: string): Promise<void> {
@@ -218,13 +249,38 @@ export class AcpSession {
     return this.peer.update(update);
   }
 
-  /** The stored conversation as updates, for `session/load`. */
+  /**
+   * The stored conversation as updates, for `session/load`: prompts, answers, tool cards (with
+   * the files they touched and an edit's diff) and a marker where the context was compacted — a
+   * completed `compaction_update` with its summary, or a thought line.
+   */
   async replay(): Promise<void> {
-    for (const item of replayTranscript(this.live.shown.records.length ? this.live.shown.records : this.live.records)) {
+    const records = this.live.shown.records.length ? this.live.shown.records : this.live.records;
+    const bySeq = new Map(records.map((r) => [r.seq, r]));
+    // A call and its result may be stored in separate records of one turn.
+    const calls = new Map<string, ToolCall>();
+    for (const r of records) {
+      if (r.kind !== 'assistant_turn') continue;
+      for (const m of r.messages) if (m.role === 'assistant') for (const p of partsOf(m)) if (p.type === 'tool_call') calls.set(p.id, { id: p.id, name: p.name, args: p.args });
+    }
+    for (const item of replayTranscript(records)) {
+      const record = bySeq.get(item.seq);
       if (item.type === 'user') await this.peer.update(textChunk('user_message_chunk', item.text));
       else if (item.type === 'assistant') {
-        for (const seg of item.segments) await this.peer.update(seg.type === 'text' ? textChunk('agent_message_chunk', seg.text) : storedToolCall(seg.tool));
+        for (const seg of item.segments)
+          await this.peer.update(seg.type === 'text' ? textChunk('agent_message_chunk', seg.text) : storedToolCall(seg.tool, calls.get(seg.tool.id), this.cwd));
+      } else if (item.type === 'compaction') {
+        const head = record?.kind === 'compaction_applied' ? summaryHead(record.messages) : undefined;
+        await this.storedCompaction(item.seq, item.mode === 'auto' ? 'Context compacted automatically.' : item.status || 'Context compacted.', head && summaryText(head));
       }
     }
+  }
+
+  /** A compaction of the stored conversation; its id is its record's, apart from live ones. */
+  private storedCompaction(seq: number, line: string, summary: string | undefined): Promise<void> {
+    if (!this.peer.compactionUpdates) return this.peer.update(textChunk('agent_thought_chunk', `${line}\n`));
+    const update: acp.SessionUpdate = { sessionUpdate: 'compaction_update', compactionId: `stored-${seq}`, status: 'completed' };
+    if (summary) update.summary = [{ type: 'text', text: summary }];
+    return this.peer.update(update);
   }
 }

@@ -65,7 +65,8 @@ export function keenAgent(opts: AcpOptions): { app: acp.AgentApp; closeAll: () =
     return s;
   };
 
-  async function open(client: acp.AgentContext, cwd: string, requested: SessionFlags, servers: acp.McpServer[] | undefined): Promise<AcpSession> {
+  /** A session in `cwd`; `replay`: a stored one to be shown whole (session/load). */
+  async function open(client: acp.AgentContext, cwd: string, requested: SessionFlags, servers: acp.McpServer[] | undefined, replay = false): Promise<AcpSession> {
     if (!path.isAbsolute(cwd)) throw acp.RequestError.invalidParams(undefined, `cwd must be an absolute path: ${cwd}`);
     const flags = sessionFlagsFor(requested, cwd, opts.cwd);
     let session: AcpSession | undefined;
@@ -85,10 +86,10 @@ export function keenAgent(opts: AcpOptions): { app: acp.AgentApp; closeAll: () =
       void session?.note(line).catch(() => undefined);
     };
     /** Opens Keen's session with `f` (a model switch opens it again, keeping `newSessionId`). */
-    const start = async (f: SessionFlags, newSessionId?: string): Promise<LiveSession> => {
+    const start = async (f: SessionFlags, newSessionId?: string, shown = false): Promise<LiveSession> => {
       let next: LiveSession;
       try {
-        next = await openSession({ cwd, env: opts.env, flags: f, interactive: false, permissions: gate, onWarning: warn, editor, mcpServers, newSessionId });
+        next = await openSession({ cwd, env: opts.env, flags: f, interactive: false, permissions: gate, onWarning: warn, editor, mcpServers, newSessionId, replay: shown });
       } catch (err) {
         const line = scrubText(errorText(err));
         // No key or login for the session's provider: the editor offers the auth methods.
@@ -101,7 +102,7 @@ export function keenAgent(opts: AcpOptions): { app: acp.AgentApp; closeAll: () =
       live = next;
       return next;
     };
-    const first = await start(flags);
+    const first = await start(flags, undefined, replay);
     // The editor's id for the session stays the first one's, whatever model it switches to.
     const sessionId = first.sessionId;
     // Everything sent to the editor is redacted as stream-json lines are: editors keep threads.
@@ -186,7 +187,7 @@ export function keenAgent(opts: AcpOptions): { app: acp.AgentApp; closeAll: () =
       return { sessionId: s.id, modes: s.modes, configOptions: s.configOptions };
     })
     .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
-      const s = await open(client, params.cwd, { ...opts.flags, session: params.sessionId }, params.mcpServers);
+      const s = await open(client, params.cwd, { ...opts.flags, session: params.sessionId }, params.mcpServers, true);
       await s.replay();
       setImmediate(() => void announceCommands(client, s).catch(() => undefined));
       return { modes: s.modes, configOptions: s.configOptions };

@@ -86,14 +86,18 @@ export function toolCallTerminal(callId: string, terminalId: string): acp.Sessio
   return { sessionUpdate: 'tool_call_update', toolCallId: callId, content: [{ type: 'terminal', terminalId }] };
 }
 
-/** A stored tool card (session/load): what the transcript kept of it. */
-export function storedToolCall(tool: ToolActivity): acp.SessionUpdate {
+/**
+ * A stored tool card (session/load): what the transcript kept of it, and from the call as the
+ * model made it (when the turn's messages hold it) the files it touched and an edit's diff.
+ */
+export function storedToolCall(tool: ToolActivity, call: ToolCall | undefined, cwd: string): acp.SessionUpdate {
   return {
     sessionUpdate: 'tool_call',
     toolCallId: tool.id,
     title: tool.summary,
     kind: toolKind(tool.name),
     status: tool.is_error ? 'failed' : 'completed',
+    ...(call ? { locations: toolLocations(call, cwd), content: editDiff(call, cwd), rawInput: parseArgs(call) } : {}),
   };
 }
 

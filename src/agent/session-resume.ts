@@ -64,7 +64,7 @@ export async function openStored(opts: OpenSessionOptions, home: string, config:
       warnings.push(`session ${id}: ${dangling.messages.length} tool call(s) were interrupted when Keen stopped; recorded them as interrupted`);
     }
     let shown: ShownRecords = { records: [], complete: true };
-    if (opts.interactive) {
+    if (opts.interactive || opts.replay) {
       const replay = await opened.shown(SHOWN_BUDGET);
       shown = { records: replay.records, complete: replay.complete };
       if (replay.damaged > 0) {

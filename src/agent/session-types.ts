@@ -52,6 +52,11 @@ export interface OpenSessionOptions {
    * the open's project-context read (CONTEXT_FRESH_MS). Anyone else's first turn reads afresh.
    */
   firstInputKnown?: boolean;
+  /**
+   * A stored session is opened to be shown whole (`keen acp` session/load), as the REPL always
+   * shows it: `shown` holds the stretch before the last compaction too.
+   */
+  replay?: boolean;
 }
 
 /** A running session: AppState + store + controller, ready for turns. */

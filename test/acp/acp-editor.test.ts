@@ -9,7 +9,7 @@ import * as acp from '@agentclientprotocol/sdk';
 import { describe, expect, it } from 'vitest';
 import { FAKE_KEY, toolResults } from '../e2e/cli-fixtures.js';
 import { tempWorkspace, type Workspace } from '../kit/temp-dir.js';
-import { EVERYTHING } from '../e2e/mcp-fixtures.js';
+import { EVERYTHING, waitFor } from '../e2e/mcp-fixtures.js';
 import { type Editor, editorSuite, prompt, texts } from './editor-client.js';
 
 const suite = editorSuite();
@@ -252,6 +252,33 @@ describe('hooks in an editor', () => {
     expect(suite.fake.requests.length - from).toBe(1);
     expect(fs.existsSync(path.join(ws.cwd, 'ran'))).toBe(false);
     expect(texts(e.updates, 'agent_thought_chunk')).toContain('a PreToolUse hook stopped the turn: release freeze');
+  });
+});
+
+describe('Notification hooks in an editor', () => {
+  it('a permission question through session/request_permission runs the Notification hooks', async () => {
+    const ws = tempWorkspace({ 'notes.md': 'old\n' });
+    const root = path.dirname(ws.cwd);
+    const hook = path.join(root, 'notify.sh');
+    // Written whole, then renamed: the test never reads half a file.
+    fs.writeFileSync(hook, `#!/bin/sh\ncat > '${root}/notified.tmp'\nmv '${root}/notified.tmp' '${root}/notified.json'\n`);
+    fs.writeFileSync(
+      path.join(ws.home, 'config.json'),
+      JSON.stringify({ hooks: { Notification: [{ matcher: 'permission_prompt', hooks: [{ type: 'command', command: `sh '${hook}'` }] }] } }),
+    );
+    const e = await editor(ws);
+    const { sessionId } = await newSession(e, ws);
+    calls([{ id: 'n1', name: 'edit_file', args: { path: 'notes.md', old_string: 'old', new_string: 'new' } }]);
+    expect((await prompt(e, sessionId, 'edit it')).stopReason).toBe('end_turn');
+    expect(e.permissions).toHaveLength(1);
+    const marker = path.join(root, 'notified.json');
+    await waitFor(() => fs.existsSync(marker), 10_000, 'the Notification hook');
+    expect(JSON.parse(fs.readFileSync(marker, 'utf8'))).toMatchObject({
+      hook_event_name: 'Notification',
+      notification_type: 'permission_prompt',
+      message: 'Keen needs your permission to use edit_file',
+      cwd: ws.cwd,
+    });
   });
 });
 

@@ -102,6 +102,43 @@ describe('keen acp', () => {
     await expect(second.agent.request(acp.methods.agent.session.load, { sessionId: 'no-such-session', cwd: ws.cwd, mcpServers: [] })).rejects.toThrow(/no-such-session/);
   });
 
+  it('session/load shows where a tool call worked (locations, the diff of an edit) and where the context was compacted', async () => {
+    const ws = tempWorkspace({ 'notes.md': 'old line\n' });
+    const caps = { session: { compaction: {} } };
+    const first = await editor(ws, { capabilities: caps });
+    const { sessionId } = await first.agent.request(acp.methods.agent.session.new, { cwd: ws.cwd, mcpServers: [] });
+    suite.fake.enqueue(
+      { steps: [{ toolCall: { id: 'call_edit', name: 'edit_file', args: { path: 'notes.md', old_string: 'old line', new_string: 'new line' } } }] },
+      { steps: [{ text: 'Edited.' }] },
+      { steps: [{ text: '## Goal\nFix the note.' }] },
+    );
+    await prompt(first, sessionId, 'fix the note');
+    await prompt(first, sessionId, '/compact');
+    suite.fake.enqueue({ steps: [{ text: 'Done.' }] });
+    await prompt(first, sessionId, 'anything else?');
+    await first.close();
+
+    const file = path.join(ws.cwd, 'notes.md');
+    const card = { toolCallId: 'call_edit', status: 'completed', locations: [{ path: file }], content: [{ type: 'diff', path: file, oldText: 'old line', newText: 'new line' }] };
+    const order = (e: { updates: acp.SessionUpdate[] }) => e.updates.map((u) => u.sessionUpdate).filter((k) => k !== 'available_commands_update');
+    const withCard = await editor(ws, { capabilities: caps });
+    await withCard.agent.request(acp.methods.agent.session.load, { sessionId, cwd: ws.cwd, mcpServers: [] });
+    expect(withCard.updates.find((u) => u.sessionUpdate === 'tool_call')).toMatchObject(card);
+    expect(withCard.updates.find((u) => u.sessionUpdate === 'compaction_update')).toMatchObject({
+      status: 'completed',
+      summary: [{ type: 'text', text: '## Goal\nFix the note.' }],
+    });
+    expect(order(withCard)).toEqual(['user_message_chunk', 'tool_call', 'agent_message_chunk', 'compaction_update', 'user_message_chunk', 'agent_message_chunk']);
+    await withCard.close();
+
+    const plain = await editor(ws);
+    await plain.agent.request(acp.methods.agent.session.load, { sessionId, cwd: ws.cwd, mcpServers: [] });
+    expect(plain.updates.find((u) => u.sessionUpdate === 'tool_call')).toMatchObject(card);
+    expect(plain.updates.some((u) => u.sessionUpdate === 'compaction_update')).toBe(false);
+    expect(texts(plain.updates, 'agent_thought_chunk')).toBe('Context compacted.\n');
+    expect(order(plain)).toEqual(['user_message_chunk', 'tool_call', 'agent_message_chunk', 'agent_thought_chunk', 'user_message_chunk', 'agent_message_chunk']);
+  });
+
   it('an automatic compaction shows as it runs: compaction_update where the client takes it, thought lines elsewhere', async () => {
     const tiny = { models: { tiny: { provider: 'anthropic', contextWindow: 12_000, maxOutputTokens: 1000 } }, model: 'tiny' };
     const files: Record<string, string> = { '.keen/config.json': JSON.stringify(tiny) };
