@@ -18,8 +18,10 @@ export type FakeStep =
   /**
    * The model's refusal text, where the service has a field for it: Chat Completions
    * `delta.refusal`, a Responses `refusal` content part. The other services send it as text.
+   * `whole`: the Chat fake sends it as servers that send whole messages do, in
+   * `choice.message.refusal` instead of a delta.
    */
-  | { refusal: string }
+  | { refusal: string; whole?: boolean }
   | { delayMs: number }
   /** Destroy the socket here, mid-stream, without a proper end. */
   | { cut: true };
