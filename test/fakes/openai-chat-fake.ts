@@ -193,7 +193,7 @@ async function encodeChatReply(reply: FakeReply, res: http.ServerResponse, req: 
         prompt_tokens: u.input + cached,
         // xAI leaves the reasoning tokens out of completion_tokens (but not out of total_tokens).
         completion_tokens: family === 'xai' ? u.output - reasoningTokens : u.output,
-        total_tokens: u.input + cached + u.output,
+        ...(u.noTotal ? {} : { total_tokens: u.input + cached + u.output }),
         prompt_tokens_details: { cached_tokens: cached },
         completion_tokens_details: { reasoning_tokens: reasoningTokens },
       },

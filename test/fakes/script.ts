@@ -33,6 +33,8 @@ export interface FakeUsage {
   cacheWrite?: number;
   /** Reasoning tokens, part of `output` (billed as output); each fake reports them its service's way. */
   reasoning?: number;
+  /** The Chat fake leaves `total_tokens` out, as a server that reports no total does. */
+  noTotal?: boolean;
 }
 
 export interface FakeReply {
