@@ -6,6 +6,7 @@ import { outputLimit } from '../core/provider.js';
 import type { ChatRequest, ProviderAdapter, ProviderConversation } from '../core/provider.js';
 import type { ProviderSettings } from './types.js';
 import { bedrockError } from './bedrock-errors.js';
+import { holdConsoleWarnings, type ConsoleWarningRoute } from './kit/console-warnings.js';
 import { LibraryWarnings } from './kit/library-warnings.js';
 import { recordingHandler } from './bedrock-record.js';
 import { sendWithRetries } from './bedrock-retry.js';
@@ -30,9 +31,24 @@ function loadSdk(): ReturnType<typeof importSdk> {
  * coerce) become Keen's warning line, once per session per text, scrubbed. `info` and `error` are
  * the per-request log of every command and its failure, which Keen reports itself: dropped.
  */
-function sdkLogger(settings: ProviderSettings): NonNullable<BedrockRuntimeClientConfig['logger']> {
-  const warnings = new LibraryWarnings('Bedrock', settings.onWarning);
+function sdkLogger(warnings: LibraryWarnings): NonNullable<BedrockRuntimeClientConfig['logger']> {
   return { trace() {}, debug() {}, info() {}, warn: (...args: unknown[]) => warnings.report(scrubText(format(...args))), error() {} };
+}
+
+/** The AWS SDK's own tag on the warnings it prints with a bare console.warn. */
+const SDK_TAG = /^@(?:aws-sdk|smithy)\/\S+ - WARN - /;
+
+/**
+ * What the SDK `console.warn`s past its logger while a request is in flight (its JSON codec's
+ * "JsonCodec2: you have called a string method on a Uint8Array request body"): recognised by
+ * its tag or the codec's name, reported like the logger's warnings without the tag. Any other
+ * text is not the SDK's and passes through.
+ */
+function sdkConsole(warnings: LibraryWarnings): ConsoleWarningRoute {
+  return {
+    recognises: (text) => SDK_TAG.test(text) || /\bJsonCodec\d*:/.test(text),
+    report: (text) => warnings.report(scrubText(text.replace(SDK_TAG, ''))),
+  };
 }
 
 /**
@@ -57,9 +73,9 @@ function bedrockHost(settings: ProviderSettings): string {
   }
 }
 
-async function createClient(settings: ProviderSettings, limits: HttpTimeouts): Promise<BedrockRuntimeClient> {
+async function createClient(settings: ProviderSettings, limits: HttpTimeouts, warnings: LibraryWarnings): Promise<BedrockRuntimeClient> {
   const [sdk, { NodeHttpHandler, NodeHttp2Handler }] = await Promise.all([loadSdk(), import('@smithy/node-http-handler')]);
-  const config: BedrockRuntimeClientConfig = { logger: sdkLogger(settings) };
+  const config: BedrockRuntimeClientConfig = { logger: sdkLogger(warnings) };
   // The JS SDK ignores AWS_DEFAULT_REGION (the CLI's variable); honour it too.
   const region = settings.region ?? settings.env.AWS_REGION ?? settings.env.AWS_DEFAULT_REGION;
   if (region) config.region = region;
@@ -105,7 +121,13 @@ function knowResolvedCredentials(client: BedrockRuntimeClient): void {
  * anchor), one ConverseStream request per turn, the decoder (bedrock-stream.ts) and the error
  * map. System blocks survive a compaction (`keep`).
  */
-function converseWire(client: BedrockRuntimeClient, request: ChatRequest, modelId: string, settings: ProviderSettings): WireTranslation<ConverseHistory> {
+function converseWire(
+  client: BedrockRuntimeClient,
+  request: ChatRequest,
+  modelId: string,
+  settings: ProviderSettings,
+  consoleRoute: ConsoleWarningRoute,
+): WireTranslation<ConverseHistory> {
   const profile = settings.awsProfile;
   const retry = retryPolicy(settings);
   const host = bedrockHost(settings);
@@ -126,8 +148,14 @@ function converseWire(client: BedrockRuntimeClient, request: ChatRequest, modelI
         thinkingBudget: request.thinkingBudget,
         promptCache: request.promptCache,
       });
-      const res = yield* sendWithRetries(retry, host, signal, () => client.send(new ConverseStreamCommand(input), { abortSignal: signal }));
-      return res.stream ? yield* readConverseStream(res.stream) : undefined;
+      // The request and its stream, from the first attempt to the last event.
+      const held = holdConsoleWarnings(consoleRoute);
+      try {
+        const res = yield* sendWithRetries(retry, host, signal, () => held.run(() => client.send(new ConverseStreamCommand(input), { abortSignal: signal })));
+        return res.stream ? yield* readConverseStream(res.stream) : undefined;
+      } finally {
+        held.release();
+      }
     },
   };
 }
@@ -139,12 +167,14 @@ function converseWire(client: BedrockRuntimeClient, request: ChatRequest, modelI
  * `auth` error on the first request, since the chain is only resolved then.
  */
 export async function createBedrockAdapter(settings: ProviderSettings, limits: HttpTimeouts = MODEL_API_TIMEOUTS): Promise<ProviderAdapter> {
-  const client = lazy(() => createClient(settings, limits));
+  const warnings = new LibraryWarnings('Bedrock', settings.onWarning);
+  const consoleRoute = sdkConsole(warnings);
+  const client = lazy(() => createClient(settings, limits, warnings));
   const adapter: ProviderAdapter = {
     id: 'bedrock',
     async open(request: ChatRequest): Promise<ProviderConversation> {
       const modelId = request.model || settings.model;
-      return Conversation.open(converseWire(await client(), request, modelId, settings), request.messages);
+      return Conversation.open(converseWire(await client(), request, modelId, settings, consoleRoute), request.messages);
     },
   };
   return adapter;

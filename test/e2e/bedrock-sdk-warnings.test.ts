@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { errorLines } from './cli-fixtures.js';
 import { runKeen } from './harness.js';
@@ -35,6 +36,25 @@ describe('AWS SDK output goes through Keen', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^keen: warning: Bedrock: .*Multiple credential sources detected: Both AWS_PROFILE and the pair AWS_ACCESS_KEY_ID\/AWS_SECRET_ACCESS_KEY/);
     expect(r.stderr).not.toMatch(/NodeVersionSupportWarning|JsonCodec2/);
+  });
+
+  it("the SDK's JsonCodec2 console.warn: one keen warning line naming Bedrock, never raw", async () => {
+    // A handler that reads the request body with a string method (string-reading-body.mjs).
+    const preload = fileURLToPath(new URL('./string-reading-body.mjs', import.meta.url));
+    user.fake.enqueue({ steps: [{ toolCall: { name: 'read_file', args: { path: 'note.txt' } } }] }, { steps: [{ text: 'Read it.' }] });
+    fs.writeFileSync(path.join(user.ws.cwd, 'note.txt'), 'forty-two\n');
+    const r = await runKeen(['run', '--provider', 'bedrock', 'read note.txt'], {
+      cwd: user.ws.cwd,
+      home: user.ws.home,
+      env: env({ AWS_ACCESS_KEY_ID: 'AKIDENVKEY', AWS_SECRET_ACCESS_KEY: 'env-secret-key-0002', NODE_OPTIONS: `--import ${preload}` }),
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('Read it.\n');
+    expect(user.fake.requests.length).toBeGreaterThanOrEqual(2);
+    expect(errorLines(r.stderr)).toEqual([
+      'keen: warning: Bedrock: JsonCodec2: you have called a string method on a Uint8Array request body. It has been automatically converted to string. In a future version this will throw an error.',
+    ]);
+    expect(r.stderr).not.toContain('@aws-sdk/core/protocols');
   });
 
   it('a plain run on Node 20 prints nothing of the SDK', async () => {

@@ -1,7 +1,7 @@
 /**
  * The parameters and counts each service documents, as a spawned `keen run` shows them: the
  * output limit's field, output tokens as billed (and the cost from them), and the reasoning a
- * service wants back after a `--continue`.
+ * service wants back after a `--continue` or a `--resume <id>`.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
@@ -45,7 +45,14 @@ describe('keen run: what the service documents', () => {
     expect(out.total_cost_usd).toBeCloseTo((1000 * 1.25 + 253 * 10) / 1e6, 10);
   });
 
-  it.each(['openai-responses', 'codex'])('%s: the session id is prompt_cache_key, the same after --continue', async (provider) => {
+  /** How a second run picks up the first one's session. */
+  const RESUMES = [
+    { how: '--continue', args: (): string[] => ['--continue'] },
+    { how: '--resume <id>', args: (id: string): string[] => ['--resume', id] },
+  ];
+  const RESPONSES_CASES = ['openai-responses', 'codex'].flatMap((provider) => RESUMES.map((resume) => ({ provider, ...resume })));
+
+  it.each(RESPONSES_CASES)('$provider: the session id is prompt_cache_key, the same after $how', async ({ provider, args: resume }) => {
     const fake = await startOpenAIResponsesFake();
     const ws = tempWorkspace();
     cleanups.push(
@@ -60,7 +67,7 @@ describe('keen run: what the service documents', () => {
     expect(first.code).toBe(0);
     const sessionId = JSON.parse(first.stdout).session_id;
     expect(sessionId).toEqual(expect.any(String));
-    const again = await runKeen(['run', '--provider', provider, '--continue', '--output-format', 'json', 'two'], { cwd: ws.cwd, home: ws.home, env });
+    const again = await runKeen(['run', '--provider', provider, ...resume(sessionId), '--output-format', 'json', 'two'], { cwd: ws.cwd, home: ws.home, env });
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout).session_id).toBe(sessionId);
     expect(fake.requests.map((r) => r.body.prompt_cache_key)).toEqual([sessionId, sessionId]);
@@ -69,20 +76,22 @@ describe('keen run: what the service documents', () => {
     expect(JSON.parse(again.stdout).usage.cache_read).toBeGreaterThan(0);
   });
 
-  it('DeepSeek thinking mode: after --continue the tool turn keeps every reasoning_content', async () => {
+  it.each(RESUMES)('DeepSeek thinking mode: after $how the tool turn keeps every reasoning_content', async ({ args: resume }) => {
     const { fake, ws, env } = await chat('deepseek');
     fake.enqueue(
       { steps: [{ thinking: 'Read the note.' }, { toolCall: { name: 'read_file', args: { path: 'note.txt' } } }] },
       { steps: [{ thinking: 'It says forty-two.' }, { text: 'forty-two' }] },
       { steps: [{ text: 'Still forty-two.' }] },
     );
-    const args = (prompt: string, more: string[] = []) => ['run', '--provider', 'openai', '--model', 'deepseek-reasoner', ...more, prompt];
+    const args = (prompt: string, more: string[] = []) => ['run', '--provider', 'openai', '--model', 'deepseek-reasoner', '--output-format', 'json', ...more, prompt];
     const first = await runKeen(args('what does note.txt say?'), { cwd: ws.cwd, home: ws.home, env });
-    expect(first.stdout).toBe('forty-two\n');
     expect(first.code).toBe(0);
-    const again = await runKeen(args('and now?', ['--continue']), { cwd: ws.cwd, home: ws.home, env });
+    const out = JSON.parse(first.stdout);
+    expect(out.result).toBe('forty-two');
+    const again = await runKeen(args('and now?', resume(out.session_id)), { cwd: ws.cwd, home: ws.home, env });
     expect(again.stderr).toBe('');
-    expect(again.stdout).toBe('Still forty-two.\n');
+    expect(JSON.parse(again.stdout)).toMatchObject({ session_id: out.session_id, result: 'Still forty-two.' });
+    expect(fake.requests).toHaveLength(3);
     const answered = (fake.requests.at(-1)!.body as any).messages.find((m: any) => m.role === 'assistant' && m.content === 'forty-two');
     expect(answered.reasoning_content).toBe('It says forty-two.');
   });

@@ -160,7 +160,8 @@ async function encodeChatReply(reply: FakeReply, res: http.ServerResponse, req: 
       writeSse(res, undefined, delta({ content: step.text }));
     } else if ('refusal' in step) {
       // A model refusal streams in its own field; `content` stays null in those chunks.
-      writeSse(res, undefined, delta({ content: null, refusal: step.refusal }));
+      if (step.whole) writeSse(res, undefined, chunk([{ index: 0, message: { role: 'assistant', content: null, refusal: step.refusal }, finish_reason: null }]));
+      else writeSse(res, undefined, delta({ content: null, refusal: step.refusal }));
     } else if ('thinking' in step) {
       reasoning += step.thinking;
       writeSse(res, undefined, delta({ reasoning_content: step.thinking }));
@@ -192,7 +193,7 @@ async function encodeChatReply(reply: FakeReply, res: http.ServerResponse, req: 
         prompt_tokens: u.input + cached,
         // xAI leaves the reasoning tokens out of completion_tokens (but not out of total_tokens).
         completion_tokens: family === 'xai' ? u.output - reasoningTokens : u.output,
-        total_tokens: u.input + cached + u.output,
+        ...(u.noTotal ? {} : { total_tokens: u.input + cached + u.output }),
         prompt_tokens_details: { cached_tokens: cached },
         completion_tokens_details: { reasoning_tokens: reasoningTokens },
       },

@@ -18,8 +18,10 @@ export type FakeStep =
   /**
    * The model's refusal text, where the service has a field for it: Chat Completions
    * `delta.refusal`, a Responses `refusal` content part. The other services send it as text.
+   * `whole`: the Chat fake sends it as servers that send whole messages do, in
+   * `choice.message.refusal` instead of a delta.
    */
-  | { refusal: string }
+  | { refusal: string; whole?: boolean }
   | { delayMs: number }
   /** Destroy the socket here, mid-stream, without a proper end. */
   | { cut: true };
@@ -31,6 +33,8 @@ export interface FakeUsage {
   cacheWrite?: number;
   /** Reasoning tokens, part of `output` (billed as output); each fake reports them its service's way. */
   reasoning?: number;
+  /** The Chat fake leaves `total_tokens` out, as a server that reports no total does. */
+  noTotal?: boolean;
 }
 
 export interface FakeReply {

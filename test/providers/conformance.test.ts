@@ -245,6 +245,32 @@ describe.each(PROVIDER_CASES.filter((pc) => REFUSAL_FIELD.has(pc.name)))('$name 
   });
 });
 
+describe('Chat Completions whole-message refusal', () => {
+  const openai = PROVIDER_CASES.find((c) => c.name === 'openai')!;
+  const rig = useProviderRig(openai, seedNotes(false));
+
+  it('a server sending the whole message: choice.message.refusal is the answer, and the turn stops for refusal', async () => {
+    rig.fake.enqueue({ steps: [{ refusal: 'I cannot assist with that request.', whole: true }] });
+    const client = makeClient(await openai.adapter(rig.fake, rig.home), { window: 200_000, cwd: rig.cwd });
+    const events = await collect(client.streamChat(request([systemMessage('S'), userMessage('Go.')]), createDefaultRegistry(), {}));
+    expect(textOf(events)).toBe('I cannot assist with that request.');
+    expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'refusal' });
+  });
+});
+
+describe('Bedrock content_filtered', () => {
+  const bedrock = PROVIDER_CASES.find((c) => c.name === 'bedrock')!;
+  const rig = useProviderRig(bedrock, seedNotes(false));
+
+  it('stopReason content_filtered is a refusal, explained as filtered content', async () => {
+    rig.fake.enqueue({ steps: [{ text: 'Partial ' }], stopReason: 'refusal', refusal: { native: 'content_filtered' } });
+    const client = makeClient(await bedrock.adapter(rig.fake, rig.home), { window: 200_000, cwd: rig.cwd });
+    const events = await collect(client.streamChat(request([systemMessage('S'), userMessage('Go.')]), createDefaultRegistry(), {}));
+    expect(textOf(events)).toBe('Partial ');
+    expect(events.at(-1)).toEqual({ type: 'done', stopReason: 'refusal', explanation: 'Bedrock filtered the content' });
+  });
+});
+
 /** One family of Chat Completions servers: the openai case against a fake speaking its usage dialect. */
 describe('xAI (Chat Completions) conformance', () => {
   const openai = PROVIDER_CASES.find((c) => c.name === 'openai')!;
