@@ -4,6 +4,7 @@
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -79,6 +80,58 @@ const inkWithoutDevtools = {
   },
 };
 
+// Islands: packages only some runs use, each group bundled into a script of its own
+// (dist/<name>.cjs) that the launcher compiles, with a code cache of its own, when the bundle first
+// requires one of its packages (src/launch/islands.ts). V8 pays for every module a script holds
+// even when it never runs: a `keen run` on Anthropic loads neither OpenAI's nor the AWS SDK's
+// ~600 modules nor Ink's, and the REPL none of the SDKs it does not use (docs/performance.md,
+// "Islands"). Keen imports their packages by name (`import { X }`, `mod.X`): a default import of a
+// required module means its whole namespace (Node's interop), so the build refuses one. A module
+// of Keen's that an island's package needs (fast-string-width for Ink) is bundled into the island
+// too: a second copy of a stateless leaf.
+const ISLANDS = {
+  openai: ['openai'],
+  bedrock: ['@aws-sdk/*', '@smithy/*'],
+  // Ink and React (and yoga): only the REPL and the pickers draw.
+  ui: ['ink', 'react', 'react-reconciler', 'yoga-layout'],
+};
+// Keen's own modules that belong to an island: leaves that only re-export packages of it (a
+// re-export keeps the bundle tree-shaking what Keen does not use, as lowlight's other grammars).
+const ISLAND_FILES = { 'src/repl/markdown/lowlight-common.ts': 'ui' };
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** A package name (or scope/*) as a pattern for a specifier: the package or any subpath of it. */
+const packagePattern = (name) => (name.endsWith('/*') ? `${name.slice(0, -1)}` : `${name}(/|$)`).replace(/[.]/g, '\\.');
+const ISLAND_FILTER = new RegExp(`^(${Object.values(ISLANDS).flat().map(packagePattern).join('|')})`);
+const islandOf = (spec) => Object.keys(ISLANDS).find((name) => ISLANDS[name].some((pkgName) => new RegExp(`^${packagePattern(pkgName)}`).test(spec)));
+/** Per island, the specifiers the bundle requires (its table in the launcher). */
+const islandSpecifiers = Object.fromEntries(Object.keys(ISLANDS).map((name) => [name, new Set()]));
+const DEFAULT_IMPORT = (spec) => new RegExp(`import\\s+(?!type\\b)[\\w$]+\\s*(,\\s*\\{[^}]*\\})?\\s*from\\s*['"]${spec.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}['"]`);
+const islands = {
+  name: 'islands',
+  setup(b) {
+    b.onResolve({ filter: ISLAND_FILTER }, (args) => {
+      const name = islandOf(args.path);
+      if (!name) return undefined;
+      if (args.kind === 'import-statement' && DEFAULT_IMPORT(args.path).test(readFileSync(args.importer, 'utf8'))) {
+        return { errors: [{ text: `default import of ${args.path} in ${args.importer}: import it by name (it is served from the ${name} island)` }] };
+      }
+      islandSpecifiers[name].add(args.path);
+      return { path: args.path, external: true };
+    });
+    b.onResolve({ filter: /^\.\.?\// }, (args) => {
+      const file = path
+        .relative(ROOT, path.resolve(args.resolveDir, args.path.replace(/\.js$/, '.ts')))
+        .split(path.sep)
+        .join('/');
+      const name = ISLAND_FILES[file];
+      if (!name) return undefined;
+      const spec = `keen-island:${file}`;
+      islandSpecifiers[name].add(spec);
+      return { path: spec, external: true };
+    });
+  },
+};
+
 const app = await build({
   entryPoints: ['src/cli/main.ts'],
   outfile: 'dist/app.cjs',
@@ -111,7 +164,7 @@ const app = await build({
   // Free `Headers` / `FormData` in bundled code are Keen's (src/net/fetch-globals.ts): Node's
   // live in undici, whose first load costs ~20 ms on the way to the first request.
   inject: ['src/net/fetch-globals.ts'],
-  plugins: [fastStringWidth, yogaAsync, inkWithoutDevtools],
+  plugins: [islands, fastStringWidth, yogaAsync, inkWithoutDevtools],
   write: false,
   metafile: true,
   logLevel: 'warning',
@@ -129,6 +182,51 @@ for (const out of app.outputFiles) {
   writeFileSync(out.path, out.contents);
 }
 
+// Each island: one script whose module.exports maps each specifier the bundle requires to a
+// function that initialises and returns that module (a module of an island runs only when asked).
+const islandTable = {};
+const buildHash = createHash('sha256').update(bundleText);
+for (const [name, specs] of Object.entries(islandSpecifiers)) {
+  if (specs.size === 0) continue;
+  const sorted = [...specs].sort();
+  for (const spec of sorted) islandTable[spec] = name;
+  const out = await build({
+    stdin: {
+      contents: `module.exports = {\n${sorted.map((s) => `  ${JSON.stringify(s)}: () => require(${JSON.stringify(s.startsWith('keen-island:') ? `./${s.slice('keen-island:'.length)}` : s)}),`).join('\n')}\n};\n`,
+      resolveDir: ROOT,
+      sourcefile: `island-${name}.cjs`,
+      loader: 'js',
+    },
+    outfile: `dist/${name}.cjs`,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    mainFields: ['module', 'main'],
+    target: 'node20',
+    sourcemap: 'linked',
+    minify: true,
+    legalComments: 'none',
+    charset: 'ascii',
+    define: { 'process.env.NODE_ENV': '"production"', 'import.meta.url': '__keen_import_meta_url' },
+    external: EXTERNAL,
+    supported: { 'dynamic-import': false },
+    banner: { js: `(function (${BUNDLE_PARAMS.join(', ')}) {` },
+    footer: { js: '})' },
+    inject: ['src/net/fetch-globals.ts'],
+    plugins: [fastStringWidth, yogaAsync, inkWithoutDevtools],
+    write: false,
+    logLevel: 'warning',
+  });
+  for (const file of out.outputFiles) {
+    if (file.path.endsWith('.cjs')) {
+      const wide = /[^\x00-\x7f]/.exec(file.text);
+      if (wide) throw new Error(`the ${name} island is not ASCII (launch.ts reads it as latin1)`);
+      buildHash.update(file.text);
+    }
+    writeFileSync(file.path, file.contents);
+  }
+}
+
 // The launcher (dist/main.js, imported by bin/keen.js): tiny, and carries the bundle's build id,
 // which names its code cache.
 await build({
@@ -140,7 +238,8 @@ await build({
   target: 'node20',
   define: {
     KEEN_VERSION: JSON.stringify(pkg.version),
-    KEEN_BUILD_ID: JSON.stringify(createHash('sha256').update(bundleText).digest('hex').slice(0, 16)),
+    KEEN_BUILD_ID: JSON.stringify(buildHash.digest('hex').slice(0, 16)),
+    KEEN_ISLANDS: JSON.stringify(islandTable),
   },
   logLevel: 'warning',
 });

@@ -1,7 +1,7 @@
 // Stands in for `yoga-layout` in the bundle (scripts/build.mjs): its entry awaits the wasm at the
 // top level, which a CommonJS bundle cannot. The same object as the real module's default export:
 // the enums at once, `Node` and `Config` when `ready` resolves. src/repl/yoga-ready.ts waits for
-// it before Ink lays anything out (Ink reads `Yoga.Node` only when it creates a node).
+// `ready` before Ink lays anything out (Ink reads `Yoga.Node` only when it creates a node).
 import * as yogaLoad from 'yoga-layout/load';
 
 export * from 'yoga-layout/load';
@@ -25,5 +25,8 @@ try {
 Yoga.ready = loading.then((yoga) => {
   Object.assign(Yoga, yoga);
 });
+
+/** Resolves once `Node` and `Config` are there (named too: the bundle imports it by name). */
+export const ready = Yoga.ready;
 
 export default Yoga;

@@ -36,7 +36,7 @@ const TMP_STALE_MS = 60 * 60 * 1000;
 /** A used cache's mtime is refreshed when it is older than this. */
 const TOUCH_MS = 24 * 60 * 60 * 1000;
 /** At most this many cache files are kept (newest first). */
-export const MAX_FILES = 16;
+export const MAX_FILES = 32;
 
 /** The directory caches live in, or undefined when caching is turned off. */
 export function compileCacheDir(env: NodeJS.ProcessEnv, home: string): string | undefined {

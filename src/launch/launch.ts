@@ -17,8 +17,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import vm from 'node:vm';
 import { isVersionRequest, VERSION } from '../version.js';
 import { cacheFileName, commandClass, compileCacheDir, nodeOptionsOf, readCacheFile, writeCacheFile } from './compile-cache.js';
+import { islandRequire } from './islands.js';
 
 declare const KEEN_BUILD_ID: string | undefined;
+/** Which island serves each package specifier the bundle requires (scripts/build.mjs). */
+declare const KEEN_ISLANDS: Record<string, string> | undefined;
 
 /**
  * The parameters dist/app.cjs's function takes, in order (scripts/build.mjs writes them). `require`
@@ -35,21 +38,30 @@ export function launch(env: NodeJS.ProcessEnv = process.env): void {
     return;
   }
   const file = fileURLToPath(new URL('./app.cjs', import.meta.url));
-  // The build checks the bundle is ASCII: latin1 is then the same text, read without decoding.
-  const source = fs.readFileSync(file, 'latin1');
-  const run = process.sourceMapsEnabled ? compileWithSourceMaps(file, source) : compileCached(file, source, args, env);
-  const module = { exports: {} };
-  run(module.exports, createRequire(file), module, file, path.dirname(file), pathToFileURL(file).href);
+  const base = createRequire(file);
+  // An island's cache is one per island, not per command: every command runs the same SDK code.
+  const load = (island: string) => runScript(path.join(path.dirname(file), `${island}.cjs`), `island-${island}`, base, env);
+  runScript(file, commandClass(args), islandRequire(base, ISLAND_TABLE, load), env);
 }
 
-/** Compiles the bundle with the code cache of the last run of this kind of command. */
-function compileCached(file: string, source: string, args: readonly string[], env: NodeJS.ProcessEnv): BundleFunction {
+/** Compiles and runs one of dist/'s scripts (a function expression, BundleFunction); its `module.exports`. */
+function runScript(file: string, cacheKind: string, require: NodeJS.Require, env: NodeJS.ProcessEnv): unknown {
+  // The build checks its scripts are ASCII: latin1 is then the same text, read without decoding.
+  const source = fs.readFileSync(file, 'latin1');
+  const run = process.sourceMapsEnabled ? compileWithSourceMaps(file, source) : compileCached(file, source, cacheKind, env);
+  const module = { exports: {} };
+  run(module.exports, require, module, file, path.dirname(file), pathToFileURL(file).href);
+  return module.exports;
+}
+
+/** Compiles a script with the code cache of the last run of this kind (a command, or an island). */
+function compileCached(file: string, source: string, cacheKind: string, env: NodeJS.ProcessEnv): BundleFunction {
   const dir = compileCacheDir(env, os.homedir());
   let cacheFile: string | undefined;
   if (dir && typeof KEEN_BUILD_ID === 'string') {
     const st = fs.statSync(file);
     const bundle = { buildId: KEEN_BUILD_ID, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs };
-    cacheFile = path.join(dir, cacheFileName(bundle, commandClass(args), nodeOptionsOf(env, process.execArgv)));
+    cacheFile = path.join(dir, cacheFileName(bundle, cacheKind, nodeOptionsOf(env, process.execArgv)));
   }
   const cachedData = cacheFile ? readCacheFile(cacheFile) : undefined;
   const script = new vm.Script(source, { filename: file, cachedData });
@@ -80,3 +92,6 @@ function compileWithSourceMaps(file: string, source: string): BundleFunction {
   loaded._compile(`module.exports = ${source}`, file);
   return loaded.exports as BundleFunction;
 }
+
+/** The build's island table, for tests: which island serves each package the bundle requires. */
+export const ISLAND_TABLE: Readonly<Record<string, string>> = typeof KEEN_ISLANDS === 'object' ? KEEN_ISLANDS : {};

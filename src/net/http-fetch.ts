@@ -30,7 +30,6 @@
  * process open), or through the proxy tunnel's agent `options.agentFor` gives.
  */
 import http from 'node:http';
-import https from 'node:https';
 import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
@@ -166,7 +165,8 @@ function send(out: Outgoing, agent: http.Agent | undefined, limits: HttpTimeouts
       reject(abortReason(out.signal));
       return;
     }
-    const client = out.url.protocol === 'https:' ? https : http;
+    // node:https (and TLS with it) loads at the first https request, not for a local server.
+    const client = out.url.protocol === 'https:' ? process.getBuiltinModule('node:https') : http;
     const headers = { ...out.headers };
     if (out.body) headers['content-length'] = String(out.body.byteLength);
     // Through an agent (a proxy tunnel), a timeout or an abort also cancels the tunnel's set-up.

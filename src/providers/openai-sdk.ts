@@ -82,7 +82,7 @@ export function openAIClientLoader(s: OpenAIClientSettings): () => Promise<Loade
   return lazy(async () => {
     const sdk = await loadOpenAI();
     const send = sdkFetch(s.env);
-    const client = new sdk.default({
+    const client = new sdk.OpenAI({
       apiKey: s.apiKey,
       baseURL: s.baseURL,
       organization: s.platformHeaders ? (s.env.OPENAI_ORG_ID ?? null) : null,

@@ -84,7 +84,7 @@ describe('the compile cache of bin/keen.js', () => {
     expect(files(cache)).toHaveLength(1);
   });
 
-  it('writes the REPL’s cache when the REPL is left with Ctrl+C twice', async () => {
+  it('writes the REPL’s cache, and its UI island’s, when the REPL is left with Ctrl+C twice', async () => {
     const cache = path.join(ws.home, 'cc-repl');
     const t = TmuxKeen.start({ cwd: ws.cwd, env: { KEEN_HOME: ws.home, KEEN_COMPILE_CACHE: cache, ANTHROPIC_API_KEY: FAKE_KEY, ANTHROPIC_BASE_URL: rig.fake.url } });
     try {
@@ -95,7 +95,10 @@ describe('the compile cache of bin/keen.js', () => {
     } finally {
       t.kill();
     }
-    expect(files(cache)).toEqual([expect.stringMatching(/-repl-plain-v\d+/)]);
+    // Ink and React live in an island of their own (scripts/build.mjs ISLANDS), cached apart.
+    const written = files(cache);
+    expect(written).toHaveLength(2);
+    expect(written).toEqual(expect.arrayContaining([expect.stringMatching(/-island-ui-plain-v\d+/), expect.stringMatching(/-repl-plain-v\d+/)]));
   });
 
   it('runs as usual when the cache cannot be written or is turned off', async () => {

@@ -63,6 +63,9 @@ describe('the launch path of keen run', () => {
     const { builtins, required } = JSON.parse(fs.readFileSync(out, 'utf8')) as { builtins: string[]; required: string[] };
     expect(builtins.some((m) => m.includes('internal/deps/undici'))).toBe(false);
     expect(builtins).toContain('NativeModule http');
+    // A loopback http server needs no TLS, and a run without stream-json input reads no lines.
+    expect(builtins).not.toContain('NativeModule tls');
+    expect(builtins).not.toContain('NativeModule readline');
     // image-size is loaded only when a request holds more than 20 images (image-budget.ts).
     expect(required.some((f) => f.includes('image-size'))).toBe(false);
   });

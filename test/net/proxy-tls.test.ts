@@ -23,6 +23,11 @@ afterAll(() => server.close());
 const failure = (p: Promise<Response>) => p.then(() => undefined).catch((e: { cause?: { code?: string; message?: string } }) => e.cause?.code ?? e.cause?.message ?? 'failed');
 
 describe('TLS through a proxy', () => {
+  it('without a proxy, an https URL is spoken TLS to and verified (node:https loads at the first one)', async () => {
+    const f = sdkFetch({});
+    expect(await failure(f(`https://127.0.0.1:${port}/`))).toMatch(/SELF_SIGNED|UNABLE_TO_VERIFY|DEPTH_ZERO/);
+  });
+
   it('an untrusted certificate fails closed, by name and by IP literal; nothing is read', async () => {
     const proxy = await startConnectProxy({ upstreamHost: '127.0.0.1' });
     try {

@@ -1,5 +1,3 @@
-import readline from 'node:readline';
-
 /** One line of `--input-format stream-json`: a user message, or why the line is not one. */
 export type InputLine = { ok: true; text: string; line: number } | { ok: false; error: string; line: number };
 
@@ -10,6 +8,8 @@ export type InputLine = { ok: true; text: string; line: number } | { ok: false; 
  * `{"type":"user","text":"…"}`. Blank lines are skipped.
  */
 export async function* readInputLines(input: NodeJS.ReadableStream): AsyncGenerator<InputLine> {
+  // Loaded here: `keen run` imports this module, and only stream-json input reads lines.
+  const readline = await import('node:readline');
   const rl = readline.createInterface({ input, crlfDelay: Infinity });
   let n = 0;
   for await (const raw of rl) {
