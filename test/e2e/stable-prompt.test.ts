@@ -2,7 +2,8 @@
  * The system prompt and the tool list stay byte-identical for a whole session, across
  * `keen run --continue`: what changes between turns (git status after an edit, a memory file, the
  * mode) reaches the model in a reminder ahead of the user's text, so every request after the
- * first shares its prefix with the one before (the provider's prompt cache reads it).
+ * first shares its prefix with the one before (the provider's prompt cache reads it). A resume
+ * with other base instructions (`--system-prompt`) is a new system prompt, not a reminder.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -94,5 +95,34 @@ describe('a session keeps its system prompt byte-stable', () => {
     const sent = rig.since(from);
     expect(userTexts(sent[1]).at(-1)).toBe('again');
     expect(JSON.stringify(sent[1].body.system)).toBe(JSON.stringify(sent[0].body.system));
+  });
+  it('a resume with another --system-prompt gets a new system prompt (no reminder), kept from then on', async () => {
+    const ws = workspace({ 'a.txt': 'one\n' });
+    const from = rig.fake.requests.length;
+    rig.fake.enqueue({ steps: [{ text: 'One.' }] });
+    expectOk(await rig.keen(ws, ['run', '--system-prompt', 'You are BASE-ONE.', 'hi']));
+    rig.fake.enqueue({ steps: [{ text: 'Two.' }] });
+    expectOk(await rig.keen(ws, ['run', '--continue', '--system-prompt', 'You are BASE-TWO.', 'again']));
+    rig.fake.enqueue({ steps: [{ text: 'Three.' }] });
+    expectOk(await rig.keen(ws, ['run', '--continue', '--system-prompt', 'You are BASE-TWO.', 'more']));
+    // Without the flag the base instructions are Keen's own again.
+    rig.fake.enqueue({ steps: [{ text: 'Four.' }] });
+    expectOk(await rig.keen(ws, ['run', '--continue', 'last']));
+
+    const sent = rig.since(from);
+    expect(sent).toHaveLength(4);
+    const systems = sent.map((req) => JSON.stringify(req.body.system));
+    expect(systems[0]).toContain('You are BASE-ONE.');
+    expect(systems[1]).toContain('You are BASE-TWO.');
+    expect(systems[1]).not.toContain('BASE-ONE');
+    expect(systems[2]).toBe(systems[1]);
+    expect(systems[3]).toContain('You are Keen, a coding agent');
+    expect(systems[3]).not.toContain('BASE-TWO');
+    // The environment sections travel with the new prompt; nothing goes into a reminder.
+    for (const system of systems) expect(system).toContain('# Environment');
+    expect(sent.map((req) => userTexts(req).at(-1))).toEqual(['hi', 'again', 'more', 'last']);
+    // The conversation itself carries over.
+    expect(userTexts(sent[3])).toEqual(['hi', 'again', 'more', 'last']);
+    for (const req of sent) expect(JSON.stringify(req.body.tools)).toBe(JSON.stringify(sent[0].body.tools));
   });
 });
