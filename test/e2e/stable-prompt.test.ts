@@ -22,6 +22,15 @@ function expectOk(r: RunResult): void {
   expect(r.code).toBe(0);
 }
 
+/** `keen compact` succeeded: exit 0, and its one line on stderr says so. */
+function expectCompacted(r: RunResult): void {
+  expect(
+    errorLines(r.stderr).filter((l) => !l.startsWith('Context compacted.')),
+    r.stderr,
+  ).toEqual([]);
+  expect(r.code).toBe(0);
+}
+
 /** A request's messages without the cache breakpoints (they move to the newest message). */
 const plainMessages = (req: RecordedRequest): unknown => JSON.parse(JSON.stringify(wireMessages(req), (key, value) => (key === 'cache_control' ? undefined : value)));
 
@@ -124,5 +133,37 @@ describe('a session keeps its system prompt byte-stable', () => {
     // The conversation itself carries over.
     expect(userTexts(sent[3])).toEqual(['hi', 'again', 'more', 'last']);
     for (const req of sent) expect(JSON.stringify(req.body.tools)).toBe(JSON.stringify(sent[0].body.tools));
+  });
+  it('a resume after a compaction keeps the session prompt: the next fork and turn read the cached prefix', async () => {
+    const ws = workspace({ 'a.txt': 'one\n' });
+    git(ws.cwd, 'init', '-q', '-b', 'main');
+    git(ws.cwd, 'add', '-A');
+    git(ws.cwd, 'commit', '-qm', 'init');
+    const from = rig.fake.requests.length;
+    rig.fake.enqueue({ steps: [{ toolCall: { name: 'write_file', args: { path: 'a.txt', content: 'two\n' } } }] }, { steps: [{ text: 'Edited.' }] });
+    expectOk(await rig.keen(ws, ['run', '--yolo', 'change a.txt']));
+    rig.fake.enqueue({ steps: [{ text: '## Goal\nEdit a.txt.\n## Accomplished\nEdited.' }] });
+    expectCompacted(await rig.keen(ws, ['compact', '--continue']));
+    // A resume reads the transcript from the last compaction on.
+    rig.fake.enqueue({ steps: [{ text: 'Seen.' }] });
+    expectOk(await rig.keen(ws, ['run', '--continue', 'what changed?']));
+    rig.fake.enqueue({ steps: [{ text: '## Goal\nEdit a.txt.\n## Accomplished\nSeen.' }] });
+    expectCompacted(await rig.keen(ws, ['compact', '--continue']));
+
+    const sent = rig.since(from);
+    expect(sent).toHaveLength(5);
+    const system = JSON.stringify(sent[0].body.system);
+    expect(system).not.toContain('a.txt');
+    for (const req of sent) {
+      expect(JSON.stringify(req.body.system)).toBe(system);
+      expect(JSON.stringify(req.body.tools)).toBe(JSON.stringify(sent[0].body.tools));
+    }
+    // The turn after the compaction: the fresh git status as a reminder, ahead of the user's text.
+    const resumed = userTexts(sent[3]).at(-1) ?? '';
+    expect(resumed).toContain('Git status:\n## main\n M a.txt');
+    expect(resumed.endsWith('</system-reminder>\n\nwhat changed?')).toBe(true);
+    // The second /compact is that turn's request plus the instruction: its prefix is the turn's.
+    const turn = plainMessages(sent[3]) as unknown[];
+    expect((plainMessages(sent[4]) as unknown[]).slice(0, turn.length)).toEqual(turn);
   });
 });
