@@ -1,23 +1,28 @@
 /**
  * What prompt caching makes of a long session, per provider: a scripted session (TURNS turns of
  * STEPS tool steps — reads, edits, commands — each turn a `keen run --continue`, with automatic
- * compactions in a small window) spawned against each provider's loopback fake, which records
- * every request. The requests are then billed the way each service documents its cache:
+ * compactions in a small window and one `keen compact --continue` (the headless `/compact`) after
+ * turn MANUAL_AFTER) spawned against each provider's loopback fake, which records every request.
+ * The requests are then billed the way each service documents its cache:
  *
  * - Anthropic, Bedrock: a prefix is cached up to a breakpoint (`cache_control`, `cachePoint`) of
  *   at least 1,024 tokens; a request reads the longest cached prefix ending at one of its
  *   breakpoints or up to 20 blocks before one, and writes from there to its last breakpoint.
- * - OpenAI: automatic prefix caching of prompts of 1,024 tokens or more, in 128-token steps.
+ * - OpenAI (Chat Completions and Responses): automatic prefix caching of prompts of 1,024 tokens
+ *   or more, in 128-token steps.
  * - Gemini: implicit prefix caching of 1,024 tokens or more.
  *
  * The ideal: every request reads the longest prefix it shares with an earlier request, and (with
  * breakpoints) writes only what a later request reads. Tokens are Keen's estimate of each block's
  * JSON; prices are the list prices of src/config/prices.ts; output is the same in both and left out.
  *
- * Then the thinking run (Anthropic and Bedrock): the same session with a 16k thinking budget under
- * a 32k output limit, every reply opening with a signed thinking block. Both services drop the
- * cached messages when the thinking parameters change, so they are hashed in front of the
- * messages. Its cost is set against the ideal of the same session without thinking.
+ * Then the thinking run (Anthropic, Bedrock, OpenAI Responses): the same session with a 16k
+ * thinking budget under a 32k output limit (Responses: reasoning effort `medium`), every reply
+ * opening with a signed thinking block (Responses: a reasoning item with encrypted content) of a
+ * realistic size ({@link thinkingTokens}), replayed in the history like any block. Anthropic and
+ * Bedrock drop the cached messages when the thinking parameters change, so they are hashed in
+ * front of the messages (the Responses effort likewise, to be safe). Its cost is set against the
+ * ideal of the same session without thinking.
  *
  *   npm run build && npx tsx bench/cache-session.ts [provider…]
  *
@@ -34,6 +39,7 @@ import { startAnthropicFake } from '../test/fakes/anthropic-fake.js';
 import { startBedrockFake } from '../test/fakes/bedrock-fake.js';
 import { startGeminiFake } from '../test/fakes/gemini-fake.js';
 import { startOpenAIChatFake } from '../test/fakes/openai-chat-fake.js';
+import { startOpenAIResponsesFake } from '../test/fakes/openai-responses-fake.js';
 import type { FakeReply, RecordedRequest } from '../test/fakes/script.js';
 import type { ScriptedServer } from '../test/fakes/scripted-server.js';
 import { cleanEnv, KEEN_BIN, requireBuilt, ROOT } from './common.js';
@@ -41,6 +47,8 @@ import { cleanEnv, KEEN_BIN, requireBuilt, ROOT } from './common.js';
 const TURNS = 4;
 const STEPS = 30;
 const WINDOW = 60_000;
+/** The manual compaction (`keen compact --continue`) runs after this turn. */
+const MANUAL_AFTER = 2;
 const COMPACTION_MARKER = 'This is a context compaction';
 /** The thinking run: issue 29's budget and output limit. */
 const THINKING = { budget: 16_000, maxOutputTokens: 32_000 };
@@ -50,6 +58,8 @@ interface Block {
   json: string;
   tokens: number;
   breakpoint: boolean;
+  /** A thinking block (reasoning item) replayed in the history. */
+  thinking?: boolean;
 }
 
 type Caching = 'breakpoints' | 'openai' | 'gemini';
@@ -65,6 +75,9 @@ interface WireBody {
   toolConfig?: { tools?: Obj[] };
   systemInstruction?: unknown;
   contents?: { role: string; parts?: Obj[] }[];
+  reasoning?: unknown;
+  instructions?: string;
+  input?: Obj[];
 }
 
 interface Case {
@@ -90,7 +103,7 @@ function anthropicBlocks(body: WireBody): Block[] {
   for (const t of body.tools ?? []) out.push(block(t, !!t.cache_control));
   for (const s of body.system ?? []) out.push(block(s, !!s.cache_control));
   out.push(paramsBlock(body.thinking));
-  for (const m of body.messages ?? []) for (const c of m.content ?? []) out.push(block({ role: m.role, c }, !!c.cache_control));
+  for (const m of body.messages ?? []) for (const c of m.content ?? []) out.push({ ...block({ role: m.role, c }, !!c.cache_control), thinking: c.type === 'thinking' });
   return out;
 }
 
@@ -106,7 +119,7 @@ function bedrockBlocks(body: WireBody): Block[] {
     for (const x of items) {
       if ('cachePoint' in x) {
         if (out.length) out[out.length - 1].breakpoint = true;
-      } else out.push(block(wrap(x)));
+      } else out.push({ ...block(wrap(x)), thinking: 'reasoningContent' in x });
     }
   };
   add(body.toolConfig?.tools ?? [], (x) => x);
@@ -119,6 +132,22 @@ function bedrockBlocks(body: WireBody): Block[] {
 /** OpenAI Chat: tools, then each message (the cache sees tokens; a message is a fine enough unit). */
 function openaiBlocks(body: WireBody): Block[] {
   return [...(body.tools ?? []).map((t: unknown) => block(t)), ...(body.messages ?? []).map((m: unknown) => block(m))];
+}
+
+/**
+ * OpenAI Responses: the reasoning parameters (hashed, billed as nothing), tools, the instructions,
+ * then each input item. A reasoning item is billed by its text, not by its encrypted copy (the
+ * fake's is the text in base64, the service's an opaque blob of the same reasoning).
+ */
+function responsesBlocks(body: WireBody): Block[] {
+  const out: Block[] = [{ json: JSON.stringify({ reasoning: body.reasoning ?? null }), tokens: 0, breakpoint: false }];
+  for (const t of body.tools ?? []) out.push(block(t));
+  if (body.instructions) out.push(block(body.instructions));
+  for (const item of body.input ?? []) {
+    const { encrypted_content: _, ...billed } = item;
+    out.push({ json: JSON.stringify(item), tokens: estimateText(JSON.stringify(billed)), breakpoint: false, thinking: item.type === 'reasoning' });
+  }
+  return out;
 }
 
 /** Gemini: tools, the system instruction, then each part of each content. */
@@ -149,6 +178,16 @@ const CASES: Case[] = [
     baseURL: (f) => `${f.url}/v1`,
     env: { OPENAI_API_KEY: 'sk-bench-0000' },
     blocks: openaiBlocks,
+  },
+  {
+    name: 'openai-responses',
+    provider: 'openai-responses',
+    model: 'gpt-5',
+    caching: 'openai',
+    start: startOpenAIResponsesFake,
+    baseURL: (f) => `${f.url}/v1`,
+    env: { OPENAI_API_KEY: 'sk-bench-0000' },
+    blocks: responsesBlocks,
   },
   {
     name: 'bedrock',
@@ -229,8 +268,55 @@ function run(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ cod
   });
 }
 
+/**
+ * Thinking tokens of a reply in the thinking run: ~1,500 when the model plans a turn (its first
+ * reply) or writes the summary, ~400 for a routine tool step (read, note, command) and for the
+ * turn's closing answer. A 16k budget is a ceiling: on steps like these a model thinks a few
+ * hundred tokens, more when it plans (the budget caps, it does not fill).
+ */
+function thinkingTokens(kind: 'plan' | 'step' | 'summary'): number {
+  return kind === 'step' ? 400 : 1500;
+}
+
+const WORDS = [
+  'the',
+  'file',
+  'reads',
+  'next',
+  'so',
+  'check',
+  'which',
+  'module',
+  'calls',
+  'this',
+  'then',
+  'note',
+  'what',
+  'changed',
+  'tests',
+  'cover',
+  'edge',
+  'case',
+  'before',
+  'editing',
+];
+
+/** ~`tokens` tokens of varied prose (about four characters a token), different for each `n`. */
+function thinkingText(n: number, tokens: number): string {
+  let seed = n * 2654435761;
+  const words: string[] = [`Reply ${n}:`];
+  let chars = words[0].length;
+  while (chars < tokens * 4) {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    const w = WORDS[seed % WORDS.length];
+    words.push(w);
+    chars += w.length + 1;
+  }
+  return words.join(' ');
+}
+
 /** A reply of the thinking run: a thinking block first, as a model with thinking on answers. */
-const thoughtful = (reply: FakeReply, n: number): FakeReply => ({ ...reply, steps: [{ thinking: `Step ${n}: what the task needs next.` }, ...(reply.steps ?? [])] });
+const thoughtful = (reply: FakeReply, n: number, tokens: number): FakeReply => ({ ...reply, steps: [{ thinking: thinkingText(n, tokens) }, ...(reply.steps ?? [])] });
 
 async function runSession(c: Case, thinking = false): Promise<RecordedRequest[]> {
   const fake = await c.start();
@@ -247,11 +333,9 @@ async function runSession(c: Case, thinking = false): Promise<RecordedRequest[]>
     let i = 0;
     let replies = 0;
     fake.setResponder((req) => {
-      const reply =
-        JSON.stringify(req.body).includes(COMPACTION_MARKER) || JSON.stringify(req.body).includes('context summarization assistant')
-          ? { steps: [{ text: SUMMARY }] }
-          : step(turn, ++i, ws.files);
-      return thinking ? thoughtful(reply, ++replies) : reply;
+      const summary = JSON.stringify(req.body).includes(COMPACTION_MARKER) || JSON.stringify(req.body).includes('context summarization assistant');
+      const reply = summary ? { steps: [{ text: SUMMARY }] } : step(turn, ++i, ws.files);
+      return thinking ? thoughtful(reply, ++replies, thinkingTokens(summary ? 'summary' : i === 1 ? 'plan' : 'step')) : reply;
     });
     for (turn = 1; turn <= TURNS; turn++) {
       i = 0;
@@ -270,6 +354,10 @@ async function runSession(c: Case, thinking = false): Promise<RecordedRequest[]>
             .slice(-600),
         );
       if (r.code !== 0) throw new Error(`${c.name}: keen run exited ${r.code}: ${r.stderr.trim().split('\n').at(-1)}`);
+      if (turn === MANUAL_AFTER) {
+        const m = await run(['compact', '--continue'], ws.cwd, { ...cleanEnv(), ...c.env, KEEN_HOME: ws.home });
+        if (m.code !== 0) throw new Error(`${c.name}: keen compact exited ${m.code}: ${m.stderr.trim().split('\n').at(-1)}`);
+      }
     }
     return fake.requests.filter((r) => r.method === 'POST');
   } finally {
@@ -371,6 +459,8 @@ const k = (n: number) => `${(n / 1000).toFixed(1)}k`;
 interface Measured {
   requests: RecordedRequest[];
   summaries: number;
+  /** Input tokens that were replayed thinking blocks. */
+  thinkingInput: number;
   actual: Bill;
   ideal: Bill;
 }
@@ -380,18 +470,16 @@ async function measure(c: Case, thinking: boolean): Promise<Measured> {
   const summaries = requests.filter((r) => JSON.stringify(r.body).includes(COMPACTION_MARKER)).length;
   const price = priceOf(c.model);
   if (!price) throw new Error(`no price for ${c.model}`);
-  const { actual, ideal } = bill(
-    c.caching,
-    requests.map((r) => c.blocks(r.body)),
-    price,
-  );
-  return { requests, summaries, actual, ideal };
+  const blocks = requests.map((r) => c.blocks(r.body));
+  const { actual, ideal } = bill(c.caching, blocks, price);
+  const thinkingInput = blocks.flat().reduce((sum, b) => sum + (b.thinking ? b.tokens : 0), 0);
+  return { requests, summaries, thinkingInput, actual, ideal };
 }
 
 function row(name: string, m: Measured, against: Bill): string {
   const { actual } = m;
   return [
-    name.padEnd(10),
+    name.padEnd(16),
     String(actual.requests).padStart(4),
     String(m.summaries).padStart(10),
     k(actual.input).padStart(8),
@@ -406,12 +494,12 @@ function row(name: string, m: Measured, against: Bill): string {
 
 /** The thinking parameters the session sent, each distinct form once. */
 function thinkingForms(requests: RecordedRequest[]): string {
-  const forms = new Set(requests.map((r) => JSON.stringify(r.body.thinking ?? r.body.additionalModelRequestFields?.thinking ?? null)));
+  const forms = new Set(requests.map((r) => JSON.stringify(r.body.thinking ?? r.body.additionalModelRequestFields?.thinking ?? r.body.reasoning ?? null)));
   return [...forms].join(' ');
 }
 
-console.log(`${TURNS} turns × ${STEPS} steps, window ${WINDOW}; tokens estimated; input-side cost at list prices\n`);
-console.log('provider   reqs  summaries  input     read      write    uncached  cost      ideal     ratio');
+console.log(`${TURNS} turns × ${STEPS} steps, window ${WINDOW}, /compact after turn ${MANUAL_AFTER}; tokens estimated; input-side cost at list prices\n`);
+console.log('provider         reqs  summaries  input     read      write    uncached  cost      ideal     ratio');
 const plain = new Map<string, Measured>();
 for (const c of CASES.filter((x) => only.length === 0 || only.includes(x.name))) {
   const m = await measure(c, false);
@@ -419,12 +507,15 @@ for (const c of CASES.filter((x) => only.length === 0 || only.includes(x.name)))
   console.log(row(c.name, m, m.ideal));
 }
 
-const withThinking = CASES.filter((x) => x.caching === 'breakpoints' && plain.has(x.name));
+const withThinking = CASES.filter((x) => (x.caching === 'breakpoints' || x.name === 'openai-responses') && plain.has(x.name));
 if (withThinking.length > 0) {
   console.log(`\nthinking budget ${THINKING.budget}, output limit ${THINKING.maxOutputTokens}: cost against the ideal of the same session without thinking`);
-  console.log('provider   reqs  summaries  input     read      write    uncached  cost      ideal     ratio   (own ideal)  thinking sent');
+  console.log('provider         reqs  summaries  input     read      write    uncached  cost      ideal     ratio   (own ideal)  thinking in input  thinking sent');
   for (const c of withThinking) {
     const m = await measure(c, true);
-    console.log(`${row(c.name, m, plain.get(c.name)!.ideal)}   ${`${(m.actual.cost / m.ideal.cost).toFixed(3)}×`.padStart(8)}     ${thinkingForms(m.requests)}`);
+    const share = `${k(m.thinkingInput)} (${((100 * m.thinkingInput) / m.actual.input).toFixed(1)} %)`;
+    console.log(
+      `${row(c.name, m, plain.get(c.name)!.ideal)}   ${`${(m.actual.cost / m.ideal.cost).toFixed(3)}×`.padStart(8)}     ${share.padStart(17)}  ${thinkingForms(m.requests)}`,
+    );
   }
 }

@@ -105,6 +105,11 @@ export class AppState {
     return renderSections(this.prompt?.snapshot ?? this.freshSections());
   }
 
+  /** The session's system prompt as sections (a compaction record keeps it); undefined before its first turn. */
+  get promptSnapshot(): PromptSection[] | undefined {
+    return this.prompt?.snapshot;
+  }
+
   /** What the current turn's `user_message` record carries besides the message. */
   get turnPrompt(): TurnPrompt {
     return this.turn?.record ?? {};

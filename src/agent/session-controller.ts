@@ -5,7 +5,7 @@ import { addUsage, emptyUsage, type Usage } from '../core/usage.js';
 import { llmError } from '../core/errors.js';
 import type { AppState } from './app-state.js';
 import { interruptedToolResults } from '../transcript/interrupted.js';
-import type { NewRecord } from '../transcript/records.js';
+import type { NewRecord, PromptSection } from '../transcript/records.js';
 import { ContextMeasure } from './context-measure.js';
 import { shownStream } from './shown-stream.js';
 import { TurnMemory } from './turn-memory.js';
@@ -205,7 +205,7 @@ export class SessionController {
           const batch: TurnRecord[] = [{ kind: 'assistant_turn', ...memory.snapshot(true) }];
           // A prune-only compaction is its own record: replayed in order, it rewrites the same outputs on load.
           if (ev.pruned && !ev.summary) batch.push({ kind: 'prune_applied', pruned: ev.pruned.map((p) => ({ ...p })) });
-          else batch.push({ kind: 'compaction_applied', mode: 'auto', status: '', messages: replacement });
+          else batch.push({ kind: 'compaction_applied', mode: 'auto', status: '', messages: replacement, ...this.promptRecord() });
           try {
             await this.sink.appendBatch(batch);
           } catch (err) {
@@ -317,7 +317,7 @@ export class SessionController {
     }
     const replacement = stripSystem(outcome.replacement);
     try {
-      await this.sink.append({ kind: 'compaction_applied', mode: 'manual', status: MANUAL_COMPACTION_STATUS, messages: replacement });
+      await this.sink.append({ kind: 'compaction_applied', mode: 'manual', status: MANUAL_COMPACTION_STATUS, messages: replacement, ...this.promptRecord() });
     } catch (err) {
       yield { type: 'error', error: llmError('other', `could not save the compaction: ${errorText(err)}; history unchanged`) };
       return;
@@ -327,6 +327,12 @@ export class SessionController {
     this.context.reset();
     this.compactions.push({ at: new Date().toISOString(), mode: 'manual', tokensBefore, tokensAfter: this.context.measure().tokens });
     yield { type: 'compaction_done', summary: outcome.summary };
+  }
+
+  /** The session's system prompt for a compaction record: a resume that starts there keeps it. */
+  private promptRecord(): { system?: PromptSection[] } {
+    const system = this.appState.promptSnapshot;
+    return system ? { system } : {};
   }
 
   /** Adds tokens spent outside the parent stream (a subagent's requests) to the session's spend. */

@@ -107,6 +107,11 @@ export interface CompactionAppliedRecord extends Envelope<'compaction_applied'> 
   /** The system-free history that replaces everything before this record. */
   messages: Message[];
   /**
+   * The session's system prompt when it was written (absent in older transcripts): an open that
+   * starts at this record goes on with that prompt instead of writing a new one.
+   */
+  system?: PromptSection[];
+  /**
    * The provider and model in effect when it was written (stamped by the store; absent in
    * transcripts written before it did). Lets an open start at the last compaction without reading
    * what is before it for a `model_changed`.
@@ -284,6 +289,7 @@ const compactionAppliedSchema = once(() =>
     mode: z.enum(['manual', 'auto']),
     status: z.string(),
     messages: z.array(messageSchema()),
+    system: z.array(promptSectionSchema()).optional(),
     provider: z.string().optional(),
     model: z.string().optional(),
   }),

@@ -2,7 +2,8 @@
  * The system prompt and the tool list stay byte-identical for a whole session, across
  * `keen run --continue`: what changes between turns (git status after an edit, a memory file, the
  * mode) reaches the model in a reminder ahead of the user's text, so every request after the
- * first shares its prefix with the one before (the provider's prompt cache reads it).
+ * first shares its prefix with the one before (the provider's prompt cache reads it). A resume
+ * with other base instructions (`--system-prompt`) is a new system prompt, not a reminder.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -18,6 +19,15 @@ const git = (cwd: string, ...args: string[]) => spawnSync('git', ['-c', 'user.na
 
 function expectOk(r: RunResult): void {
   expect(errorLines(r.stderr), r.stderr).toEqual([]);
+  expect(r.code).toBe(0);
+}
+
+/** `keen compact` succeeded: exit 0, and its one line on stderr says so. */
+function expectCompacted(r: RunResult): void {
+  expect(
+    errorLines(r.stderr).filter((l) => !l.startsWith('Context compacted.')),
+    r.stderr,
+  ).toEqual([]);
   expect(r.code).toBe(0);
 }
 
@@ -94,5 +104,66 @@ describe('a session keeps its system prompt byte-stable', () => {
     const sent = rig.since(from);
     expect(userTexts(sent[1]).at(-1)).toBe('again');
     expect(JSON.stringify(sent[1].body.system)).toBe(JSON.stringify(sent[0].body.system));
+  });
+  it('a resume with another --system-prompt gets a new system prompt (no reminder), kept from then on', async () => {
+    const ws = workspace({ 'a.txt': 'one\n' });
+    const from = rig.fake.requests.length;
+    rig.fake.enqueue({ steps: [{ text: 'One.' }] });
+    expectOk(await rig.keen(ws, ['run', '--system-prompt', 'You are BASE-ONE.', 'hi']));
+    rig.fake.enqueue({ steps: [{ text: 'Two.' }] });
+    expectOk(await rig.keen(ws, ['run', '--continue', '--system-prompt', 'You are BASE-TWO.', 'again']));
+    rig.fake.enqueue({ steps: [{ text: 'Three.' }] });
+    expectOk(await rig.keen(ws, ['run', '--continue', '--system-prompt', 'You are BASE-TWO.', 'more']));
+    // Without the flag the base instructions are Keen's own again.
+    rig.fake.enqueue({ steps: [{ text: 'Four.' }] });
+    expectOk(await rig.keen(ws, ['run', '--continue', 'last']));
+
+    const sent = rig.since(from);
+    expect(sent).toHaveLength(4);
+    const systems = sent.map((req) => JSON.stringify(req.body.system));
+    expect(systems[0]).toContain('You are BASE-ONE.');
+    expect(systems[1]).toContain('You are BASE-TWO.');
+    expect(systems[1]).not.toContain('BASE-ONE');
+    expect(systems[2]).toBe(systems[1]);
+    expect(systems[3]).toContain('You are Keen, a coding agent');
+    expect(systems[3]).not.toContain('BASE-TWO');
+    // The environment sections travel with the new prompt; nothing goes into a reminder.
+    for (const system of systems) expect(system).toContain('# Environment');
+    expect(sent.map((req) => userTexts(req).at(-1))).toEqual(['hi', 'again', 'more', 'last']);
+    // The conversation itself carries over.
+    expect(userTexts(sent[3])).toEqual(['hi', 'again', 'more', 'last']);
+    for (const req of sent) expect(JSON.stringify(req.body.tools)).toBe(JSON.stringify(sent[0].body.tools));
+  });
+  it('a resume after a compaction keeps the session prompt: the next fork and turn read the cached prefix', async () => {
+    const ws = workspace({ 'a.txt': 'one\n' });
+    git(ws.cwd, 'init', '-q', '-b', 'main');
+    git(ws.cwd, 'add', '-A');
+    git(ws.cwd, 'commit', '-qm', 'init');
+    const from = rig.fake.requests.length;
+    rig.fake.enqueue({ steps: [{ toolCall: { name: 'write_file', args: { path: 'a.txt', content: 'two\n' } } }] }, { steps: [{ text: 'Edited.' }] });
+    expectOk(await rig.keen(ws, ['run', '--yolo', 'change a.txt']));
+    rig.fake.enqueue({ steps: [{ text: '## Goal\nEdit a.txt.\n## Accomplished\nEdited.' }] });
+    expectCompacted(await rig.keen(ws, ['compact', '--continue']));
+    // A resume reads the transcript from the last compaction on.
+    rig.fake.enqueue({ steps: [{ text: 'Seen.' }] });
+    expectOk(await rig.keen(ws, ['run', '--continue', 'what changed?']));
+    rig.fake.enqueue({ steps: [{ text: '## Goal\nEdit a.txt.\n## Accomplished\nSeen.' }] });
+    expectCompacted(await rig.keen(ws, ['compact', '--continue']));
+
+    const sent = rig.since(from);
+    expect(sent).toHaveLength(5);
+    const system = JSON.stringify(sent[0].body.system);
+    expect(system).not.toContain('a.txt');
+    for (const req of sent) {
+      expect(JSON.stringify(req.body.system)).toBe(system);
+      expect(JSON.stringify(req.body.tools)).toBe(JSON.stringify(sent[0].body.tools));
+    }
+    // The turn after the compaction: the fresh git status as a reminder, ahead of the user's text.
+    const resumed = userTexts(sent[3]).at(-1) ?? '';
+    expect(resumed).toContain('Git status:\n## main\n M a.txt');
+    expect(resumed.endsWith('</system-reminder>\n\nwhat changed?')).toBe(true);
+    // The second /compact is that turn's request plus the instruction: its prefix is the turn's.
+    const turn = plainMessages(sent[3]) as unknown[];
+    expect((plainMessages(sent[4]) as unknown[]).slice(0, turn.length)).toEqual(turn);
   });
 });
