@@ -14,6 +14,7 @@ import { describeRetryWait } from '../net/retry-fetch.js';
 import { knownCredentials, scrubText } from '../security/scrubber.js';
 import { StreamScrubber } from '../security/stream-scrubber.js';
 import { replayTranscript } from '../transcript/projection.js';
+import { withoutRewound } from '../undo/rewound.js';
 import { summaryHead, summaryText } from '../compaction/compactor.js';
 import { configOptions, type ModelChoice } from './config-options.js';
 import { promptText } from './prompt-text.js';
@@ -255,7 +256,8 @@ export class AcpSession {
    * completed `compaction_update` with its summary, or a thought line.
    */
   async replay(): Promise<void> {
-    const records = this.live.shown.records.length ? this.live.shown.records : this.live.records;
+    // Turns a rewind took back are not shown, as the model no longer has them (the REPL's rule).
+    const records = withoutRewound(this.live.shown.records.length ? this.live.shown.records : this.live.records);
     const bySeq = new Map(records.map((r) => [r.seq, r]));
     // A call and its result may be stored in separate records of one turn.
     const calls = new Map<string, ToolCall>();

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
 import { describe, expect, it } from 'vitest';
-import { FAKE_KEY, userTexts } from '../e2e/cli-fixtures.js';
+import { FAKE_KEY, filesUnder, userTexts } from '../e2e/cli-fixtures.js';
 import { tempWorkspace } from '../kit/temp-dir.js';
 import { isCompactionRequest } from '../repl/fake-requests.js';
 import { editorSuite, prompt, texts } from './editor-client.js';
@@ -100,6 +100,41 @@ describe('keen acp', () => {
     await prompt(second, sessionId, 'and now?');
     expect(userTexts(suite.fake.requests[from])).toEqual(['what is the answer?', 'and now?']);
     await expect(second.agent.request(acp.methods.agent.session.load, { sessionId: 'no-such-session', cwd: ws.cwd, mcpServers: [] })).rejects.toThrow(/no-such-session/);
+  });
+
+  it('session/load leaves out the turns a rewind took back, as the model no longer has them', async () => {
+    const ws = tempWorkspace();
+    const first = await editor(ws);
+    const { sessionId } = await first.agent.request(acp.methods.agent.session.new, { cwd: ws.cwd, mcpServers: [] });
+    suite.fake.enqueue({ steps: [{ text: 'First answer.' }] });
+    await prompt(first, sessionId, 'first question');
+    suite.fake.enqueue({ steps: [{ text: 'Rewound answer.' }] });
+    await prompt(first, sessionId, 'question taken back');
+    await first.close();
+    // What the REPL's `/rewind` to the second prompt writes (docs/sessions.md, `undo`).
+    const file = filesUnder(path.join(ws.home, 'sessions')).find((f) => f.includes(sessionId) && f.endsWith('transcript_events.jsonl'));
+    expect(file).toBeDefined();
+    const records = fs
+      .readFileSync(file as string, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { seq: number; kind: string; message?: { content: string } });
+    const taken = records.find((r) => r.kind === 'user_message' && r.message?.content === 'question taken back');
+    expect(taken).toBeDefined();
+    const seq = Math.max(...records.map((r) => r.seq)) + 1;
+    fs.appendFileSync(
+      file as string,
+      `${JSON.stringify({ seq, kind: 'undo', ts: new Date().toISOString(), turn_seqs: [taken?.seq], files: [], conversation_to_seq: taken?.seq })}\n`,
+    );
+
+    const second = await editor(ws);
+    await second.agent.request(acp.methods.agent.session.load, { sessionId, cwd: ws.cwd, mcpServers: [] });
+    expect(texts(second.updates, 'user_message_chunk')).toBe('first question');
+    expect(texts(second.updates, 'agent_message_chunk')).toBe('First answer.');
+    suite.fake.enqueue({ steps: [{ text: 'ok' }] });
+    const from = suite.fake.requests.length;
+    await prompt(second, sessionId, 'next');
+    expect(userTexts(suite.fake.requests[from])).toEqual(['first question', 'next']);
   });
 
   it('session/load shows where a tool call worked (locations, the diff of an edit) and where the context was compacted', async () => {
