@@ -312,7 +312,7 @@ export class SessionController {
     this.addSpend(outcome.usage);
     if (!outcome.ok) {
       const kind = outcome.cancelled ? 'cancelled' : (outcome.error?.kind ?? 'other');
-      yield { type: 'error', error: llmError(kind, `${outcome.cancelled ? 'compaction cancelled' : outcome.reason}; history unchanged`) };
+      yield { type: 'error', error: llmError(kind, `${outcome.cancelled ? 'compaction cancelled' : outcome.reason.replace(/\.$/, '')}; history unchanged`) };
       return;
     }
     const replacement = stripSystem(outcome.replacement);
