@@ -52,7 +52,14 @@ import type { ScriptedServer } from '../test/fakes/scripted-server.js';
 import { cleanEnv, KEEN_BIN, requireBuilt, ROOT } from './common.js';
 
 /** `--turns N --steps N --window N --thinking-size small|realistic --previous-thinking model|keep|strip --usage service|fake`. */
-const OPTS = parseArgs(process.argv.slice(2));
+const OPTS = (() => {
+  try {
+    return parseArgs(process.argv.slice(2));
+  } catch (e) {
+    console.error(`cache-session: ${(e as Error).message}`);
+    process.exit(2);
+  }
+})();
 const TURNS = OPTS.turns;
 const STEPS = OPTS.steps;
 const WINDOW = OPTS.window;
