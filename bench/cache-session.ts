@@ -14,17 +14,24 @@
  *
  * The ideal: every request reads the longest prefix it shares with an earlier request, and (with
  * breakpoints) writes only what a later request reads. Tokens are Keen's estimate of each block's
- * JSON; prices are the list prices of src/config/prices.ts; output is the same in both and left out.
+ * JSON; prices are the list prices of src/config/prices.ts; output (thinking's own output tokens
+ * included) is left out of every cost and every ideal. The Anthropic and Bedrock fakes report the
+ * input the service would (`--usage service`, {@link serviceUsage}): Keen's compaction trigger
+ * reads it.
  *
  * Then the thinking run (Anthropic, Bedrock, OpenAI Responses): the same session with a 16k
  * thinking budget under a 32k output limit (Responses: reasoning effort `medium`), every reply
  * opening with a signed thinking block (Responses: a reasoning item with encrypted content) of a
  * realistic size ({@link thinkingTokens}), replayed in the history like any block. Anthropic and
  * Bedrock drop the cached messages when the thinking parameters change, so they are hashed in
- * front of the messages (the Responses effort likewise, to be safe). Its cost is set against the
- * ideal of the same session without thinking.
+ * front of the messages (the Responses effort likewise, to be safe). Anthropic and Bedrock drop
+ * earlier turns' thinking on the models that documents say do ({@link stripsPreviousThinking}):
+ * the bill leaves it out, and the cache breaks where it was. Its cost is set against the ideal of
+ * the same session without thinking, and decomposed: the thinking blocks' own cost, the summary
+ * requests, the rest, and the no-thinking session's distance from its ideal.
  *
- *   npm run build && npx tsx bench/cache-session.ts [provider…]
+ *   npm run build && npx tsx bench/cache-session.ts [provider…] [--window N --steps N --turns N]
+ *     [--thinking-size small|realistic] [--previous-thinking model|keep|strip] [--usage service|fake]
  *
  * `KEEN_BENCH_BIN` runs another checkout's keen (an A/B against main).
  */
@@ -44,14 +51,84 @@ import type { FakeReply, RecordedRequest } from '../test/fakes/script.js';
 import type { ScriptedServer } from '../test/fakes/scripted-server.js';
 import { cleanEnv, KEEN_BIN, requireBuilt, ROOT } from './common.js';
 
-const TURNS = 4;
-const STEPS = 30;
-const WINDOW = 60_000;
+/** `--turns N --steps N --window N --thinking-size small|realistic --previous-thinking model|keep|strip --usage service|fake`. */
+const OPTS = (() => {
+  try {
+    return parseArgs(process.argv.slice(2));
+  } catch (e) {
+    console.error(`cache-session: ${(e as Error).message}`);
+    process.exit(2);
+  }
+})();
+const TURNS = OPTS.turns;
+const STEPS = OPTS.steps;
+const WINDOW = OPTS.window;
 /** The manual compaction (`keen compact --continue`) runs after this turn. */
 const MANUAL_AFTER = 2;
 const COMPACTION_MARKER = 'This is a context compaction';
 /** The thinking run: issue 29's budget and output limit. */
 const THINKING = { budget: 16_000, maxOutputTokens: 32_000 };
+
+interface Options {
+  turns: number;
+  steps: number;
+  window: number;
+  /** `small`: ~10-token thinking blocks (the bench before session 24); `realistic`: {@link thinkingTokens}. */
+  thinkingSize: 'small' | 'realistic';
+  /** `model`: the model's documented rule ({@link stripsPreviousThinking}); `keep`, `strip`: force one. */
+  previousThinking: 'model' | 'keep' | 'strip';
+  /** `service`: the Anthropic and Bedrock fakes report the input the service bills; `fake`: their own counts. */
+  usage: 'service' | 'fake';
+  providers: string[];
+}
+
+function parseArgs(argv: string[]): Options {
+  const o: Options = { turns: 4, steps: 30, window: 60_000, thinkingSize: 'realistic', previousThinking: 'model', usage: 'service', providers: [] };
+  const num = (flag: string, v: string | undefined) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n <= 0) throw new Error(`${flag} takes a positive integer, not ${v ?? 'nothing'}`);
+    return n;
+  };
+  const pick = <T extends string>(flag: string, v: string | undefined, allowed: readonly T[]): T => {
+    if (!allowed.includes(v as T)) throw new Error(`${flag} takes ${allowed.join('|')}, not ${v ?? 'nothing'}`);
+    return v as T;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--turns') o.turns = num(a, argv[++i]);
+    else if (a === '--steps') o.steps = num(a, argv[++i]);
+    else if (a === '--window') o.window = num(a, argv[++i]);
+    else if (a === '--thinking-size') o.thinkingSize = pick(a, argv[++i], ['small', 'realistic'] as const);
+    else if (a === '--previous-thinking') o.previousThinking = pick(a, argv[++i], ['model', 'keep', 'strip'] as const);
+    else if (a === '--usage') o.usage = pick(a, argv[++i], ['service', 'fake'] as const);
+    else if (a.startsWith('--')) throw new Error(`unknown flag ${a}`);
+    else o.providers.push(a);
+  }
+  return o;
+}
+
+/**
+ * Whether the service drops the thinking of earlier assistant turns (before the last user message
+ * that is not only tool results) from the context, neither showing nor billing it as input. The
+ * context-windows page (platform.claude.com/docs/en/build-with-claude/context-windows, "extended
+ * thinking"): "The API automatically excludes thinking blocks from previous turns when you pass
+ * them back", `context_window = (input_tokens - previous_thinking_tokens) + current_turn_tokens`;
+ * the current turn's tool loop keeps its thinking. Which models: the extended-thinking page (via
+ * context editing's `clear_thinking` default): Opus 4.5 and later and Sonnet 4.6 and later keep
+ * every earlier turn's thinking; Sonnet 4.5 and earlier, Haiku through 4.5, Opus 4.1 and earlier
+ * keep only the current turn's. Clearing invalidates the cache where it happens (context-editing
+ * page, "Context editing and prompt caching"): the bill hashes the blocks the service keeps.
+ * Unknown models keep (the bill is then an upper bound).
+ */
+function stripsPreviousThinking(model: string): boolean {
+  const m = /claude-(opus|sonnet|haiku)-(\d+)(?:-(\d+))?/.exec(model);
+  if (!m) return /claude-3-/.test(model);
+  const minor = m[3] && m[3].length < 3 ? Number(m[3]) : 0;
+  const v = Number(m[2]) + minor / 10;
+  if (m[1] === 'opus') return v < 4.5;
+  if (m[1] === 'sonnet') return v < 4.6;
+  return v < 5;
+}
 
 /** One block of a request in the service's prefix order, and whether a breakpoint follows it. */
 interface Block {
@@ -88,7 +165,8 @@ interface Case {
   start(): Promise<ScriptedServer>;
   baseURL(f: ScriptedServer): string;
   env: Record<string, string>;
-  blocks(body: WireBody): Block[];
+  /** The request's blocks as the service bills them; `strip`: it drops earlier turns' thinking. */
+  blocks(body: WireBody, strip: boolean): Block[];
 }
 
 const strip = (v: unknown) => JSON.stringify(v, (k, x) => (k === 'cache_control' ? undefined : x));
@@ -97,13 +175,32 @@ const block = (v: unknown, breakpoint = false): Block => {
   return { json, tokens: estimateText(json), breakpoint };
 };
 
-/** Anthropic: tools, system, messages; a block with `cache_control` ends a cached prefix. */
-function anthropicBlocks(body: WireBody): Block[] {
+/**
+ * The index of the message that starts the current turn: the last user message holding more than
+ * tool results (`isResult` tells a tool result block; `skip` a block that carries no content).
+ */
+function turnStart(messages: { role: string; content?: Obj[] }[], isResult: (c: Obj) => boolean, skip: (c: Obj) => boolean = () => false): number {
+  return messages.findLastIndex((m) => m.role === 'user' && (m.content ?? []).some((c) => !skip(c) && !isResult(c)));
+}
+
+/**
+ * Anthropic: tools, system, messages; a block with `cache_control` ends a cached prefix. With
+ * `strip`, thinking before the current turn is left out ({@link stripsPreviousThinking}).
+ */
+function anthropicBlocks(body: WireBody, strip: boolean): Block[] {
   const out: Block[] = [];
   for (const t of body.tools ?? []) out.push(block(t, !!t.cache_control));
   for (const s of body.system ?? []) out.push(block(s, !!s.cache_control));
   out.push(paramsBlock(body.thinking));
-  for (const m of body.messages ?? []) for (const c of m.content ?? []) out.push({ ...block({ role: m.role, c }, !!c.cache_control), thinking: c.type === 'thinking' });
+  const messages = body.messages ?? [];
+  const start = strip ? turnStart(messages, (c) => c.type === 'tool_result') : -1;
+  messages.forEach((m, i) => {
+    for (const c of m.content ?? []) {
+      const thinking = c.type === 'thinking' || c.type === 'redacted_thinking';
+      if (thinking && i < start) continue;
+      out.push({ ...block({ role: m.role, c }, !!c.cache_control), thinking });
+    }
+  });
   return out;
 }
 
@@ -112,20 +209,30 @@ function paramsBlock(thinking: unknown): Block {
   return { json: JSON.stringify({ thinking: thinking ?? null }), tokens: 0, breakpoint: false };
 }
 
-/** Bedrock: the same order; a `cachePoint` block marks the end of the block before it. */
-function bedrockBlocks(body: WireBody): Block[] {
+/** Bedrock: the same order and rule; a `cachePoint` block marks the end of the block before it. */
+function bedrockBlocks(body: WireBody, strip: boolean): Block[] {
   const out: Block[] = [];
-  const add = (items: Obj[], wrap: (x: Obj) => unknown) => {
+  const add = (items: Obj[], wrap: (x: Obj) => unknown, dropThinking = false) => {
     for (const x of items) {
       if ('cachePoint' in x) {
         if (out.length) out[out.length - 1].breakpoint = true;
-      } else out.push({ ...block(wrap(x)), thinking: 'reasoningContent' in x });
+      } else if (!(dropThinking && 'reasoningContent' in x)) out.push({ ...block(wrap(x)), thinking: 'reasoningContent' in x });
     }
   };
   add(body.toolConfig?.tools ?? [], (x) => x);
   add(body.system ?? [], (x) => x);
   out.push(paramsBlock(body.additionalModelRequestFields));
-  for (const m of body.messages ?? []) add(m.content ?? [], (c) => ({ role: m.role, c }));
+  const messages = body.messages ?? [];
+  const start = strip
+    ? turnStart(
+        messages,
+        (c) => 'toolResult' in c,
+        (c) => 'cachePoint' in c,
+      )
+    : -1;
+  messages.forEach((m, i) => {
+    add(m.content ?? [], (c) => ({ role: m.role, c }), i < start);
+  });
   return out;
 }
 
@@ -275,6 +382,7 @@ function run(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ cod
  * hundred tokens, more when it plans (the budget caps, it does not fill).
  */
 function thinkingTokens(kind: 'plan' | 'step' | 'summary'): number {
+  if (OPTS.thinkingSize === 'small') return 10;
   return kind === 'step' ? 400 : 1500;
 }
 
@@ -318,6 +426,35 @@ function thinkingText(n: number, tokens: number): string {
 /** A reply of the thinking run: a thinking block first, as a model with thinking on answers. */
 const thoughtful = (reply: FakeReply, n: number, tokens: number): FakeReply => ({ ...reply, steps: [{ thinking: thinkingText(n, tokens) }, ...(reply.steps ?? [])] });
 
+/** The thinking blocks a request sends that the service drops (earlier turns' thinking, {@link stripsPreviousThinking}). */
+function droppedThinking(c: Case, body: WireBody): Obj[] {
+  const messages = body.messages ?? [];
+  const bedrock = c.name === 'bedrock';
+  const start = bedrock
+    ? turnStart(
+        messages,
+        (x) => 'toolResult' in x,
+        (x) => 'cachePoint' in x,
+      )
+    : turnStart(messages, (x) => x.type === 'tool_result');
+  const isThinking = (x: Obj) => (bedrock ? 'reasoningContent' in x : x.type === 'thinking' || x.type === 'redacted_thinking');
+  return messages.slice(0, Math.max(0, start)).flatMap((m) => (m.content ?? []).filter(isThinking));
+}
+
+/**
+ * The usage a reply reports, as the service would: the Anthropic fake's count (a quarter of the
+ * characters of system, messages and tools), on Bedrock too (whose fake reports no input, so
+ * Keen fell back to its own estimate), less the thinking the service drops.
+ */
+function serviceUsage(c: Case, req: RecordedRequest, strip: boolean, reply: FakeReply): FakeReply {
+  if (OPTS.usage === 'fake' || c.caching !== 'breakpoints') return reply;
+  const body = req.body as WireBody;
+  const tools = c.name === 'bedrock' ? (body.toolConfig ?? []) : (body.tools ?? []);
+  const chars = JSON.stringify([body.system ?? '', body.messages ?? [], tools]).length;
+  const dropped = strip ? droppedThinking(c, body).reduce((n, x) => n + JSON.stringify(x).length + 1, 0) : 0;
+  return { ...reply, usage: { input: Math.ceil((chars - dropped) / 4), output: Math.max(1, Math.ceil(JSON.stringify(reply.steps ?? []).length / 4)) } };
+}
+
 async function runSession(c: Case, thinking = false): Promise<RecordedRequest[]> {
   const fake = await c.start();
   const ws = project();
@@ -335,7 +472,8 @@ async function runSession(c: Case, thinking = false): Promise<RecordedRequest[]>
     fake.setResponder((req) => {
       const summary = JSON.stringify(req.body).includes(COMPACTION_MARKER) || JSON.stringify(req.body).includes('context summarization assistant');
       const reply = summary ? { steps: [{ text: SUMMARY }] } : step(turn, ++i, ws.files);
-      return thinking ? thoughtful(reply, ++replies, thinkingTokens(summary ? 'summary' : i === 1 ? 'plan' : 'step')) : reply;
+      const full = thinking ? thoughtful(reply, ++replies, thinkingTokens(summary ? 'summary' : i === 1 ? 'plan' : 'step')) : reply;
+      return serviceUsage(c, req, thinking && stripsThinking(c), full);
     });
     for (turn = 1; turn <= TURNS; turn++) {
       i = 0;
@@ -375,6 +513,10 @@ interface Bill {
   write: number;
   uncached: number;
   cost: number;
+  /** What the replayed thinking blocks cost (their tokens at the rate each was billed at). */
+  thinkingCost: number;
+  /** What the summary requests cost, their thinking left out (it is in `thinkingCost`). */
+  summaryCost: number;
 }
 
 /** Running prefix hashes and token sums of a request's blocks. */
@@ -396,8 +538,8 @@ function prefixes(blocks: Block[]): { hash: string[]; tokens: number[] } {
 const MIN_CACHED = 1024;
 const LOOKBACK = 20;
 
-function bill(caching: Caching, requests: Block[][], price: Price): { actual: Bill; ideal: Bill } {
-  const actual: Bill = { requests: requests.length, input: 0, read: 0, write: 0, uncached: 0, cost: 0 };
+function bill(caching: Caching, requests: Block[][], price: Price, summary: boolean[]): { actual: Bill; ideal: Bill } {
+  const actual: Bill = { requests: requests.length, input: 0, read: 0, write: 0, uncached: 0, cost: 0, thinkingCost: 0, summaryCost: 0 };
   const ideal: Bill = { ...actual };
   const pre = requests.map(prefixes);
   const cached = new Set<string>();
@@ -434,6 +576,15 @@ function bill(caching: Caching, requests: Block[][], price: Price): { actual: Bi
       ideal.uncached += total - shared;
     }
     for (const h of pre[r].hash) seen.add(h);
+    // Each block at the rate of the part it falls in: read up to `read`, written up to `read + write`, then new input.
+    let thinkingCost = 0;
+    requests[r].forEach((b, j) => {
+      if (!b.thinking) return;
+      const end = at(r, j);
+      thinkingCost += (end <= read ? price.cacheRead : end <= read + write ? price.cacheWrite : price.input) * b.tokens;
+    });
+    actual.thinkingCost += thinkingCost / 1e6;
+    if (summary[r]) actual.summaryCost += (read * price.cacheRead + write * price.cacheWrite + (total - read - write) * price.input - thinkingCost) / 1e6;
     actual.read += read;
     actual.write += write;
     actual.uncached += total - read - write;
@@ -453,8 +604,14 @@ function longestIn(hash: string[], set: Set<string>): number {
 // ---- main ---------------------------------------------------------------------------------------
 
 requireBuilt();
-const only = process.argv.slice(2);
+const only = OPTS.providers;
 const k = (n: number) => `${(n / 1000).toFixed(1)}k`;
+
+/** Whether this run bills the case with earlier turns' thinking dropped (Anthropic and Bedrock only). */
+function stripsThinking(c: Case): boolean {
+  if (c.caching !== 'breakpoints') return false;
+  return OPTS.previousThinking === 'model' ? stripsPreviousThinking(c.model) : OPTS.previousThinking === 'strip';
+}
 
 interface Measured {
   requests: RecordedRequest[];
@@ -467,11 +624,12 @@ interface Measured {
 
 async function measure(c: Case, thinking: boolean): Promise<Measured> {
   const requests = await runSession(c, thinking);
-  const summaries = requests.filter((r) => JSON.stringify(r.body).includes(COMPACTION_MARKER)).length;
+  const summary = requests.map((r) => JSON.stringify(r.body).includes(COMPACTION_MARKER));
+  const summaries = summary.filter(Boolean).length;
   const price = priceOf(c.model);
   if (!price) throw new Error(`no price for ${c.model}`);
-  const blocks = requests.map((r) => c.blocks(r.body));
-  const { actual, ideal } = bill(c.caching, blocks, price);
+  const blocks = requests.map((r) => c.blocks(r.body, thinking && stripsThinking(c)));
+  const { actual, ideal } = bill(c.caching, blocks, price, summary);
   const thinkingInput = blocks.flat().reduce((sum, b) => sum + (b.thinking ? b.tokens : 0), 0);
   return { requests, summaries, thinkingInput, actual, ideal };
 }
@@ -498,7 +656,9 @@ function thinkingForms(requests: RecordedRequest[]): string {
   return [...forms].join(' ');
 }
 
-console.log(`${TURNS} turns × ${STEPS} steps, window ${WINDOW}, /compact after turn ${MANUAL_AFTER}; tokens estimated; input-side cost at list prices\n`);
+console.log(
+  `${TURNS} turns × ${STEPS} steps, window ${WINDOW}, /compact after turn ${MANUAL_AFTER}; tokens estimated; input-side cost at list prices; usage reported: ${OPTS.usage}\n`,
+);
 console.log('provider         reqs  summaries  input     read      write    uncached  cost      ideal     ratio');
 const plain = new Map<string, Measured>();
 for (const c of CASES.filter((x) => only.length === 0 || only.includes(x.name))) {
@@ -510,12 +670,38 @@ for (const c of CASES.filter((x) => only.length === 0 || only.includes(x.name)))
 const withThinking = CASES.filter((x) => (x.caching === 'breakpoints' || x.name === 'openai-responses') && plain.has(x.name));
 if (withThinking.length > 0) {
   console.log(`\nthinking budget ${THINKING.budget}, output limit ${THINKING.maxOutputTokens}: cost against the ideal of the same session without thinking`);
-  console.log('provider         reqs  summaries  input     read      write    uncached  cost      ideal     ratio   (own ideal)  thinking in input  thinking sent');
+  console.log(`thinking blocks ${OPTS.thinkingSize}; earlier turns' thinking: ${OPTS.previousThinking} (model: per its documented rule)`);
+  console.log(
+    "provider         reqs  summaries  input     read      write    uncached  cost      ideal     ratio   (own ideal)  thinking in input  earlier turns' thinking  thinking sent",
+  );
+  const thought = new Map<string, Measured>();
   for (const c of withThinking) {
     const m = await measure(c, true);
+    thought.set(c.name, m);
     const share = `${k(m.thinkingInput)} (${((100 * m.thinkingInput) / m.actual.input).toFixed(1)} %)`;
     console.log(
-      `${row(c.name, m, plain.get(c.name)!.ideal)}   ${`${(m.actual.cost / m.ideal.cost).toFixed(3)}×`.padStart(8)}     ${share.padStart(17)}  ${thinkingForms(m.requests)}`,
+      `${row(c.name, m, plain.get(c.name)!.ideal)}   ${`${(m.actual.cost / m.ideal.cost).toFixed(3)}×`.padStart(8)}     ${share.padStart(17)}  ${(stripsThinking(c) ? 'dropped' : 'billed').padStart(22)}  ${thinkingForms(m.requests)}`,
+    );
+  }
+  // Where the ratio comes from, in % of the no-thinking ideal: the thinking blocks' own cost, the
+  // summary requests and the rest of the requests (their non-thinking content) against the
+  // session without thinking, and that session's own distance from its ideal.
+  console.log('\nthe ratio to the no-thinking ideal, decomposed (% of that ideal)');
+  console.log('provider         thinking  summaries  rest      no-thinking cache  = ratio');
+  const pct = (x: number, of: number) => `${x >= 0 ? '+' : ''}${((100 * x) / of).toFixed(1)} %`;
+  for (const [name, m] of thought) {
+    const p = plain.get(name)!;
+    const base = p.ideal.cost;
+    const rest = (b: Bill) => b.cost - b.thinkingCost - b.summaryCost;
+    console.log(
+      [
+        name.padEnd(16),
+        pct(m.actual.thinkingCost, base).padStart(8),
+        pct(m.actual.summaryCost - p.actual.summaryCost, base).padStart(10),
+        pct(rest(m.actual) - rest(p.actual), base).padStart(9),
+        pct(p.actual.cost - base, base).padStart(18),
+        `${(m.actual.cost / base).toFixed(3)}×`.padStart(9),
+      ].join(' '),
     );
   }
 }
