@@ -6,6 +6,7 @@ import { createGlobMatcher } from './glob-match.js';
 import { nameFilterArgs } from './glob.js';
 import { clipLine } from './output-cap.js';
 import { droppedNote, resultFilter } from './path-filter.js';
+import { once } from '../core/lazy.js';
 import { defineTool, ToolError } from './registry.js';
 import { RG_COMMON, ripgrepErrorLine, runRipgrep } from './ripgrep.js';
 
@@ -13,14 +14,16 @@ export const GREP_MAX_LINES = 250;
 export const GREP_MAX_CHARS = 30_000;
 const MAX_COLUMNS = 500;
 
-const schema = z.object({
-  pattern: z.string().min(1).describe('Regular expression (ripgrep/Rust syntax), e.g. "fn \\w+\\(" or "TODO".'),
-  path: z.string().optional().describe('File or directory to search, relative to the workspace. Default: the workspace.'),
-  glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts" or "src/**/*.go".'),
-  case_insensitive: z.boolean().default(false).describe('Match regardless of case.'),
-  context: z.number().int().min(0).max(10).optional().describe('Lines of context to show around each match.'),
-  files_only: z.boolean().default(false).describe('List only the paths of files that match.'),
-});
+const schema = once(() =>
+  z.object({
+    pattern: z.string().min(1).describe('Regular expression (ripgrep/Rust syntax), e.g. "fn \\w+\\(" or "TODO".'),
+    path: z.string().optional().describe('File or directory to search, relative to the workspace. Default: the workspace.'),
+    glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts" or "src/**/*.go".'),
+    case_insensitive: z.boolean().default(false).describe('Match regardless of case.'),
+    context: z.number().int().min(0).max(10).optional().describe('Lines of context to show around each match.'),
+    files_only: z.boolean().default(false).describe('List only the paths of files that match.'),
+  }),
+);
 
 /**
  * The last line of a grep that reached its cap. The search stopped there, so the number that

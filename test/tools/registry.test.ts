@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { once } from '../../src/core/lazy.js';
 import { TokenEstimator } from '../../src/tokens/token-estimator.js';
-import { createDefaultRegistry } from '../../src/tools/index.js';
+import { createDefaultRegistry, defaultTools } from '../../src/tools/index.js';
 import { createHeadlessGate, createSessionGate } from '../../src/tools/permissions/index.js';
 import { CANCELLED, createToolRegistry, defineTool, ToolError } from '../../src/tools/registry.js';
 import type { PermissionRequest } from '../../src/tools/types.js';
@@ -78,6 +78,10 @@ describe('tool registry', () => {
     expect((await call('/', 'lazy', { n: 1 }, { registry })).content).toBe('2');
     expect((await call('/', 'lazy', { n: 1.5 }, { registry })).content).toMatch(/^Invalid arguments for lazy: n:/);
     expect(built).toBe(1);
+  });
+
+  it('every built-in tool builds its zod schema at its first use: sending the definitions builds none', () => {
+    for (const tool of defaultTools()) expect(Object.getOwnPropertyDescriptor(tool, 'schema')?.get, tool.name).toBeTypeOf('function');
   });
 
   it('reports arguments that are not JSON', async () => {
