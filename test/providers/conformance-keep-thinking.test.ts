@@ -120,3 +120,27 @@ describe('the fakes check context_management as the services do', () => {
     expect(res.status).toBe(200);
   });
 });
+
+describe('the Bedrock fake checks context_management as the service does', () => {
+  const bedrock = PROVIDER_CASES.find((c) => c.name === 'bedrock')!;
+  const rig = useProviderRig(bedrock);
+  const post = (fields: object) =>
+    fetch(`${rig.fake.url}/model/anthropic.claude-sonnet-4-5-20250929-v1:0/converse-stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        messages: [{ role: 'user', content: [{ text: 'Hi.' }] }],
+        inferenceConfig: { maxTokens: 4000 },
+        additionalModelRequestFields: { thinking: { type: 'enabled', budget_tokens: 2048 }, ...fields },
+      }),
+    });
+
+  it('refuses the field without anthropic_beta, accepts it with the beta', async () => {
+    const without = await post({ context_management: KEEP_ALL });
+    expect(without.status).toBe(400);
+    expect(await without.text()).toContain('context_management: Extra inputs are not permitted');
+    rig.fake.enqueue({ steps: [{ text: 'ok' }] });
+    const withBeta = await post({ anthropic_beta: [BETA], context_management: KEEP_ALL });
+    expect(withBeta.status).toBe(200);
+  });
+});
