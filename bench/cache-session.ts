@@ -25,7 +25,8 @@
  * realistic size ({@link thinkingTokens}), replayed in the history like any block. Anthropic and
  * Bedrock drop the cached messages when the thinking parameters change, so they are hashed in
  * front of the messages (the Responses effort likewise, to be safe). Anthropic and Bedrock drop
- * earlier turns' thinking on the models that documents say do ({@link stripsPreviousThinking}):
+ * earlier turns' thinking on the models that documents say do ({@link stripsPreviousThinking}),
+ * unless the request carries the keep-all context edit (Keen sends it to those models):
  * the bill leaves it out, and the cache breaks where it was. Its cost is set against the ideal of
  * the same session without thinking, and decomposed: the thinking blocks' own cost, the summary
  * requests, the rest, and the no-thinking session's distance from its ideal.
@@ -75,7 +76,7 @@ interface Options {
   window: number;
   /** `small`: ~10-token thinking blocks (the bench before session 24); `realistic`: {@link thinkingTokens}. */
   thinkingSize: 'small' | 'realistic';
-  /** `model`: the model's documented rule ({@link stripsPreviousThinking}); `keep`, `strip`: force one. */
+  /** `model`: the model's documented rule ({@link stripsPreviousThinking}) and the request's keep-all edit; `keep`, `strip`: force one. */
   previousThinking: 'model' | 'keep' | 'strip';
   /** `service`: the Anthropic and Bedrock fakes report the input the service bills; `fake`: their own counts. */
   usage: 'service' | 'fake';
@@ -145,6 +146,7 @@ type Obj = Record<string, unknown>;
 /** The parts of the four request bodies the accounting reads. */
 interface WireBody {
   thinking?: unknown;
+  context_management?: unknown;
   additionalModelRequestFields?: unknown;
   tools?: Obj[];
   system?: Obj[];
@@ -473,7 +475,7 @@ async function runSession(c: Case, thinking = false): Promise<RecordedRequest[]>
       const summary = JSON.stringify(req.body).includes(COMPACTION_MARKER) || JSON.stringify(req.body).includes('context summarization assistant');
       const reply = summary ? { steps: [{ text: SUMMARY }] } : step(turn, ++i, ws.files);
       const full = thinking ? thoughtful(reply, ++replies, thinkingTokens(summary ? 'summary' : i === 1 ? 'plan' : 'step')) : reply;
-      return serviceUsage(c, req, thinking && stripsThinking(c), full);
+      return serviceUsage(c, req, thinking && stripsThinking(c, req.body), full);
     });
     for (turn = 1; turn <= TURNS; turn++) {
       i = 0;
@@ -607,10 +609,28 @@ requireBuilt();
 const only = OPTS.providers;
 const k = (n: number) => `${(n / 1000).toFixed(1)}k`;
 
-/** Whether this run bills the case with earlier turns' thinking dropped (Anthropic and Bedrock only). */
-function stripsThinking(c: Case): boolean {
+/**
+ * Whether this run bills the request with earlier turns' thinking dropped (Anthropic and Bedrock
+ * only). `model`: by the model's rule, unless the request carries the keep-all context edit
+ * ({@link keepsAllThinking}), which the service honours; `strip` forces the drop whatever the
+ * request asks (the cost without the edit).
+ */
+function stripsThinking(c: Case, body: WireBody): boolean {
   if (c.caching !== 'breakpoints') return false;
-  return OPTS.previousThinking === 'model' ? stripsPreviousThinking(c.model) : OPTS.previousThinking === 'strip';
+  return OPTS.previousThinking === 'model' ? stripsPreviousThinking(c.model) && !keepsAllThinking(body) : OPTS.previousThinking === 'strip';
+}
+
+/** Whether the request asks the service to keep every earlier turn's thinking (`clear_thinking_20251015`, `keep: "all"`). */
+function keepsAllThinking(body: WireBody): boolean {
+  const fields = body.additionalModelRequestFields as { context_management?: unknown } | undefined;
+  const management = (body.context_management ?? fields?.context_management) as { edits?: Obj[] } | undefined;
+  return !!management?.edits?.some((e) => e.type === 'clear_thinking_20251015' && e.keep === 'all');
+}
+
+/** How the session's earlier turns' thinking was billed: dropped, kept at the request's ask, or kept by the model. */
+function earlierThinking(c: Case, requests: RecordedRequest[]): string {
+  if (requests.some((r) => stripsThinking(c, r.body))) return 'dropped';
+  return c.caching === 'breakpoints' && requests.some((r) => keepsAllThinking(r.body)) ? 'kept (keep-all edit)' : 'billed';
 }
 
 interface Measured {
@@ -628,7 +648,7 @@ async function measure(c: Case, thinking: boolean): Promise<Measured> {
   const summaries = summary.filter(Boolean).length;
   const price = priceOf(c.model);
   if (!price) throw new Error(`no price for ${c.model}`);
-  const blocks = requests.map((r) => c.blocks(r.body, thinking && stripsThinking(c)));
+  const blocks = requests.map((r) => c.blocks(r.body, thinking && stripsThinking(c, r.body)));
   const { actual, ideal } = bill(c.caching, blocks, price, summary);
   const thinkingInput = blocks.flat().reduce((sum, b) => sum + (b.thinking ? b.tokens : 0), 0);
   return { requests, summaries, thinkingInput, actual, ideal };
@@ -670,7 +690,7 @@ for (const c of CASES.filter((x) => only.length === 0 || only.includes(x.name)))
 const withThinking = CASES.filter((x) => (x.caching === 'breakpoints' || x.name === 'openai-responses') && plain.has(x.name));
 if (withThinking.length > 0) {
   console.log(`\nthinking budget ${THINKING.budget}, output limit ${THINKING.maxOutputTokens}: cost against the ideal of the same session without thinking`);
-  console.log(`thinking blocks ${OPTS.thinkingSize}; earlier turns' thinking: ${OPTS.previousThinking} (model: per its documented rule)`);
+  console.log(`thinking blocks ${OPTS.thinkingSize}; earlier turns' thinking: ${OPTS.previousThinking} (model: per its documented rule and the request's keep-all edit)`);
   console.log(
     "provider         reqs  summaries  input     read      write    uncached  cost      ideal     ratio   (own ideal)  thinking in input  earlier turns' thinking  thinking sent",
   );
@@ -680,7 +700,7 @@ if (withThinking.length > 0) {
     thought.set(c.name, m);
     const share = `${k(m.thinkingInput)} (${((100 * m.thinkingInput) / m.actual.input).toFixed(1)} %)`;
     console.log(
-      `${row(c.name, m, plain.get(c.name)!.ideal)}   ${`${(m.actual.cost / m.ideal.cost).toFixed(3)}×`.padStart(8)}     ${share.padStart(17)}  ${(stripsThinking(c) ? 'dropped' : 'billed').padStart(22)}  ${thinkingForms(m.requests)}`,
+      `${row(c.name, m, plain.get(c.name)!.ideal)}   ${`${(m.actual.cost / m.ideal.cost).toFixed(3)}×`.padStart(8)}     ${share.padStart(17)}  ${earlierThinking(c, m.requests).padStart(22)}  ${thinkingForms(m.requests)}`,
     );
   }
   // Where the ratio comes from, in % of the no-thinking ideal: the thinking blocks' own cost, the

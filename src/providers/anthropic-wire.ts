@@ -4,7 +4,7 @@
  * Native history is stored WITHOUT `cache_control`; breakpoints are added to a copy when a request
  * is built (see {@link buildRequestBody}), so moving the message breakpoint never edits history.
  */
-import { thinkingFields, thinkingMaxTokens } from './kit/thinking-form.js';
+import { CONTEXT_MANAGEMENT_BETA, keepAllThinking, keepsAllThinking, thinkingFields, thinkingMaxTokens, type KeepAllThinking } from './kit/thinking-form.js';
 import type {
   Base64ImageSource,
   CacheControlEphemeral,
@@ -283,9 +283,11 @@ function markMessages(messages: readonly NativeMessage[], anchor: CacheAnchor | 
  * found by the API's lookback over block boundaries, so the nested compaction request (the parent
  * plus the instruction, with the breakpoint before the instruction) reads the parent's cache
  * entry. `promptCache: false` sends none (the budgeted document: nothing reads it again). Images beyond the API's request limits are replaced by a
- * placeholder in this body only ({@link withinImageLimits}).
+ * placeholder in this body only ({@link withinImageLimits}). A model that drops earlier turns'
+ * thinking by default gets the keep-all context edit beside its thinking ({@link keepsAllThinking});
+ * the request then needs {@link requestHeaders}.
  */
-export function buildRequestBody(history: NativeHistory, settings: RequestSettings): MessageCreateParamsStreaming {
+export function buildRequestBody(history: NativeHistory, settings: RequestSettings): RequestBody {
   const cache = settings.promptCache !== false;
   const messages = withinImageLimits(history.messages);
   // The session's thinking, fixed by its configured output limit (not this request's cap).
@@ -297,6 +299,15 @@ export function buildRequestBody(history: NativeHistory, settings: RequestSettin
     messages: cache ? markMessages(messages, history.anchor) : [...messages],
     ...(history.tools.length > 0 ? { tools: cache ? markLast(history.tools) : [...history.tools] } : {}),
     ...thinking,
+    ...(keepsAllThinking(settings.model, thinking) ? { context_management: keepAllThinking() } : {}),
     stream: true,
   };
+}
+
+/** A Messages request as Keen sends it: the SDK's streaming params, plus the context-editing beta's field. */
+export type RequestBody = MessageCreateParamsStreaming & { context_management?: KeepAllThinking };
+
+/** The headers `body` needs: the context-management beta when it carries a context edit. */
+export function requestHeaders(body: RequestBody): Record<string, string> | undefined {
+  return body.context_management ? { 'anthropic-beta': CONTEXT_MANAGEMENT_BETA } : undefined;
 }

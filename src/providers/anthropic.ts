@@ -10,7 +10,7 @@ import { outputLimit } from '../core/provider.js';
 import type { ChatRequest, ProviderAdapter, ProviderConversation } from '../core/provider.js';
 import { mapAnthropicError } from './anthropic-errors.js';
 import { TurnAssembler } from './anthropic-turn.js';
-import { AnthropicEncoder, buildRequestBody, toNativeTools, type NativeHistory, type NativeTool, type RequestSettings } from './anthropic-wire.js';
+import { AnthropicEncoder, buildRequestBody, requestHeaders, toNativeTools, type NativeHistory, type NativeTool, type RequestSettings } from './anthropic-wire.js';
 import { LibraryWarnings } from './kit/library-warnings.js';
 import { recordingFetch } from './kit/record.js';
 import type { Messages } from './anthropic-sdk.js';
@@ -84,7 +84,9 @@ function anthropicWire(ctx: ClientContext, settings: RequestSettings, tools: Nat
     classify: (err, signal) => mapAnthropicError(err, { signal, baseURL: ctx.baseURL }),
     async *send(native, signal, limits) {
       const body = buildRequestBody(native, { ...settings, sessionMaxOutputTokens: settings.maxOutputTokens, maxOutputTokens: outputLimit(settings.maxOutputTokens, limits) });
-      const stream = yield* announcingWaits((listener) => ctx.warnings.during(() => ctx.messages.create(body, { signal, fetchOptions: withRetryListener(listener) })));
+      const stream = yield* announcingWaits((listener) =>
+        ctx.warnings.during(() => ctx.messages.create(body, { signal, headers: requestHeaders(body), fetchOptions: withRetryListener(listener) })),
+      );
       const assembler = new TurnAssembler();
       for await (const event of stream) yield* assembler.accept(event);
       // The SDK ends iteration quietly when the signal fires mid-stream; the conversation sees the signal.

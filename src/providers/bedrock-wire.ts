@@ -1,4 +1,4 @@
-import { thinkingFields, thinkingMaxTokens } from './kit/thinking-form.js';
+import { CONTEXT_MANAGEMENT_BETA, keepAllThinking, keepsAllThinking, thinkingFields, thinkingMaxTokens } from './kit/thinking-form.js';
 import type {
   ContentBlock,
   ImageFormat,
@@ -286,6 +286,9 @@ export function converseInput(s: WireState): ConverseStreamRequest {
   };
   if (system.length > 0) input.system = system;
   if (tools.length > 0) input.toolConfig = { tools };
-  if ('thinking' in thinking) input.additionalModelRequestFields = thinking;
+  // A model that drops earlier turns' thinking by default is asked to keep it (the beta goes in the body on Bedrock).
+  if (keepsAllThinking(s.modelId, thinking)) {
+    input.additionalModelRequestFields = { ...thinking, anthropic_beta: [CONTEXT_MANAGEMENT_BETA], context_management: keepAllThinking() };
+  } else if ('thinking' in thinking) input.additionalModelRequestFields = thinking;
   return input;
 }

@@ -2,7 +2,7 @@
  * A loopback Anthropic Messages API: `POST /v1/messages` answered from the shared script, as the
  * real streaming SSE protocol (or one JSON message when `stream` is not true).
  */
-import { thinkingBudgetError, thinkingFormError } from './thinking-checks.js';
+import { contextManagementError, headerBetas, thinkingBudgetError, thinkingFormError } from './thinking-checks.js';
 import type http from 'node:http';
 import type { FakeReply, FakeStep, RecordedRequest } from './script.js';
 import { argsText, refusalsAsText, sleep, stopReasonOf } from './script.js';
@@ -95,7 +95,10 @@ export async function startAnthropicFake(opts: AnthropicFakeOptions = {}): Promi
       if (contextWindow !== undefined && tokens > contextWindow) {
         return { status: 400, message: `prompt is too long: ${tokens} tokens > ${contextWindow} maximum` };
       }
-      const thinking = thinkingFormError(req.body?.model, req.body?.thinking) ?? thinkingBudgetError(req.body?.thinking, req.body?.max_tokens);
+      const thinking =
+        thinkingFormError(req.body?.model, req.body?.thinking) ??
+        thinkingBudgetError(req.body?.thinking, req.body?.max_tokens) ??
+        contextManagementError(req.body?.context_management, headerBetas(req.headers['anthropic-beta']), req.body?.thinking);
       return thinking ? { status: 400, message: thinking } : issued.check(req.body);
     },
     encodeError: writeError,

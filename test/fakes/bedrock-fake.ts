@@ -1,4 +1,4 @@
-import { thinkingBudgetError, thinkingFormError } from './thinking-checks.js';
+import { contextManagementError, thinkingBudgetError, thinkingFormError } from './thinking-checks.js';
 import type http from 'node:http';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import type { FakeReply, RecordedRequest, Responder } from './script.js';
@@ -29,11 +29,13 @@ export async function startBedrockFake(opts: { contextWindow?: number } = {}): P
   const queue: FakeReply[] = [];
   let responder: Responder | undefined;
   server.setResponder((req, index) => {
+    const fields = req.body?.additionalModelRequestFields;
     const invalid =
       validateConverse(req.body) ??
       converseImageError(req.body) ??
       thinkingFormError(modelIdOf(req.path), req.body?.additionalModelRequestFields?.thinking) ??
       thinkingBudgetError(req.body?.additionalModelRequestFields?.thinking, req.body?.inferenceConfig?.maxTokens) ??
+      contextManagementError(fields?.context_management, [fields?.anthropic_beta ?? []].flat(), fields?.thinking) ??
       issued.check(req.body) ??
       (window.over(req) ? 'Input is too long for requested model.' : undefined);
     if (invalid) return { error: { status: 400, type: 'ValidationException', message: invalid } };

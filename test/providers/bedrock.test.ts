@@ -14,6 +14,8 @@ import { forkSummary } from './fork-summary.js';
 import { expectSilentStderr } from '../kit/silent-stderr.js';
 
 const CLAUDE = 'us.anthropic.claude-sonnet-4-20250514-v1:0';
+/** What a Claude model that drops earlier thinking by default gets beside its thinking. */
+const KEEP_ALL_FIELDS = { anthropic_beta: ['context-management-2025-06-27'], context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] } };
 let awsDir: string;
 let restoreEnv: () => void;
 let fake: ScriptedServer;
@@ -135,7 +137,8 @@ describe('bedrock adapter: streaming', () => {
     fake.enqueue({ steps: [{ text: 'done' }] });
     await turn(conv);
     const body = fake.requests[1].body;
-    expect(body.additionalModelRequestFields).toEqual({ thinking: { type: 'enabled', budget_tokens: 2048 } });
+    // Sonnet 4 drops earlier turns' thinking by default: it is asked to keep it (the cache holds).
+    expect(body.additionalModelRequestFields).toEqual({ thinking: { type: 'enabled', budget_tokens: 2048 }, ...KEEP_ALL_FIELDS });
     expect(body.messages[1].content[0]).toEqual({ reasoningContent: { reasoningText: { text: 'Consider a.txt', signature: 'sig-1' } } });
   });
 });
@@ -148,7 +151,7 @@ describe('bedrock adapter: thinking that keeps the cache', () => {
       for await (const e of conv.streamTurn(new AbortController().signal, { maxOutputTokens: cap })) expect(e.type).not.toBe('error');
       conv.appendToolResults([readResult(`tu_${cap}`, 'x')]);
     }
-    expect(fake.requests.map((r) => r.body.additionalModelRequestFields)).toEqual(Array(3).fill({ thinking: { type: 'enabled', budget_tokens: 16_000 } }));
+    expect(fake.requests.map((r) => r.body.additionalModelRequestFields)).toEqual(Array(3).fill({ thinking: { type: 'enabled', budget_tokens: 16_000 }, ...KEEP_ALL_FIELDS }));
     expect(fake.requests.map((r) => r.body.inferenceConfig.maxTokens)).toEqual([30_000, 18_000, 17_000]);
   });
 

@@ -53,3 +53,46 @@ export function thinkingFields(modelId: string, wanted: number, maxOutputTokens:
 export function thinkingMaxTokens(fields: ThinkingFields, maxTokens: number): number {
   return 'thinking' in fields && fields.thinking.type === 'enabled' ? Math.max(maxTokens, fields.thinking.budget_tokens + 1) : maxTokens;
 }
+
+/**
+ * Whether the model, left to its default, drops earlier turns' thinking blocks server-side (keeps
+ * only the last assistant turn's; the context-editing page calls that default
+ * `clear_thinking_20251015` with one turn kept): Claude Opus 4 and 4.1, Sonnet 4 and 4.5, Haiku
+ * 4.5. Opus 4.5 and later, Sonnet 4.6 and later (and the 5 line, Mythos, Fable) keep every
+ * turn's: `false`. Any other id (Claude 3.x, a model of another vendor, a name Keen does not
+ * know): `undefined`, nothing known. By id, like {@link takesAdaptiveThinking}, so dated ids,
+ * Bedrock ids and inference profiles (`us.anthropic.claude-sonnet-4-5-20250929-v1:0`) match.
+ */
+export function dropsEarlierThinking(modelId: string): boolean | undefined {
+  const id = modelId.toLowerCase();
+  if (/claude-(mythos|fable)\b/.test(id)) return false;
+  const m = /claude-(opus|sonnet|haiku)-(\d+)(?:-(\d)(?!\d))?/.exec(id);
+  if (!m) return undefined;
+  const version = `${m[1]}-${m[2]}.${m[3] ?? 0}`;
+  if (['opus-4.0', 'opus-4.1', 'sonnet-4.0', 'sonnet-4.5', 'haiku-4.5'].includes(version)) return true;
+  const v = Number(m[2]) + Number(m[3] ?? 0) / 10;
+  return v >= 5 || (m[1] === 'opus' && v >= 4.5) || v >= 4.6 ? false : undefined;
+}
+
+/** The beta that enables context editing (Anthropic: the `anthropic-beta` header; Bedrock: `anthropic_beta` in the body). */
+export const CONTEXT_MANAGEMENT_BETA = 'context-management-2025-06-27';
+
+/** The `context_management` field that keeps every earlier turn's thinking, so the prompt cache holds across turns. */
+export type KeepAllThinking = { edits: [{ type: 'clear_thinking_20251015'; keep: 'all' }] };
+
+/** A fresh {@link KeepAllThinking} (a request body never shares objects with another). */
+export function keepAllThinking(): KeepAllThinking {
+  return { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] };
+}
+
+/**
+ * Whether a request with these thinking fields asks the service to keep earlier thinking
+ * ({@link keepAllThinking} with {@link CONTEXT_MANAGEMENT_BETA}): thinking is on and the model
+ * drops it by default, which would invalidate the prompt cache at the first dropped block every
+ * turn. Decided by the session's model and thinking fields alone, so every request of the session
+ * (the compaction fork too) carries the same. A model not known to drop gets nothing: a
+ * compatible server, or a model without context editing, may refuse the unknown field.
+ */
+export function keepsAllThinking(modelId: string, fields: ThinkingFields): boolean {
+  return 'thinking' in fields && dropsEarlierThinking(modelId) === true;
+}
