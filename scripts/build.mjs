@@ -102,7 +102,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** A package name (or scope/*) as a pattern for a specifier: the package or any subpath of it. */
 const packagePattern = (name) => (name.endsWith('/*') ? `${name.slice(0, -1)}` : `${name}(/|$)`).replace(/[.]/g, '\\.');
 const ISLAND_FILTER = new RegExp(`^(${Object.values(ISLANDS).flat().map(packagePattern).join('|')})`);
-const islandOf = (spec) => Object.keys(ISLANDS).find((name) => ISLANDS[name].some((pkgName) => new RegExp(`^${packagePattern(pkgName)}`).test(spec)));
+const ISLAND_PATTERNS = Object.entries(ISLANDS).map(([name, pkgs]) => [name, new RegExp(`^(${pkgs.map(packagePattern).join('|')})`)]);
+const islandOf = (spec) => ISLAND_PATTERNS.find(([, pattern]) => pattern.test(spec))?.[0];
 /** Per island, the specifiers the bundle requires (its table in the launcher). */
 const islandSpecifiers = Object.fromEntries(Object.keys(ISLANDS).map((name) => [name, new Set()]));
 const DEFAULT_IMPORT = (spec) => new RegExp(`import\\s+(?!type\\b)[\\w$]+\\s*(,\\s*\\{[^}]*\\})?\\s*from\\s*['"]${spec.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}['"]`);
@@ -132,9 +133,9 @@ const islands = {
   },
 };
 
-const app = await build({
-  entryPoints: ['src/cli/main.ts'],
-  outfile: 'dist/app.cjs',
+// What every script the launcher compiles shares (the bundle and each island): one CommonJS-style
+// function expression, ASCII, minified, with source maps.
+const SCRIPT_OPTIONS = {
   bundle: true,
   format: 'cjs',
   platform: 'node',
@@ -145,17 +146,11 @@ const app = await build({
   minify: true,
   legalComments: 'none',
   jsx: 'automatic',
-  // launch.ts reads the bundle as latin1 (no UTF-8 decoding); checked below.
+  // launch.ts reads each script as latin1 (no UTF-8 decoding); checked by writeScript.
   charset: 'ascii',
-  define: {
-    'process.env.NODE_ENV': '"production"',
-    'import.meta.url': '__keen_import_meta_url',
-    KEEN_VERSION: JSON.stringify(pkg.version),
-    KEEN_TOOL_TABLE: JSON.stringify(buildToolTable()),
-  },
   external: EXTERNAL,
   // A vm script has no `import()` of its own: esbuild writes each import() of an external package
-  // or builtin as a require() (the launcher passes one for dist/app.cjs; Node 20.19+ requires ES
+  // or builtin as a require() (the launcher passes one for each script; Node 20.19+ requires ES
   // modules too). Node's loader for vm scripts (`vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER`)
   // prints an experimental warning, and on Node 20 loses its callback when V8 takes the cached data.
   supported: { 'dynamic-import': false },
@@ -164,23 +159,35 @@ const app = await build({
   // Free `Headers` / `FormData` in bundled code are Keen's (src/net/fetch-globals.ts): Node's
   // live in undici, whose first load costs ~20 ms on the way to the first request.
   inject: ['src/net/fetch-globals.ts'],
-  plugins: [islands, fastStringWidth, yogaAsync, inkWithoutDevtools],
   write: false,
-  metafile: true,
   logLevel: 'warning',
+};
+const SCRIPT_DEFINE = { 'process.env.NODE_ENV': '"production"', 'import.meta.url': '__keen_import_meta_url' };
+
+/** Writes a build's files; returns the script's text after checking it is ASCII. */
+function writeScript(outputFiles, label) {
+  let text = '';
+  for (const out of outputFiles) {
+    if (out.path.endsWith('.cjs')) {
+      text = out.text;
+      const wide = /[^\x00-\x7f]/.exec(text);
+      if (wide) throw new Error(`${label} is not ASCII (launch.ts reads it as latin1): …${text.slice(wide.index - 40, wide.index + 10)}…`);
+    }
+    writeFileSync(out.path, out.contents);
+  }
+  return text;
+}
+
+const app = await build({
+  ...SCRIPT_OPTIONS,
+  entryPoints: ['src/cli/main.ts'],
+  outfile: 'dist/app.cjs',
+  define: { ...SCRIPT_DEFINE, KEEN_VERSION: JSON.stringify(pkg.version), KEEN_TOOL_TABLE: JSON.stringify(buildToolTable()) },
+  plugins: [islands, fastStringWidth, yogaAsync, inkWithoutDevtools],
+  metafile: true,
 });
 
-let bundleText = '';
-for (const out of app.outputFiles) {
-  if (!out.path.endsWith('.cjs')) {
-    writeFileSync(out.path, out.contents);
-    continue;
-  }
-  bundleText = out.text;
-  const wide = /[^\x00-\x7f]/.exec(bundleText);
-  if (wide) throw new Error(`the bundle is not ASCII (launch.ts reads it as latin1): …${bundleText.slice(wide.index - 40, wide.index + 10)}…`);
-  writeFileSync(out.path, out.contents);
-}
+const bundleText = writeScript(app.outputFiles, 'the bundle');
 
 // Each island: one script whose module.exports maps each specifier the bundle requires to a
 // function that initialises and returns that module (a module of an island runs only when asked).
@@ -191,6 +198,7 @@ for (const [name, specs] of Object.entries(islandSpecifiers)) {
   const sorted = [...specs].sort();
   for (const spec of sorted) islandTable[spec] = name;
   const out = await build({
+    ...SCRIPT_OPTIONS,
     stdin: {
       contents: `module.exports = {\n${sorted.map((s) => `  ${JSON.stringify(s)}: () => require(${JSON.stringify(s.startsWith('keen-island:') ? `./${s.slice('keen-island:'.length)}` : s)}),`).join('\n')}\n};\n`,
       resolveDir: ROOT,
@@ -198,33 +206,10 @@ for (const [name, specs] of Object.entries(islandSpecifiers)) {
       loader: 'js',
     },
     outfile: `dist/${name}.cjs`,
-    bundle: true,
-    format: 'cjs',
-    platform: 'node',
-    mainFields: ['module', 'main'],
-    target: 'node20',
-    sourcemap: 'linked',
-    minify: true,
-    legalComments: 'none',
-    charset: 'ascii',
-    define: { 'process.env.NODE_ENV': '"production"', 'import.meta.url': '__keen_import_meta_url' },
-    external: EXTERNAL,
-    supported: { 'dynamic-import': false },
-    banner: { js: `(function (${BUNDLE_PARAMS.join(', ')}) {` },
-    footer: { js: '})' },
-    inject: ['src/net/fetch-globals.ts'],
+    define: SCRIPT_DEFINE,
     plugins: [fastStringWidth, yogaAsync, inkWithoutDevtools],
-    write: false,
-    logLevel: 'warning',
   });
-  for (const file of out.outputFiles) {
-    if (file.path.endsWith('.cjs')) {
-      const wide = /[^\x00-\x7f]/.exec(file.text);
-      if (wide) throw new Error(`the ${name} island is not ASCII (launch.ts reads it as latin1)`);
-      buildHash.update(file.text);
-    }
-    writeFileSync(file.path, file.contents);
-  }
+  buildHash.update(writeScript(out.outputFiles, `the ${name} island`));
 }
 
 // The launcher (dist/main.js, imported by bin/keen.js): tiny, and carries the bundle's build id,
