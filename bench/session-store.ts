@@ -7,7 +7,8 @@
  * temp KEEN_HOME, then reports medians of:
  * - load + project (loadTranscript + buildConversation), each run in a fresh process so peak RSS
  *   is the load's own (targets: < 1.5 s, peak growth < 3x the file size);
- * - listing the session (summarizeSession: head, tail, byte scan);
+ * - listing the session (summarizeSession: head, tail, byte scan), and one whose first prompt is a
+ *   pasted 20 MB file (its head read to a bound, not parsed whole);
  * - the lookups on the path of every `--session`/`--continue`/`--resume`: findSession (this
  *   directory's id, and the same id asked for from another directory) and latestSession (which
  *   skips a newer empty session), against the listing they used to cost;
@@ -163,6 +164,13 @@ async function lookups(home: string, cwd: string, big: SessionStore, runs: numbe
   row('findSession, this directory        ', here);
   row('findSession, from another directory', elsewhere);
   row('latestSession, past an empty newer ', latest);
+  // A first prompt that was a pasted 20 MB file: the listing reads only its head for the title.
+  const pasted = await SessionStore.create(home, { cwd: '/bench/pasted', provider: 'anthropic', model: 'bench-model', keenVersion: 'bench', fsync: false });
+  const line = 'const answer = 42;\n';
+  await pasted.append({ kind: 'user_message', message: { role: 'user', content: `Review this:\n${line.repeat(Math.ceil((20 << 20) / line.length))}` } });
+  await pasted.close();
+  const pastedMs = median(await repeat(n, async () => timed(() => summarizeSession(pasted.dir, pasted.id))));
+  console.log(`list (summarise) a session whose first prompt is 20 MB: median ${ms(pastedMs)} of ${n}`);
 }
 
 /** Load + project in fresh processes: wall, CPU and the peak RSS the load adds. */

@@ -43,6 +43,9 @@ const OPTIONS: acp.PermissionOption[] = [
   { optionId: 'deny', name: 'Reject', kind: 'reject_once' },
 ];
 
+/** The first update of a `session/load` that replays only the later part of a long transcript. */
+export const EARLIER_NOT_SHOWN = '… earlier turns not shown (a long transcript: only its later part was read)';
+
 /** A turn that failed: the prompt request answers with its one line. */
 export class TurnFailed extends Error {}
 
@@ -253,9 +256,11 @@ export class AcpSession {
   /**
    * The stored conversation as updates, for `session/load`: prompts, answers, tool cards (with
    * the files they touched and an edit's diff) and a marker where the context was compacted — a
-   * completed `compaction_update` with its summary, or a thought line.
+   * completed `compaction_update` with its summary, or a thought line. A transcript read only in
+   * part (SHOWN_BUDGET) starts with a thought line saying so.
    */
   async replay(): Promise<void> {
+    if (!this.live.shown.complete) await this.peer.update(textChunk('agent_thought_chunk', `${EARLIER_NOT_SHOWN}\n`));
     // Turns a rewind took back are not shown, as the model no longer has them (the REPL's rule).
     const records = withoutRewound(this.live.shown.records.length ? this.live.shown.records : this.live.records);
     const bySeq = new Map(records.map((r) => [r.seq, r]));

@@ -4,7 +4,7 @@ import { type FileHandle, open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KeenError } from '../errors.js';
 import { TRANSCRIPT_FILE, assertSessionId, isValidSessionId, projectDir, sessionsRoot } from './paths.js';
-import { parseLine, peekSession, scanChunks, type SessionRef, USER_KIND } from './peek.js';
+import { parseLine, peekSession, promptOfCutLine, scanChunks, type SessionRef, USER_KIND } from './peek.js';
 import type { SessionRecord } from './records.js';
 
 export type { SessionRef } from './peek.js';
@@ -31,7 +31,11 @@ export interface SessionSummary extends SessionRef {
 }
 
 const HEAD_BYTES = 64 << 10;
-const HEAD_LIMIT = 8 << 20;
+/**
+ * The most of a transcript's head a summary reads: session_started and the first prompt start
+ * within it; a prompt line longer than this is shown from the part read (promptOfCutLine).
+ */
+export const HEAD_LIMIT = 256 << 10;
 const TAIL_BYTES = 64 << 10;
 const SCAN_BYTES = 1 << 20;
 const COMPACTION_KIND = Buffer.from('"kind":"compaction_applied"');
@@ -301,13 +305,17 @@ function countsOf(buf: Buffer): Counts {
   return { users: occurrences(buf, USER_KIND, 0), compactions: occurrences(buf, COMPACTION_KIND, 0) };
 }
 
-/** scanHead over chunks read from the start, until the first user prompt or HEAD_LIMIT. */
+/**
+ * scanHead over chunks read from the start, until the first user prompt or HEAD_LIMIT bytes: a
+ * prompt line the limit cuts is shown from its part read, so a pasted 20 MB prompt is not parsed.
+ */
 async function readHead(fh: Handle, size: number): Promise<Head> {
   const out: Head = {};
   let pending = Buffer.alloc(0);
-  for (let pos = 0; pos < size && pos < HEAD_LIMIT; ) {
-    // Grow the read with the unfinished line, so a huge first line costs O(n), not O(n²).
-    const chunk = Buffer.allocUnsafe(Math.min(Math.max(HEAD_BYTES, pending.length), size - pos));
+  let pos = 0;
+  while (pos < size && pos < HEAD_LIMIT) {
+    // Grow the read with the unfinished line, so a long first line costs O(n), not O(n²).
+    const chunk = Buffer.allocUnsafe(Math.min(Math.max(HEAD_BYTES, pending.length), size - pos, HEAD_LIMIT - pos));
     const { bytesRead } = await fh.read(chunk, 0, chunk.length, pos);
     if (bytesRead === 0) break;
     pos += bytesRead;
@@ -316,6 +324,8 @@ async function readHead(fh: Handle, size: number): Promise<Head> {
     if (rest === -1) return out;
     pending = pending.subarray(rest);
   }
+  // The limit cut the line; one the end of the file cuts (a torn write) is no prompt.
+  if (pos < size && pending.length > 0) out.firstPrompt = promptOfCutLine(pending);
   return out;
 }
 

@@ -1,5 +1,6 @@
 import { type FileHandle, open } from 'node:fs/promises';
 import { join } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import { TRANSCRIPT_FILE } from './paths.js';
 import { validateRecord, type SessionRecord } from './records.js';
 
@@ -94,6 +95,40 @@ export function parseLine(text: string): SessionRecord | undefined {
   try {
     const checked = validateRecord(JSON.parse(text));
     return checked.ok ? checked.record : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const CONTENT_KEY = Buffer.from('"content":"');
+
+/**
+ * The beginning of the prompt of a `user_message` line cut short (the listing reads a bounded
+ * head): the `message.content` string decoded as far as `line` holds it, or undefined when
+ * `line` is no user message. Exact for lines Keen wrote: the envelope comes first, then
+ * `message` with `role` before `content`, and a `"` inside a string is always escaped.
+ */
+export function promptOfCutLine(line: Buffer): string | undefined {
+  const kind = line.indexOf(USER_KIND);
+  if (kind === -1) return undefined;
+  const key = line.indexOf(CONTENT_KEY, kind + USER_KIND.length);
+  if (key === -1) return undefined;
+  const start = key + CONTENT_KEY.length;
+  let end = start;
+  // Up to the closing quote, or the last whole escape before the cut.
+  for (let i = start; i < line.length; ) {
+    if (line[i] === 0x22) break;
+    const step = line[i] === 0x5c ? (line[i + 1] === 0x75 ? 6 : 2) : 1;
+    if (i + step > line.length) break;
+    i += step;
+    end = i;
+  }
+  // Whole characters only: a multi-byte one cut by the bound is left out.
+  const raw = new StringDecoder('utf8').write(line.subarray(start, end));
+  try {
+    const text = JSON.parse(`"${raw}"`) as string;
+    // Half of a surrogate pair cut by the bound.
+    return /[\ud800-\udbff]$/.test(text) ? text.slice(0, -1) : text;
   } catch {
     return undefined;
   }

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { FAKE_KEY, filesUnder, userTexts } from '../e2e/cli-fixtures.js';
 import { tempWorkspace } from '../kit/temp-dir.js';
 import { isCompactionRequest } from '../repl/fake-requests.js';
+import { question, writeLongSession } from '../repl/long-session.js';
 import { editorSuite, prompt, texts } from './editor-client.js';
 
 const suite = editorSuite();
@@ -135,6 +136,20 @@ describe('keen acp', () => {
     const from = suite.fake.requests.length;
     await prompt(second, sessionId, 'next');
     expect(userTexts(suite.fake.requests[from])).toEqual(['first question', 'next']);
+  });
+
+  it('session/load of a long transcript read only in part says first that earlier turns are not shown', async () => {
+    const ws = tempWorkspace();
+    // More records before the last compaction than a replay reads (SHOWN_BUDGET, src/agent/session-resume.ts).
+    const sessionId = await writeLongSession({ home: ws.home, cwd: ws.cwd, turns: 1560, compactEvery: 1550 });
+    const e = await editor(ws);
+    await e.agent.request(acp.methods.agent.session.load, { sessionId, cwd: ws.cwd, mcpServers: [] });
+    const shown = e.updates.filter((u) => u.sessionUpdate !== 'available_commands_update');
+    expect(texts(shown.slice(0, 1), 'agent_thought_chunk')).toBe('… earlier turns not shown (a long transcript: only its later part was read)\n');
+    expect(texts(shown, 'agent_thought_chunk').match(/earlier turns not shown/g)).toHaveLength(1);
+    const prompts = shown.filter((u) => u.sessionUpdate === 'user_message_chunk').map((u) => texts([u], 'user_message_chunk'));
+    expect(prompts).not.toContain(question(0));
+    expect(prompts.at(-1)).toBe(question(1559));
   });
 
   it('session/load shows where a tool call worked (locations, the diff of an edit) and where the context was compacted', async () => {

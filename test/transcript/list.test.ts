@@ -1,10 +1,11 @@
-import { appendFile, mkdir, readFile, stat, utimes } from 'node:fs/promises';
+import { appendFile, mkdir, open, readFile, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { KeenError } from '../../src/errors.js';
 import { formatSessionList, relativeTime } from '../../src/transcript/list-format.js';
-import { findSession, latestSession, listSessions, type SessionSummary } from '../../src/transcript/list.js';
+import { findSession, HEAD_LIMIT, latestSession, listSessions, type SessionSummary } from '../../src/transcript/list.js';
 import { projectDir } from '../../src/transcript/paths.js';
+import { promptOfCutLine } from '../../src/transcript/peek.js';
 import type { SessionStore } from '../../src/transcript/store.js';
 import { CWD, compaction, createStore, turn, user } from './helpers.js';
 import { tempHome, tempDir } from '../kit/temp-dir.js';
@@ -69,6 +70,58 @@ describe('listSessions', () => {
     await mkdir(join(projectDir(home, CWD), 'not-a-session'), { recursive: true });
     await mkdir(join(projectDir(home, CWD), '20250101-000000-abcdef'), { recursive: true });
     expect(await listSessions(home, CWD)).toEqual([]);
+  });
+});
+
+describe('the first prompt of a long one', () => {
+  /** A session whose first prompt is a pasted log of `mb` MB, then a short one. */
+  async function pasted(mb: number): Promise<SessionStore> {
+    const log = Array.from({ length: mb * 22_000 }, (_, n) => `line ${n}: request served in ${n % 97} ms by worker ${n % 13}`).join('\n');
+    expect(log.length).toBeGreaterThan(mb << 20);
+    const store = await createStore(home, { fsync: false });
+    await store.append(user(`Why is worker 3 slow?\n\n${log}`));
+    await store.append(turn('It is not.'));
+    await store.append(user('thanks'));
+    await store.append(turn('You are welcome.'));
+    await store.close();
+    return store;
+  }
+
+  it("lists a session whose first prompt is a 20 MB paste by the prompt's beginning, with its turns", async () => {
+    const store = await pasted(20);
+    const [row] = await listSessions(home, CWD);
+    expect(row).toMatchObject({ id: store.id, cwd: CWD, turns: 2, compacted: false, provider: 'anthropic' });
+    expect(row.firstPrompt).toMatch(/^Why is worker 3 slow\? line 0: request served in 0 ms by worker 0 line 1: /);
+    expect(row.firstPrompt.length).toBeLessThanOrEqual(200);
+    expect(formatSessionList([row]).split('\n')[1]).toMatch(/ {2}Why is worker 3 slow\? line 0: request served in 0 ms by wor…$/);
+  });
+
+  it('parses nothing of that prompt past the head it reads: bytes after it that are not JSON still list', async () => {
+    // 5 MB: a size the listing once parsed whole.
+    const store = await pasted(5);
+    // Overwrite 1 MB of the prompt, from the end of what the listing reads on, with bytes no JSON parser takes.
+    expect((await stat(store.path)).size).toBeGreaterThan(HEAD_LIMIT + (2 << 20));
+    const fh = await open(store.path, 'r+');
+    await fh.write(Buffer.alloc(1 << 20, '"{\\'), 0, 1 << 20, HEAD_LIMIT);
+    await fh.close();
+    const [row] = await listSessions(home, CWD);
+    expect(row).toMatchObject({ id: store.id, turns: 2 });
+    expect(row.firstPrompt).toMatch(/^Why is worker 3 slow\? line 0: /);
+  });
+
+  it('decodes a cut prompt line as far as it goes, an escape or a character cut in two left out', () => {
+    const content = 'Fix "this" — 😀 tab\there\nnext \\ line \u0001 end';
+    const json = `${JSON.stringify({ seq: 2, kind: 'user_message', ts: '2025-01-01T00:00:00.000Z', message: { role: 'user', content } })}\n`;
+    // The emoji as raw UTF-8 and as an escaped surrogate pair.
+    for (const line of [Buffer.from(json), Buffer.from(json.replace('😀', '\\ud83d\\ude00'))]) {
+      const start = line.indexOf('"content":"') + '"content":"'.length;
+      for (let cut = start; cut < line.length; cut++) {
+        const shown = promptOfCutLine(line.subarray(0, cut));
+        expect(shown !== undefined && content.startsWith(shown)).toBe(true);
+      }
+      expect(promptOfCutLine(line.subarray(0, line.length - 1))).toBe(content);
+    }
+    expect(promptOfCutLine(Buffer.from('{"seq":2,"kind":"assistant_turn","ts":"x","text":"hi'))).toBeUndefined();
   });
 });
 
