@@ -1,6 +1,7 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { ToolCall, ToolMessage } from '../core/message.js';
 import type { ExplainingGate } from '../tools/permissions/gates.js';
-import type { PermissionGate, PermissionRequest, ToolRegistry } from '../tools/types.js';
+import { CANCELLED, type PermissionGate, type PermissionRequest, type ToolRegistry } from '../tools/types.js';
 import type { SessionHooks } from './session-hooks.js';
 
 /** The tool's arguments as the hook sees them (`tool_input`): the parsed JSON, or the raw text. */
@@ -11,6 +12,16 @@ function toolInput(call: ToolCall): unknown {
   } catch {
     return call.args;
   }
+}
+
+/** How much of a hook's input the note on the result quotes. */
+const QUOTED_INPUT_CHARS = 300;
+
+/** The first line of the result of a call that ran with a hook's input: that input, as JSON, cut. */
+function changedInputNote(input: Record<string, unknown>): string {
+  const json = JSON.stringify(input);
+  const quoted = json.length > QUOTED_INPUT_CHARS ? `${json.slice(0, QUOTED_INPUT_CHARS - 1)}…` : json;
+  return `Input changed by a PreToolUse hook; ran with: ${quoted}`;
 }
 
 /**
@@ -38,7 +49,9 @@ function withHookAnswer(gate: PermissionGate, hook: NonNullable<PermissionReques
  * PreToolUse and PostToolUse as a registry layer. Before the call goes on, the PreToolUse hooks
  * matching the tool run: a block (exit 2, `decision: block`, `permissionDecision: deny`) refuses
  * it with the hook's reason as the tool result, and nothing below runs; `allow` / `ask` travel
- * to the permission gate with the call. After a call that succeeded, the PostToolUse hooks see
+ * to the permission gate with the call; an `updatedInput` is what runs, and the result (what the
+ * user's card, stream-json, the transcript and the model show) begins with `changedInputNote`,
+ * since the call shown is the model's. After a call that succeeded, the PostToolUse hooks see
  * its `tool_response`; a block's reason (and any `additionalContext`) is added to the result the
  * model reads (the call has run).
  */
@@ -53,6 +66,7 @@ export function hooksRegistry(inner: ToolRegistry, hooks: SessionHooks): ToolReg
       let fields = { tool_name: call.name, tool_input: toolInput(call), tool_use_id: call.id };
       let run = ctx;
       let runCall = call;
+      let changed: Record<string, unknown> | undefined;
       if (pre) {
         const verdict = await hooks.run('PreToolUse', call.name, fields, ctx.signal);
         // The turn is stopping (the controller was told): the call does not run, and the hook's reason is the user's.
@@ -65,17 +79,18 @@ export function hooksRegistry(inner: ToolRegistry, hooks: SessionHooks): ToolReg
           // The tool runs with the hook's input; everything below (schema, plan mode, rules, sandbox) judges that input.
           if (verdict.updatedInput) {
             runCall = { ...call, args: JSON.stringify(verdict.updatedInput) };
+            if (!isDeepStrictEqual(verdict.updatedInput, fields.tool_input)) changed = verdict.updatedInput;
             fields = { ...fields, tool_input: verdict.updatedInput };
           }
         }
       }
       const result = await inner.execute(runCall, run);
-      if (!post || result.is_error) return result;
-      const verdict = await hooks.run('PostToolUse', call.name, { ...fields, tool_response: { content: result.content } }, ctx.signal);
-      if (verdict.stop !== undefined) return result;
-      const notes = [verdict.block, verdict.context].filter((n) => n !== undefined);
-      if (notes.length === 0) return result;
-      return { ...result, content: `${result.content}\n\nPostToolUse hook: ${notes.join('\n')}` };
+      const after = post && !result.is_error ? await hooks.run('PostToolUse', call.name, { ...fields, tool_response: { content: result.content } }, ctx.signal) : undefined;
+      const notes = after && after.stop === undefined ? [after.block, after.context].filter((n) => n !== undefined) : [];
+      let content = notes.length ? `${result.content}\n\nPostToolUse hook: ${notes.join('\n')}` : result.content;
+      // A cancelled call keeps its bare result: the card then keeps what the command printed.
+      if (changed && result.content !== CANCELLED) content = `${changedInputNote(changed)}\n${content}`;
+      return content === result.content ? result : { ...result, content };
     },
   };
 }

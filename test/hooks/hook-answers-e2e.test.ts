@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { errorLines, toolResults, useCliRig, userTexts } from '../e2e/cli-fixtures.js';
+import { errorLines, filesUnder, toolResults, useCliRig, userTexts } from '../e2e/cli-fixtures.js';
 import type { Workspace } from '../kit/temp-dir.js';
 
 const { rig, workspace } = useCliRig();
@@ -70,7 +70,36 @@ describe('PreToolUse updatedInput', () => {
     expect(fs.existsSync(path.join(rootOf(ws), 'outside.txt'))).toBe(false);
     expect(fs.existsSync(path.join(ws.cwd, 'inside.txt'))).toBe(false);
   });
+
+  it('what ran is shown: the stream-json result, the transcript and the model all carry the hook’s input', async () => {
+    const ws = workspace({ 'build/out.txt': 'built\n' });
+    const hook = answering(ws, 'keep-build.sh', allowWith({ command: 'echo kept build' }));
+    userConfig(ws, { hooks: preToolUse('bash', hook) });
+    const second = calls([{ name: 'bash', args: { command: 'rm -rf build' } }]);
+    const r = await rig.keen(ws, ['run', '--format', 'stream-json', 'clean up'], { env: { HOME: ws.home } });
+    expect(r.code).toBe(0);
+    expect(fs.existsSync(path.join(ws.cwd, 'build', 'out.txt'))).toBe(true);
+    const note = 'Input changed by a PreToolUse hook; ran with: {"command":"echo kept build"}';
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; input?: unknown; content?: string });
+    expect(lines.find((l) => l.type === 'tool_call')?.input).toEqual({ command: 'rm -rf build' });
+    expect(lines.find((l) => l.type === 'tool_result')?.content).toMatch(new RegExp(`^${escaped(note)}\n[^]*kept build`));
+    expect(toolResults(rig.fake.requests[second])[0].text).toMatch(new RegExp(`^${escaped(note)}\n[^]*kept build`));
+    const transcript = filesUnder(path.join(ws.home, 'sessions')).find((f) => f.endsWith('transcript_events.jsonl')) ?? '';
+    const stored = fs
+      .readFileSync(transcript, 'utf8')
+      .trim()
+      .split('\n')
+      .flatMap((l) => (JSON.parse(l) as { messages?: { role: string; content: string; tool_calls?: { args: string }[] }[] }).messages ?? []);
+    // The call as the model made it, and the result of what ran.
+    expect(stored.flatMap((m) => m.tool_calls ?? []).map((c) => JSON.parse(c.args))).toEqual([{ command: 'rm -rf build' }]);
+    expect(stored.find((m) => m.role === 'tool')?.content).toMatch(new RegExp(`^${escaped(note)}\n`));
+  });
 });
+
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('continue: false', () => {
   it('from PreToolUse: the call does not run, the turn ends, the reason is one line for the user and never reaches the model', async () => {

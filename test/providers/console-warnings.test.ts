@@ -1,3 +1,5 @@
+import { Console } from 'node:console';
+import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { holdConsoleWarnings, type ConsoleWarningRoute } from '../../src/providers/kit/console-warnings.js';
 
@@ -7,6 +9,29 @@ const CODEC = '@aws-sdk/core/protocols - WARN - JsonCodec2: you have called a st
 function route(tag: string): ConsoleWarningRoute & { got: string[] } {
   const got: string[] = [];
   return { got, recognises: (t) => t.startsWith(tag), report: (t) => got.push(t) };
+}
+
+/** A real console writing its stderr to `text`. */
+function capturingConsole(): { console: Console; text: () => string } {
+  let text = '';
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      text += String(chunk);
+      done();
+    },
+  });
+  return { console: new Console({ stdout: sink, stderr: sink }), text: () => text };
+}
+
+/** What Ink's `patchConsole` does to `console.warn`: its own console's, and back on `restore`. */
+function patchLikeInk(): { warn: typeof console.warn; text: () => string; restore: () => void } {
+  const before = console.warn;
+  const ink = capturingConsole();
+  console.warn = ink.console.warn;
+  const restore = () => {
+    console.warn = before;
+  };
+  return { warn: ink.console.warn, text: ink.text, restore };
 }
 
 let raw: unknown[][];
@@ -76,5 +101,48 @@ describe('holdConsoleWarnings', () => {
     console.warn = ink;
     held.release();
     expect(console.warn).toBe(ink);
+  });
+
+  it("replaced during a request, then it ends: theirs stays, and the next request's warnings are still routed", () => {
+    const terminal = capturingConsole();
+    console.warn = terminal.console.warn;
+    const aws = route('@aws-sdk/');
+    const first = holdConsoleWarnings(aws);
+    const ink = patchLikeInk();
+    first.release();
+    expect(console.warn).toBe(ink.warn);
+
+    const second = holdConsoleWarnings(aws);
+    second.run(() => console.warn(CODEC));
+    console.warn('a warning of mine');
+    second.release();
+    expect(aws.got).toEqual([CODEC]);
+    expect(ink.text()).toBe('a warning of mine\n');
+    expect(console.warn).toBe(ink.warn);
+
+    ink.restore();
+    holdConsoleWarnings(aws).release();
+    expect(console.warn).toBe(terminal.console.warn);
+    expect(terminal.text()).toBe('');
+  });
+
+  it('a replacement removed during a later request: that request is routed, then console is its own', () => {
+    const terminal = capturingConsole();
+    console.warn = terminal.console.warn;
+    const aws = route('@aws-sdk/');
+    const first = holdConsoleWarnings(aws);
+    const ink = patchLikeInk();
+    first.release();
+    const second = holdConsoleWarnings(aws);
+    second.run(() => console.warn(`${CODEC} under Ink`));
+    ink.restore();
+    second.run(() => console.warn(CODEC));
+    second.release();
+    expect(console.warn).toBe(terminal.console.warn);
+    console.warn('%s after', 'a warning', CODEC);
+    console.warn(CODEC);
+    expect(aws.got).toEqual([`${CODEC} under Ink`, CODEC]);
+    expect(ink.text()).toBe('');
+    expect(terminal.text()).toBe(`a warning after ${CODEC}\n${CODEC}\n`);
   });
 });

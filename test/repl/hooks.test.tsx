@@ -91,4 +91,21 @@ describe('hooks in the REPL', () => {
     h.write('1');
     await h.waitFor('ran it');
   });
+
+  it("a PreToolUse hook's updatedInput: the tool card says what ran instead of the model's call", async () => {
+    const ws = tempWorkspace();
+    const rewrite = `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"echo kept"}}}'`;
+    writeFileSync(
+      path.join(ws.home, 'config.json'),
+      JSON.stringify({ sandbox: { mode: 'off' }, hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: rewrite }] }] } }),
+    );
+    h = await startHarness({
+      workspace: ws,
+      responder: (req) => (afterToolResult(req) ? { steps: [{ text: 'cleaned' }] } : { steps: [{ toolCall: { name: 'bash', args: { command: 'rm -rf build' } } }] }),
+    });
+    h.send('clean up');
+    const frame = await h.waitFor('cleaned');
+    expect(frame).toContain('rm -rf build');
+    expect(frame).toContain('Input changed by a PreToolUse hook; ran with: {"command":"echo kept"}');
+  });
 });

@@ -19,9 +19,8 @@ export interface ConsoleWarningHold {
 
 const holds = new Map<ConsoleWarningRoute, number>();
 const attributed = new AsyncLocalStorage<ConsoleWarningRoute>();
-let original: typeof console.warn = console.warn;
-/** Whether `routed` is in console's chain: installed, and not given back (see release). */
-let inChain = false;
+/** Each routing function installed, with the `console.warn` it was installed over. */
+const installed = new WeakMap<typeof console.warn, typeof console.warn>();
 
 /** The route a text goes to: the request's own, else the latest held route that recognises it. */
 function routeOf(text: string): ConsoleWarningRoute | undefined {
@@ -32,42 +31,55 @@ function routeOf(text: string): ConsoleWarningRoute | undefined {
   return latest;
 }
 
-function routed(...args: unknown[]): void {
-  const text = holds.size ? format(...args) : '';
-  const route = holds.size ? routeOf(text) : undefined;
-  if (route) route.report(text);
-  else original.apply(console, args);
+/** A routing function over `previous`: a held route's texts to the route, the rest to `previous`. */
+function routing(previous: typeof console.warn): typeof console.warn {
+  const routed = (...args: unknown[]): void => {
+    const text = holds.size ? format(...args) : '';
+    const route = holds.size ? routeOf(text) : undefined;
+    if (route) route.report(text);
+    else previous.apply(console, args);
+  };
+  installed.set(routed, previous);
+  return routed;
+}
+
+/** Installs a routing function over `console.warn` unless it is one of ours. */
+function routeConsole(): void {
+  if (!installed.has(console.warn)) console.warn = routing(console.warn);
 }
 
 /**
  * Takes `console.warn` for the duration of an asynchronous library call (a request and its
  * stream) whose library warns with a bare `console.warn` (the AWS SDK's JSON codec), so that its
  * warnings become Keen's warning line instead of raw stderr or torn REPL frames. Only texts a held
- * route recognises are taken; every other `console.warn` passes through to the console's own, with
- * its arguments untouched. Holds nest and overlap (parallel requests, sub-agents): console is
- * itself again when the last one is released, unless something replaced `console.warn` meanwhile
- * (then it is left alone; the routing function passes everything through once nothing is held).
+ * route recognises are taken; every other `console.warn` passes through to the `console.warn` it
+ * was installed over, with its arguments untouched. Holds nest and overlap (parallel requests,
+ * sub-agents).
+ *
+ * Other code may replace `console.warn` meanwhile (Ink's console patch, another library): a hold
+ * and each attempt's `run` install a routing function over the `console.warn` of the moment
+ * unless it is one of ours. When the last hold ends, `console.warn` is given back only if it is
+ * still ours (to what that one was installed over); a replacement made since is left in place,
+ * and a routing function of ours that it still calls passes everything through while nothing
+ * is held.
  */
 export function holdConsoleWarnings(route: ConsoleWarningRoute): ConsoleWarningHold {
-  if (!inChain) {
-    original = console.warn;
-    console.warn = routed;
-    inChain = true;
-  }
+  routeConsole();
   holds.set(route, (holds.get(route) ?? 0) + 1);
   let released = false;
   return {
-    run: (call) => attributed.run(route, call),
+    run(call) {
+      if (!released) routeConsole();
+      return attributed.run(route, call);
+    },
     release() {
       if (released) return;
       released = true;
       const left = (holds.get(route) ?? 1) - 1;
       if (left > 0) holds.set(route, left);
       else holds.delete(route);
-      if (holds.size === 0 && console.warn === routed) {
-        console.warn = original;
-        inChain = false;
-      }
+      const previous = installed.get(console.warn);
+      if (holds.size === 0 && previous) console.warn = previous;
     },
   };
 }
