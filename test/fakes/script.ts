@@ -72,6 +72,8 @@ export interface FakeReply {
   error?: { status: number; type?: string; message: string; retryDelay?: string; code?: string; param?: string };
   /** Wait this long before answering at all (headers included). */
   delayMs?: number;
+  /** Answer only once this settles (the test lets the reply through at a point of its choosing). */
+  until?: Promise<unknown>;
 }
 
 export interface RecordedRequest {
