@@ -134,7 +134,7 @@ describe('manual compaction (/compact)', () => {
     await seedTurn(c);
     const before = structuredClone(c.appState.messages);
     const size = fs.statSync(store.path).size;
-    fake.enqueue({ steps: [{ text: '## Goal\npartial' }, { delayMs: 3000 }, { text: ' never' }] });
+    fake.enqueue({ steps: [{ text: '## Goal\npartial' }, { hold: true }, { text: ' never' }] });
     const abort = new AbortController();
     const events = await collect(c.compact(undefined, abort.signal), (ev) => {
       if (ev.type === 'text_delta') abort.abort();

@@ -116,10 +116,12 @@ describe('automatic compaction in the tool loop', () => {
     expect(JSON.stringify(parentRequests().at(-1)!.body.messages)).not.toContain('<compacted_context>');
   });
 
-  it('cancelling the child mid-stream leaves the parent running and unchanged', async () => {
-    agentScript(3, () => ({ steps: [{ text: '## Goal\n' }, { delayMs: 3000 }, { text: 'never' }] }));
+  it('cancelling the child while it runs leaves the parent running and unchanged', async () => {
+    let cancel = () => {};
+    // Cancelled once its request is at the server, whose reply then holds until the client hangs up.
+    agentScript(3, () => (cancel(), { steps: [{ text: '## Goal\n' }, { hold: true }, { text: 'never' }] }));
     const events = await collect((await client(12_000)).streamChat(start(), (await import('../../src/tools/index.js')).createDefaultRegistry()), (ev) => {
-      if (ev.type === 'auto_compaction_started') setTimeout(ev.cancel, 200);
+      if (ev.type === 'auto_compaction_started') cancel = ev.cancel;
     });
     expect(events.some((e) => e.type === 'auto_compaction_cancelled')).toBe(true);
     expect(events.some((e) => e.type === 'auto_compaction_applied')).toBe(false);
@@ -128,14 +130,10 @@ describe('automatic compaction in the tool loop', () => {
   });
 
   it('cancelling the parent cancels the child too', async () => {
-    agentScript(3, () => ({ steps: [{ text: '## Goal\n' }, { delayMs: 3000 }, { text: 'never' }] }));
     const parent = new AbortController();
-    const events = await collect(
-      (await client(12_000)).streamChat(start(), (await import('../../src/tools/index.js')).createDefaultRegistry(), { signal: parent.signal }),
-      (ev) => {
-        if (ev.type === 'auto_compaction_started') setTimeout(() => parent.abort(), 200);
-      },
-    );
+    // Aborted once the child's request is at the server, whose reply then holds until the client hangs up.
+    agentScript(3, () => (parent.abort(), { steps: [{ text: '## Goal\n' }, { hold: true }, { text: 'never' }] }));
+    const events = await collect((await client(12_000)).streamChat(start(), (await import('../../src/tools/index.js')).createDefaultRegistry(), { signal: parent.signal }));
     expect(events.some((e) => e.type === 'auto_compaction_cancelled')).toBe(true);
     expect(events.at(-1)).toMatchObject({ type: 'error', error: { kind: 'cancelled' } });
   });

@@ -56,7 +56,7 @@ describe('keen compact cancelled by a signal', () => {
 
       const from = rig.fake.requests.length;
       // The summary starts, then stalls: the signal arrives mid-stream.
-      rig.fake.enqueue({ steps: [{ text: '## Goal\nSay hello.\n' }, { delayMs: 8000 }, { text: '## Accomplished\nGreeted.' }] });
+      rig.fake.enqueue({ steps: [{ text: '## Goal\nSay hello.\n' }, { hold: true }, { text: '## Accomplished\nGreeted.' }] });
       const end = await compactAndSignal(ws, id, sig);
       expect(isCompactionRequest(rig.since(from)[0])).toBe(true);
       expect({ code: end.code, signal: end.signal }).toEqual({ code: 130, signal: null });

@@ -16,7 +16,7 @@ const { rig, workspace } = useCliRig();
 
 function script() {
   rig.fake.enqueue(...[1, 2, 3].map((n) => ({ steps: [{ text: `Writing ${n}.` }, { toolCall: { name: 'write_file', args: { path: `f${n}.txt`, content: `file ${n}\n` } } }] })), {
-    steps: [{ toolCall: { name: 'bash', args: { command: 'sleep 20 & echo $! > sleep.pid; wait' } } }],
+    steps: [{ toolCall: { name: 'bash', args: { command: 'sleep 300 & echo $! > sleep.pid; wait' } } }],
   });
 }
 
@@ -76,7 +76,7 @@ describe('a turn killed mid-tool', () => {
     child.kill('SIGHUP');
     const end = await exited;
     expect(end.code).toBe(130);
-    await until(() => (alive(pid) ? undefined : true), 'sleep to die', 5000);
+    await until(() => (alive(pid) ? undefined : true), 'sleep to die');
     for (const n of [1, 2, 3]) expect(fs.readFileSync(path.join(ws.cwd, `f${n}.txt`), 'utf8')).toBe(`file ${n}\n`);
     const results = await storedResults(ws);
     expect(results.map(([name, isError]) => [name, isError])).toEqual([

@@ -200,7 +200,7 @@ describe('keen run with MCP servers', () => {
     expect(r.code).toBe(0);
     const [first] = pidsIn(pidFile);
     expect(first).toBeGreaterThan(0);
-    await waitFor(() => !alive(first), 3_000, 'the server of a finished run to be gone');
+    await waitFor(() => !alive(first), 15_000, 'the server of a finished run to be gone');
 
     const from = rig.fake.requests.length;
     // One reply only: the run is interrupted before it could ask for a second.
@@ -221,7 +221,7 @@ describe('keen run with MCP servers', () => {
     const code = await exited;
     expect(errorLines(stderr)).toEqual(['keen: cancelled']);
     expect(code).toBe(130);
-    await waitFor(() => !alive(second), 3_000, 'the server to be gone after SIGINT');
+    await waitFor(() => !alive(second), 15_000, 'the server to be gone after SIGINT');
   });
 
   it('a call that exceeds mcp.toolTimeoutMs is cancelled and returns an error result', async () => {

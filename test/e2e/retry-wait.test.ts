@@ -1,13 +1,16 @@
 /**
  * Retry waits are capped and interruptible on every provider: a server asking for a day makes
- * Keen give up at once with one line naming the wait; a shorter wait is announced on stderr (and
- * as a stream-json event) and Ctrl+C ends it within a second. Anthropic and OpenAI ask with
+ * Keen give up at once with one line naming the wait; a wait within the cap is announced on
+ * stderr (and as a stream-json event) and Ctrl+C ends it. The waits interrupted are an hour long
+ * (the cap raised to allow them): the run ends under the test timeout only if Ctrl+C ends it. Anthropic and OpenAI ask with
  * `retry-after`, Gemini with `google.rpc.RetryInfo` in its error body; Bedrock's throttling is
  * retried by Keen, not the AWS SDK, and announced the same way.
  */
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { streamEventSchema } from '../../src/cli/headless/stream-schema.js';
 import { startBedrockFake } from '../fakes/bedrock-fake.js';
@@ -35,6 +38,13 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
+/** A workspace whose config lets Keen wait an hour before a retry. */
+function patientWorkspace(): Workspace {
+  const ws = workspace();
+  fs.writeFileSync(path.join(ws.home, 'config.json'), JSON.stringify({ maxRetryWait: 7200 }));
+  return ws;
+}
+
 const PROVIDERS = [
   { name: 'anthropic', env: () => ({ ANTHROPIC_API_KEY: 'k-retry-test', ANTHROPIC_BASE_URL: url }) },
   { name: 'openai', env: () => ({ OPENAI_API_KEY: 'k-retry-test', OPENAI_BASE_URL: `${url}/v1` }) },
@@ -42,8 +52,7 @@ const PROVIDERS = [
 ];
 
 function run(ws: Workspace, provider: string, env: Record<string, string>, onStderr?: (text: string, kill: (s: NodeJS.Signals) => void) => void, args: string[] = []) {
-  return new Promise<{ code: number | null; stderr: string; stdout: string; ms: number }>((resolve) => {
-    const started = Date.now();
+  return new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve) => {
     const child = spawn(process.execPath, [KEEN_BIN, 'run', '--provider', provider, ...args, 'hi'], {
       cwd: ws.cwd,
       env: cleanEnv({ KEEN_HOME: ws.home, ...env }),
@@ -58,7 +67,7 @@ function run(ws: Workspace, provider: string, env: Record<string, string>, onStd
       stderr += d;
       onStderr?.(stderr, (s) => child.kill(s));
     });
-    child.on('close', (code) => resolve({ code, stderr, stdout, ms: Date.now() - started }));
+    child.on('close', (code) => resolve({ code, stderr, stdout }));
   });
 }
 
@@ -77,22 +86,21 @@ describe('retry waits', () => {
       expect(lines[0]).toContain('maxRetryWait');
     });
 
-    it(`${p.name}: a 30 s wait is announced and Ctrl+C ends it within a second`, async () => {
-      const ws = workspace();
-      retryAfter = '30';
+    it(`${p.name}: an hour's wait is announced and Ctrl+C ends it`, async () => {
+      const ws = patientWorkspace();
+      retryAfter = '3600';
       hits = 0;
-      let announcedAt = 0;
+      let announced = false;
       const r = await run(ws, p.name, p.env(), (text, kill) => {
-        if (!announcedAt && /retrying in 30 s/.test(text)) {
-          announcedAt = Date.now();
+        if (!announced && /retrying in 3600 s/.test(text)) {
+          announced = true;
           kill('SIGINT');
         }
       });
-      expect(announcedAt).toBeGreaterThan(0);
+      expect(announced).toBe(true);
       expect(r.code).toBe(130);
-      expect(Date.now() - announcedAt).toBeLessThan(3000);
       expect(hits).toBe(1);
-      expect(r.stderr).toMatch(/keen: 127\.0\.0\.1:\d+ answered 429; retrying in 30 s \(retry 1 of 2; Ctrl\+C stops\)/);
+      expect(r.stderr).toMatch(/keen: 127\.0\.0\.1:\d+ answered 429; retrying in 3600 s \(retry 1 of 2; Ctrl\+C stops\)/);
     });
   }
 });
@@ -106,33 +114,32 @@ describe('Gemini retry hints', () => {
   const env = () => ({ GEMINI_API_KEY: 'test-gemini-key', GOOGLE_GEMINI_BASE_URL: gemini.url });
   const quota = (retryDelay: string) => ({ error: { status: 429, message: 'You exceeded your current quota, please check your plan and billing details.', retryDelay } });
 
-  it('a RetryInfo retryDelay of 34.4s is announced (stderr and stream-json) and Ctrl+C ends it', async () => {
-    const ws = workspace();
+  it('a RetryInfo retryDelay of 3600.4s is announced (stderr and stream-json) and Ctrl+C ends it', async () => {
+    const ws = patientWorkspace();
     gemini.requests.length = 0;
-    gemini.setResponder(() => quota('34.4s'));
-    let announcedAt = 0;
+    gemini.setResponder(() => quota('3600.4s'));
+    let announced = false;
     const r = await run(
       ws,
       'genkit',
       env(),
       (text, kill) => {
-        if (!announcedAt && /retrying in 34 s/.test(text)) {
-          announcedAt = Date.now();
+        if (!announced && /retrying in 3600 s/.test(text)) {
+          announced = true;
           kill('SIGINT');
         }
       },
       ['--output-format', 'stream-json'],
     );
-    expect(announcedAt).toBeGreaterThan(0);
+    expect(announced).toBe(true);
     expect(r.code).toBe(130);
-    expect(Date.now() - announcedAt).toBeLessThan(3000);
     expect(gemini.requests).toHaveLength(1);
-    expect(r.stderr).toMatch(/keen: 127\.0\.0\.1:\d+ answered 429; retrying in 34 s \(retry 1 of 2; Ctrl\+C stops\)/);
+    expect(r.stderr).toMatch(/keen: 127\.0\.0\.1:\d+ answered 429; retrying in 3600 s \(retry 1 of 2; Ctrl\+C stops\)/);
     const events = r.stdout
       .split('\n')
       .filter(Boolean)
       .map((l) => streamEventSchema.parse(JSON.parse(l)));
-    expect(events.filter((e) => e.type === 'retry_wait')).toEqual([{ type: 'retry_wait', host: new URL(gemini.url).host, status: 429, wait_ms: 34_400, retry: 1, of: 2 }]);
+    expect(events.filter((e) => e.type === 'retry_wait')).toEqual([{ type: 'retry_wait', host: new URL(gemini.url).host, status: 429, wait_ms: 3_600_400, retry: 1, of: 2 }]);
   });
 
   it('a retryDelay of a day gives up at once with one line naming the wait', async () => {

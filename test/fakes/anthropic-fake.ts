@@ -5,7 +5,7 @@
 import { contextManagementError, headerBetas, thinkingBudgetError, thinkingFormError } from './thinking-checks.js';
 import type http from 'node:http';
 import type { FakeReply, FakeStep, RecordedRequest } from './script.js';
-import { argsText, refusalsAsText, sleep, stopReasonOf } from './script.js';
+import { argsText, isPause, pause, refusalsAsText, stopReasonOf } from './script.js';
 import { anthropicImageError } from './image-checks.js';
 import { startScriptedServer, type ScriptedServer } from './scripted-server.js';
 import type { ContextWindowed } from './context-window.js';
@@ -202,9 +202,9 @@ async function writeStream(reply: FakeReply, res: http.ServerResponse, req: Reco
       res.destroy();
       return;
     }
-    if ('delayMs' in step) {
-      await sleep(step.delayMs);
-      continue;
+    if (isPause(step)) {
+      if (await pause(step, res)) continue;
+      return;
     }
     const at = index++;
     if ('text' in step) {

@@ -2,7 +2,7 @@ import { contextManagementError, thinkingBudgetError, thinkingFormError } from '
 import type http from 'node:http';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import type { FakeReply, RecordedRequest, Responder } from './script.js';
-import { argsText, refusalsAsText, sleep, stopReasonOf } from './script.js';
+import { argsText, isPause, pause, refusalsAsText, sleep, stopReasonOf } from './script.js';
 import { converseImageError } from './image-checks.js';
 import type { ScriptedServer } from './scripted-server.js';
 import { startScriptedServer } from './scripted-server.js';
@@ -175,8 +175,8 @@ async function writeEventStream(reply: FakeReply, res: http.ServerResponse, issu
   };
   let toolSeq = 0;
   for (const step of refusalsAsText(reply)) {
-    if ('delayMs' in step) {
-      await sleep(step.delayMs);
+    if (isPause(step)) {
+      if (!(await pause(step, res))) return;
     } else if ('cut' in step) {
       await sleep(10); // let the frames already written reach the client first
       res.socket?.destroy();

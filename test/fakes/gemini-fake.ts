@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import type { FakeReply, FakeStep, RecordedRequest } from './script.js';
-import { refusalsAsText, sleep, stopReasonOf } from './script.js';
+import { isPause, pause, refusalsAsText, sleep, stopReasonOf, type PauseStep } from './script.js';
 import { geminiImageError } from './image-checks.js';
 import type { ScriptedServer } from './scripted-server.js';
 import { startScriptedServer, writeSse } from './scripted-server.js';
@@ -133,7 +133,7 @@ function safetyRatings(blocked: readonly string[]): Record<string, unknown>[] {
   return categories.map((category) => (blocked.includes(category) ? { category, probability: 'HIGH', blocked: true } : { category, probability: 'NEGLIGIBLE' }));
 }
 
-function partOf(step: Exclude<FakeStep, { delayMs: number } | { cut: true } | { redacted: string } | { refusal: string }>): Record<string, unknown> {
+function partOf(step: Exclude<FakeStep, PauseStep | { cut: true } | { redacted: string } | { refusal: string }>): Record<string, unknown> {
   if ('text' in step) return { text: step.text };
   if ('thinking' in step) return { text: step.thinking, thought: true };
   const call: Record<string, unknown> = { name: step.toolCall.name, args: step.toolCall.args ?? {} };
@@ -188,9 +188,9 @@ async function writeGeminiStream(reply: FakeReply, res: http.ServerResponse, sig
   };
   const steps = refusalsAsText(reply);
   for (const step of steps) {
-    if ('delayMs' in step) {
+    if (isPause(step)) {
       flush();
-      await sleep(step.delayMs);
+      if (!(await pause(step, res))) return;
     } else if ('cut' in step) {
       flush();
       await sleep(10); // let the chunks already written reach the client first

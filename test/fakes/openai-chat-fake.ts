@@ -1,5 +1,5 @@
 import type http from 'node:http';
-import { argsText, sleep, stopReasonOf, type FakeReply, type RecordedRequest } from './script.js';
+import { argsText, isPause, pause, sleep, stopReasonOf, type FakeReply, type RecordedRequest } from './script.js';
 import { chatToolImageError, chatUserImageError } from './image-checks.js';
 import { ContextWindow, type ContextWindowed } from './context-window.js';
 import { startScriptedServer, writeSse, type ScriptedServer } from './scripted-server.js';
@@ -153,8 +153,8 @@ async function encodeChatReply(reply: FakeReply, res: http.ServerResponse, req: 
       await cutAfterFlush(res);
       return;
     }
-    if ('delayMs' in step) {
-      await sleep(step.delayMs);
+    if (isPause(step)) {
+      if (!(await pause(step, res))) return;
     } else if ('text' in step) {
       content += step.text;
       writeSse(res, undefined, delta({ content: step.text }));

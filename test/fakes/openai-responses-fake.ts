@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cutAfterFlush, writeOpenAIError } from './openai-chat-fake.js';
-import { argsText, sleep, stopReasonOf, type FakeReply, type RecordedRequest } from './script.js';
+import { argsText, isPause, pause, stopReasonOf, type FakeReply, type RecordedRequest } from './script.js';
 import { responsesImageError } from './image-checks.js';
 import { ContextWindow, type ContextWindowed } from './context-window.js';
 import { startScriptedServer, writeSse, type ScriptedServer } from './scripted-server.js';
@@ -168,9 +168,9 @@ async function encodeResponsesReply(reply: FakeReply, res: http.ServerResponse, 
       await cutAfterFlush(res);
       return;
     }
-    if ('delayMs' in step) {
-      await sleep(step.delayMs);
-      continue;
+    if (isPause(step)) {
+      if (await pause(step, res)) continue;
+      return;
     }
     if ('redacted' in step) continue;
     if ('refusal' in step) {

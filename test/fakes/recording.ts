@@ -21,7 +21,7 @@ export function replayOf(recording: Recording): FakeReply {
 }
 
 /** Waits until `count` recordings exist in `dir` (they are written when each response ends). */
-export async function waitForRecordings(dir: string, count: number, timeoutMs = 5000): Promise<Recording[]> {
+export async function waitForRecordings(dir: string, count: number, timeoutMs = 20_000): Promise<Recording[]> {
   const started = Date.now();
   for (;;) {
     const found = fs.existsSync(dir) ? loadRecordings(dir) : [];

@@ -2,6 +2,7 @@
  * The protocol-neutral script that every loopback fake provider speaks. A test enqueues replies;
  * each protocol's fake encodes them in its real wire format (SSE, AWS event-stream, ...).
  */
+import type http from 'node:http';
 
 export type FakeStep =
   | { text: string }
@@ -22,7 +23,7 @@ export type FakeStep =
    * `choice.message.refusal` instead of a delta.
    */
   | { refusal: string; whole?: boolean }
-  | { delayMs: number }
+  | PauseStep
   /** Destroy the socket here, mid-stream, without a proper end. */
   | { cut: true };
 
@@ -71,6 +72,8 @@ export interface FakeReply {
   error?: { status: number; type?: string; message: string; retryDelay?: string; code?: string; param?: string };
   /** Wait this long before answering at all (headers included). */
   delayMs?: number;
+  /** Answer only once this settles (the test lets the reply through at a point of its choosing). */
+  until?: Promise<unknown>;
 }
 
 export interface RecordedRequest {
@@ -96,6 +99,27 @@ export function argsText(args: unknown): string {
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * A pause mid-reply: `delayMs` sends nothing for that long; `hold` sends nothing more until the
+ * client hangs up (a stalled server: only the client's abort can end the reply, so a test of
+ * promptness needs no clock).
+ */
+export type PauseStep = { delayMs: number } | { hold: true };
+
+export function isPause(step: FakeStep): step is PauseStep {
+  return 'delayMs' in step || 'hold' in step;
+}
+
+/** Waits out `step`; false when the reply ends there (the client hung up during a hold). */
+export async function pause(step: PauseStep, res: http.ServerResponse): Promise<boolean> {
+  if ('delayMs' in step) {
+    await sleep(step.delayMs);
+    return true;
+  }
+  if (!res.closed) await new Promise((resolve) => res.once('close', resolve));
+  return false;
+}
 
 /** The steps for a service without a refusal field: a refusal step is text there. */
 export function refusalsAsText(reply: FakeReply): Exclude<FakeStep, { refusal: string }>[] {

@@ -69,6 +69,7 @@ export async function startScriptedServer(opts: ScriptedServerOptions): Promise<
         return;
       }
       if (reply.delayMs) await sleep(reply.delayMs);
+      if (reply.until) await reply.until;
       if (reply.error) {
         opts.encodeError(reply.error, res);
         return;

@@ -357,7 +357,7 @@ describe('bedrock adapter: errors', () => {
   });
 
   it('reports an abort as cancelled', async () => {
-    fake.enqueue({ steps: [{ text: 'slow' }, { delayMs: 5000 }, { text: 'never' }] });
+    fake.enqueue({ steps: [{ text: 'slow' }, { hold: true }, { text: 'never' }] });
     const ac = new AbortController();
     const conv = await open();
     const events: ModelTurnEvent[] = [];

@@ -126,14 +126,13 @@ describe.each(PROVIDER_CASES)('$name conformance', (pc) => {
     expect(outputs).toEqual([253]);
   });
 
-  it('cancels mid-stream', async () => {
-    rig.fake.enqueue({ steps: [{ text: 'partial' }, { delayMs: 5000 }, { text: ' never' }] });
+  it('cancels mid-stream without waiting for the server', async () => {
+    // The server stalls until the client hangs up: the stream ends at all only if the abort ends it.
+    rig.fake.enqueue({ steps: [{ text: 'partial' }, { hold: true }, { text: ' never' }] });
     const abort = new AbortController();
-    const t0 = Date.now();
     const events = await run(undefined, (ev) => ev.type === 'text_delta' && abort.abort(), abort.signal);
     expect(events.at(-1)).toMatchObject({ type: 'error', error: { kind: 'cancelled' } });
     expect(textOf(events)).not.toContain('never');
-    expect(Date.now() - t0).toBeLessThan(4000);
   });
 
   it('retries a 429 and then succeeds', async () => {

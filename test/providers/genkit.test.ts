@@ -253,7 +253,7 @@ describe('genkit adapter: errors', () => {
   });
 
   it('reports an abort as cancelled', async () => {
-    fake.enqueue({ steps: [{ text: 'slow' }, { delayMs: 5000 }, { text: 'never' }] });
+    fake.enqueue({ steps: [{ text: 'slow' }, { hold: true }, { text: 'never' }] });
     const ac = new AbortController();
     const events: ModelTurnEvent[] = [];
     for await (const e of (await open()).streamTurn(ac.signal)) {

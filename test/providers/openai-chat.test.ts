@@ -195,7 +195,7 @@ describe('openai chat adapter', () => {
   });
 
   it('reports an abort mid-stream as cancelled', async () => {
-    fake.enqueue({ steps: [{ text: 'start' }, { delayMs: 2000 }, { text: 'never' }] });
+    fake.enqueue({ steps: [{ text: 'start' }, { hold: true }, { text: 'never' }] });
     const conv = await open();
     const ac = new AbortController();
     const events = await collect(conv.streamTurn(ac.signal), (ev) => {

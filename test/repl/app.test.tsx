@@ -94,7 +94,7 @@ describe('a turn on screen', () => {
   });
 
   it('Ctrl+C interrupts the stream; twice when idle exits', async () => {
-    h = await startHarness({ responder: () => ({ steps: [{ text: 'partial ' }, { delayMs: 5000 }, { text: 'never' }] }) });
+    h = await startHarness({ responder: () => ({ steps: [{ text: 'partial ' }, { hold: true }, { text: 'never' }] }) });
     h.send('go');
     await h.waitFor('partial');
     h.write(KEYS.ctrlC);
@@ -190,7 +190,7 @@ describe('manual compaction', () => {
   });
 
   it('Esc cancels a slow compaction and leaves history unchanged; queued input then runs', async () => {
-    h = await startHarness({ responder: (req) => (isCompactionRequest(req) ? { steps: [{ text: 'Summ' }, { delayMs: 5000 }, { text: 'ary' }] } : history(req)) });
+    h = await startHarness({ responder: (req) => (isCompactionRequest(req) ? { steps: [{ text: 'Summ' }, { hold: true }, { text: 'ary' }] } : history(req)) });
     h.send('first question');
     await h.waitFor('answer to first question');
     h.send('/compact');

@@ -53,7 +53,7 @@ describe('seeing progress', () => {
       JSON.stringify({ models: { tiny: { provider: 'anthropic', contextWindow: 8000, maxOutputTokens: 1000 } }, model: 'tiny' }),
     );
     rig.fake.setResponder((req) => {
-      if (isCompactionRequest(req)) return { steps: [{ delayMs: 10_000 }, { text: 'SUMMARY' }] };
+      if (isCompactionRequest(req)) return { steps: [{ hold: true }, { text: 'SUMMARY' }] };
       if (afterToolResult(req)) return { steps: [{ text: 'Finished reading.' }] };
       return { steps: [{ text: `Reading for ${lastUserText(req)}.` }, { toolCall: { name: 'read_file', args: { path: 'big.txt' } } }] };
     });

@@ -130,7 +130,7 @@ describe('a paste is never a command', () => {
 
 describe('Esc and Ctrl+C interrupt', () => {
   it('Esc interrupts a streaming answer', async () => {
-    h = await startHarness({ responder: () => ({ steps: [{ text: 'partial ' }, { delayMs: 5000 }, { text: 'never' }] }) });
+    h = await startHarness({ responder: () => ({ steps: [{ text: 'partial ' }, { hold: true }, { text: 'never' }] }) });
     h.send('go');
     await h.waitFor('partial');
     h.write(KEYS.esc);
@@ -139,17 +139,18 @@ describe('Esc and Ctrl+C interrupt', () => {
   });
 
   it('Esc interrupts a running tool', async () => {
-    h = await startHarness({ responder: () => ({ steps: [{ toolCall: { name: 'bash', args: { command: 'sleep 20; touch late.txt' } } }] }), flags: { yolo: true } });
+    const command = 'touch started.txt; sleep 1000; touch late.txt';
+    h = await startHarness({ responder: () => ({ steps: [{ toolCall: { name: 'bash', args: { command } } }] }), flags: { yolo: true } });
     h.send('wait');
-    await h.waitFor('sleep 20');
-    await new Promise((r) => setTimeout(r, 200));
+    // Esc once the command runs: it sleeps far beyond the test timeout, so only the interrupt ends it.
+    while (!existsSync(path.join(h.ws.cwd, 'started.txt'))) await new Promise((r) => setTimeout(r, 10));
     h.write(KEYS.esc);
-    await h.waitFor('· Interrupted', 5000);
+    await h.waitFor('· Interrupted');
     expect(h.fake.requests).toHaveLength(1);
   });
 
   it('Ctrl+C keeps the queued messages in the input for editing instead of sending them', async () => {
-    h = await startHarness({ responder: () => ({ steps: [{ text: 'partial ' }, { delayMs: 5000 }, { text: 'never' }] }) });
+    h = await startHarness({ responder: () => ({ steps: [{ text: 'partial ' }, { hold: true }, { text: 'never' }] }) });
     h.send('go');
     await h.waitFor('partial');
     h.send('second');

@@ -82,7 +82,7 @@ describe('keen in a terminal', () => {
       if (!isCompactionRequest(req)) return { steps: [{ text: `answer to ${lastUserText(req)}` }] };
       compactions++;
       return compactions === 1
-        ? { steps: [{ text: 'Partial summ' }, { delayMs: 10_000 }, { text: 'ary' }] }
+        ? { steps: [{ text: 'Partial summ' }, { hold: true }, { text: 'ary' }] }
         : { steps: [{ delayMs: 400 }, { text: '## Goal\nKeep the API notes: use v2.' }] };
     });
     const t = keen();
@@ -122,7 +122,7 @@ describe('keen in a terminal', () => {
     fake.setResponder((req: RecordedRequest) => {
       if (isCompactionRequest(req)) {
         compactions++;
-        return { steps: [{ delayMs: compactions === 1 ? 300 : 10_000 }, { text: `PRIVATE SUMMARY ${compactions}` }] };
+        return { steps: [compactions === 1 ? { delayMs: 300 } : { hold: true }, { text: `PRIVATE SUMMARY ${compactions}` }] };
       }
       // After the tool ran, or after a compaction replaced the history: finish the turn.
       if (afterToolResult(req) || lastUserText(req).includes('PRIVATE SUMMARY')) return { steps: [{ text: 'Finished reading.' }] };

@@ -154,19 +154,20 @@ describe('tool registry', () => {
   });
 
   it('returns "cancelled" promptly when aborted mid-run, even if the tool ignores the signal', async () => {
-    const slow = defineTool({
-      name: 'slow',
+    const ac = new AbortController();
+    // The tool never finishes: the call ends at all only if the abort ends it.
+    const stuck = defineTool({
+      name: 'stuck',
       description: 'd',
       schema: z.object({}),
       mutating: false,
-      run: () => new Promise<string>((resolve) => setTimeout(() => resolve('late'), 5000)),
+      run: () => {
+        ac.abort();
+        return new Promise<string>(() => {});
+      },
     });
-    const ac = new AbortController();
-    setTimeout(() => ac.abort(), 50);
-    const started = Date.now();
-    const msg = await call('/', 'slow', {}, { registry: createToolRegistry([slow]), signal: ac.signal });
+    const msg = await call('/', 'stuck', {}, { registry: createToolRegistry([stuck]), signal: ac.signal });
     expect(msg).toMatchObject({ is_error: true, content: 'cancelled' });
-    expect(Date.now() - started).toBeLessThan(1000);
   });
 
   it('asks the gate before a mutating tool and reports a denial naming --yolo and permissions.allow', async () => {

@@ -39,6 +39,11 @@ const stdio = (name: string, args: string[], env: Record<string, string> = {}): 
   cwd: os.tmpdir(),
 });
 
+/** Resolves once `done()` holds; what it waits for happens in another process, so no deadline but the test's. */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((r) => setTimeout(r, 20));
+}
+
 const allowAll: PermissionGate = { check: async () => 'allow' };
 const ctx = () => ({ cwd: os.tmpdir(), signal: new AbortController().signal, permissions: allowAll });
 
@@ -52,8 +57,7 @@ describe('McpManager', () => {
 
     const msg = await registry.execute({ id: '1', name: 'mcp__dyn__add_tool', args: '{}' }, ctx());
     expect(msg.content).toBe('registered');
-    const end = Date.now() + 5_000;
-    while (m.version === before && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    await until(() => m.version !== before);
 
     expect(registry.definitions().map((d) => d.name)).toEqual(['mcp__dyn__add_tool', 'mcp__dyn__wait_for_cancel', 'mcp__dyn__added']);
     expect((await registry.execute({ id: '2', name: 'mcp__dyn__added', args: '{}' }, ctx())).content).toBe('added ran');
@@ -78,26 +82,26 @@ describe('McpManager', () => {
 
   it('a cancelled call and a timed-out call send the MCP cancellation to the server', async () => {
     const dir = tempDir('keen-mcp-');
-    const cancelFile = path.join(dir, 'cancelled');
-    const { m } = manager([stdio('dyn', [FIXTURE], { DYN_CANCEL_FILE: cancelFile })], { toolTimeoutMs: 300 });
-    await m.settled();
-    const cancels = () => (fs.existsSync(cancelFile) ? fs.readFileSync(cancelFile, 'utf8').split('\n').filter(Boolean).length : 0);
-    const waitCancels = async (n: number) => {
-      const end = Date.now() + 5_000;
-      while (cancels() < n && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
-    };
+    const files = (name: string) => ({ DYN_CANCEL_FILE: path.join(dir, `${name}.cancelled`), DYN_CALLED_FILE: path.join(dir, `${name}.called`) });
+    const lines = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0);
+    const quick = manager([stdio('dyn', [FIXTURE], files('quick'))], { toolTimeoutMs: 300 }).m;
+    // With the default timeout, far beyond the test's, only the abort can tell this server.
+    const patient = manager([stdio('dyn', [FIXTURE], files('patient'))]).m;
+    await Promise.all([quick.settled(), patient.settled()]);
 
-    const timedOut = await m.callTool('dyn', 'wait_for_cancel', {}, new AbortController().signal).catch((e: Error) => e.message);
+    const timedOut = await quick.callTool('dyn', 'wait_for_cancel', {}, new AbortController().signal).catch((e: Error) => e.message);
     expect(timedOut).toBe('MCP tool wait_for_cancel on server "dyn" timed out after 300 ms (mcp.toolTimeoutMs); the call was cancelled.');
-    await waitCancels(1);
-    expect(cancels()).toBe(1);
+    await until(() => lines(files('quick').DYN_CANCEL_FILE) > 0);
+    expect(lines(files('quick').DYN_CANCEL_FILE)).toBe(1);
 
     const ac = new AbortController();
-    const pending = m.callTool('dyn', 'wait_for_cancel', {}, ac.signal).catch((e: Error) => e.message);
-    setTimeout(() => ac.abort(), 50);
+    const pending = patient.callTool('dyn', 'wait_for_cancel', {}, ac.signal).catch((e: Error) => e.message);
+    // Aborted once the server runs the call, so the cancellation has a call to reach.
+    await until(() => lines(files('patient').DYN_CALLED_FILE) > 0);
+    ac.abort();
     expect(await pending).toBe('cancelled');
-    await waitCancels(2);
-    expect(cancels()).toBe(2);
+    await until(() => lines(files('patient').DYN_CANCEL_FILE) > 0);
+    expect(lines(files('patient').DYN_CANCEL_FILE)).toBe(1);
   });
 
   it('offers prompts as slash commands and reads resources', async () => {
@@ -134,8 +138,6 @@ describe('McpManager', () => {
     const started = fs.readFileSync(pids, 'utf8').split('\n').filter(Boolean).map(Number);
     expect(started).toHaveLength(2);
     await m.close();
-    const end = Date.now() + 3_000;
-    while (started.some(alive) && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
-    expect(started.filter(alive)).toEqual([]);
+    await until(() => !started.some(alive));
   });
 });
