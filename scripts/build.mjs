@@ -133,6 +133,27 @@ const islands = {
   },
 };
 
+// Keen imports Node's built-in modules by name (`import { join } from 'node:path'`): esbuild then
+// emits a plain require, where a default or namespace import copies every export of the module
+// into a new object, in each importing module, on every launch. Refused in Keen's own files.
+const BY_NAME_EXCEPTIONS = new Set([
+  // Picks http or https, net or tls, as values for the tunnel it builds; loads only with a proxy.
+  'src/net/connect-tunnel.ts',
+]);
+const WHOLE_BUILTIN = /^import\s+(?!type\b)(\*\s+as\s+)?[\w$]+\s*(,\s*\{[^}]*\})?\s*from\s*['"](node:[\w/]+)['"]/m;
+const builtinsByName = {
+  name: 'builtins-by-name',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]src[\\/].*\.tsx?$/ }, (args) => {
+      const file = path.relative(ROOT, args.path).split(path.sep).join('/');
+      if (!file.startsWith('src/') || BY_NAME_EXCEPTIONS.has(file)) return undefined;
+      const whole = WHOLE_BUILTIN.exec(readFileSync(args.path, 'utf8'));
+      if (!whole) return undefined;
+      return { errors: [{ text: `${file}: import ${whole[3]} by name (\`import { … } from '${whole[3]}'\`), not whole` }] };
+    });
+  },
+};
+
 // What every script the launcher compiles shares (the bundle and each island): one CommonJS-style
 // function expression, ASCII, minified, with source maps.
 const SCRIPT_OPTIONS = {
@@ -183,7 +204,7 @@ const app = await build({
   entryPoints: ['src/cli/main.ts'],
   outfile: 'dist/app.cjs',
   define: { ...SCRIPT_DEFINE, KEEN_VERSION: JSON.stringify(pkg.version), KEEN_TOOL_TABLE: JSON.stringify(buildToolTable()) },
-  plugins: [islands, fastStringWidth, yogaAsync, inkWithoutDevtools],
+  plugins: [builtinsByName, islands, fastStringWidth, yogaAsync, inkWithoutDevtools],
   metafile: true,
 });
 

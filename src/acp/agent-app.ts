@@ -4,7 +4,7 @@
  * session in the client's folder with the options `keen acp` was started with; prompts run
  * through the same controller, tool loop, permissions and compaction as the terminal.
  */
-import path from 'node:path';
+import { resolve, isAbsolute } from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
 import type { SessionFlags } from '../agent/flags.js';
 import { type LiveSession, openSession } from '../agent/open-session.js';
@@ -36,7 +36,7 @@ export interface AcpOptions {
  * without asking, as `--permission-mode bypassPermissions` does).
  */
 export function sessionFlagsFor(flags: SessionFlags, cwd: string, own: string): SessionFlags {
-  if (path.resolve(cwd) === path.resolve(own) || (!flags.trust && !flags.yolo)) return flags;
+  if (resolve(cwd) === resolve(own) || (!flags.trust && !flags.yolo)) return flags;
   const { trust: _t, yolo, ...rest } = flags;
   return yolo ? { ...rest, permissionMode: 'bypassPermissions' } : rest;
 }
@@ -67,7 +67,7 @@ export function keenAgent(opts: AcpOptions): { app: acp.AgentApp; closeAll: () =
 
   /** A session in `cwd`; `replay`: a stored one to be shown whole (session/load). */
   async function open(client: acp.AgentContext, cwd: string, requested: SessionFlags, servers: acp.McpServer[] | undefined, replay = false): Promise<AcpSession> {
-    if (!path.isAbsolute(cwd)) throw acp.RequestError.invalidParams(undefined, `cwd must be an absolute path: ${cwd}`);
+    if (!isAbsolute(cwd)) throw acp.RequestError.invalidParams(undefined, `cwd must be an absolute path: ${cwd}`);
     const flags = sessionFlagsFor(requested, cwd, opts.cwd);
     let session: AcpSession | undefined;
     const gate = new AcpGate((request) => (session ? session.ask(request) : Promise.resolve('deny')));

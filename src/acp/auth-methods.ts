@@ -4,9 +4,9 @@
  * `authenticate` only checks that the credential is there: Keen reads keys from its environment
  * and config, so there is nothing to receive, and no answer ever names a credential's value.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
 import { findCodexTokens } from '../auth/codex-credentials.js';
 import { readConfigFile } from '../config/load.js';
@@ -59,12 +59,12 @@ function methodFor(provider: ProviderId, config: KeenConfig, env: NodeJS.Process
         provider,
         method: { id: 'aws-credentials', name: 'AWS credentials (AWS_PROFILE or AWS_ACCESS_KEY_ID)', description: `Keen uses the AWS credential chain ${WHERE}, or ~/.aws.` },
         missing: async () => {
-          const awsDir = path.join(env.HOME?.trim() || os.homedir(), '.aws');
+          const awsDir = join(env.HOME?.trim() || homedir(), '.aws');
           const found =
             profile !== undefined ||
             config.awsProfile !== undefined ||
             ['AWS_PROFILE', 'AWS_ACCESS_KEY_ID', 'AWS_BEARER_TOKEN_BEDROCK', 'AWS_WEB_IDENTITY_TOKEN_FILE', 'AWS_CONTAINER_CREDENTIALS_FULL_URI'].some((n) => set(env, n)) ||
-            ['credentials', 'config'].some((f) => fs.existsSync(path.join(awsDir, f)));
+            ['credentials', 'config'].some((f) => existsSync(join(awsDir, f)));
           return found ? undefined : `no AWS credentials: set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, ${WHERE}.`;
         },
       };

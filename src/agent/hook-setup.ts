@@ -4,7 +4,7 @@
  * project's `.keen/config.json` and `.claude/settings.json`; the reasons others were skipped
  * join the open's warnings, and a hook that fails later is reported like a late MCP warning.
  */
-import os from 'node:os';
+import { homedir } from 'node:os';
 import { loadHooks } from '../hooks/load-hooks.js';
 import { createSessionHooks, type SessionHooks } from '../hooks/session-hooks.js';
 import { forStream } from '../security/terminal-text.js';
@@ -12,7 +12,7 @@ import type { SessionSettings } from './session-settings.js';
 import type { OpenSessionOptions } from './session-types.js';
 
 export function sessionHooks(opts: OpenSessionOptions, settings: SessionSettings): SessionHooks | undefined {
-  const userHome = opts.env.HOME?.trim() || os.homedir();
+  const userHome = opts.env.HOME?.trim() || homedir();
   const loaded = loadHooks({ home: settings.home, cwd: opts.cwd, userHome }, settings.files, settings.projectTrusted);
   settings.warnings.push(...loaded.warnings);
   if (loaded.entries.length === 0) return undefined;

@@ -17,7 +17,7 @@
  * Credentials are checked (the adapter is built) before anything is written, and a new session is
  * created on disk only with its first record (see DeferredSessionStore).
  */
-import path from 'node:path';
+import { join } from 'node:path';
 import { createChatClient } from '../loop/tool-loop.js';
 import { TRANSCRIPT_FILE } from '../transcript/paths.js';
 import { planModeHolder } from '../tools/index.js';
@@ -75,7 +75,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
     // Before a new session exists: a bad compaction.model must not leave an empty session behind.
     const summariser = await resolveSummariser(config, resolved, opts.env, home, opts.cwd, permissions);
     store = await sessionStore({ ...opts, home }, resolved, stored, secrets);
-    hooks?.bind({ sessionId: store.id, transcriptPath: path.join(store.dir, TRANSCRIPT_FILE) });
+    hooks?.bind({ sessionId: store.id, transcriptPath: join(store.dir, TRANSCRIPT_FILE) });
     mcp = opts.inspect ? undefined : await startMcp(opts, home, config, warnings, settings.projectTrusted, settings.declaresMcpServers, settings.files);
     // File checkpoints for undo: a turn starts when its user message is on disk.
     const checkpoints = new FileCheckpoints(checkpointsDir(store.dir));

@@ -3,7 +3,7 @@
  * startup, the permission policy, the bash tool's sandbox and environment, and the secrets to
  * redact.
  */
-import fs from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { codexCliAuthPath, keenAuthPath } from '../auth/codex-credentials.js';
 import { KeenError } from '../errors.js';
 import { forStream } from '../security/terminal-text.js';
@@ -56,7 +56,7 @@ export async function startMcp(
 ): Promise<McpManager | undefined> {
   // Nothing declares a server (config files, `.mcp.json`, `--mcp-config`): the MCP code stays unloaded.
   const fromEditor = Object.keys(opts.mcpServers ?? {}).length > 0;
-  if (!declared && !fromEditor && !opts.flags.mcpConfig?.length && !fs.existsSync(projectMcpJsonPath(opts.cwd))) return undefined;
+  if (!declared && !fromEditor && !opts.flags.mcpConfig?.length && !existsSync(projectMcpJsonPath(opts.cwd))) return undefined;
   const { openMcp } = await import('../tools/mcp/index.js');
   let opening = true;
   const late =
@@ -154,7 +154,7 @@ function authFileTokens(files: string[]): string[] {
   };
   for (const file of files) {
     try {
-      walk(JSON.parse(fs.readFileSync(file, 'utf8')), false);
+      walk(JSON.parse(readFileSync(file, 'utf8')), false);
     } catch {
       // no such file, or not JSON: nothing to redact from it
     }

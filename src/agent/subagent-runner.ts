@@ -1,5 +1,5 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
+import { mkdir, appendFile } from 'node:fs/promises';
+import { join, dirname } from 'node:path';
 import type { AgentDefinition } from '../project/subagents.js';
 import type { StreamEvent } from '../core/events.js';
 import { systemMessage, userMessage, type Message } from '../core/message.js';
@@ -72,7 +72,7 @@ export function createSubagentRunner(deps: SubagentDeps): SubagentRunner {
       const registry = deps.registry(tools);
       const messages: Message[] = [systemMessage(deps.systemPrompt(def, tools)), userMessage(args.prompt)];
       const request = { model: model.wireId, messages, tools: registry.definitions(), maxOutputTokens: model.maxOutputTokens, thinkingBudget: model.thinkingBudget };
-      const file = path.join(deps.sessionDir, 'subagents', `${safeName(ctx.callId ?? `call-${++seq}`)}.jsonl`);
+      const file = join(deps.sessionDir, 'subagents', `${safeName(ctx.callId ?? `call-${++seq}`)}.jsonl`);
       const log = transcriptWriter(file, deps.secrets);
       await log({ kind: 'start', agent: name, model: model.name, prompt: args.prompt, tools: tools.map((t) => t.name) });
 
@@ -145,10 +145,10 @@ function safeName(id: string): string {
 function transcriptWriter(file: string, secrets: readonly string[]): (record: Record<string, unknown>) => Promise<void> {
   let ready: Promise<unknown> | undefined;
   return async (record) => {
-    ready ??= fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    ready ??= mkdir(dirname(file), { recursive: true, mode: 0o700 });
     try {
       await ready;
-      await fs.appendFile(file, redactedJsonLine({ ts: new Date().toISOString(), ...record }, secrets), { mode: 0o600 });
+      await appendFile(file, redactedJsonLine({ ts: new Date().toISOString(), ...record }, secrets), { mode: 0o600 });
     } catch {
       // best effort
     }

@@ -1,4 +1,4 @@
-import http from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KeenError } from '../errors.js';
 import { sdkFetch } from '../net/http-fetch.js';
@@ -57,7 +57,7 @@ export async function loginCodex(opts: LoginCodexOptions): Promise<LoginCodexRes
   let redirectUri = '';
   let busy = false;
 
-  const server = http.createServer((req, res) => {
+  const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname === '/cancel') {
       page(res, 200, 'Sign-in cancelled.');
@@ -149,7 +149,7 @@ export function authorizeUrl(issuer: string, redirectUri: string, challenge: str
   return `${issuer}/oauth/authorize?${q.toString()}`;
 }
 
-function listen(server: http.Server, port: number): Promise<void> {
+function listen(server: Server, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
       reject(
@@ -166,7 +166,7 @@ function listen(server: http.Server, port: number): Promise<void> {
   });
 }
 
-function close(server: http.Server): Promise<void> {
+function close(server: Server): Promise<void> {
   return new Promise((resolve) => {
     server.close(() => resolve());
     // Let the last page flush before dropping keep-alive browser connections.
@@ -174,7 +174,7 @@ function close(server: http.Server): Promise<void> {
   });
 }
 
-function page(res: http.ServerResponse, status: number, message: string): void {
+function page(res: ServerResponse, status: number, message: string): void {
   const body = `<!doctype html><meta charset="utf-8"><title>Keen</title><p style="font-family:sans-serif">${escapeHtml(message)}</p>\n`;
   res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', connection: 'close' });
   res.end(body);

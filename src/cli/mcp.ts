@@ -1,5 +1,5 @@
-import fs from 'node:fs';
-import path from 'node:path';
+import { readFileSync, mkdirSync, writeFileSync, renameSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { keenHome, userConfigPath } from '../config/paths.js';
 import { readConfigFile } from '../config/load.js';
 import { configSchema } from '../config/schema.js';
@@ -124,7 +124,7 @@ function pairs(items: string[], sep: string, flag: string): Record<string, strin
 function readRaw(file: string): Record<string, unknown> {
   readConfigFile(file);
   try {
-    return JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+    return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
     throw err;
@@ -138,13 +138,13 @@ function writeValidated(file: string, raw: Record<string, unknown>): void {
     const issue = parsed.error.issues[0];
     throw new KeenError(`cannot write ${file}: field ${issue.path.join('.')}: ${issue.message}`);
   }
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  mkdirSync(dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
   try {
-    fs.writeFileSync(tmp, `${JSON.stringify(raw, null, 2)}\n`, { mode: 0o600 });
-    fs.renameSync(tmp, file);
+    writeFileSync(tmp, `${JSON.stringify(raw, null, 2)}\n`, { mode: 0o600 });
+    renameSync(tmp, file);
   } catch (err) {
-    fs.rmSync(tmp, { force: true });
+    rmSync(tmp, { force: true });
     throw new KeenError(`cannot write ${file}: ${(err as Error).message}`);
   }
 }

@@ -1,5 +1,5 @@
-import fs from 'node:fs';
-import path from 'node:path';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { ToolResultImage } from '../core/message.js';
 import { KeenError } from '../errors.js';
 import { loadImageFile } from '../tools/image-file.js';
@@ -23,9 +23,9 @@ export function joinPrompt(words: readonly string[], stdin: string | undefined):
 export function promptFlagText(flag: string, value: string | undefined, cwd: string): string | undefined {
   if (value === undefined) return undefined;
   if (!value.startsWith('@')) return value;
-  const file = path.resolve(cwd, value.slice(1));
+  const file = resolve(cwd, value.slice(1));
   try {
-    return fs.readFileSync(file, 'utf8');
+    return readFileSync(file, 'utf8');
   } catch (err) {
     throw new KeenError(`${flag}: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 2);
   }
@@ -37,11 +37,11 @@ export function promptFlagText(flag: string, value: string | undefined, cwd: str
 export function enterDirectory(dir: string): void {
   let real: string;
   try {
-    real = fs.realpathSync(path.resolve(dir));
+    real = realpathSync(resolve(dir));
   } catch {
     throw new KeenError(`--cwd ${dir}: no such directory`, 2);
   }
-  if (!fs.statSync(real).isDirectory()) throw new KeenError(`--cwd ${dir}: not a directory`, 2);
+  if (!statSync(real).isDirectory()) throw new KeenError(`--cwd ${dir}: not a directory`, 2);
   process.chdir(real);
 }
 

@@ -1,5 +1,5 @@
-import fs from 'node:fs';
-import tty from 'node:tty';
+import { type BigIntStats, fstatSync, readFileSync } from 'node:fs';
+import { isatty } from 'node:tty';
 import { errorText, KeenError } from '../errors.js';
 
 /**
@@ -12,7 +12,7 @@ import { errorText, KeenError } from '../errors.js';
  * sockets are read as a stream, as they arrive.
  */
 export async function readStdin(): Promise<string | undefined> {
-  if (tty.isatty(0)) return undefined;
+  if (isatty(0)) return undefined;
   try {
     const whole = readWholeFile();
     if (whole !== undefined) return whole.length ? whole.toString('utf8') : undefined;
@@ -31,17 +31,17 @@ export async function readStdin(): Promise<string | undefined> {
  * socket or a descriptor that cannot be examined. A failing read throws, as the stream would.
  */
 function readWholeFile(): Buffer | undefined {
-  let st: fs.BigIntStats;
+  let st: BigIntStats;
   try {
     // `bigint`: a plain fstat of a pipe or socket leaves its type in the buffer Node's realpath
     // reads back for path parts it has cached (nodejs/node#51142), and every later module
     // resolution stops following symlinks — behind pnpm's symlinked node_modules, genkit then
     // loaded a second copy of dotprompt ("Dotprompt is not a constructor"). BigInt stats use
     // another buffer.
-    st = fs.fstatSync(0, { bigint: true });
+    st = fstatSync(0, { bigint: true });
   } catch {
     return undefined;
   }
   if (!st.isFile() && !st.isCharacterDevice()) return undefined;
-  return fs.readFileSync(0);
+  return readFileSync(0);
 }

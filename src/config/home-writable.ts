@@ -1,5 +1,5 @@
-import fs from 'node:fs';
-import path from 'node:path';
+import { existsSync, accessSync, constants } from 'node:fs';
+import { resolve, dirname } from 'node:path';
 import { errorText, KeenError } from '../errors.js';
 
 /**
@@ -8,10 +8,10 @@ import { errorText, KeenError } from '../errors.js';
  * the folder that cannot be written instead (read-only file system, or no write permission).
  */
 export function homeWriteError(home: string, target: string, err: unknown): KeenError {
-  let dir = path.resolve(target);
-  while (!fs.existsSync(dir) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  let dir = resolve(target);
+  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
   try {
-    fs.accessSync(dir, fs.constants.W_OK);
+    accessSync(dir, constants.W_OK);
   } catch (probe) {
     const code = (probe as NodeJS.ErrnoException).code;
     const why = code === 'EROFS' ? 'is on a read-only file system' : 'is not writable';
@@ -26,10 +26,10 @@ export function homeWriteError(home: string, target: string, err: unknown): Keen
  * answers, but a read-only KEEN_HOME should be named before any request is sent.
  */
 export function assertWritableBelow(home: string, target: string): void {
-  let dir = path.resolve(target);
-  while (!fs.existsSync(dir) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  let dir = resolve(target);
+  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
   try {
-    fs.accessSync(dir, fs.constants.W_OK);
+    accessSync(dir, constants.W_OK);
   } catch (err) {
     throw homeWriteError(home, target, err);
   }

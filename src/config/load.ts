@@ -1,5 +1,5 @@
-import fs from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { KeenError } from '../errors.js';
 import { parseRule, warnAboutRule } from '../tools/permissions/rules.js';
 import { projectConfigPath, userConfigPath } from './paths.js';
@@ -77,7 +77,7 @@ export function loadConfig(home: string, cwd: string, options: LoadConfigOptions
 export function readConfigFile(file: string): KeenConfig {
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readFileSync(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
     throw new KeenError(`cannot read config ${file}: ${(err as Error).message}`);
@@ -104,7 +104,7 @@ export function readConfigFile(file: string): KeenConfig {
   for (const list of ['allow', 'ask', 'deny'] as const) {
     (parsed.data.permissions?.[list] ?? []).forEach((entry, i) => {
       try {
-        parseRule(entry, os.homedir(), { mcpServers: 'any' });
+        parseRule(entry, homedir(), { mcpServers: 'any' });
         warnAboutRule(file, `permissions.${list}[${i}]`, entry);
       } catch (err) {
         throw new KeenError(`invalid config ${file}: field permissions.${list}[${i}]: ${(err as Error).message}`, err instanceof KeenError ? err.exitCode : 1);

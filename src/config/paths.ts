@@ -1,5 +1,5 @@
-import os from 'node:os';
-import path from 'node:path';
+import { homedir } from 'node:os';
+import { resolve, join } from 'node:path';
 
 /**
  * Every path of user state, in one place. `KEEN_HOME` (default `~/.keen`) roots config, sessions,
@@ -7,37 +7,37 @@ import path from 'node:path';
  */
 export function keenHome(env: NodeJS.ProcessEnv = process.env): string {
   const fromEnv = env.KEEN_HOME?.trim();
-  return fromEnv ? path.resolve(fromEnv) : path.join(os.homedir(), '.keen');
+  return fromEnv ? resolve(fromEnv) : join(homedir(), '.keen');
 }
 
 export function userConfigPath(home: string): string {
-  return path.join(home, 'config.json');
+  return join(home, 'config.json');
 }
 
 /** The project config: `.keen/config.json` in the working directory. It wins over the user's. */
 export function projectConfigPath(cwd: string): string {
-  return path.join(cwd, '.keen', 'config.json');
+  return join(cwd, '.keen', 'config.json');
 }
 
 /** The project's shared MCP server file (`.mcp.json`, the format other agents read too). */
 export function projectMcpJsonPath(cwd: string): string {
-  return path.join(cwd, '.mcp.json');
+  return join(cwd, '.mcp.json');
 }
 
 /** Claude Code's project settings, whose `hooks` Keen runs too (docs/hooks.md). */
 export function projectClaudeSettingsPath(cwd: string): string {
-  return path.join(cwd, '.claude', 'settings.json');
+  return join(cwd, '.claude', 'settings.json');
 }
 
 export function authPath(home: string): string {
-  return path.join(home, 'auth.json');
+  return join(home, 'auth.json');
 }
 
 export function inputHistoryDir(home: string): string {
-  return path.join(home, 'history');
+  return join(home, 'history');
 }
 
 /** The workspace-trust store: which project folders the user trusted (or declined). */
 export function trustStorePath(home: string): string {
-  return path.join(home, 'trusted-projects.json');
+  return join(home, 'trusted-projects.json');
 }

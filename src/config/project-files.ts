@@ -1,5 +1,5 @@
-import fs from 'node:fs';
-import path from 'node:path';
+import { type Stats, statSync } from 'node:fs';
+import { resolve, dirname } from 'node:path';
 import { ownershipProblem } from '../security/file-owner.js';
 
 /**
@@ -9,25 +9,25 @@ import { ownershipProblem } from '../security/file-owner.js';
  * another user's folder in a shared `/tmp` is not the user's project. Never throws.
  */
 export function projectFileProblem(cwd: string, file: string): string | undefined {
-  const root = path.resolve(cwd);
-  let st: fs.Stats | undefined;
+  const root = resolve(cwd);
+  let st: Stats | undefined;
   try {
-    st = fs.statSync(file, { throwIfNoEntry: false });
+    st = statSync(file, { throwIfNoEntry: false });
   } catch {
     return undefined;
   }
   if (!st) return undefined;
   const own = ownershipProblem(st);
   if (own) return `it is ${own}`;
-  for (let dir = path.dirname(path.resolve(file)); ; dir = path.dirname(dir)) {
-    let d: fs.Stats | undefined;
+  for (let dir = dirname(resolve(file)); ; dir = dirname(dir)) {
+    let d: Stats | undefined;
     try {
-      d = fs.statSync(dir, { throwIfNoEntry: false });
+      d = statSync(dir, { throwIfNoEntry: false });
     } catch {
       d = undefined;
     }
     const problem = d ? ownershipProblem(d) : undefined;
     if (problem) return `its folder ${dir} is ${problem}`;
-    if (dir === root || path.dirname(dir) === dir || !dir.startsWith(root)) return undefined;
+    if (dir === root || dirname(dir) === dir || !dir.startsWith(root)) return undefined;
   }
 }

@@ -1,4 +1,4 @@
-import fs from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { projectClaudeSettingsPath, projectConfigPath, projectMcpJsonPath } from './paths.js';
 import { projectFileProblem } from './project-files.js';
 import { trustDecision, trustProject } from './trust.js';
@@ -25,10 +25,10 @@ export async function askTrustIfNeeded(opts: TrustPromptOptions): Promise<boolea
   const file = projectConfigPath(opts.cwd);
   const mcpJson = projectMcpJsonPath(opts.cwd);
   // Another account's files are never offered for trust (they are ignored altogether).
-  const hasConfig = fs.existsSync(file) && !projectFileProblem(opts.cwd, file);
-  const hasMcpJson = fs.existsSync(mcpJson) && !projectFileProblem(opts.cwd, mcpJson);
+  const hasConfig = existsSync(file) && !projectFileProblem(opts.cwd, file);
+  const hasMcpJson = existsSync(mcpJson) && !projectFileProblem(opts.cwd, mcpJson);
   const claude = projectClaudeSettingsPath(opts.cwd);
-  const hasClaude = fs.existsSync(claude) && !projectFileProblem(opts.cwd, claude);
+  const hasClaude = existsSync(claude) && !projectFileProblem(opts.cwd, claude);
   if (!hasConfig && !hasMcpJson && !hasClaude) return false; // the common case costs three stats
   if (trustDecision(opts.home, opts.cwd)) return false;
   const { loadConfig, readConfigFile } = await import('./load.js');
@@ -53,7 +53,7 @@ export async function askTrustIfNeeded(opts: TrustPromptOptions): Promise<boolea
 /** The events Claude Code's settings file has hooks for (none when it cannot be read). */
 function declaredHookEvents(file: string): string[] {
   try {
-    const raw = JSON.parse(fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, '')) as { hooks?: unknown };
+    const raw = JSON.parse(readFileSync(file, 'utf8').replace(/^\uFEFF/, '')) as { hooks?: unknown };
     const hooks = raw?.hooks;
     if (!hooks || typeof hooks !== 'object' || Array.isArray(hooks)) return [];
     return Object.entries(hooks).flatMap(([event, groups]) => (Array.isArray(groups) && groups.length ? [event] : []));

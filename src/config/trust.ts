@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
+import { realpathSync, readFileSync, mkdirSync, writeFileSync, renameSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { KeenError } from '../errors.js';
 import { trustStorePath } from './paths.js';
 
@@ -39,16 +39,16 @@ export const TRUST_GATED_KEYS: readonly string[] = ['permissions', 'sandbox', 'b
 /** The real path of `cwd` (the key of the store); the resolved path when it cannot be resolved. */
 export function projectKey(cwd: string): string {
   try {
-    return fs.realpathSync.native(cwd);
+    return realpathSync.native(cwd);
   } catch {
-    return path.resolve(cwd);
+    return resolve(cwd);
   }
 }
 
 function readStore(home: string): TrustFile {
   let text: string;
   try {
-    text = fs.readFileSync(trustStorePath(home), 'utf8');
+    text = readFileSync(trustStorePath(home), 'utf8');
   } catch {
     return { version: 1, projects: {} };
   }
@@ -86,11 +86,11 @@ export function trustProject(home: string, cwd: string, trusted = true): void {
   const file = trustStorePath(home);
   const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
   try {
-    fs.mkdirSync(home, { recursive: true, mode: 0o700 });
-    fs.writeFileSync(tmp, `${JSON.stringify(store, null, 2)}\n`, { mode: 0o600 });
-    fs.renameSync(tmp, file);
+    mkdirSync(home, { recursive: true, mode: 0o700 });
+    writeFileSync(tmp, `${JSON.stringify(store, null, 2)}\n`, { mode: 0o600 });
+    renameSync(tmp, file);
   } catch (err) {
-    fs.rmSync(tmp, { force: true });
+    rmSync(tmp, { force: true });
     throw new KeenError(`cannot record the trust decision in ${file}: ${(err as Error).message}`);
   }
 }

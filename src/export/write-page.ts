@@ -2,8 +2,8 @@
  * Writing a session page: the file name it gets by default, the plot limits of a budget, and the
  * write itself with a one-line error naming the file. Shared by `keen export` and `/export`.
  */
-import fs from 'node:fs/promises';
-import path from 'node:path';
+import { writeFile, chmod } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { KeenError, errorText } from '../errors.js';
 import { scrubText } from '../security/scrubber.js';
 import type { ContextBudget } from '../tokens/context-budget.js';
@@ -25,10 +25,10 @@ export function limitsOf(budget: Pick<ContextBudget, 'window' | 'threshold' | 'a
  * older than one) and written private (0600), as the transcript itself is.
  */
 export async function writeSessionPage(file: string, cwd: string, input: SessionPageInput): Promise<string> {
-  const target = path.resolve(cwd, file);
+  const target = resolve(cwd, file);
   try {
-    await fs.writeFile(target, scrubText(renderSessionPage(input)), { mode: 0o600 });
-    await fs.chmod(target, 0o600);
+    await writeFile(target, scrubText(renderSessionPage(input)), { mode: 0o600 });
+    await chmod(target, 0o600);
   } catch (err) {
     throw new KeenError(`could not write ${file}: ${errorText(err)}`);
   }

@@ -1,5 +1,5 @@
-import fs from 'node:fs';
-import path from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { KeenError } from '../errors.js';
 import { HOOK_EVENTS, type HookEvent, type HooksConfig } from '../config/hooks-schema.js';
 import type { ConfigFiles } from '../config/load.js';
@@ -30,7 +30,7 @@ export interface LoadedHooks {
 
 /** Claude Code's user settings (`~/.claude/settings.json`), whose hooks are the user's own. */
 function userClaudeSettingsPath(userHome: string): string {
-  return path.join(userHome, '.claude', 'settings.json');
+  return join(userHome, '.claude', 'settings.json');
 }
 
 /**
@@ -45,7 +45,7 @@ export function loadHooks(at: { home: string; cwd: string; userHome?: string }, 
   const warnings: string[] = [];
   const entries = fromConfig(userConfigPath(at.home), files.user.hooks);
   const userClaude = at.userHome ? userClaudeSettingsPath(at.userHome) : undefined;
-  if (userClaude && fs.existsSync(userClaude)) {
+  if (userClaude && existsSync(userClaude)) {
     const read = readClaudeHooks(userClaude);
     warnings.push(...read.warnings);
     entries.push(...read.entries);
@@ -53,7 +53,7 @@ export function loadHooks(at: { home: string; cwd: string; userHome?: string }, 
   if (projectTrusted) entries.push(...fromConfig(projectConfigPath(at.cwd), files.project.hooks));
   const claude = projectClaudeSettingsPath(at.cwd);
   // In the home folder itself the project's file is the user's, read above.
-  if (claude !== userClaude && fs.existsSync(claude)) {
+  if (claude !== userClaude && existsSync(claude)) {
     const foreign = projectFileProblem(at.cwd, claude);
     if (foreign) warnings.push(`${claude}: ignored: ${foreign} (another account's files are not this project's)`);
     else {
@@ -100,7 +100,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 function readClaudeHooks(file: string): { entries: HookEntry[]; count: number; warnings: string[] } {
   let raw: unknown;
   try {
-    raw = JSON.parse(fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, ''));
+    raw = JSON.parse(readFileSync(file, 'utf8').replace(/^\uFEFF/, ''));
   } catch (err) {
     return { entries: [], count: 0, warnings: [`${file}: not read: ${(err as Error).message}`] };
   }

@@ -15,8 +15,8 @@
  *   else: compiled code from someone else must never run as Keen.
  * - Nothing here ever fails a launch: a cache that cannot be read or written costs speed only.
  */
-import fs from 'node:fs';
-import path from 'node:path';
+import { type Stats, openSync, constants, fstatSync, readFileSync, futimesSync, closeSync, mkdirSync, writeFileSync, renameSync, lstatSync, rmSync, readdirSync } from 'node:fs';
+import { isAbsolute, resolve, join, dirname, basename } from 'node:path';
 import { crc32 } from 'node:zlib';
 
 /** The bundle file the cache is for. */
@@ -44,10 +44,10 @@ export function compileCacheDir(env: NodeJS.ProcessEnv, home: string): string | 
   if (own && /^(0|off|false|no)$/i.test(own)) return undefined;
   if (env.NODE_DISABLE_COMPILE_CACHE?.trim()) return undefined;
   // Only an absolute path moves it (`on`, `1` or a relative path would land in the project).
-  if (own && path.isAbsolute(own)) return path.resolve(own);
+  if (own && isAbsolute(own)) return resolve(own);
   const xdg = env.XDG_CACHE_HOME?.trim();
-  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(home, '.cache');
-  return path.join(base, 'keen', 'compile');
+  const base = xdg && isAbsolute(xdg) ? xdg : join(home, '.cache');
+  return join(base, 'keen', 'compile');
 }
 
 /**
@@ -86,7 +86,7 @@ export function nodeOptionsOf(env: NodeJS.ProcessEnv, execArgv: readonly string[
  * between counts: another user cannot make a file owned by this one. (Windows reports no owner and
  * a 0o666 mode for every writable file; there only the kind and link count are checked.)
  */
-export function isOwnCacheFile(st: fs.Stats, uid: number | undefined, platform = process.platform): boolean {
+export function isOwnCacheFile(st: Stats, uid: number | undefined, platform = process.platform): boolean {
   if (!st.isFile() || st.nlink !== 1) return false;
   if (platform === 'win32') return true;
   return (st.mode & 0o022) === 0 && (uid === undefined || st.uid === uid);
@@ -96,24 +96,24 @@ export function isOwnCacheFile(st: fs.Stats, uid: number | undefined, platform =
 export function readCacheFile(file: string, now = Date.now()): Buffer | undefined {
   let fd: number;
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
   } catch {
     return undefined;
   }
   try {
-    const st = fs.fstatSync(fd);
+    const st = fstatSync(fd);
     if (!isOwnCacheFile(st, process.getuid?.())) return undefined;
-    const data = fs.readFileSync(fd);
+    const data = readFileSync(fd);
     if (data.length <= HEADER_BYTES || data.readUInt32BE(0) !== MAGIC) return undefined;
     const payload = data.subarray(HEADER_BYTES);
     if (crc32(payload) !== data.readUInt32BE(4)) return undefined;
     // A cache in use stays young, so pruning (by age) never removes it; once a day is enough.
-    if (now - st.mtimeMs > TOUCH_MS) fs.futimesSync(fd, new Date(now), new Date(now));
+    if (now - st.mtimeMs > TOUCH_MS) futimesSync(fd, new Date(now), new Date(now));
     return payload;
   } catch {
     return undefined;
   } finally {
-    fs.closeSync(fd);
+    closeSync(fd);
   }
 }
 
@@ -122,25 +122,25 @@ export function readCacheFile(file: string, now = Date.now()): Buffer | undefine
  * the directory. Returns false when it could not (nothing else happens then).
  */
 export function writeCacheFile(file: string, payload: Uint8Array, now = Date.now()): boolean {
-  const dir = path.dirname(file);
+  const dir = dirname(file);
   const tmp = `${file}.${process.pid}.tmp`;
   try {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     const header = Buffer.alloc(HEADER_BYTES);
     header.writeUInt32BE(MAGIC, 0);
     header.writeUInt32BE(crc32(payload), 4);
     // `wx`: never through a file or symlink someone left under that name.
-    fs.writeFileSync(tmp, Buffer.concat([header, payload]), { mode: 0o600, flag: 'wx' });
-    fs.renameSync(tmp, file);
+    writeFileSync(tmp, Buffer.concat([header, payload]), { mode: 0o600, flag: 'wx' });
+    renameSync(tmp, file);
   } catch {
     try {
-      if (fs.lstatSync(tmp).isFile()) fs.rmSync(tmp, { force: true });
+      if (lstatSync(tmp).isFile()) rmSync(tmp, { force: true });
     } catch {
       // nothing was written
     }
     return false;
   }
-  pruneCacheDir(dir, path.basename(file), now);
+  pruneCacheDir(dir, basename(file), now);
   return true;
 }
 
@@ -151,17 +151,17 @@ export function writeCacheFile(file: string, payload: Uint8Array, now = Date.now
 function pruneCacheDir(dir: string, keep: string, now: number): void {
   let names: string[];
   try {
-    names = fs.readdirSync(dir);
+    names = readdirSync(dir);
   } catch {
     return;
   }
   const caches: { file: string; mtimeMs: number }[] = [];
   for (const name of names) {
     if (name === keep || !/\.v8(\.\d+\.tmp)?$/.test(name)) continue;
-    const file = path.join(dir, name);
+    const file = join(dir, name);
     try {
-      const { mtimeMs } = fs.lstatSync(file);
-      if (now - mtimeMs > (name.endsWith('.tmp') ? TMP_STALE_MS : STALE_MS)) fs.rmSync(file, { force: true });
+      const { mtimeMs } = lstatSync(file);
+      if (now - mtimeMs > (name.endsWith('.tmp') ? TMP_STALE_MS : STALE_MS)) rmSync(file, { force: true });
       else if (!name.endsWith('.tmp')) caches.push({ file, mtimeMs });
     } catch {
       // another Keen removed it first
@@ -170,7 +170,7 @@ function pruneCacheDir(dir: string, keep: string, now: number): void {
   caches.sort((a, b) => b.mtimeMs - a.mtimeMs);
   for (const { file } of caches.slice(MAX_FILES - 1)) {
     try {
-      fs.rmSync(file, { force: true });
+      rmSync(file, { force: true });
     } catch {
       // not ours to remove
     }

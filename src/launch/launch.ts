@@ -9,12 +9,12 @@
  *
  * Imports nothing of Keen but the version: this file runs before any cache can help it.
  */
-import fs from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
-import os from 'node:os';
-import path from 'node:path';
+import { homedir } from 'node:os';
+import { join, dirname as pathDirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import vm from 'node:vm';
+import { Script } from 'node:vm';
 import { isVersionRequest, VERSION } from '../version.js';
 import { cacheFileName, commandClass, compileCacheDir, nodeOptionsOf, readCacheFile, writeCacheFile } from './compile-cache.js';
 import { islandRequire } from './islands.js';
@@ -40,31 +40,31 @@ export function launch(env: NodeJS.ProcessEnv = process.env): void {
   const file = fileURLToPath(new URL('./app.cjs', import.meta.url));
   const base = createRequire(file);
   // An island's cache is one per island, not per command: every command runs the same SDK code.
-  const load = (island: string) => runScript(path.join(path.dirname(file), `${island}.cjs`), `island-${island}`, base, env);
+  const load = (island: string) => runScript(join(pathDirname(file), `${island}.cjs`), `island-${island}`, base, env);
   runScript(file, commandClass(args), islandRequire(base, ISLAND_TABLE, load), env);
 }
 
 /** Compiles and runs one of dist/'s scripts (a function expression, BundleFunction); its `module.exports`. */
 function runScript(file: string, cacheKind: string, require: NodeJS.Require, env: NodeJS.ProcessEnv): unknown {
   // The build checks its scripts are ASCII: latin1 is then the same text, read without decoding.
-  const source = fs.readFileSync(file, 'latin1');
+  const source = readFileSync(file, 'latin1');
   const run = process.sourceMapsEnabled ? compileWithSourceMaps(file, source) : compileCached(file, source, cacheKind, env);
   const module = { exports: {} };
-  run(module.exports, require, module, file, path.dirname(file), pathToFileURL(file).href);
+  run(module.exports, require, module, file, pathDirname(file), pathToFileURL(file).href);
   return module.exports;
 }
 
 /** Compiles a script with the code cache of the last run of this kind (a command, or an island). */
 function compileCached(file: string, source: string, cacheKind: string, env: NodeJS.ProcessEnv): BundleFunction {
-  const dir = compileCacheDir(env, os.homedir());
+  const dir = compileCacheDir(env, homedir());
   let cacheFile: string | undefined;
   if (dir && typeof KEEN_BUILD_ID === 'string') {
-    const st = fs.statSync(file);
+    const st = statSync(file);
     const bundle = { buildId: KEEN_BUILD_ID, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs };
-    cacheFile = path.join(dir, cacheFileName(bundle, cacheKind, nodeOptionsOf(env, process.execArgv)));
+    cacheFile = join(dir, cacheFileName(bundle, cacheKind, nodeOptionsOf(env, process.execArgv)));
   }
   const cachedData = cacheFile ? readCacheFile(cacheFile) : undefined;
-  const script = new vm.Script(source, { filename: file, cachedData });
+  const script = new Script(source, { filename: file, cachedData });
   if (cacheFile && (!cachedData || script.cachedDataRejected)) {
     const target = cacheFile;
     // At exit the cache holds every function this run compiled, not only the top level. A run

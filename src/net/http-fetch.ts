@@ -29,7 +29,7 @@
  * Connections are reused through Node's global agents (keep-alive; idle sockets do not hold the
  * process open), or through the proxy tunnel's agent `options.agentFor` gives.
  */
-import http from 'node:http';
+import { type Agent, type IncomingMessage, request as httpRequest } from 'node:http';
 import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
@@ -81,7 +81,7 @@ export const MODEL_API_TIMEOUTS: HttpTimeouts = { connectTimeoutMs: CONNECT_LIMI
 
 /** How {@link httpFetch} connects: the agent for a URL (a proxy tunnel, else Node's global agents), and its time limits. */
 export interface HttpFetchOptions extends HttpTimeouts {
-  agentFor?(url: URL): Promise<http.Agent> | undefined;
+  agentFor?(url: URL): Promise<Agent> | undefined;
 }
 
 /** An error shaped as undici's for the same failure (the error table knows the codes). */
@@ -159,19 +159,19 @@ async function outgoingRequest(input: string | URL | Request, init: RequestInit 
   return { out: { url, method, headers: plain, body: bytes, signal: init?.signal ?? undefined }, redirect: init?.redirect ?? 'follow' };
 }
 
-function send(out: Outgoing, agent: http.Agent | undefined, limits: HttpTimeouts): Promise<http.IncomingMessage> {
+function send(out: Outgoing, agent: Agent | undefined, limits: HttpTimeouts): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     if (out.signal?.aborted) {
       reject(abortReason(out.signal));
       return;
     }
     // node:https (and TLS with it) loads at the first https request, not for a local server.
-    const client = out.url.protocol === 'https:' ? process.getBuiltinModule('node:https') : http;
+    const request = out.url.protocol === 'https:' ? process.getBuiltinModule('node:https').request : httpRequest;
     const headers = { ...out.headers };
     if (out.body) headers['content-length'] = String(out.body.byteLength);
     // Through an agent (a proxy tunnel), a timeout or an abort also cancels the tunnel's set-up.
     const tunnel = agent ? new AbortController() : undefined;
-    const req = client.request(out.url, { method: out.method, headers, ...(agent ? { agent, [TUNNEL_SIGNAL]: tunnel?.signal } : {}) });
+    const req = request(out.url, { method: out.method, headers, ...(agent ? { agent, [TUNNEL_SIGNAL]: tunnel?.signal } : {}) });
     const timers: NodeJS.Timeout[] = [];
     let settled = false;
     const settle = () => {
@@ -231,7 +231,7 @@ function send(out: Outgoing, agent: http.Agent | undefined, limits: HttpTimeouts
   });
 }
 
-function toResponse(res: http.IncomingMessage, out: Outgoing, redirected: boolean, limits: HttpTimeouts): Response {
+function toResponse(res: IncomingMessage, out: Outgoing, redirected: boolean, limits: HttpTimeouts): Response {
   const status = res.statusCode ?? 0;
   const noBody = out.method === 'HEAD' || status === 204 || status === 205 || status === 304;
   try {
@@ -249,7 +249,7 @@ function toResponse(res: http.IncomingMessage, out: Outgoing, redirected: boolea
 }
 
 /** The body decoded as fetch would (Content-Encoding gzip, deflate, br; several in order). */
-function decoded(res: http.IncomingMessage): Readable {
+function decoded(res: IncomingMessage): Readable {
   const codings = (res.headers['content-encoding'] ?? '')
     .toLowerCase()
     .split(',')
@@ -270,7 +270,7 @@ function decoded(res: http.IncomingMessage): Readable {
 }
 
 /** A web stream over `stream` with backpressure; errors and aborts take fetch's shapes. */
-function webBody(stream: Readable, res: http.IncomingMessage, signal: AbortSignal | undefined, idleMs: number | undefined): ReadableStream<Uint8Array<ArrayBuffer>> {
+function webBody(stream: Readable, res: IncomingMessage, signal: AbortSignal | undefined, idleMs: number | undefined): ReadableStream<Uint8Array<ArrayBuffer>> {
   let done = false;
   let onAbort: (() => void) | undefined;
   let idle: NodeJS.Timeout | undefined;

@@ -1,4 +1,4 @@
-import path from 'node:path';
+import { join } from 'node:path';
 import { lookupDirs, markdownFiles, type LookupDir } from './definition-dirs.js';
 import type { WalkFrom } from './repo-root.js';
 import { parseFrontMatter, stringField } from './front-matter.js';
@@ -21,7 +21,7 @@ const NAME = /^[A-Za-z][\w-]*$/;
 
 /** Command folders, nearest first: project `.keen/commands`, `.claude/commands`, then `$KEEN_HOME/commands`. */
 export function commandDirs(cwd: WalkFrom, home: string): LookupDir[] {
-  return lookupDirs(cwd, { project: ['.keen/commands', '.claude/commands'], user: [{ dir: path.join(home, 'commands'), config: home }] });
+  return lookupDirs(cwd, { project: ['.keen/commands', '.claude/commands'], user: [{ dir: join(home, 'commands'), config: home }] });
 }
 
 /**

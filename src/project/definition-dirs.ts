@@ -1,6 +1,6 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { readdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, dirname, basename } from 'node:path';
 import { dirProblem, realPath } from './file-trust.js';
 import { asWalk, type WalkFrom } from './repo-root.js';
 
@@ -27,7 +27,7 @@ export interface LookupDir {
 
 /** The user's home folder (`HOME` first, so tests and sandboxes can point it elsewhere). */
 export function userHome(env: NodeJS.ProcessEnv): string {
-  return env.HOME?.trim() || os.homedir();
+  return env.HOME?.trim() || homedir();
 }
 
 /**
@@ -41,7 +41,7 @@ export function lookupDirs(cwd: WalkFrom, roots: LookupRoots): LookupDir[] {
   const walk = asWalk(cwd);
   const root = realPath(walk.root);
   const dirs = walk.repo ? walk.dirs : walk.dirs.slice(0, 1);
-  if (root) for (const dir of dirs) for (const rel of roots.project) out.push({ dir: path.join(dir, rel), within: root });
+  if (root) for (const dir of dirs) for (const rel of roots.project) out.push({ dir: join(dir, rel), within: root });
   for (const { dir, config } of roots.user) {
     const within = realPath(config);
     if (within) out.push({ dir, within });
@@ -64,8 +64,8 @@ export function asLookupDir(d: string | LookupDir): LookupDir | undefined {
 export function searchable(dir: string, warnings?: string[]): boolean {
   const problem = dirProblem(dir);
   if (problem === 'missing' || problem === 'not a folder') return false;
-  const parent = path.dirname(dir);
-  const parentProblem = path.basename(parent).startsWith('.') ? dirProblem(parent) : undefined;
+  const parent = dirname(dir);
+  const parentProblem = basename(parent).startsWith('.') ? dirProblem(parent) : undefined;
   const why = problem ? `${dir} is ${problem}` : parentProblem ? `${parent} is ${parentProblem}` : undefined;
   if (!why) return true;
   const line = `skipped folder ${dir}: ${why}`;
@@ -84,13 +84,12 @@ export function* markdownFiles(dirs: readonly (string | LookupDir)[], warnings?:
     if (!at || !searchable(at.dir, warnings)) continue;
     let names: string[];
     try {
-      names = fs
-        .readdirSync(at.dir)
+      names = readdirSync(at.dir)
         .filter((n) => n.endsWith('.md'))
         .sort();
     } catch {
       continue;
     }
-    for (const entry of names) yield { entry, file: path.join(at.dir, entry), within: at.within };
+    for (const entry of names) yield { entry, file: join(at.dir, entry), within: at.within };
   }
 }

@@ -1,15 +1,15 @@
-import fs from 'node:fs';
-import path from 'node:path';
+import { type Stats, statSync, realpathSync, readlinkSync } from 'node:fs';
+import { relative, isAbsolute } from 'node:path';
 import { ownershipProblem } from '../security/file-owner.js';
 
 export { type Account, ownershipProblem } from '../security/file-owner.js';
 
 /** Why folder `dir` is not trusted (see {@link ownershipProblem}); undefined when it is. A missing folder is "missing". */
 export function dirProblem(dir: string): string | undefined {
-  let st: fs.Stats | undefined;
+  let st: Stats | undefined;
   try {
     // No throw for the common case, a folder that does not exist.
-    st = fs.statSync(dir, { throwIfNoEntry: false });
+    st = statSync(dir, { throwIfNoEntry: false });
   } catch {
     st = undefined;
   }
@@ -20,14 +20,14 @@ export function dirProblem(dir: string): string | undefined {
 
 /** True when `p` is `root` or below it (both absolute and normalised). */
 export function isWithin(root: string, p: string): boolean {
-  const rel = path.relative(root, p);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  const rel = relative(root, p);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
 /** `p`'s real path, or undefined when it does not resolve. */
 export function realPath(p: string): string | undefined {
   try {
-    return fs.realpathSync.native(p);
+    return realpathSync.native(p);
   } catch {
     return undefined;
   }
@@ -39,17 +39,17 @@ export function realPath(p: string): string | undefined {
  * answer; elsewhere `file`'s real path, accepted only when it is still the opened file (same
  * device and inode). Undefined when neither can tell.
  */
-export function openedRealPath(fd: number, file: string, st: Pick<fs.Stats, 'dev' | 'ino'>): string | undefined {
+export function openedRealPath(fd: number, file: string, st: Pick<Stats, 'dev' | 'ino'>): string | undefined {
   try {
-    const name = fs.readlinkSync(`/proc/self/fd/${fd}`);
-    if (path.isAbsolute(name) && !name.endsWith(' (deleted)')) return name;
+    const name = readlinkSync(`/proc/self/fd/${fd}`);
+    if (isAbsolute(name) && !name.endsWith(' (deleted)')) return name;
   } catch {
     // no /proc: fall back to the name, checked against the descriptor
   }
   const real = realPath(file);
   if (!real) return undefined;
   try {
-    const now = fs.statSync(real);
+    const now = statSync(real);
     return now.dev === st.dev && now.ino === st.ino ? real : undefined;
   } catch {
     return undefined;

@@ -1,6 +1,6 @@
 import { type ChildProcessByStdio, execFileSync, spawn } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
+import { statSync, readFileSync } from 'node:fs';
+import { join, resolve as pathResolve } from 'node:path';
 import { childEnv } from '../security/child-env.js';
 import type { Readable } from 'node:stream';
 import { repositoryTop, safeGit, safeGitSync } from '../tools/git/safe-git.js';
@@ -90,14 +90,14 @@ export function indexBytes(cwd: string): number | undefined {
   const top = repositoryTop(cwd);
   if (!top) return undefined;
   try {
-    const dotGit = path.join(top, '.git');
+    const dotGit = join(top, '.git');
     let gitDir = dotGit;
-    if (fs.statSync(dotGit).isFile()) {
-      const target = /^gitdir: (.+)$/m.exec(fs.readFileSync(dotGit, 'utf8'))?.[1]?.trim();
+    if (statSync(dotGit).isFile()) {
+      const target = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
       if (!target) return undefined;
-      gitDir = path.resolve(top, target);
+      gitDir = pathResolve(top, target);
     }
-    return fs.statSync(path.join(gitDir, 'index')).size;
+    return statSync(join(gitDir, 'index')).size;
   } catch {
     return undefined;
   }

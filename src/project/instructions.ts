@@ -1,4 +1,4 @@
-import path from 'node:path';
+import { join } from 'node:path';
 import { realPath } from './file-trust.js';
 import { readCapped, type CappedFile } from './read-capped.js';
 import { asWalk, type WalkFrom } from './repo-root.js';
@@ -14,7 +14,7 @@ export interface InstructionFile extends CappedFile {
 
 /** The user's global instructions: `$KEEN_HOME/AGENTS.md`. */
 export function globalInstructionsPath(home: string): string {
-  return path.join(home, 'AGENTS.md');
+  return join(home, 'AGENTS.md');
 }
 
 /**
@@ -49,7 +49,7 @@ export function findProjectInstructions(cwd: WalkFrom, warnings?: string[]): Ins
     if (!within) continue;
     const here: InstructionFile[] = [];
     for (const name of INSTRUCTION_FILES) {
-      const file = readCapped(path.join(dir, name), INSTRUCTION_FILE_CAP, { within, warnings, what: 'instructions' });
+      const file = readCapped(join(dir, name), INSTRUCTION_FILE_CAP, { within, warnings, what: 'instructions' });
       if (file) here.push({ ...file, scope: 'project' });
     }
     found.unshift(...here);

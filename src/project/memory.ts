@@ -1,6 +1,6 @@
-import fsSync from 'node:fs';
-import fs, { type FileHandle } from 'node:fs/promises';
-import path from 'node:path';
+import { existsSync, constants } from 'node:fs';
+import { type FileHandle, mkdir, open } from 'node:fs/promises';
+import { join, dirname } from 'node:path';
 import { dirProblem, isWithin, openedRealPath, ownershipProblem, realPath } from './file-trust.js';
 import { readCapped, type CappedFile } from './read-capped.js';
 import { asWalk, type WalkFrom } from './repo-root.js';
@@ -24,12 +24,12 @@ export interface MemoryFile extends CappedFile {
 }
 
 export function memoryPaths(cwd: WalkFrom, home: string): MemoryPaths {
-  return { user: path.join(home, 'memory.md'), project: path.join(asWalk(cwd).root, '.keen', 'memory.md') };
+  return { user: join(home, 'memory.md'), project: join(asWalk(cwd).root, '.keen', 'memory.md') };
 }
 
 /** The folder a scope's memory file must stay inside: the repository root, or KEEN_HOME. */
 export function memoryRoot(paths: MemoryPaths, scope: MemoryScope): string {
-  return scope === 'project' ? path.dirname(path.dirname(paths.project)) : path.dirname(paths.user);
+  return scope === 'project' ? dirname(dirname(paths.project)) : dirname(paths.user);
 }
 
 /**
@@ -49,11 +49,11 @@ export function readMemory(paths: MemoryPaths, warnings?: string[]): MemoryFile[
 /** One scope's memory file, read as {@link readMemory} does (for `/memory`, with its own cap). */
 export function readMemoryFile(paths: MemoryPaths, scope: MemoryScope, cap: number, warnings?: string[]): CappedFile | undefined {
   const file = paths[scope];
-  if (!fsSync.existsSync(file)) return undefined;
+  if (!existsSync(file)) return undefined;
   const root = memoryRoot(paths, scope);
   // An untrusted project root is reported once by the project walk (`loadProjectContext`).
   if (scope === 'project' && dirProblem(root)) return undefined;
-  const problem = folderProblem(root, path.dirname(file));
+  const problem = folderProblem(root, dirname(file));
   const within = realPath(root);
   if (problem || !within) {
     const line = `skipped memory ${file}: its folder is ${problem ?? 'missing'}`;
@@ -98,18 +98,18 @@ export async function appendMemory(paths: MemoryPaths, scope: MemoryScope, fact:
   const file = paths[scope];
   const root = memoryRoot(paths, scope);
   // A missing KEEN_HOME is made; a folder of another account gets nothing, not even `.keen/`.
-  if (dirProblem(root) === 'missing') await fs.mkdir(root, { recursive: true, mode: 0o700 });
+  if (dirProblem(root) === 'missing') await mkdir(root, { recursive: true, mode: 0o700 });
   const rootProblem = dirProblem(root);
   if (rootProblem) throw new Error(`refusing to write ${scope} memory in ${root}: it is ${rootProblem}`);
-  await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-  const folder = folderProblem(root, path.dirname(file));
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+  const folder = folderProblem(root, dirname(file));
   if (folder) throw new Error(`refusing to write ${scope} memory in ${folder}`);
   const within = realPath(root);
-  const dir = realPath(path.dirname(file));
-  if (!within || !dir || !isWithin(within, dir)) throw new Error(`refusing to write ${scope} memory through a symlink (${path.dirname(file)} leads outside ${root})`);
+  const dir = realPath(dirname(file));
+  if (!within || !dir || !isWithin(within, dir)) throw new Error(`refusing to write ${scope} memory through a symlink (${dirname(file)} leads outside ${root})`);
   let handle: FileHandle;
   try {
-    handle = await fs.open(file, fsSync.constants.O_RDWR | fsSync.constants.O_APPEND | fsSync.constants.O_CREAT | (fsSync.constants.O_NOFOLLOW ?? 0), 0o600);
+    handle = await open(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0), 0o600);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new Error(`refusing to write ${scope} memory through a symlink (${file})`);
     throw err;

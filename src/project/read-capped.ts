@@ -1,4 +1,4 @@
-import fs from 'node:fs';
+import { constants, statSync, openSync, fstatSync, closeSync, type Stats, readSync } from 'node:fs';
 import { isWithin, openedRealPath, ownershipProblem } from './file-trust.js';
 
 /** A text file read with a byte cap. */
@@ -22,7 +22,7 @@ export interface ReadScope {
   what?: string;
 }
 
-const { O_RDONLY, O_NONBLOCK = 0, O_NOFOLLOW = 0 } = fs.constants;
+const { O_RDONLY, O_NONBLOCK = 0, O_NOFOLLOW = 0 } = constants;
 
 /**
  * Reads at most `cap` bytes of a regular file. Missing files, directories and unreadable files
@@ -37,15 +37,15 @@ export function readCapped(file: string, cap: number, scope: ReadScope = {}): Ca
   try {
     // Only a regular file is opened (a device behind a symlink is never opened); what the name
     // points to may change before the open, so everything that matters is checked on the fd.
-    if (!fs.statSync(file, { throwIfNoEntry: false })?.isFile()) return undefined;
+    if (!statSync(file, { throwIfNoEntry: false })?.isFile()) return undefined;
     // O_NONBLOCK: a FIFO swapped in after the stat must not hang the open.
-    fd = fs.openSync(file, O_RDONLY | O_NONBLOCK | (scope.within ? 0 : O_NOFOLLOW));
+    fd = openSync(file, O_RDONLY | O_NONBLOCK | (scope.within ? 0 : O_NOFOLLOW));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ELOOP') skip(scope, file, 'it is a symlink');
     return undefined;
   }
   try {
-    const st = fs.fstatSync(fd);
+    const st = fstatSync(fd);
     if (!st.isFile()) return undefined;
     const problem = ownershipProblem(st) ?? (scope.within ? placeProblem(fd, file, st, scope.within) : undefined);
     if (problem) {
@@ -61,11 +61,11 @@ export function readCapped(file: string, cap: number, scope: ReadScope = {}): Ca
   } catch {
     return undefined;
   } finally {
-    fs.closeSync(fd);
+    closeSync(fd);
   }
 }
 
-function placeProblem(fd: number, file: string, st: fs.Stats, within: string): string | undefined {
+function placeProblem(fd: number, file: string, st: Stats, within: string): string | undefined {
   const real = openedRealPath(fd, file, st);
   if (!real) return 'its real path cannot be told';
   return isWithin(within, real) ? undefined : `it leads outside ${within} (to ${real})`;
@@ -80,7 +80,7 @@ function readUpTo(fd: number, max: number): Buffer {
   const buf = Buffer.allocUnsafe(max);
   let got = 0;
   while (got < max) {
-    const n = fs.readSync(fd, buf, got, max - got, null);
+    const n = readSync(fd, buf, got, max - got, null);
     if (n === 0) break;
     got += n;
   }

@@ -1,5 +1,5 @@
-import fs from 'node:fs';
-import path from 'node:path';
+import { lstatSync } from 'node:fs';
+import { resolve, join, dirname } from 'node:path';
 import { dirProblem, ownershipProblem } from './file-trust.js';
 
 /** The folders a project is read from, found by walking up from `cwd`. */
@@ -21,14 +21,14 @@ export interface ProjectWalk {
 
 /** Walks up from `cwd` (see {@link ProjectWalk}): one stat per folder, one lstat per `.git` seen. */
 export function walkProject(cwd: string): ProjectWalk {
-  const start = path.resolve(cwd);
+  const start = resolve(cwd);
   const dirs: string[] = [];
   for (let dir = start; ; ) {
     const problem = dirProblem(dir);
     if (problem) return { dirs, root: start, repo: false, cwdProblem: dir === start ? problem : undefined };
     dirs.push(dir);
-    if (ownGit(path.join(dir, '.git'))) return { dirs, root: dir, repo: true };
-    const parent = path.dirname(dir);
+    if (ownGit(join(dir, '.git'))) return { dirs, root: dir, repo: true };
+    const parent = dirname(dir);
     if (parent === dir) return { dirs, root: start, repo: false };
     dir = parent;
   }
@@ -37,7 +37,7 @@ export function walkProject(cwd: string): ProjectWalk {
 /** A `.git` folder (or the file a worktree or submodule has) that this account owns. */
 function ownGit(p: string): boolean {
   try {
-    return !ownershipProblem(fs.lstatSync(p));
+    return !ownershipProblem(lstatSync(p));
   } catch {
     return false;
   }

@@ -1,5 +1,5 @@
-import fs from 'node:fs';
-import path from 'node:path';
+import { readdirSync, type Dirent } from 'node:fs';
+import { join, dirname } from 'node:path';
 import { asLookupDir, lookupDirs, searchable, userHome, type LookupDir } from './definition-dirs.js';
 import type { WalkFrom } from './repo-root.js';
 import { parseFrontMatter, stringField } from './front-matter.js';
@@ -38,8 +38,8 @@ export function skillDirs(cwd: WalkFrom, home: string, env: NodeJS.ProcessEnv): 
   return lookupDirs(cwd, {
     project: ['.agents/skills', '.keen/skills', '.claude/skills'],
     user: [
-      { dir: path.join(home, 'skills'), config: home },
-      { dir: path.join(userHome(env), '.agents', 'skills'), config: path.join(userHome(env), '.agents') },
+      { dir: join(home, 'skills'), config: home },
+      { dir: join(userHome(env), '.agents', 'skills'), config: join(userHome(env), '.agents') },
     ],
   });
 }
@@ -59,8 +59,8 @@ export function discoverSkills(dirs: readonly (string | LookupDir)[]): { skills:
     if (!at || !searchable(at.dir, warnings)) continue;
     const { dir: root, within } = at;
     for (const entry of listDirs(root)) {
-      if (!searchable(path.join(root, entry), warnings)) continue;
-      const file = path.join(root, entry, 'SKILL.md');
+      if (!searchable(join(root, entry), warnings)) continue;
+      const file = join(root, entry, 'SKILL.md');
       const text = readCapped(file, SKILL_FILE_CAP, { within, warnings, what: 'skill' });
       if (text === undefined) continue;
       let parsed: ReturnType<typeof parseFrontMatter>;
@@ -82,7 +82,7 @@ export function discoverSkills(dirs: readonly (string | LookupDir)[]): { skills:
       }
       if (seen.has(name) || skills.length >= SKILLS_MAX) continue;
       seen.add(name);
-      skills.push({ name, description: oneLine(description, SKILL_DESCRIPTION_MAX), dir: path.dirname(file), file, within });
+      skills.push({ name, description: oneLine(description, SKILL_DESCRIPTION_MAX), dir: dirname(file), file, within });
     }
   }
   return { skills, warnings };
@@ -114,8 +114,7 @@ export function oneLine(text: string, max: number): string {
 
 function listDirs(root: string): string[] {
   try {
-    return fs
-      .readdirSync(root, { withFileTypes: true })
+    return readdirSync(root, { withFileTypes: true })
       .filter((e) => e.isDirectory() || e.isSymbolicLink())
       .map((e) => e.name)
       .sort();
@@ -128,9 +127,9 @@ function listDirs(root: string): string[] {
 function listFiles(dir: string, max: number): string[] {
   const out: string[] = [];
   const walk = (rel: string, depth: number) => {
-    let entries: fs.Dirent[];
+    let entries: Dirent[];
     try {
-      entries = fs.readdirSync(path.join(dir, rel), { withFileTypes: true });
+      entries = readdirSync(join(dir, rel), { withFileTypes: true });
     } catch {
       return;
     }

@@ -1,4 +1,4 @@
-import path from 'node:path';
+import { join } from 'node:path';
 import { lookupDirs, markdownFiles, type LookupDir } from './definition-dirs.js';
 import type { WalkFrom } from './repo-root.js';
 import { parseFrontMatter, stringField } from './front-matter.js';
@@ -24,7 +24,7 @@ export interface AgentDefinition {
 const NAME = /^[A-Za-z0-9][\w.-]*$/;
 
 export function agentDirs(cwd: WalkFrom, home: string): LookupDir[] {
-  return lookupDirs(cwd, { project: ['.keen/agents', '.claude/agents'], user: [{ dir: path.join(home, 'agents'), config: home }] });
+  return lookupDirs(cwd, { project: ['.keen/agents', '.claude/agents'], user: [{ dir: join(home, 'agents'), config: home }] });
 }
 
 /**

@@ -1,4 +1,4 @@
-import os from 'node:os';
+import { platform, release } from 'node:os';
 import { BUILD_MODE_NOTE, modeSection, type AgentMode } from './agent-mode.js';
 import { gitStatusSync } from './git-status.js';
 import { INSTRUCTION_FILE_CAP } from './instructions.js';
@@ -52,7 +52,7 @@ export function systemPromptSections(input: SystemPromptInput): PromptSection[] 
   const now = input.now ?? new Date();
   const parts: PromptSection[] = [
     { key: 'base', text: input.base?.trim() || BASE_INSTRUCTIONS },
-    { key: 'env', text: `# Environment\nWorking directory: ${input.cwd}\nPlatform: ${os.platform()} ${os.release()}` },
+    { key: 'env', text: `# Environment\nWorking directory: ${input.cwd}\nPlatform: ${platform()} ${release()}` },
     { key: 'date', text: `Date: ${now.toISOString().slice(0, 10)}`, line: true },
   ];
   const git = input.gitStatus ? input.gitStatus() : gitStatusSync(input.cwd);

@@ -2,7 +2,7 @@
  * The REPL commands about project context: /memory, /skills, /mode, /init, and `#` memory input.
  * None asks the model except /init (a normal turn whose write asks permission as usual).
  */
-import path from 'node:path';
+import { relative, basename, dirname } from 'node:path';
 import { parseAgentMode } from '../project/agent-mode.js';
 import { existingInstructions, initPrompt } from '../project/init-prompt.js';
 import { appendMemory, readMemoryFile } from '../project/memory.js';
@@ -48,7 +48,7 @@ export function skillsCommand(rt: ContextCommandHost): void {
     return;
   }
   const width = Math.max(...skills.map((s) => s.name.length));
-  const lines = skills.map((s) => `/${s.name.padEnd(width)}  ${s.description}  (${path.relative(rt.cwd, s.file) || s.file})`);
+  const lines = skills.map((s) => `/${s.name.padEnd(width)}  ${s.description}  (${relative(rt.cwd, s.file) || s.file})`);
   rt.append({ kind: 'block', title: 'Skills', lines: [...lines, '', 'Type /<skill> [args] to run one; the model also loads them itself.'] });
 }
 
@@ -108,7 +108,7 @@ export function projectSlashCommands(rt: ContextCommandHost): SlashCommand[] {
     name: c.name,
     aliases: [],
     args: '[args]',
-    description: c.description ?? `custom command (${path.basename(path.dirname(path.dirname(c.file)))})`,
+    description: c.description ?? `custom command (${basename(dirname(dirname(c.file)))})`,
   }));
   const skills = ctx.skills.map((s) => ({ name: s.name, aliases: [], args: '[args]', description: `skill: ${s.description}` }));
   const names = new Set(commands.map((c) => c.name.toLowerCase()));

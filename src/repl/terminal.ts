@@ -3,7 +3,7 @@
  * the screen, and the terminal restored on every way out (normal exit, a signal, a crash).
  */
 
-import fs from 'node:fs';
+import { fstatSync, closeSync, openSync } from 'node:fs';
 
 const BRACKETED_PASTE_ON = '\x1b[?2004h';
 const BRACKETED_PASTE_OFF = '\x1b[?2004l';
@@ -107,10 +107,10 @@ function detachGoneTerminal(): void {
     try {
       // isatty() is false on a terminal that hung up; it is still a character device. (BigInt
       // stats: a plain fstat of a special file misleads Node's realpath, nodejs/node#51142.)
-      if (!fs.fstatSync(fd, { bigint: true }).isCharacterDevice()) continue;
-      fs.closeSync(fd);
+      if (!fstatSync(fd, { bigint: true }).isCharacterDevice()) continue;
+      closeSync(fd);
       // The lowest free descriptor: `fd` again, since the ones below it are open.
-      fs.openSync('/dev/null', fd === 0 ? 'r' : 'w');
+      openSync('/dev/null', fd === 0 ? 'r' : 'w');
     } catch {
       // not a terminal any more, or already closed
     }

@@ -1,4 +1,4 @@
-import path from 'node:path';
+import { delimiter, isAbsolute } from 'node:path';
 
 /**
  * The environment of a child process Keen starts on its own (git for the prompt's status,
@@ -75,7 +75,7 @@ export function childEnv(env: NodeJS.ProcessEnv, extra: readonly string[] = []):
 
 function absoluteEntries(value: string): string {
   return value
-    .split(path.delimiter)
-    .filter((entry) => entry !== '' && path.isAbsolute(entry))
-    .join(path.delimiter);
+    .split(delimiter)
+    .filter((entry) => entry !== '' && isAbsolute(entry))
+    .join(delimiter);
 }

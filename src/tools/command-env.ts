@@ -1,4 +1,4 @@
-import path from 'node:path';
+import { delimiter, isAbsolute } from 'node:path';
 import { isCredentialName, KEEN_CREDENTIAL_VARS } from '../security/credential-names.js';
 
 /**
@@ -38,7 +38,7 @@ export function commandEnv(env: NodeJS.ProcessEnv, options: CommandEnvOptions = 
 /** `PATH` without its empty and relative entries (an empty entry means the current folder). */
 function absolutePath(value: string): string {
   return value
-    .split(path.delimiter)
-    .filter((entry) => entry !== '' && path.isAbsolute(entry))
-    .join(path.delimiter);
+    .split(delimiter)
+    .filter((entry) => entry !== '' && isAbsolute(entry))
+    .join(delimiter);
 }

@@ -1,4 +1,4 @@
-import path from 'node:path';
+import { resolve, join, delimiter, sep } from 'node:path';
 
 /**
  * Where credentials live: the one list the sandbox hides from commands (an empty tmpfs over a
@@ -81,25 +81,25 @@ let last: { key: string; stores: readonly CredentialStore[] } | undefined;
 function listStores(home: string, env: NodeJS.ProcessEnv, keenHome?: string): CredentialStore[] {
   const out = new Map<string, CredentialStore>();
   const add = (p: string, dir: boolean) => {
-    const abs = path.resolve(home, p);
+    const abs = resolve(home, p);
     if (!out.has(abs)) out.set(abs, { path: abs, dir });
   };
-  for (const d of HOME_DIRS) add(path.join(home, d), true);
-  for (const f of HOME_FILES) add(path.join(home, f), false);
+  for (const d of HOME_DIRS) add(join(home, d), true);
+  for (const f of HOME_FILES) add(join(home, f), false);
   for (const name of ENV_DIRS) {
     const v = env[name]?.trim();
     if (v) add(v, true);
   }
   for (const name of ENV_FILES) {
-    for (const v of (env[name] ?? '').split(name === 'KUBECONFIG' ? path.delimiter : '\0')) if (v.trim()) add(v.trim(), false);
+    for (const v of (env[name] ?? '').split(name === 'KUBECONFIG' ? delimiter : '\0')) if (v.trim()) add(v.trim(), false);
   }
   const krb = env.KRB5CCNAME?.trim();
   if (krb && (krb.startsWith('FILE:') || krb.startsWith('/'))) add(krb.replace(/^FILE:/, ''), false);
-  if (keenHome) add(path.join(keenHome, 'auth.json'), false);
+  if (keenHome) add(join(keenHome, 'auth.json'), false);
   return [...out.values()];
 }
 
 /** The store `abs` lies in (or is), or undefined. `stores` should hold real paths. */
 export function storeHolding(abs: string, stores: readonly CredentialStore[]): CredentialStore | undefined {
-  return stores.find((s) => abs === s.path || (s.dir && abs.startsWith(s.path.endsWith(path.sep) ? s.path : s.path + path.sep)));
+  return stores.find((s) => abs === s.path || (s.dir && abs.startsWith(s.path.endsWith(sep) ? s.path : s.path + sep)));
 }

@@ -1,6 +1,6 @@
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import path from 'node:path';
+import { relative, sep, join, resolve, isAbsolute, dirname, basename } from 'node:path';
 import { isInside } from './permissions/request.js';
 import { ToolError } from './registry.js';
 import type { ToolContext } from './types.js';
@@ -32,13 +32,13 @@ export function realPath(p: string): Promise<string> {
 /** `p` relative to the workspace when inside it (posix separators), else absolute. */
 export function displayPath(cwd: string, p: string): string {
   if (!isInside(cwd, p)) return p;
-  const rel = path.relative(cwd, p);
-  return rel === '' ? '.' : rel.split(path.sep).join('/');
+  const rel = relative(cwd, p);
+  return rel === '' ? '.' : rel.split(sep).join('/');
 }
 
 function expandHome(input: string): string {
   if (input === '~') return homedir();
-  if (input.startsWith('~/')) return path.join(homedir(), input.slice(2));
+  if (input.startsWith('~/')) return join(homedir(), input.slice(2));
   return input;
 }
 
@@ -46,8 +46,8 @@ function expandHome(input: string): string {
 export function resolveReadPath(cwd: string, input: string, roots: readonly string[] = [cwd]): string {
   const expanded = expandHome(input.trim());
   if (expanded === '') throw new ToolError('path must not be empty.');
-  const resolved = path.resolve(cwd, expanded);
-  if (!path.isAbsolute(expanded) && !roots.some((root) => isInside(root, resolved))) {
+  const resolved = resolve(cwd, expanded);
+  if (!isAbsolute(expanded) && !roots.some((root) => isInside(root, resolved))) {
     throw new ToolError(`Refusing to read ${input}: it is outside the workspace ${cwd}. Pass an absolute path to read files elsewhere.`);
   }
   return resolved;
@@ -61,7 +61,7 @@ export function resolveReadPath(cwd: string, input: string, roots: readonly stri
 export async function resolveWritePath(cwd: string, input: string, roots: readonly string[] = [cwd]): Promise<{ abs: string; real: string }> {
   const expanded = expandHome(input.trim());
   if (expanded === '') throw new ToolError('path must not be empty.');
-  const resolved = path.resolve(cwd, expanded);
+  const resolved = resolve(cwd, expanded);
   const tail = 'Only files inside the workspace can be changed.';
   if (!roots.some((root) => isInside(root, resolved))) {
     throw new ToolError(`Refusing to write ${input}: ${resolved} is outside the workspace ${cwd}. ${tail}`);
@@ -83,10 +83,10 @@ async function realTarget(p: string, depth: number): Promise<string> {
   const info = await lstat(p).catch(() => null);
   if (info?.isSymbolicLink() && depth < 40) {
     // readlink, not realpath: a dangling link still decides where the new file would go.
-    const target = path.resolve(path.dirname(p), await readlink(p));
+    const target = resolve(dirname(p), await readlink(p));
     return realTarget(target, depth + 1);
   }
-  return path.join(await realDir(path.dirname(p)), path.basename(p));
+  return join(await realDir(dirname(p)), basename(p));
 }
 
 /** The real path of `dir`: its nearest existing ancestor resolved, the missing rest appended. */
@@ -95,11 +95,11 @@ export async function realDir(dir: string): Promise<string> {
   let existing = dir;
   for (;;) {
     try {
-      return path.join(await realpath(existing), ...rest);
+      return join(await realpath(existing), ...rest);
     } catch {
-      const parent = path.dirname(existing);
+      const parent = dirname(existing);
       if (parent === existing) return dir;
-      rest.unshift(path.basename(existing));
+      rest.unshift(basename(existing));
       existing = parent;
     }
   }

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import path from 'node:path';
+import { dirname, join, basename, relative, sep } from 'node:path';
 import type { Ignore } from 'ignore';
 
 type IgnoreFactory = () => Ignore;
@@ -23,16 +23,16 @@ export interface IgnoreRule {
 export async function loadIgnoreRules(root: string, dir: string): Promise<IgnoreRule[]> {
   const dirs: string[] = [];
   if (isInside(root, dir)) {
-    for (let d = dir; ; d = path.dirname(d)) {
+    for (let d = dir; ; d = dirname(d)) {
       dirs.unshift(d);
-      if (d === root || path.dirname(d) === d) break;
+      if (d === root || dirname(d) === d) break;
     }
   } else {
     dirs.push(dir);
   }
   const rules: IgnoreRule[] = [];
   for (const d of dirs) {
-    const text = await readFile(path.join(d, '.gitignore'), 'utf8').catch(() => undefined);
+    const text = await readFile(join(d, '.gitignore'), 'utf8').catch(() => undefined);
     if (text !== undefined) rules.push({ base: d, matcher: (await loadIgnore())().add(text) });
   }
   return rules;
@@ -40,11 +40,11 @@ export async function loadIgnoreRules(root: string, dir: string): Promise<Ignore
 
 /** Whether `abs` is ignored by `rules`. `.git` is always ignored. */
 export function isIgnored(rules: IgnoreRule[], abs: string, isDir: boolean): boolean {
-  if (path.basename(abs) === '.git') return true;
+  if (basename(abs) === '.git') return true;
   let ignored = false;
   for (const rule of rules) {
     if (!isInside(rule.base, abs) || abs === rule.base) continue;
-    const rel = path.relative(rule.base, abs).split(path.sep).join('/') + (isDir ? '/' : '');
+    const rel = relative(rule.base, abs).split(sep).join('/') + (isDir ? '/' : '');
     const result = rule.matcher.test(rel);
     if (result.ignored) ignored = true;
     else if (result.unignored) ignored = false;

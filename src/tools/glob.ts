@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import path from 'node:path';
+import { join } from 'node:path';
 import * as z from 'zod';
 import { once } from '../core/lazy.js';
 import { displayPath, fsErrorText, realPath, resolveReadPath, workspaceRoots } from './fs-guard.js';
@@ -62,7 +62,7 @@ export const globTool = defineTool({
       signal: ctx.signal,
       onLine: (line) => {
         const rel = line.startsWith('./') ? line.slice(2) : line;
-        if (rel !== '' && matches(rel) && !filter.drops(path.join(dir.abs, rel))) found.push(rel);
+        if (rel !== '' && matches(rel) && !filter.drops(join(dir.abs, rel))) found.push(rel);
       },
     });
     if (run.code === 2 && found.length === 0 && run.stderr !== '') {
@@ -71,7 +71,7 @@ export const globTool = defineTool({
     const note = droppedNote(filter.dropped, 'file');
     if (found.length === 0) return [`No files match ${pattern} in ${dir.shown === '.' ? 'the workspace' : dir.shown}.`, ...(note ? [note] : [])].join('\n');
     found.sort();
-    const shown = found.slice(0, GLOB_MAX_RESULTS).map((rel) => displayPath(ctx.cwd, path.join(dir.abs, rel)));
+    const shown = found.slice(0, GLOB_MAX_RESULTS).map((rel) => displayPath(ctx.cwd, join(dir.abs, rel)));
     if (found.length > GLOB_MAX_RESULTS) {
       shown.push(`[Showing ${GLOB_MAX_RESULTS} of ${found.length} files; ${found.length - GLOB_MAX_RESULTS} more not shown. Narrow the pattern or path.]`);
     }

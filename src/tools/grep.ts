@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import path from 'node:path';
+import { dirname, relative, sep, resolve } from 'node:path';
 import * as z from 'zod';
 import { displayPath, fsErrorText, realPath, resolveReadPath, workspaceRoots } from './fs-guard.js';
 import { createGlobMatcher } from './glob-match.js';
@@ -52,10 +52,10 @@ export const grepTool = defineTool({
     const info = await stat(abs).catch((err: unknown) => {
       throw new ToolError(fsErrorText(err, shown));
     });
-    const searchDir = info.isDirectory() ? abs : path.dirname(abs);
+    const searchDir = info.isDirectory() ? abs : dirname(abs);
     const target = shown === '.' ? '.' : abs;
     const matcher = args.glob && info.isDirectory() ? createGlobMatcher(args.glob) : undefined;
-    const keep = (found: string) => matcher === undefined || matcher(path.relative(searchDir, found).split(path.sep).join('/'));
+    const keep = (found: string) => matcher === undefined || matcher(relative(searchDir, found).split(sep).join('/'));
     const filter = await resultFilter(ctx, 'grep', abs);
 
     const flags = [...RG_COMMON, ...filter.rgExcludes(ctx.cwd), '--max-columns', String(MAX_COLUMNS), '--max-columns-preview'];
@@ -97,7 +97,7 @@ export const grepTool = defineTool({
         // Consecutive lines of one file share its verdict and its shown name.
         if (file !== lastFile) {
           lastFile = file;
-          const found = path.resolve(ctx.cwd, file);
+          const found = resolve(ctx.cwd, file);
           lastName = keep(found) && !filter.drops(found) ? displayPath(ctx.cwd, found) : undefined;
         }
         if (lastName === undefined) return;

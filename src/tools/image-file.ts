@@ -7,9 +7,9 @@
  * magic numbers, within the sides the APIs take. The limits are the tool images' (see
  * src/tools/mcp/result-map.ts): an image over them would fail every later request of the session.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { type Stats, realpathSync, statSync, openSync, constants, fstatSync, readSync, closeSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
 import type { ToolResultImage } from '../core/message.js';
 import { measureImage } from '../tokens/image-measure.js';
 import { storeHolding } from './credential-stores.js';
@@ -83,8 +83,8 @@ export function checkImageBytes(name: string, bytes: Uint8Array, declared?: stri
 }
 
 /** `~/x` → the home folder's x; `file:///x` → /x (what some terminals paste for a dropped file). */
-export function expandUserPath(p: string, home = os.homedir()): string {
-  if (p === '~' || p.startsWith('~/')) return path.join(home, p.slice(1));
+export function expandUserPath(p: string, home = homedir()): string {
+  if (p === '~' || p.startsWith('~/')) return join(home, p.slice(1));
   if (p.startsWith('file://')) {
     try {
       return decodeURIComponent(new URL(p).pathname);
@@ -101,17 +101,17 @@ export function expandUserPath(p: string, home = os.homedir()): string {
  * store, is a one-line problem naming it.
  */
 export function loadImageFile(input: string, cwd: string, env: NodeJS.ProcessEnv = process.env, shown = input): ImageResult {
-  const abs = path.resolve(cwd, expandUserPath(input, env.HOME || os.homedir()));
+  const abs = resolve(cwd, expandUserPath(input, env.HOME || homedir()));
   let real: string;
-  let st: fs.Stats;
+  let st: Stats;
   try {
-    real = fs.realpathSync(abs);
-    st = fs.statSync(real);
+    real = realpathSync(abs);
+    st = statSync(real);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     return { problem: `${shown}: ${code === 'ENOENT' ? 'no such file' : `cannot be read (${code ?? 'error'})`}` };
   }
-  if (storeHolding(real, realStores(env.HOME || os.homedir(), env))) {
+  if (storeHolding(real, realStores(env.HOME || homedir(), env))) {
     return { problem: `${shown} is in a credential store (${real})` };
   }
   if (!st.isFile()) return { problem: `${shown} is not a file` };
@@ -131,18 +131,18 @@ export function loadImageFile(input: string, cwd: string, env: NodeJS.ProcessEnv
  * (opened non-blocking, judged by the opened descriptor). Throws an error whose `code` names why.
  */
 export function readCapped(file: string, max: number): Buffer {
-  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
-    if (!fs.fstatSync(fd).isFile()) throw Object.assign(new Error('not a file'), { code: 'not a regular file' });
+    if (!fstatSync(fd).isFile()) throw Object.assign(new Error('not a file'), { code: 'not a regular file' });
     const buf = Buffer.alloc(max);
     let got = 0;
     while (got < max) {
-      const n = fs.readSync(fd, buf, got, max - got, got);
+      const n = readSync(fd, buf, got, max - got, got);
       if (n === 0) break;
       got += n;
     }
     return buf.subarray(0, got);
   } finally {
-    fs.closeSync(fd);
+    closeSync(fd);
   }
 }

@@ -1,5 +1,5 @@
 import { readdir, stat } from 'node:fs/promises';
-import path from 'node:path';
+import { join } from 'node:path';
 import * as z from 'zod';
 import { once } from '../core/lazy.js';
 import { fsErrorText } from './fs-guard.js';
@@ -55,7 +55,7 @@ export const listDirTool = defineTool({
       items
         .filter((item) => item.link)
         .map(async (item) => {
-          item.isDir = (await stat(path.join(dir.abs, item.name)).catch(() => null))?.isDirectory() ?? false;
+          item.isDir = (await stat(join(dir.abs, item.name)).catch(() => null))?.isDirectory() ?? false;
         }),
     );
     // Entries are checked in the order shown and only until one past the cap: a directory of
@@ -66,7 +66,7 @@ export const listDirTool = defineTool({
     let more = false;
     for (const item of sortedLazily(items, listOrder, LIST_MAX_ENTRIES + 1)) {
       checked++;
-      const abs = path.join(dir.abs, item.name);
+      const abs = join(dir.abs, item.name);
       if (isIgnored(rules, abs, item.isDir)) {
         hidden++;
         continue;

@@ -1,5 +1,5 @@
 import { realpath } from 'node:fs/promises';
-import path from 'node:path';
+import { sep, relative, isAbsolute, join } from 'node:path';
 import type { ExplainingGate } from './permissions/gates.js';
 import type { Policy, RuleEntry } from './permissions/decide.js';
 import { isInside } from './permissions/request.js';
@@ -106,7 +106,7 @@ export function denyExcludes(policy: Policy, tool: string, roots: readonly strin
       if (!glob.includes('/')) out.push('--glob', `!${glob}`);
       else if (roots.includes(rgCwd)) out.push('--glob', `!/${glob}`);
     } else {
-      const prefix = `${rgCwd.split(path.sep).join('/')}/`;
+      const prefix = `${rgCwd.split(sep).join('/')}/`;
       if (glob.startsWith(prefix) && glob.length > prefix.length) out.push('--glob', `!/${glob.slice(prefix.length)}`);
     }
   }
@@ -147,10 +147,10 @@ export async function resultFilter(ctx: Pick<ToolContext, 'cwd' | 'permissions'>
   };
   return {
     drops(abs) {
-      const rel = path.relative(searchRoot, abs);
+      const rel = relative(searchRoot, abs);
       if (rel === '') return judge(abs, rootReal);
-      if (rel.startsWith('..') || path.isAbsolute(rel)) return judge(abs, abs);
-      return judge(abs, path.join(rootReal, rel), belowLexical, belowReal);
+      if (rel.startsWith('..') || isAbsolute(rel)) return judge(abs, abs);
+      return judge(abs, join(rootReal, rel), belowLexical, belowReal);
     },
     async dropsEntry(abs) {
       return judge(abs, await real(abs));

@@ -1,5 +1,5 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import { dirname } from 'node:path';
 import * as z from 'zod';
 import { once } from '../core/lazy.js';
 import { unifiedDiff } from './diff.js';
@@ -65,7 +65,7 @@ export const writeFileTool = defineTool({
     }
     const editor = editorWriter(ctx);
     try {
-      await mkdir(path.dirname(abs), { recursive: true });
+      await mkdir(dirname(abs), { recursive: true });
       if (!editor) await writeFile(abs, args.content, 'utf8');
     } catch (err) {
       throw new ToolError(fsErrorText(err, shown));

@@ -339,13 +339,18 @@ const SCHEMA_OF_KIND: Record<RecordKind, () => z.ZodType> = {
 
 type RecordParse = ReturnType<ReturnType<typeof recordSchema>['safeParse']>;
 
-/** zod's verdict on one value as a record (the readers' and the store's check). */
-export function parseRecord(value: unknown): RecordParse {
+/**
+ * zod's verdict on one value as a record (the readers' and the store's check). `once`: a check of
+ * a few records (the store's, before a write) skips zod's compiled fast path, whose compilation
+ * costs more than it saves on a handful of values; readers of whole transcripts keep it.
+ */
+export function parseRecord(value: unknown, once = false): RecordParse {
+  const ctx = once ? { jitless: true } : undefined;
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     const kind = (value as { kind?: unknown }).kind;
-    if (typeof kind === 'string' && Object.hasOwn(SCHEMA_OF_KIND, kind)) return SCHEMA_OF_KIND[kind as RecordKind]().safeParse(value) as RecordParse;
+    if (typeof kind === 'string' && Object.hasOwn(SCHEMA_OF_KIND, kind)) return SCHEMA_OF_KIND[kind as RecordKind]().safeParse(value, ctx) as RecordParse;
   }
-  return recordSchema().safeParse(value);
+  return recordSchema().safeParse(value, ctx);
 }
 
 // Compile-time proof that the schema and the hand-written types agree in both directions.

@@ -282,7 +282,7 @@ export class SessionStore {
     const marker = batch && input.length > 1 ? { first_seq: first, count: input.length } : undefined;
     const records = input.map((r, i) => envelope(this.stamp(r), first + i, ts, marker));
     for (const r of records) {
-      const checked = parseRecord(r);
+      const checked = parseRecord(r, true);
       if (!checked.success) {
         const issue = checked.error.issues[0];
         throw new KeenError(`session ${this.id}: refusing to write an invalid ${r.kind} record (${issue?.path.join('.') || 'record'}: ${issue?.message ?? 'invalid'})`);

@@ -1,5 +1,5 @@
 import { chmod, lstat, mkdir, readFile, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import { join, dirname } from 'node:path';
 import type { Restore } from './undo-plan.js';
 
 /**
@@ -17,8 +17,8 @@ export async function applyRestores(dir: string, restores: readonly Restore[]): 
         staged.push({ restore: r });
         continue;
       }
-      const content = await readFile(path.join(dir, String(r.turnSeq), r.before.blob));
-      await mkdir(path.dirname(r.path), { recursive: true });
+      const content = await readFile(join(dir, String(r.turnSeq), r.before.blob));
+      await mkdir(dirname(r.path), { recursive: true });
       const tmp = `${r.path}.keen-undo-${process.pid}.tmp`;
       await rm(tmp, { force: true });
       await writeFile(tmp, content, { mode: r.before.mode, flag: 'wx' });

@@ -1,5 +1,5 @@
 import { lstat, realpath } from 'node:fs/promises';
-import path from 'node:path';
+import { relative, isAbsolute, join, dirname, basename } from 'node:path';
 import { realDir } from '../tools/fs-guard.js';
 
 /** Where an undo writes or removes a file, or why it must not. */
@@ -7,8 +7,8 @@ export type Placement = { path: string; target: string } | { path: string; outsi
 
 /** True when `p` is `root` or below it (both absolute, normalised). */
 function inside(root: string, p: string): boolean {
-  const rel = path.relative(root, p);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  const rel = relative(root, p);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
 /**
@@ -18,7 +18,7 @@ function inside(root: string, p: string): boolean {
  * swapped for a symlink leading out since Keen recorded the file.
  */
 export async function placeRestore(p: string, realRoots: readonly string[]): Promise<Placement> {
-  const target = path.join(await realDir(path.dirname(p)), path.basename(p));
+  const target = join(await realDir(dirname(p)), basename(p));
   if (!realRoots.some((root) => inside(root, target) && root !== target)) return { path: p, outside: target };
   return { path: p, target };
 }

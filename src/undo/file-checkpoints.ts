@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, stat } from 'node:fs/promises';
-import path from 'node:path';
+import { join } from 'node:path';
 import { manifestSchema, type Manifest } from './manifest.js';
 
 /** The SHA-256 of a file's bytes, or null when it does not exist. */
@@ -88,7 +88,7 @@ export class FileCheckpoints {
       let entry: Manifest['files'][number]['before'] = null;
       if (state) {
         const blob = `${m.files.length + 1}.bin`;
-        await writeDurably(path.join(dir, blob), state.data);
+        await writeDurably(join(dir, blob), state.data);
         entry = { blob, mode: state.mode };
       }
       m.files.push({ path: real, before: entry });
@@ -115,11 +115,11 @@ export class FileCheckpoints {
   }
 
   private turnDir(turnSeq: number): string {
-    return path.join(this.dir, String(turnSeq));
+    return join(this.dir, String(turnSeq));
   }
 
   private save(m: Manifest): Promise<void> {
-    return writeDurably(path.join(this.turnDir(m.turn_seq), 'manifest.json'), `${JSON.stringify(m)}\n`);
+    return writeDurably(join(this.turnDir(m.turn_seq), 'manifest.json'), `${JSON.stringify(m)}\n`);
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {
@@ -137,7 +137,7 @@ function addRoots(m: Manifest, roots: readonly string[]): void {
 /** One turn's manifest, or undefined when it has none (or it cannot be read). */
 export async function readManifest(dir: string, turnSeq: number): Promise<Manifest | undefined> {
   try {
-    const parsed = manifestSchema().safeParse(JSON.parse(await readFile(path.join(dir, String(turnSeq), 'manifest.json'), 'utf8')));
+    const parsed = manifestSchema().safeParse(JSON.parse(await readFile(join(dir, String(turnSeq), 'manifest.json'), 'utf8')));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
@@ -162,6 +162,6 @@ export async function listManifests(dir: string): Promise<Manifest[]> {
 /** Mark `turnSeqs` undone (after the restore succeeded). */
 export async function markUndone(dir: string, manifests: readonly Manifest[]): Promise<void> {
   for (const m of manifests) {
-    await writeDurably(path.join(dir, String(m.turn_seq), 'manifest.json'), `${JSON.stringify({ ...m, undone: true })}\n`);
+    await writeDurably(join(dir, String(m.turn_seq), 'manifest.json'), `${JSON.stringify({ ...m, undone: true })}\n`);
   }
 }

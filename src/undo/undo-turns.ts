@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFile, readlink } from 'node:fs/promises';
-import path from 'node:path';
+import { join, relative, isAbsolute, sep } from 'node:path';
 import { KeenError } from '../errors.js';
 import type { NewRecord } from '../transcript/records.js';
 import { applyRestores } from './apply-undo.js';
@@ -11,7 +11,7 @@ import { planUndo } from './undo-plan.js';
 
 /** The checkpoints directory of a session directory. */
 export function checkpointsDir(sessionDir: string): string {
-  return path.join(sessionDir, 'checkpoints');
+  return join(sessionDir, 'checkpoints');
 }
 
 export interface UndoRequest {
@@ -44,8 +44,8 @@ export async function undoableTurns(dir: string): Promise<Manifest[]> {
 }
 
 function shown(cwd: string, p: string): string {
-  const rel = path.relative(cwd, p);
-  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : p;
+  const rel = relative(cwd, p);
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel.split(sep).join('/') : p;
 }
 
 /** The state at `target` without following a symlink there: a link hashes as its target text. */
@@ -98,7 +98,7 @@ export async function undoTurns(req: UndoRequest): Promise<UndoOutcome> {
           f.path,
           f.before
             ? createHash('sha256')
-                .update(await readFile(path.join(req.dir, String(m.turn_seq), f.before.blob)))
+                .update(await readFile(join(req.dir, String(m.turn_seq), f.before.blob)))
                 .digest('hex')
             : null,
         );

@@ -1,5 +1,5 @@
 import { lstat, readFile } from 'node:fs/promises';
-import path from 'node:path';
+import { join } from 'node:path';
 import { RG_COMMON, runRipgrep } from '../tools/ripgrep.js';
 
 /** Limits of the before-scan that lets undo restore files a bash command changed. */
@@ -36,7 +36,7 @@ export async function scanWorkspace(cwd: string, signal: AbortSignal, wantConten
   const out = new Map<string, FileState>();
   let budget = SCAN_MAX_BYTES;
   for (const rel of rels) {
-    const abs = path.join(cwd, rel);
+    const abs = join(cwd, rel);
     const info = await lstat(abs).catch(() => null);
     if (!info?.isFile()) continue;
     const state: FileState = { size: info.size, mtimeMs: info.mtimeMs, ino: info.ino, mode: info.mode & 0o7777 };

@@ -5,6 +5,7 @@
  * Opened with `inspect` (no credentials, no model, nothing written).
  */
 import fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openSession } from '../../src/agent/open-session.js';
@@ -75,9 +76,18 @@ describe('one config load per session open', () => {
   it('reads each config file once on the way to the first request', async () => {
     const at = folder({ model: 'claude-sonnet-4-5' }, { permissions: { allow: ['bash(npm test)'] } });
     const reads = vi.spyOn(fs, 'readFileSync');
-    const session = await open(at);
-    await session.close();
-    const of = (file: string) => reads.mock.calls.filter(([p]) => p === file).length;
+    // Keen imports readFileSync by name: the spy reaches that binding only once synced.
+    syncBuiltinESMExports();
+    let files: unknown[];
+    try {
+      const session = await open(at);
+      await session.close();
+    } finally {
+      files = reads.mock.calls.map(([p]) => p);
+      reads.mockRestore();
+      syncBuiltinESMExports();
+    }
+    const of = (file: string) => files.filter((p) => p === file).length;
     expect(of(path.join(at.home, 'config.json'))).toBe(1);
     expect(of(path.join(at.cwd, '.keen', 'config.json'))).toBe(1);
   });

@@ -4,7 +4,7 @@
  * lists one directory (or reuses the last read while the directory is unchanged).
  */
 import { type Dirent, readdirSync, statSync } from 'node:fs';
-import path from 'node:path';
+import { resolve } from 'node:path';
 import { selectSmallest } from '../../tools/first-sorted.js';
 import { matchCommands, type SlashCommand } from '../slash-commands.js';
 
@@ -80,7 +80,7 @@ function listEntries(cwd: string, partial: string): { name: string; dir: boolean
   const slash = partial.lastIndexOf('/');
   const dirPart = slash >= 0 ? partial.slice(0, slash + 1) : '';
   const base = slash >= 0 ? partial.slice(slash + 1) : partial;
-  const dir = path.resolve(cwd, dirPart || '.');
+  const dir = resolve(cwd, dirPart || '.');
   const matching = readEntries(dir)
     .filter((e) => e.name.startsWith(base) && (base.startsWith('.') || !e.name.startsWith('.')))
     .filter((e) => e.name !== 'node_modules' || base.startsWith('node'));

@@ -4,14 +4,14 @@
  * a convenience, a broken file only means an empty history.
  */
 import { appendFile, chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import { join, dirname } from 'node:path';
 import { inputHistoryDir } from '../../config/paths.js';
 import { projectDirName } from '../../transcript/paths.js';
 import { redactText, secretValues } from '../../transcript/redact.js';
 import { HISTORY_LIMIT } from './editor.js';
 
 export function historyFile(home: string, cwd: string): string {
-  return path.join(inputHistoryDir(home), `${projectDirName(cwd)}.jsonl`);
+  return join(inputHistoryDir(home), `${projectDirName(cwd)}.jsonl`);
 }
 
 export class InputHistory {
@@ -52,7 +52,7 @@ export class InputHistory {
     if (!entry.trim()) return;
     try {
       // Input may hold a pasted key: the same redaction as transcripts, and owner-only modes.
-      const dir = path.dirname(this.file);
+      const dir = dirname(this.file);
       await mkdir(dir, { recursive: true, mode: 0o700 });
       await chmod(dir, 0o700);
       await appendFile(this.file, `${JSON.stringify(redactText(entry, secretValues(this.env)))}\n`, { mode: 0o600 });

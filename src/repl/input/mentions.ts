@@ -9,8 +9,8 @@
  * checks it), also from outside the working directory: the text keeps the path as typed.
  */
 import { realpathSync, statSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { homedir } from 'node:os';
+import { resolve, relative, isAbsolute, sep } from 'node:path';
 import { storeHolding } from '../../tools/credential-stores.js';
 import { realStores } from '../../tools/permissions/credential-guard.js';
 import { expandUserPath, IMAGE_NAME, loadImageFile, readCapped, sniffImageType, type LoadedImage } from '../../tools/image-file.js';
@@ -72,19 +72,19 @@ export function expandMentions(text: string, cwd: string, env: NodeJS.ProcessEnv
     else images.push(loaded);
   };
   for (const raw of pastedImagePaths(text)) {
-    const abs = path.resolve(cwd, expandUserPath(raw, home));
+    const abs = resolve(cwd, expandUserPath(raw, home));
     if (seen.has(abs) || !isFile(abs)) continue;
     seen.add(abs);
     attachImage(abs, raw);
   }
   for (const m of text.matchAll(MENTION)) {
     const raw = m[2].replace(/[.,;:!?)]+$/, '');
-    const abs = path.resolve(cwd, expandUserPath(raw, home));
-    const rel = path.relative(cwd, abs);
+    const abs = resolve(cwd, expandUserPath(raw, home));
+    const rel = relative(cwd, abs);
     if (seen.has(abs)) continue;
     seen.add(abs);
     const image = IMAGE_NAME.test(raw) && isFile(abs);
-    if (rel.startsWith('..') || path.isAbsolute(rel)) {
+    if (rel.startsWith('..') || isAbsolute(rel)) {
       // An image the user names elsewhere is theirs to send; any other file outside is not attached.
       if (image) attachImage(abs, `@${raw}`);
       else problems.push(`@${raw} is outside the working directory; not attached`);
@@ -125,7 +125,7 @@ export function expandMentions(text: string, cwd: string, env: NodeJS.ProcessEnv
     const truncated = size > ATTACHMENT_MAX_BYTES;
     let content = buf.toString('utf8');
     if (truncated) content += `\n[truncated: the file has ${size} bytes; only the first ${ATTACHMENT_MAX_BYTES} are attached]`;
-    const shown = rel.split(path.sep).join('/');
+    const shown = rel.split(sep).join('/');
     blocks.push(`${OPEN(shown)}\n${content.replace(/\n$/, '')}\n${CLOSE}`);
     attachments.push({ path: shown, lines: content.split('\n').length, truncated });
   }
@@ -142,9 +142,9 @@ function realOutside(abs: string, cwd: string, env: NodeJS.ProcessEnv): string |
   } catch {
     return undefined;
   }
-  const rel = path.relative(root, real);
-  if (rel.startsWith('..') || path.isAbsolute(rel)) return `outside the working directory (${real})`;
-  if (storeHolding(real, realStores(env.HOME || os.homedir(), env))) return `into a credential store (${real})`;
+  const rel = relative(root, real);
+  if (rel.startsWith('..') || isAbsolute(rel)) return `outside the working directory (${real})`;
+  if (storeHolding(real, realStores(env.HOME || homedir(), env))) return `into a credential store (${real})`;
   return undefined;
 }
 

@@ -1,5 +1,5 @@
-import fs from 'node:fs';
-import path from 'node:path';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { decide, type ExplainingGate } from '../permissions/index.js';
 import type { ToolContext } from '../types.js';
 import { neutralisingSettings, settingsEnv, submoduleNames } from './neutralise.js';
@@ -29,7 +29,7 @@ export async function allowListedGitEnv(command: string, ctx: ToolContext, env: 
   if (!allowedByRule(command, ctx)) return {};
   const entries = await configEntries(ctx.cwd, env);
   const top = repositoryTop(ctx.cwd);
-  const gitmodules = top ? path.join(top, '.gitmodules') : undefined;
-  const modules = gitmodules && fs.existsSync(gitmodules) ? await configEntries(ctx.cwd, env, gitmodules) : [];
+  const gitmodules = top ? join(top, '.gitmodules') : undefined;
+  const modules = gitmodules && existsSync(gitmodules) ? await configEntries(ctx.cwd, env, gitmodules) : [];
   return settingsEnv(neutralisingSettings(entries, 'repository', submoduleNames([...entries, ...modules])), env);
 }

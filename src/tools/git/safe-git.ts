@@ -1,6 +1,6 @@
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
+import { existsSync, statSync, readFileSync } from 'node:fs';
+import { relative, isAbsolute, resolve as pathResolve, delimiter, join, dirname } from 'node:path';
 import { childEnv } from '../../security/child-env.js';
 import { keenHome } from '../../config/paths.js';
 import { bwrapArgs, findSandbox, planFor, seatbeltProfile, type SandboxAvailability, type SandboxSettings, userHome } from '../sandbox/index.js';
@@ -29,8 +29,8 @@ const CONFIG_ARGS = ['config', '--null', '--list', '--includes', '--show-scope']
 const READ_ONLY: SandboxSettings = { mode: 'read-only', network: false };
 
 function isWithin(p: string, dir: string): boolean {
-  const rel = path.relative(dir, p);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  const rel = relative(dir, p);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
 /**
@@ -39,11 +39,11 @@ function isWithin(p: string, dir: string): boolean {
  * the workspace or its repository.
  */
 export function trustedPath(cwd: string, env: NodeJS.ProcessEnv): string {
-  const inside = [path.resolve(cwd), repositoryTop(cwd)].filter((d): d is string => d !== undefined);
+  const inside = [pathResolve(cwd), repositoryTop(cwd)].filter((d): d is string => d !== undefined);
   return (env.PATH ?? '')
-    .split(path.delimiter)
-    .filter((entry) => entry !== '' && path.isAbsolute(entry) && !inside.some((d) => isWithin(path.resolve(entry), d)))
-    .join(path.delimiter);
+    .split(delimiter)
+    .filter((entry) => entry !== '' && isAbsolute(entry) && !inside.some((d) => isWithin(pathResolve(entry), d)))
+    .join(delimiter);
 }
 
 /** The absolute path of git on the trusted PATH, or undefined (git missing). */
@@ -95,9 +95,9 @@ export function safeGitEnv(entries: readonly ConfigEntry[], scope: NeutraliseSco
 
 /** The folder holding the `.git` that git would find from `cwd` (walking up), if any. */
 export function repositoryTop(cwd: string): string | undefined {
-  for (let dir = path.resolve(cwd); ; ) {
-    if (fs.existsSync(path.join(dir, '.git'))) return dir;
-    const parent = path.dirname(dir);
+  for (let dir = pathResolve(cwd); ; ) {
+    if (existsSync(join(dir, '.git'))) return dir;
+    const parent = dirname(dir);
     if (parent === dir) return undefined;
     dir = parent;
   }
@@ -108,17 +108,17 @@ export function repositoryTop(cwd: string): string | undefined {
  * worktree or submodule whose `.git` is a file, the common folder it points into.
  */
 export function repositoryFolders(cwd: string, env: NodeJS.ProcessEnv = process.env): string[] {
-  const out = [path.resolve(cwd)];
-  for (const v of [env.GIT_DIR, env.GIT_WORK_TREE, env.GIT_COMMON_DIR]) if (v) out.push(path.resolve(cwd, v));
+  const out = [pathResolve(cwd)];
+  for (const v of [env.GIT_DIR, env.GIT_WORK_TREE, env.GIT_COMMON_DIR]) if (v) out.push(pathResolve(cwd, v));
   const top = repositoryTop(cwd);
   if (top) {
     out.push(top);
     try {
-      const dotGit = path.join(top, '.git');
-      if (fs.statSync(dotGit).isFile()) {
-        const target = /^gitdir: (.+)$/m.exec(fs.readFileSync(dotGit, 'utf8'))?.[1]?.trim();
+      const dotGit = join(top, '.git');
+      if (statSync(dotGit).isFile()) {
+        const target = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
         // `<common>/.git/worktrees/<name>` or `<super>/.git/modules/<name>`: objects and config are there.
-        if (target) out.push(path.resolve(top, target, '..', '..'));
+        if (target) out.push(pathResolve(top, target, '..', '..'));
       }
     } catch {
       // gone meanwhile: git decides

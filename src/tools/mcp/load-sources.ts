@@ -1,15 +1,16 @@
-import fs from 'node:fs';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import * as z from 'zod';
 import { readConfigFile, type ConfigFiles } from '../../config/load.js';
 import { projectConfigPath, projectMcpJsonPath, userConfigPath } from '../../config/paths.js';
 import { projectFileProblem } from '../../config/project-files.js';
+import { once } from '../../core/lazy.js';
 import { KeenError } from '../../errors.js';
 import { mcpServersSchema } from './config-schema.js';
 import type { ServerSource } from './servers.js';
 
-/** The shared `.mcp.json` / `--mcp-config` format: `{"mcpServers": {...}}`. */
-const mcpFileSchema = z.strictObject({ mcpServers: mcpServersSchema.optional() });
+/** The shared `.mcp.json` / `--mcp-config` format: `{"mcpServers": {...}}`, built at the first read. */
+const mcpFileSchema = once(() => z.strictObject({ mcpServers: mcpServersSchema.optional() }));
 
 /**
  * Read an `.mcp.json`-format file. A missing file is no servers when `optional`, else an error;
@@ -18,7 +19,7 @@ const mcpFileSchema = z.strictObject({ mcpServers: mcpServersSchema.optional() }
 export function readMcpFile(file: string, optional: boolean): ServerSource['servers'] {
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readFileSync(file, 'utf8');
   } catch (err) {
     if (optional && (err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new KeenError(`cannot read MCP config ${file}: ${(err as Error).message}`);
@@ -29,7 +30,7 @@ export function readMcpFile(file: string, optional: boolean): ServerSource['serv
   } catch (err) {
     throw new KeenError(`invalid JSON in MCP config ${file}: ${(err as Error).message}`);
   }
-  const parsed = mcpFileSchema.safeParse(raw);
+  const parsed = mcpFileSchema().safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     if (issue.code === 'unrecognized_keys') {
@@ -64,7 +65,7 @@ export function loadServerSources(home: string, cwd: string, flagFiles: readonly
     { origin: 'project', file: dotMcp, servers: projectFileProblem(cwd, dotMcp) ? undefined : readMcpFile(dotMcp, true) },
     { origin: 'project', file: projectFile, servers: project().mcpServers },
     ...flagFiles.map((f) => {
-      const file = path.resolve(cwd, f);
+      const file = resolve(cwd, f);
       return { origin: 'flag' as const, file, servers: readMcpFile(file, false) };
     }),
   ];

@@ -1,5 +1,5 @@
-import fs from 'node:fs';
-import path from 'node:path';
+import { mkdirSync, writeFileSync, renameSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** The file in the session's folder that lists the deferred MCP tools the model has loaded. */
 export const LOADED_TOOLS_FILE = 'mcp-loaded-tools.json';
@@ -15,7 +15,7 @@ export class LoadedTools {
   version = 0;
 
   constructor(private readonly dir?: string) {
-    this.names = dir ? readNames(path.join(dir, LOADED_TOOLS_FILE)) : [];
+    this.names = dir ? readNames(join(dir, LOADED_TOOLS_FILE)) : [];
   }
 
   has(name: string): boolean {
@@ -34,10 +34,10 @@ export class LoadedTools {
     this.names.push(...fresh);
     this.version++;
     if (this.dir) {
-      fs.mkdirSync(this.dir, { recursive: true });
-      const file = path.join(this.dir, LOADED_TOOLS_FILE);
-      fs.writeFileSync(`${file}.tmp`, `${JSON.stringify({ tools: this.names })}\n`);
-      fs.renameSync(`${file}.tmp`, file);
+      mkdirSync(this.dir, { recursive: true });
+      const file = join(this.dir, LOADED_TOOLS_FILE);
+      writeFileSync(`${file}.tmp`, `${JSON.stringify({ tools: this.names })}\n`);
+      renameSync(`${file}.tmp`, file);
     }
     return fresh.length;
   }
@@ -46,7 +46,7 @@ export class LoadedTools {
 /** The names in `file`; none when it is absent or unreadable (loading them again is cheap). */
 function readNames(file: string): string[] {
   try {
-    const data = JSON.parse(fs.readFileSync(file, 'utf8')) as { tools?: unknown };
+    const data = JSON.parse(readFileSync(file, 'utf8')) as { tools?: unknown };
     return Array.isArray(data.tools) ? data.tools.filter((n): n is string => typeof n === 'string') : [];
   } catch {
     return [];

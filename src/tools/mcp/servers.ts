@@ -1,4 +1,4 @@
-import path from 'node:path';
+import { resolve, dirname } from 'node:path';
 import { isCredentialName } from '../../security/credential-names.js';
 import type { McpServerEntry } from './config-schema.js';
 import { expandVars } from './expand.js';
@@ -122,7 +122,7 @@ function toSpec(
     const env = expandMap(entry.env);
     if (missing.size) return fail(`${[...missing].join(', ')} not set (used in ${file})`);
     // A relative cwd is relative to the file that names it.
-    const cwd = entry.cwd ? path.resolve(path.dirname(file), entry.cwd) : options.cwd;
+    const cwd = entry.cwd ? resolve(dirname(file), entry.cwd) : options.cwd;
     return { name, file, transport, command, args, env, cwd };
   }
   const url = expand(entry.url ?? '');

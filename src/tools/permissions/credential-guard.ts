@@ -1,5 +1,5 @@
-import fs from 'node:fs';
-import path from 'node:path';
+import { lstatSync, realpathSync } from 'node:fs';
+import { dirname, join, basename, sep } from 'node:path';
 import { keenHome } from '../../config/paths.js';
 import { credentialStores, storeHolding, type CredentialStore } from '../credential-stores.js';
 import type { PermissionGate, PermissionRequest } from '../types.js';
@@ -26,13 +26,13 @@ function realish(p: string, known: Map<string, string>): string {
   let out: string | undefined;
   try {
     // Most stores are missing: lstat says so without the cost of a thrown error.
-    if (fs.lstatSync(p, { throwIfNoEntry: false })) out = fs.realpathSync.native(p);
+    if (lstatSync(p, { throwIfNoEntry: false })) out = realpathSync.native(p);
   } catch {
     out = undefined;
   }
   if (out === undefined) {
-    const parent = path.dirname(p);
-    out = parent === p ? p : path.join(realish(parent, known), path.basename(p));
+    const parent = dirname(p);
+    out = parent === p ? p : join(realish(parent, known), basename(p));
   }
   known.set(p, out);
   return out;
@@ -51,11 +51,11 @@ export function credentialRefusal(request: PermissionRequest, policy: Policy | u
   for (const p of request.paths) {
     const store = storeHolding(p, stores);
     if (!store) continue;
-    const segment = path.basename(store.path);
+    const segment = basename(store.path);
     const roots = policy ? rootsOf(request, policy) : [];
     const named = policy?.allow.some((e) => e.source !== 'project' && namesExplicitly(e.rule, segment) && ruleMatches(e.rule, { ...request, paths: [p] }, roots, 'every'));
     if (named) continue;
-    return `Refusing ${request.tool} on ${p}: it is a credential store, hidden from the tools and from commands; to open it, name it in an allow rule of your own config, e.g. "read_file(${p.split(path.sep).join('/')})".`;
+    return `Refusing ${request.tool} on ${p}: it is a credential store, hidden from the tools and from commands; to open it, name it in an allow rule of your own config, e.g. "read_file(${p.split(sep).join('/')})".`;
   }
   return undefined;
 }

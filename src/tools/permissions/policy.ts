@@ -1,6 +1,6 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { realpathSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { KeenError } from '../../errors.js';
 import type { Policy, RuleEntry, RuleSource } from './decide.js';
 import { parseMode, type PermissionMode } from './modes.js';
@@ -98,15 +98,15 @@ function entries(list: readonly string[] | undefined, source: RuleSource, home: 
 }
 
 function realDir(dir: string, cwd: string, home: string, where: string): string {
-  const expanded = dir === '~' ? home : dir.startsWith('~/') ? path.join(home, dir.slice(2)) : dir;
-  const abs = path.resolve(cwd, expanded);
+  const expanded = dir === '~' ? home : dir.startsWith('~/') ? join(home, dir.slice(2)) : dir;
+  const abs = resolve(cwd, expanded);
   let real: string;
   try {
-    real = fs.realpathSync(abs);
+    real = realpathSync(abs);
   } catch {
     throw new KeenError(`${where}: ${dir} does not exist`);
   }
-  if (!fs.statSync(real).isDirectory()) throw new KeenError(`${where}: ${dir} is not a directory`);
+  if (!statSync(real).isDirectory()) throw new KeenError(`${where}: ${dir} is not a directory`);
   return real;
 }
 
@@ -124,7 +124,7 @@ function resolveMode(input: PolicyInput, trusted: boolean): PermissionMode {
  * an unknown mode or a missing directory is a KeenError naming it.
  */
 export function buildPolicy(input: PolicyInput = {}): Policy {
-  const home = input.home ?? os.homedir();
+  const home = input.home ?? homedir();
   const cwd = input.cwd ?? process.cwd();
   const trusted = input.projectTrusted ?? !!input.yolo;
   const cliAllow = splitRuleList(input.allowedTools ?? []);
@@ -137,7 +137,7 @@ export function buildPolicy(input: PolicyInput = {}): Policy {
   ];
   const sensitive = [...credentialPaths(home), ...(input.keenHome ? [input.keenHome] : [])].map((p) => {
     try {
-      return fs.realpathSync(p);
+      return realpathSync(p);
     } catch {
       return p;
     }

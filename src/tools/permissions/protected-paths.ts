@@ -1,4 +1,4 @@
-import path from 'node:path';
+import { resolve } from 'node:path';
 import { credentialStores } from '../credential-stores.js';
 import { isInside, posixRel } from './request.js';
 
@@ -53,5 +53,5 @@ export function protectedSegment(abs: string, roots: readonly string[]): string 
  * file tools refuse them without an explicit rule, the sandbox hides them.
  */
 export function credentialPaths(home: string, env: NodeJS.ProcessEnv = process.env): string[] {
-  return credentialStores(path.resolve(home), env).map((s) => s.path);
+  return credentialStores(resolve(home), env).map((s) => s.path);
 }

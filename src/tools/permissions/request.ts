@@ -1,4 +1,4 @@
-import path from 'node:path';
+import { sep, relative, isAbsolute } from 'node:path';
 import type { PermissionRequest } from '../types.js';
 
 /** What a call does, for modes and rules. */
@@ -21,13 +21,13 @@ export function accessOf(request: PermissionRequest): Access {
 export function isInside(root: string, p: string): boolean {
   // POSIX: for absolute paths without `.`, `..` or empty segments a prefix test is the answer, and
   // it is cheap (a search's result filter asks it for every credential folder of every result).
-  if (path.sep === '/' && plainAbsolute(root) && plainAbsolute(p)) {
+  if (sep === '/' && plainAbsolute(root) && plainAbsolute(p)) {
     const r = root.length > 1 && root.endsWith('/') ? root.slice(0, -1) : root;
     const q = p.length > 1 && p.endsWith('/') ? p.slice(0, -1) : p;
     return q === r || q.startsWith(r === '/' ? '/' : `${r}/`);
   }
-  const rel = path.relative(root, p);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  const rel = relative(root, p);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
 /** A `.` or `..` segment, a name starting with `..`, or an empty segment: left to path.relative. */
@@ -39,7 +39,7 @@ function plainAbsolute(p: string): boolean {
 
 /** `abs` relative to `root`, with posix separators. */
 export function posixRel(root: string, abs: string): string {
-  return path.relative(root, abs).split(path.sep).join('/');
+  return relative(root, abs).split(sep).join('/');
 }
 
 /** The command a bash request is about: `command`, else `detail` (the older convention). */

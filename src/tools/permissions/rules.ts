@@ -1,4 +1,4 @@
-import path from 'node:path';
+import { posix as pathPosix, sep } from 'node:path';
 import { KeenError } from '../../errors.js';
 import { compileGlob } from '../glob-match.js';
 import type { PermissionRequest } from '../types.js';
@@ -76,7 +76,7 @@ export function parseRule(entry: string, home: string, known?: KnownTools): Rule
   let glob = spec;
   let base: 'workspace' | 'absolute' = 'workspace';
   if (glob === '~' || glob.startsWith('~/')) {
-    glob = path.posix.join(home.split(path.sep).join('/'), glob.slice(1));
+    glob = pathPosix.join(home.split(sep).join('/'), glob.slice(1));
     base = 'absolute';
   } else if (glob.startsWith('/')) {
     base = 'absolute';
@@ -215,7 +215,7 @@ function pathRuleCovers(ruleTool: string, request: PermissionRequest): boolean {
 }
 
 function pathMatches(rule: Extract<Rule, { kind: 'path' }>, abs: string, roots: readonly string[]): boolean {
-  const posix = abs.split(path.sep).join('/');
+  const posix = abs.split(sep).join('/');
   if (rule.base === 'absolute') return rule.match(posix);
   return roots.some((root) => isInside(root, abs) && abs !== root && rule.match(posixRel(root, abs)));
 }

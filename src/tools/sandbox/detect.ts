@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
+import { accessSync, constants, existsSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 
 export type SandboxKind = 'bwrap' | 'seatbelt';
 
@@ -14,11 +14,11 @@ export interface SandboxAvailability {
 
 /** `name` on PATH, or undefined. Synchronous and cheap: no process is started. */
 export function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
-  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
     if (!dir) continue;
-    const candidate = path.join(dir, name);
+    const candidate = join(dir, name);
     try {
-      fs.accessSync(candidate, fs.constants.X_OK);
+      accessSync(candidate, constants.X_OK);
       return candidate;
     } catch {
       // not here
@@ -34,7 +34,7 @@ export function findSandbox(platform: NodeJS.Platform, env: NodeJS.ProcessEnv): 
     return program ? { kind: 'bwrap', program } : { missing: 'bubblewrap (bwrap) is not installed' };
   }
   if (platform === 'darwin') {
-    const program = fs.existsSync('/usr/bin/sandbox-exec') ? '/usr/bin/sandbox-exec' : undefined;
+    const program = existsSync('/usr/bin/sandbox-exec') ? '/usr/bin/sandbox-exec' : undefined;
     return program ? { kind: 'seatbelt', program } : { missing: 'sandbox-exec is missing' };
   }
   return { missing: `no sandbox is supported on ${platform}` };

@@ -1,4 +1,4 @@
-import path from 'node:path';
+import { isAbsolute, resolve, join } from 'node:path';
 
 /**
  * Host IPC a sandboxed command must not reach: a unix socket is connectable through a read-only
@@ -59,7 +59,7 @@ function socketPathOf(name: string, value: string): string | undefined {
   if (name === 'DOCKER_HOST' || name === 'CONTAINER_HOST') return /^unix:\/\/(\/.+)$/.exec(value)?.[1];
   if (name === 'TMUX') return value.split(',')[0];
   if (name === 'KITTY_LISTEN_ON') return /^unix:(\/.+)$/.exec(value)?.[1];
-  return path.isAbsolute(value) ? value : undefined;
+  return isAbsolute(value) ? value : undefined;
 }
 
 /**
@@ -73,7 +73,7 @@ export function hostSocketPaths(env: NodeJS.ProcessEnv, allowed: readonly HostSo
     const value = env[name]?.trim();
     if (!value || (kind && allowed.includes(kind)) || name === 'XAUTHORITY') continue;
     const p = name === 'XDG_RUNTIME_DIR' ? value : socketPathOf(name, value);
-    if (p && path.isAbsolute(p)) out.add(path.resolve(p));
+    if (p && isAbsolute(p)) out.add(resolve(p));
   }
   if (!allowed.includes('docker')) for (const p of DOCKER_SOCKETS) out.add(p);
   return [...out];
@@ -96,11 +96,11 @@ export function exposedHostPaths(env: NodeJS.ProcessEnv, allowed: readonly HostS
     if (kind === 'x11') out.push('/tmp/.X11-unix', ...[v('XAUTHORITY')].filter((p): p is string => !!p));
     if (kind === 'wayland') {
       const display = v('WAYLAND_DISPLAY');
-      if (display) out.push(path.isAbsolute(display) ? display : path.join(runtime ?? '/run/user', display));
+      if (display) out.push(isAbsolute(display) ? display : join(runtime ?? '/run/user', display));
     }
     if (kind === 'dbus') out.push('/run/dbus', ...[socketPathOf('DBUS_SESSION_BUS_ADDRESS', v('DBUS_SESSION_BUS_ADDRESS') ?? '')].filter((p): p is string => !!p));
     if (kind === 'docker') out.push(...DOCKER_SOCKETS, ...[socketPathOf('DOCKER_HOST', v('DOCKER_HOST') ?? '')].filter((p): p is string => !!p));
     if (kind === 'runtime-dir' && runtime) out.push(runtime);
   }
-  return [...new Set(out.map((p) => path.resolve(p)))];
+  return [...new Set(out.map((p) => resolve(p)))];
 }

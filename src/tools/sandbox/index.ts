@@ -1,6 +1,6 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { realpathSync, statSync, existsSync } from 'node:fs';
+import { tmpdir, homedir } from 'node:os';
+import { sep, basename, resolve } from 'node:path';
 import { credentialStores } from '../credential-stores.js';
 import { bwrapArgs } from './bwrap.js';
 import { findSandbox, probe, type SandboxAvailability } from './detect.js';
@@ -35,13 +35,13 @@ export interface Launch {
 
 function real(p: string): string | undefined {
   try {
-    return fs.realpathSync(p);
+    return realpathSync(p);
   } catch {
     return undefined;
   }
 }
 
-const under = (root: string, p: string) => p === root || p.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
+const under = (root: string, p: string) => p === root || p.startsWith(root.endsWith(sep) ? root : root + sep);
 
 /**
  * The paths a command must not see that exist: KEEN_HOME, the credential stores, and the host
@@ -55,13 +55,13 @@ export function hiddenPaths(
 ): { path: string; dir: boolean }[] {
   const allowed = settings?.hostSockets ?? [];
   const stores = credentialStores(home, env, keenHome).filter(
-    (s) => !(allowed.includes('x11') && path.basename(s.path) === '.Xauthority') && !(allowed.includes('x11') && s.path === env.XAUTHORITY),
+    (s) => !(allowed.includes('x11') && basename(s.path) === '.Xauthority') && !(allowed.includes('x11') && s.path === env.XAUTHORITY),
   );
   const out = new Map<string, { path: string; dir: boolean }>();
   for (const p of [...(keenHome ? [{ path: keenHome, dir: true }] : []), ...stores, ...hostSocketPaths(env, allowed).map((p) => ({ path: p, dir: false }))]) {
     const r = real(p.path);
     if (!r || out.has(r)) continue;
-    out.set(r, { path: r, dir: fs.statSync(r).isDirectory() });
+    out.set(r, { path: r, dir: statSync(r).isDirectory() });
   }
   return [...out.values()];
 }
@@ -71,17 +71,17 @@ function privateDirs(): string[] {
   const dirs = ['/tmp', '/var/tmp', '/run'];
   const varRun = real('/var/run');
   if (varRun && varRun !== '/run') dirs.push(varRun);
-  return dirs.filter((d) => fs.existsSync(d));
+  return dirs.filter((d) => existsSync(d));
 }
 
 /** The sandbox plan for one command. */
 export function planFor(settings: SandboxSettings, roots: readonly string[], cwd: string, opts: { home: string; keenHome?: string; env?: NodeJS.ProcessEnv }): SandboxPlan {
   const env = opts.env ?? process.env;
-  const tmp = real(os.tmpdir()) ?? os.tmpdir();
+  const tmp = real(tmpdir()) ?? tmpdir();
   const readOnly = settings.mode === 'read-only';
   const writable = [...new Set(roots.map((r) => real(r) ?? r))];
   const priv = privateDirs();
-  const exposed = exposedHostPaths(env, settings.hostSockets).filter((p) => fs.existsSync(p));
+  const exposed = exposedHostPaths(env, settings.hostSockets).filter((p) => existsSync(p));
   const visible = (p: string) => !priv.some((d) => under(d, p)) || writable.some((w) => under(w, p)) || exposed.some((e) => under(e, p));
   // A store holding the workspace itself cannot be hidden without hiding the workspace.
   const hidden = hiddenPaths(opts.home, opts.keenHome, env, settings).filter((h) => visible(h.path) && !writable.some((w) => under(h.path, w)));
@@ -179,5 +179,5 @@ export function blockedNote(output: string, settings: SandboxSettings, hidden: r
 
 /** The home directory whose credential folders are hidden. */
 export function userHome(env: NodeJS.ProcessEnv): string {
-  return env.HOME ? path.resolve(env.HOME) : os.homedir();
+  return env.HOME ? resolve(env.HOME) : homedir();
 }

@@ -1,6 +1,24 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import {
+  lstatSync,
+  realpathSync,
+  accessSync,
+  constants,
+  statSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  mkdirSync,
+  renameSync,
+  symlinkSync,
+  rmdirSync,
+  unlinkSync,
+  existsSync,
+  mkdtempSync,
+  writeFileSync,
+  rmSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, sep, dirname, basename } from 'node:path';
 import { PROTECTED_DIRS, PROTECTED_FILES } from '../permissions/protected-paths.js';
 
 /**
@@ -44,7 +62,7 @@ export interface ProtectedLink {
 
 function kind(p: string): 'dir' | 'file' | 'link' | undefined {
   try {
-    const st = fs.lstatSync(p);
+    const st = lstatSync(p);
     return st.isSymbolicLink() ? 'link' : st.isDirectory() ? 'dir' : 'file';
   } catch {
     return undefined;
@@ -53,7 +71,7 @@ function kind(p: string): 'dir' | 'file' | 'link' | undefined {
 
 function real(p: string): string | undefined {
   try {
-    return fs.realpathSync(p);
+    return realpathSync(p);
   } catch {
     return undefined;
   }
@@ -61,8 +79,8 @@ function real(p: string): string | undefined {
 
 function writableDir(p: string): boolean {
   try {
-    fs.accessSync(p, fs.constants.W_OK);
-    return fs.statSync(p).isDirectory();
+    accessSync(p, constants.W_OK);
+    return statSync(p).isDirectory();
   } catch {
     return false;
   }
@@ -70,25 +88,25 @@ function writableDir(p: string): boolean {
 
 /** The git dir of `root`: `.git` itself, or the folder a `.git` file's `gitdir:` line names. */
 function gitDirOf(root: string): string | undefined {
-  const dotGit = path.join(root, '.git');
+  const dotGit = join(root, '.git');
   const k = kind(dotGit);
   if (k === 'dir' || k === 'link') return real(dotGit);
   if (k !== 'file') return undefined;
-  const line = /^gitdir:\s*(.+)$/m.exec(fs.readFileSync(dotGit, 'utf8'))?.[1]?.trim();
-  return line ? real(path.resolve(root, line)) : undefined;
+  const line = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
+  return line ? real(resolve(root, line)) : undefined;
 }
 
 /** The folders holding a repository's config and hooks: the git dir, its common dir, submodules'. */
 function gitConfigDirs(gitDir: string, depth = 0): string[] {
   const out = [gitDir];
-  const common = kind(path.join(gitDir, 'commondir')) === 'file' ? real(path.resolve(gitDir, fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim())) : undefined;
+  const common = kind(join(gitDir, 'commondir')) === 'file' ? real(resolve(gitDir, readFileSync(join(gitDir, 'commondir'), 'utf8').trim())) : undefined;
   if (common) out.push(common);
   if (depth < 3) {
     for (const base of [gitDir, common].filter((d): d is string => !!d)) {
-      const modules = path.join(base, 'modules');
+      const modules = join(base, 'modules');
       if (kind(modules) !== 'dir') continue;
-      for (const entry of fs.readdirSync(modules, { withFileTypes: true })) {
-        if (entry.isDirectory() && kind(path.join(modules, entry.name, 'HEAD')) === 'file') out.push(...gitConfigDirs(path.join(modules, entry.name), depth + 1));
+      for (const entry of readdirSync(modules, { withFileTypes: true })) {
+        if (entry.isDirectory() && kind(join(modules, entry.name, 'HEAD')) === 'file') out.push(...gitConfigDirs(join(modules, entry.name), depth + 1));
       }
     }
   }
@@ -110,11 +128,11 @@ export function protectedMounts(roots: readonly string[]): ProtectedPlan {
   const mounts = new Map<string, ProtectedMount>();
   const created: string[] = [];
   const links: ProtectedLink[] = [];
-  const inRoots = (p: string) => roots.some((r) => p === r || p.startsWith(r + path.sep));
+  const inRoots = (p: string) => roots.some((r) => p === r || p.startsWith(r + sep));
   const add = (p: string, dir: boolean, optional = false) => {
     const k = kind(p);
     if (k === 'link') {
-      links.push({ path: p, target: fs.readlinkSync(p) });
+      links.push({ path: p, target: readlinkSync(p) });
       const target = real(p);
       // A link to somewhere outside the writable roots is read-only already.
       if (target && inRoots(target)) mounts.set(target, { path: target, dir: kind(target) === 'dir', exists: true });
@@ -126,29 +144,29 @@ export function protectedMounts(roots: readonly string[]): ProtectedPlan {
     // nearest existing folder is not writable, the command cannot create it either.
     const missing: string[] = [];
     let q = p;
-    for (; !kind(q) && inRoots(q); q = path.dirname(q)) missing.push(q);
+    for (; !kind(q) && inRoots(q); q = dirname(q)) missing.push(q);
     if (!writableDir(q)) return;
     created.push(...missing);
     // The missing folders above the mount point are made now, so they can be anchors.
-    for (const m of missing.slice(1).reverse()) fs.mkdirSync(m);
+    for (const m of missing.slice(1).reverse()) mkdirSync(m);
     mounts.set(p, { path: p, dir, exists: false });
   };
   const anchor = (p: string) => {
-    const root = roots.find((r) => p.startsWith(r + path.sep));
+    const root = roots.find((r) => p.startsWith(r + sep));
     if (!root) return;
-    for (let q = path.dirname(p); q !== root && q.startsWith(root + path.sep); q = path.dirname(q)) {
+    for (let q = dirname(p); q !== root && q.startsWith(root + sep); q = dirname(q)) {
       if (kind(q) === 'dir' && !mounts.has(q)) mounts.set(q, { path: q, dir: true, exists: true, anchor: true });
     }
   };
   for (const root of roots) {
     const gitDir = gitDirOf(root);
-    if (gitDir) for (const d of gitConfigDirs(gitDir)) if (inRoots(d)) for (const g of GIT_PROTECTED) add(path.join(d, g.name), g.dir, !g.always);
-    for (const d of PROTECTED_DIRS) if (d !== '.git') add(path.join(root, ...d.split('/')), true);
-    for (const f of PROTECTED_FILES) add(path.join(root, ...f.split('/')), false);
+    if (gitDir) for (const d of gitConfigDirs(gitDir)) if (inRoots(d)) for (const g of GIT_PROTECTED) add(join(d, g.name), g.dir, !g.always);
+    for (const d of PROTECTED_DIRS) if (d !== '.git') add(join(root, ...d.split('/')), true);
+    for (const f of PROTECTED_FILES) add(join(root, ...f.split('/')), false);
     // A `.git` file names the repository: rewritten, it would point git at a config of the command's.
-    if (kind(path.join(root, '.git')) === 'file') add(path.join(root, '.git'), false);
+    if (kind(join(root, '.git')) === 'file') add(join(root, '.git'), false);
     // A `.git` link names the repository too: re-pointed, git would read the command's config.
-    if (kind(path.join(root, '.git')) === 'link') links.push({ path: path.join(root, '.git'), target: fs.readlinkSync(path.join(root, '.git')) });
+    if (kind(join(root, '.git')) === 'link') links.push({ path: join(root, '.git'), target: readlinkSync(join(root, '.git')) });
   }
   for (const m of [...mounts.values()]) anchor(m.path);
   // Parents before children, so a child's bind lands inside its parent's.
@@ -166,15 +184,15 @@ export function restoreLinks(links: readonly ProtectedLink[], now = Date.now()):
   const lines: string[] = [];
   for (const link of links) {
     try {
-      const st = fs.lstatSync(link.path, { throwIfNoEntry: false });
-      if (st?.isSymbolicLink() && fs.readlinkSync(link.path) === link.target) continue;
+      const st = lstatSync(link.path, { throwIfNoEntry: false });
+      if (st?.isSymbolicLink() && readlinkSync(link.path) === link.target) continue;
       let kept = '';
       if (st) {
         kept = `${link.path}.replaced-${now}`;
-        fs.renameSync(link.path, kept);
+        renameSync(link.path, kept);
       }
-      fs.symlinkSync(link.target, link.path);
-      lines.push(`${link.path} is a protected path: the link to ${link.target} was put back${kept ? ` (what replaced it is now ${path.basename(kept)})` : ''}`);
+      symlinkSync(link.target, link.path);
+      lines.push(`${link.path} is a protected path: the link to ${link.target} was put back${kept ? ` (what replaced it is now ${basename(kept)})` : ''}`);
     } catch (err) {
       lines.push(`${link.path} is a protected path and could not be put back: ${(err as Error).message}`);
     }
@@ -189,9 +207,9 @@ export function restoreLinks(links: readonly ProtectedLink[], now = Date.now()):
 export function removeMountPoints(created: readonly string[]): void {
   for (const p of created) {
     try {
-      const st = fs.lstatSync(p);
-      if (st.isDirectory()) fs.rmdirSync(p);
-      else if (st.isFile() && st.size === 0) fs.unlinkSync(p);
+      const st = lstatSync(p);
+      if (st.isDirectory()) rmdirSync(p);
+      else if (st.isFile() && st.size === 0) unlinkSync(p);
     } catch {
       // gone already, or not empty: leave it
     }
@@ -202,11 +220,11 @@ let emptyFile: string | undefined;
 
 /** A read-only empty file, the source bound over absent protected files. Made once per process. */
 export function emptySource(): string {
-  if (emptyFile && fs.existsSync(emptyFile)) return emptyFile;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keen-sandbox-'));
-  emptyFile = path.join(dir, 'empty');
-  fs.writeFileSync(emptyFile, '', { mode: 0o444 });
+  if (emptyFile && existsSync(emptyFile)) return emptyFile;
+  const dir = mkdtempSync(join(tmpdir(), 'keen-sandbox-'));
+  emptyFile = join(dir, 'empty');
+  writeFileSync(emptyFile, '', { mode: 0o444 });
   const made = emptyFile;
-  process.once('exit', () => fs.rmSync(path.dirname(made), { recursive: true, force: true }));
+  process.once('exit', () => rmSync(dirname(made), { recursive: true, force: true }));
   return emptyFile;
 }
