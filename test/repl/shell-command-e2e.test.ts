@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { itSandbox } from '../kit/sandbox.js';
 import { useTmuxRig } from './tmux.js';
 import { paste } from './tmux-paste.js';
 
@@ -64,7 +65,7 @@ describe('!command in the REPL', () => {
     expect(rig.fake.requests).toHaveLength(0);
   });
 
-  it("plan mode's read-only sandbox applies", async () => {
+  itSandbox("plan mode's read-only sandbox applies", async () => {
     const t = rig.start({ args: ['--permission-mode', 'plan'] });
     await t.waitFor('Type a message');
     t.type('!touch planned.txt; echo after-touch');
