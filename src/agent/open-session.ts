@@ -51,6 +51,19 @@ export type { SessionFlags } from './flags.js';
 export type { LiveSession, OpenSessionOptions } from './session-types.js';
 
 /**
+ * The prompt's git status, run in a child process while the rest starts (never blocking a turn):
+ * the one the caller started for this folder (not refreshed: its run is the first turn's), or a
+ * new one.
+ */
+function sessionGitStatus(opts: OpenSessionOptions): GitStatusCache {
+  if (opts.git?.cwd === opts.cwd) return opts.git;
+  opts.git?.close();
+  const git = new GitStatusCache(opts.cwd);
+  git.refresh();
+  return git;
+}
+
+/**
  * Opens a new or stored session (the steps above, in that order). A run that never reaches the
  * model leaves no session behind; an unknown id or a locked session is a one-line KeenError.
  * Whatever was opened before a failure (git, the store, MCP servers) is closed again.
@@ -60,9 +73,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<LiveSession
   const { home, config, policy, warnings } = settings;
   const resumeId = await resumeTarget(opts, home);
   const hooks = opts.inspect ? undefined : sessionHooks(opts, settings);
-  // The prompt's git status runs in a child process while the rest starts (never blocking a turn).
-  const git = new GitStatusCache(opts.cwd);
-  git.refresh();
+  const git = sessionGitStatus(opts);
   let store: SessionSink | undefined;
   let mcp: McpManager | undefined;
   try {

@@ -6,6 +6,7 @@ import type { McpServerEntry } from '../config/mcp-schema.js';
 import type { KeenConfig } from '../config/schema.js';
 import type { ResolvedModel } from '../config/resolve.js';
 import type { ModeHolder } from '../project/agent-mode.js';
+import type { GitStatusCache } from '../project/git-status.js';
 import type { ProjectContext } from '../project/project-context.js';
 import type { SlashExpansion } from '../project/slash-expansion.js';
 import type { ContextBudget } from '../tokens/context-budget.js';
@@ -57,6 +58,12 @@ export interface OpenSessionOptions {
    * shows it: `shown` holds the stretch before the last compaction too.
    */
   replay?: boolean;
+  /**
+   * The prompt's git status, already started for `cwd` (a headless run starts it as soon as its
+   * folder is known, while the session's modules load). The session takes it over and closes it;
+   * one for another folder is closed and replaced.
+   */
+  git?: GitStatusCache;
 }
 
 /** A running session: AppState + store + controller, ready for turns. */

@@ -131,6 +131,18 @@ async function prepare(opts: RunFlags): Promise<RunFlags> {
   };
 }
 
+/**
+ * The prompt's git status of a headless run, started as soon as its folder is known: its child
+ * processes (the config read, the sandbox probe, git) then overlap loading the session's modules
+ * instead of delaying the first request.
+ */
+async function startGitStatus() {
+  const { GitStatusCache } = await import('../project/git-status.js');
+  const git = new GitStatusCache(process.cwd());
+  git.refresh();
+  return git;
+}
+
 /** Parses argv and runs the command. Returns the process exit code. */
 export async function runCli(argv: string[]): Promise<number> {
   let code = 0;
@@ -152,8 +164,9 @@ export async function runCli(argv: string[]): Promise<number> {
     if (raw.print || raw.inputFormat === 'stream-json') {
       if (raw.resume === true) throw new KeenError('a headless run needs --resume <id> (`keen sessions` lists them), or use --continue', 2);
       const opts = await prepare(raw);
+      const git = await startGitStatus();
       const { runHeadless } = await import('./run.js');
-      code = await runHeadless(prompt, opts);
+      code = await runHeadless(prompt, opts, git);
       return;
     }
     if (raw.image?.length) throw new KeenError('--image attaches to a headless message (with -p); in the REPL, type @PATH or paste the path', 2);
@@ -180,8 +193,9 @@ export async function runCli(argv: string[]): Promise<number> {
   addFormatOptions(addSessionOptions(addModelOptions(run))).action(async (message: string[], raw: RunFlags) => {
     if (raw.resume === true) throw new KeenError('keen run --resume needs an id (`keen sessions` lists them), or use --continue', 2);
     const opts = await prepare(raw);
+    const git = await startGitStatus();
     const { runHeadless } = await import('./run.js');
-    code = await runHeadless(message, opts);
+    code = await runHeadless(message, opts, git);
   });
 
   const compact = program

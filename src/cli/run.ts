@@ -3,6 +3,7 @@ import { errorText, KeenError } from '../errors.js';
 import { describeRetryWait } from '../net/retry-fetch.js';
 import { addUsage, emptyUsage, type Usage } from '../core/usage.js';
 import type { RunFlags } from '../agent/flags.js';
+import type { GitStatusCache } from '../project/git-status.js';
 import { headlessPrompt } from './headless-prompt.js';
 import { exitCodeOf, startupResult, turnResult, unfinishedMessage, type RunResult } from './headless/result.js';
 import { initEvent, toStreamEvent } from './headless/stream-events.js';
@@ -48,9 +49,10 @@ const writeJson = (value: unknown, session?: LiveSession) => {
  * stdin line). Text streams the visible answer to stdout; `json` prints one result object at the
  * end; `stream-json` one event per line as it happens, ending with the result. Every run with a
  * JSON format prints a result, even one that fails before the model is reached. Failures: one
- * `keen:` line on stderr and, when the session was saved, how to continue it.
+ * `keen:` line on stderr and, when the session was saved, how to continue it. `git`: the prompt's
+ * git status, started by the caller for this folder (the session takes it over).
  */
-export async function runHeadless(words: string[], flags: RunFlags): Promise<number> {
+export async function runHeadless(words: string[], flags: RunFlags, git?: GitStatusCache): Promise<number> {
   const format = outputFormatOf(flags);
   const started = Date.now();
   let session: LiveSession;
@@ -67,12 +69,13 @@ export async function runHeadless(words: string[], flags: RunFlags): Promise<num
       if (!input) throw new KeenError('no message: pass one as an argument or on stdin (keen -p "fix the failing test")', 2);
     }
     // A one-shot run's message is known now: its turn may use the open's project-context read.
-    session = await openCliSession(flags, { firstInputKnown: input !== undefined });
+    session = await openCliSession(flags, { firstInputKnown: input !== undefined, git });
     if (images.length > 0 && !session.resolved.info.images) {
       await session.close();
       throw noImagesError(session.resolved.name);
     }
   } catch (err) {
+    git?.close();
     if (format !== 'text') writeJson(startupResult(errorText(err), Date.now() - started));
     throw err;
   }

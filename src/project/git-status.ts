@@ -217,7 +217,7 @@ export class GitStatusCache {
   private gaveUp = false;
 
   constructor(
-    private readonly cwd: string,
+    readonly cwd: string,
     private readonly opts: GitStatusOptions & { turnWaitMs?: number; now?: () => number } = {},
   ) {}
 
