@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ToolCall, ToolMessage } from '../core/message.js';
+import { redactFormats } from '../security/secret-formats.js';
 import type { ExplainingGate } from '../tools/permissions/gates.js';
 import { CANCELLED, type PermissionGate, type PermissionRequest, type ToolRegistry } from '../tools/types.js';
 import type { SessionHooks } from './session-hooks.js';
@@ -17,11 +18,19 @@ function toolInput(call: ToolCall): unknown {
 /** How much of a hook's input the note on the result quotes. */
 const QUOTED_INPUT_CHARS = 300;
 
-/** The first line of the result of a call that ran with a hook's input: that input, as JSON, cut. */
-function changedInputNote(input: Record<string, unknown>): string {
-  const json = JSON.stringify(input);
-  const quoted = json.length > QUOTED_INPUT_CHARS ? `${json.slice(0, QUOTED_INPUT_CHARS - 1)}…` : json;
-  return `Input changed by a PreToolUse hook; ran with: ${quoted}`;
+/**
+ * The first line of the result of a call that ran with a hook's input: that input, as JSON, cut.
+ * Known credential formats are redacted before the cut (half a token is no longer recognised),
+ * and the cut never splits a surrogate pair (a lone surrogate makes the API refuse every later
+ * request of the session).
+ */
+export function changedInputNote(input: Record<string, unknown>): string {
+  const json = redactFormats(JSON.stringify(input));
+  if (json.length <= QUOTED_INPUT_CHARS) return `Input changed by a PreToolUse hook; ran with: ${json}`;
+  let end = QUOTED_INPUT_CHARS - 1;
+  const last = json.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return `Input changed by a PreToolUse hook; ran with: ${json.slice(0, end)}…`;
 }
 
 /**
