@@ -5,6 +5,7 @@ import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -140,7 +141,13 @@ const BY_NAME_EXCEPTIONS = new Set([
   // Picks http or https, net or tls, as values for the tunnel it builds; loads only with a proxy.
   'src/net/connect-tunnel.ts',
 ]);
-const WHOLE_BUILTIN = /^import\s+(?!type\b)(\*\s+as\s+)?[\w$]+\s*(,\s*\{[^}]*\})?\s*from\s*['"](node:[\w/]+)['"]/m;
+const BUILTIN_SPEC = `(?:node:)?(?:${builtinModules.map((m) => m.replace(/[/]/g, '\\/')).join('|')})`;
+// `import X from`, `import * as X from`, `import X, {…} from`, `import X, * as Y from`,
+// `import { default as X } from`, `export * as X from` (type-only imports compile to nothing).
+const WHOLE_BUILTIN = new RegExp(
+  String.raw`^\s*(?:import\s+(?!type\b)(?:[\w$]+\s*(?:,\s*(?:\{[^}]*\}|\*\s*as\s+[\w$]+))?|\*\s*as\s+[\w$]+|\{[^}]*\bdefault\b[^}]*\})|export\s+\*\s*as\s+[\w$]+)\s*from\s*['"](${BUILTIN_SPEC})['"]`,
+  'm',
+);
 const builtinsByName = {
   name: 'builtins-by-name',
   setup(b) {
@@ -149,7 +156,7 @@ const builtinsByName = {
       if (!file.startsWith('src/') || BY_NAME_EXCEPTIONS.has(file)) return undefined;
       const whole = WHOLE_BUILTIN.exec(readFileSync(args.path, 'utf8'));
       if (!whole) return undefined;
-      return { errors: [{ text: `${file}: import ${whole[3]} by name (\`import { … } from '${whole[3]}'\`), not whole` }] };
+      return { errors: [{ text: `${file}: import ${whole[1]} by name (\`import { … } from '${whole[1]}'\`), not whole` }] };
     });
   },
 };

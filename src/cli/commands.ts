@@ -1,6 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { KeenError } from '../errors.js';
 import type { McpCommandFlags, RunFlags } from '../agent/flags.js';
+import type { GitStatusCache } from '../project/git-status.js';
 import { VERSION } from '../version.js';
 import { closestCommand, mistypedCommand, type CommandLine } from './mistyped-command.js';
 import { SESSIONS_PAGE_SIZE } from './sessions-page.js';
@@ -132,15 +133,20 @@ async function prepare(opts: RunFlags): Promise<RunFlags> {
 }
 
 /**
- * The prompt's git status of a headless run, started as soon as its folder is known: its child
- * processes (the config read, the sandbox probe, git) then overlap loading the session's modules
- * instead of delaying the first request.
+ * Runs a headless run with the prompt's git status started as soon as its folder is known: its
+ * child processes (the config read, the sandbox probe, git) then overlap loading the session's
+ * modules instead of delaying the first request. The session takes it over; closed here too
+ * (closing twice is harmless), so a run that fails before its session opens leaves no git behind.
  */
-async function startGitStatus() {
+async function withGitStatus(run: (git: GitStatusCache) => Promise<number>): Promise<number> {
   const { GitStatusCache } = await import('../project/git-status.js');
   const git = new GitStatusCache(process.cwd());
   git.refresh();
-  return git;
+  try {
+    return await run(git);
+  } finally {
+    git.close();
+  }
 }
 
 /** Parses argv and runs the command. Returns the process exit code. */
@@ -164,9 +170,7 @@ export async function runCli(argv: string[]): Promise<number> {
     if (raw.print || raw.inputFormat === 'stream-json') {
       if (raw.resume === true) throw new KeenError('a headless run needs --resume <id> (`keen sessions` lists them), or use --continue', 2);
       const opts = await prepare(raw);
-      const git = await startGitStatus();
-      const { runHeadless } = await import('./run.js');
-      code = await runHeadless(prompt, opts, git);
+      code = await withGitStatus((git) => import('./run.js').then(({ runHeadless }) => runHeadless(prompt, opts, git)));
       return;
     }
     if (raw.image?.length) throw new KeenError('--image attaches to a headless message (with -p); in the REPL, type @PATH or paste the path', 2);
@@ -193,9 +197,7 @@ export async function runCli(argv: string[]): Promise<number> {
   addFormatOptions(addSessionOptions(addModelOptions(run))).action(async (message: string[], raw: RunFlags) => {
     if (raw.resume === true) throw new KeenError('keen run --resume needs an id (`keen sessions` lists them), or use --continue', 2);
     const opts = await prepare(raw);
-    const git = await startGitStatus();
-    const { runHeadless } = await import('./run.js');
-    code = await runHeadless(message, opts, git);
+    code = await withGitStatus((git) => import('./run.js').then(({ runHeadless }) => runHeadless(message, opts, git)));
   });
 
   const compact = program

@@ -75,7 +75,6 @@ export async function runHeadless(words: string[], flags: RunFlags, git?: GitSta
       throw noImagesError(session.resolved.name);
     }
   } catch (err) {
-    git?.close();
     if (format !== 'text') writeJson(startupResult(errorText(err), Date.now() - started));
     throw err;
   }
