@@ -5,11 +5,11 @@
  * is closed and replaced.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openSession } from '../../src/agent/open-session.js';
 import { GitStatusCache } from '../../src/project/git-status.js';
 import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropic-fake.js';
+import { countingGit } from '../kit/counting-git.js';
 import { tempDir } from '../kit/temp-dir.js';
 
 let fake: AnthropicFake;
@@ -17,20 +17,6 @@ beforeAll(async () => {
   fake = await startAnthropicFake();
 });
 afterAll(async () => fake.close());
-
-/** A stand-in git that counts its runs and names the count in its output. */
-function countingGit(dir: string) {
-  const counter = path.join(dir, 'git-runs');
-  const command = {
-    file: process.execPath,
-    args: [
-      '-e',
-      "const fs=require('fs');const f=process.argv[1];const n=(fs.existsSync(f)?+fs.readFileSync(f,'utf8'):0)+1;fs.writeFileSync(f,String(n));process.stdout.write('## main\\n?? early-run-'+n+'.txt\\n')",
-      counter,
-    ],
-  };
-  return { command, runs: () => (fs.existsSync(counter) ? Number(fs.readFileSync(counter, 'utf8')) : 0) };
-}
 
 /** A stand-in git that never ends (until killed). */
 const HANGS = { file: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] };
@@ -59,7 +45,7 @@ async function oneTurn(session: Awaited<ReturnType<typeof open>>, input: string)
 describe('the git status a headless run starts early', () => {
   it("is the first turn's: the prompt carries its output and no second git runs", async () => {
     const at = folder();
-    const git = countingGit(at.cwd);
+    const git = countingGit(at.cwd, 'early-run');
     const early = new GitStatusCache(at.cwd, { command: git.command });
     early.refresh();
     // Finished before the open, as on a fast machine: the open must not start another.

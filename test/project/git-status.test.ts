@@ -10,6 +10,7 @@ import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { GIT_STATUS_MAX_LINES, GitStatusCache, formatGitStatus, mayBeInRepository, readGitStatus } from '../../src/project/git-status.js';
 import { buildSystemPrompt } from '../../src/project/system-prompt.js';
+import { countingGit } from '../kit/counting-git.js';
 import { tempDir } from '../kit/temp-dir.js';
 
 function repo(files: number): string {
@@ -78,17 +79,7 @@ describe('git status in the system prompt', () => {
 
   it('the first turn uses the run the session open started; every later turn, or a turn long after, runs git again', async () => {
     const dir = tempDir('keen-gitcount-');
-    const counter = path.join(dir, 'runs');
-    // A stand-in git that counts its runs and names the count in its output.
-    const COUNTS = {
-      file: process.execPath,
-      args: [
-        '-e',
-        "const fs=require('fs');const f=process.argv[1];const n=(fs.existsSync(f)?+fs.readFileSync(f,'utf8'):0)+1;fs.writeFileSync(f,String(n));process.stdout.write('## main\\n?? run-'+n+'.txt\\n')",
-        counter,
-      ],
-    };
-    const runs = () => Number(fs.readFileSync(counter, 'utf8'));
+    const { command: COUNTS, runs, reset } = countingGit(dir);
     let clock = 0;
     const git = new GitStatusCache(dir, { command: COUNTS, now: () => clock, turnWaitMs: LONG_WAIT });
     git.refresh(); // the session opens
@@ -103,7 +94,7 @@ describe('git status in the system prompt', () => {
     git.close();
 
     // A REPL opened long before its first prompt: the open's run is too old to stand for now.
-    fs.rmSync(counter);
+    reset();
     clock = 0;
     const slow = new GitStatusCache(dir, { command: COUNTS, now: () => clock, turnWaitMs: LONG_WAIT });
     slow.refresh();
