@@ -1,7 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { KeenError } from '../errors.js';
 import type { McpCommandFlags, RunFlags } from '../agent/flags.js';
-import type { GitStatusCache } from '../project/git-status.js';
 import { VERSION } from '../version.js';
 import { closestCommand, mistypedCommand, type CommandLine } from './mistyped-command.js';
 import { SESSIONS_PAGE_SIZE } from './sessions-page.js';
@@ -133,17 +132,18 @@ async function prepare(opts: RunFlags): Promise<RunFlags> {
 }
 
 /**
- * Runs a headless run with the prompt's git status started as soon as its folder is known: its
- * child processes (the config read, the sandbox probe, git) then overlap loading the session's
- * modules instead of delaying the first request. The session takes it over; closed here too
- * (closing twice is harmless), so a run that fails before its session opens leaves no git behind.
+ * A headless run, its prompt's git status started as soon as its folder is known: its child
+ * processes (the config read, the sandbox probe, git) then overlap loading the session's modules
+ * instead of delaying the first request. The session takes it over; closed here too (closing
+ * twice is harmless), so a run that fails before its session opens leaves no git behind.
  */
-async function withGitStatus(run: (git: GitStatusCache) => Promise<number>): Promise<number> {
+async function headless(words: string[], opts: RunFlags): Promise<number> {
   const { GitStatusCache } = await import('../project/git-status.js');
   const git = new GitStatusCache(process.cwd());
   git.refresh();
   try {
-    return await run(git);
+    const { runHeadless } = await import('./run.js');
+    return await runHeadless(words, opts, git);
   } finally {
     git.close();
   }
@@ -170,7 +170,7 @@ export async function runCli(argv: string[]): Promise<number> {
     if (raw.print || raw.inputFormat === 'stream-json') {
       if (raw.resume === true) throw new KeenError('a headless run needs --resume <id> (`keen sessions` lists them), or use --continue', 2);
       const opts = await prepare(raw);
-      code = await withGitStatus((git) => import('./run.js').then(({ runHeadless }) => runHeadless(prompt, opts, git)));
+      code = await headless(prompt, opts);
       return;
     }
     if (raw.image?.length) throw new KeenError('--image attaches to a headless message (with -p); in the REPL, type @PATH or paste the path', 2);
@@ -197,7 +197,7 @@ export async function runCli(argv: string[]): Promise<number> {
   addFormatOptions(addSessionOptions(addModelOptions(run))).action(async (message: string[], raw: RunFlags) => {
     if (raw.resume === true) throw new KeenError('keen run --resume needs an id (`keen sessions` lists them), or use --continue', 2);
     const opts = await prepare(raw);
-    code = await withGitStatus((git) => import('./run.js').then(({ runHeadless }) => runHeadless(message, opts, git)));
+    code = await headless(message, opts);
   });
 
   const compact = program
