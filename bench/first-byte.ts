@@ -13,6 +13,11 @@
  * exit through a `-r` preload, bare node included): the figure a busy machine moves least.
  * KEEN_BENCH_TTFT=<ms> makes the fake wait that long before it answers, as a real model does:
  * work Keen does while the request is in flight then shows in "request → first byte".
+ *
+ * The single-build run also prints a floor under the request line: "node + the run's built-ins",
+ * a script that only loads the Node built-in modules keen had loaded when its request started
+ * (beyond those of a bare node). What is above that line is Keen's own code; what is below it
+ * is Node's price for the modules any HTTPS client of this shape loads.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -54,6 +59,18 @@ const CPU_PRELOAD = `process.on('exit', () => {
 });
 `;
 if (CPU) fs.writeFileSync(cpuPreload, CPU_PRELOAD);
+/** Writes the built-ins loaded when the first request starts (node:http, or fetch's undici). */
+const MODULES_PRELOAD = `const out = process.env.KEEN_BENCH_MODULES_OUT;
+let written = false;
+const write = () => {
+  if (written) return;
+  written = true;
+  require('fs').writeFileSync(out, JSON.stringify(process.moduleLoadList));
+};
+const dc = require('diagnostics_channel');
+dc.subscribe('http.client.request.start', write);
+dc.subscribe('undici:request:create', write);
+`;
 let cpuRun = 0;
 /** Node's arguments and environment for one process: the CPU preload when KEEN_BENCH_CPU is set. */
 function measured(args: string[], env: NodeJS.ProcessEnv): { args: string[]; env: NodeJS.ProcessEnv; cpu: () => number } {
@@ -66,7 +83,7 @@ function measured(args: string[], env: NodeJS.ProcessEnv): { args: string[]; env
 const warmCache = path.join(scratch, 'compile-cache');
 const warmCacheB = path.join(scratch, 'compile-cache-b');
 
-function once(i: number | string, compileCache = warmCache, bin = KEEN_BIN): Promise<Sample> {
+function once(i: number | string, compileCache = warmCache, bin = KEEN_BIN, nodeArgs: string[] = [], extraEnv: NodeJS.ProcessEnv = {}): Promise<Sample> {
   const home = path.join(scratch, `home-${i}`);
   requestAt = 0;
   return new Promise((resolve, reject) => {
@@ -74,7 +91,14 @@ function once(i: number | string, compileCache = warmCache, bin = KEEN_BIN): Pro
     let firstByte = 0;
     let stdout = '';
     let stderr = '';
-    const m = measured([bin, 'run', 'say hello'], { ...env, KEEN_HOME: home, KEEN_COMPILE_CACHE: compileCache, ANTHROPIC_API_KEY: 'sk-bench-fake', ANTHROPIC_BASE_URL: fake.url });
+    const m = measured([...nodeArgs, bin, 'run', 'say hello'], {
+      ...env,
+      ...extraEnv,
+      KEEN_HOME: home,
+      KEEN_COMPILE_CACHE: compileCache,
+      ANTHROPIC_API_KEY: 'sk-bench-fake',
+      ANTHROPIC_BASE_URL: fake.url,
+    });
     const child = spawn(BENCH_NODE, m.args, { cwd, env: m.env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.on('data', (d) => {
       if (!firstByte) firstByte = performance.now() - start;
@@ -93,20 +117,20 @@ function once(i: number | string, compileCache = warmCache, bin = KEEN_BIN): Pro
   });
 }
 
+const bareCpu: number[] = [];
 /** A bare `node -e 0`, spawned the same way: the floor every ratio below is measured against. */
-function bareNode(): Promise<number> {
+function bareNode(args = ['-e', '0'], cpuInto: number[] | undefined = bareCpu): Promise<number> {
   return new Promise((resolve, reject) => {
     const start = performance.now();
-    const m = measured(['-e', '0'], env);
+    const m = measured(args, env);
     const child = spawn(BENCH_NODE, m.args, { cwd, env: m.env, stdio: 'ignore' });
     child.on('error', reject);
     child.on('close', () => {
-      bareCpu.push(m.cpu());
+      cpuInto?.push(m.cpu());
       resolve(performance.now() - start);
     });
   });
 }
-const bareCpu: number[] = [];
 
 try {
   if (KEEN_BIN_B) await abRuns(KEEN_BIN_B);
@@ -116,13 +140,40 @@ try {
   fs.rmSync(scratch, { recursive: true, force: true });
 }
 
+/** The built-in modules (`process.moduleLoadList`'s `NativeModule` entries) a process had loaded. */
+function nativeModules(list: readonly string[]): string[] {
+  return list.filter((e) => e.startsWith('NativeModule ')).map((e) => e.slice('NativeModule '.length));
+}
+
+/**
+ * Writes the floor script: it requires, in load order, each built-in keen had loaded when its
+ * request started that a bare node has not (internal ones through `--expose-internals`; entry
+ * points and bootstrap modules are left out, and a module that refuses to load alone is skipped).
+ */
+async function writeBuiltinsFloor(): Promise<string> {
+  const keenOut = path.join(scratch, 'modules-keen.json');
+  const bareOut = path.join(scratch, 'modules-bare.json');
+  const preload = path.join(scratch, 'modules-preload.cjs');
+  fs.writeFileSync(preload, MODULES_PRELOAD);
+  await once('modules', warmCache, KEEN_BIN, ['-r', preload], { KEEN_BENCH_MODULES_OUT: keenOut });
+  await bareNode(['-e', `require('fs').writeFileSync(${JSON.stringify(bareOut)}, JSON.stringify(process.moduleLoadList))`], undefined);
+  const bare = new Set(nativeModules(JSON.parse(fs.readFileSync(bareOut, 'utf8'))));
+  const extra = nativeModules(JSON.parse(fs.readFileSync(keenOut, 'utf8'))).filter((id) => !bare.has(id) && !/^internal\/(main|bootstrap)\//.test(id));
+  const script = path.join(scratch, 'builtins-floor.cjs');
+  fs.writeFileSync(script, `for (const id of ${JSON.stringify(extra)}) { try { require(id); } catch {} }\n`);
+  return script;
+}
+
 async function singleRuns(): Promise<void> {
   await once(-1); // warm the file cache, and write the compile cache
+  const floorScript = await writeBuiltinsFloor();
   const samples: Sample[] = [];
   const cold: Sample[] = [];
   const bare: number[] = [];
+  const floor: number[] = [];
   for (let i = 0; i < runs; i++) {
     bare.push(await bareNode());
+    floor.push(await bareNode(['--expose-internals', floorScript], undefined));
     samples.push(await once(i));
     // Every third run also without a compile cache: a new install's first run of a command.
     if (i % 3 === 0) cold.push(await once(runs + i, path.join(scratch, `cold-cache-${i}`)));
@@ -139,6 +190,8 @@ async function singleRuns(): Promise<void> {
   console.log(`  request → first byte       ${afterRequest.toFixed(1).padStart(6)} ms${ttft > 0 ? ` (the fake waits ${ttft} ms)` : ''}`);
   console.log(`  process exit               ${col((s) => s.exit)}`);
   console.log(`  bare node -e 0             ${bareMs.toFixed(1).padStart(6)} ms`);
+  const floorMs = median(floor);
+  console.log(`  node + the run's built-ins ${floorMs.toFixed(1).padStart(6)} ms  ${(floorMs / bareMs).toFixed(2)}× bare node  (Node's share of the request line)`);
   const cpuMs = median(samples.map((s) => s.cpu));
   if (CPU) console.log(`  CPU to exit                ${cpuMs.toFixed(1).padStart(6)} ms  (bare node ${median(bareCpu).toFixed(1)} ms)`);
   console.log(`first run of a new install (no compile cache yet), ${cold.length} runs:`);
