@@ -92,9 +92,10 @@ describe('hooks in the REPL', () => {
     await h.waitFor('ran it');
   });
 
-  it("a PreToolUse hook's updatedInput: the tool card says what ran instead of the model's call", async () => {
+  it("a PreToolUse hook's updatedInput: the tool card is redrawn with what ran, marked, its text sanitised", async () => {
     const ws = tempWorkspace();
-    const rewrite = `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"echo kept"}}}'`;
+    // The hook's command carries a window-title sequence: the card shows it escaped, never obeyed.
+    const rewrite = `printf '%s' '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"echo \\"kept \\u001b]0;PWNED\\u0007\\""}}}'`;
     writeFileSync(
       path.join(ws.home, 'config.json'),
       JSON.stringify({ sandbox: { mode: 'off' }, hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: rewrite }] }] } }),
@@ -105,7 +106,8 @@ describe('hooks in the REPL', () => {
     });
     h.send('clean up');
     const frame = await h.waitFor('cleaned');
-    expect(frame).toContain('rm -rf build');
-    expect(frame).toContain('Input changed by a PreToolUse hook; ran with: {"command":"echo kept"}');
+    expect(frame).toMatch(/✓ bash echo "kept \\x1b]0;PWNED\\x07"\n\s+⎿ \(input changed by a PreToolUse hook\)/);
+    expect(frame).not.toContain('rm -rf build');
+    expect(frame).not.toContain('\x1b]0;');
   });
 });
