@@ -92,6 +92,25 @@ describe('hooks in the REPL', () => {
     await h.waitFor('ran it');
   });
 
+  it("a PreToolUse hook's ask with updatedInput: the question is about the input that will run", async () => {
+    const ws = tempWorkspace();
+    const ask = `printf '%s' '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","updatedInput":{"command":"echo rewritten"}}}'`;
+    writeFileSync(
+      path.join(ws.home, 'config.json'),
+      JSON.stringify({ sandbox: { mode: 'off' }, hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: ask }] }] } }),
+    );
+    h = await startHarness({
+      workspace: ws,
+      responder: (req) => (afterToolResult(req) ? { steps: [{ text: 'ran it' }] } : { steps: [{ toolCall: { name: 'bash', args: { command: 'echo original' } } }] }),
+    });
+    h.send('say hi');
+    const frame = await h.waitFor('Allow bash?');
+    expect(frame).toContain('echo rewritten (input changed by a PreToolUse hook)');
+    expect(frame).not.toContain('echo original');
+    h.write('1');
+    await h.waitFor('ran it');
+  });
+
   it("a PreToolUse hook's updatedInput: the tool card is redrawn with what ran, marked, its text sanitised", async () => {
     const ws = tempWorkspace();
     // The hook's command carries a window-title sequence: the card shows it escaped, never obeyed.
