@@ -18,7 +18,7 @@ import { withoutRewound } from '../undo/rewound.js';
 import { summaryHead, summaryText } from '../compaction/compactor.js';
 import { configOptions, type ModelChoice } from './config-options.js';
 import { promptText } from './prompt-text.js';
-import { storedToolCall, textChunk, toolCallFinished, toolCallStarted, toolCallTerminal, toolKind } from './updates.js';
+import { permissionToolCall, storedToolCall, textChunk, toolCallFinished, toolCallInputChanged, toolCallStarted, toolCallTerminal } from './updates.js';
 
 /** The client's side of a session: where updates and permission questions go. */
 export interface AcpPeer {
@@ -126,12 +126,16 @@ export class AcpSession {
     if (this.turn) await this.peer.update(textChunk('agent_thought_chunk', `${line}\n`));
   }
 
-  /** Ask the client about a call the policy asks about (the Notification hooks run beside it, as in the REPL). */
+  /**
+   * Ask the client about a call the policy asks about (the Notification hooks run beside it, as in
+   * the REPL). The question shows the call as it will run: the one the request names when a hook
+   * changed its input, else the oldest running call of that tool.
+   */
   async ask(request: PermissionRequest): Promise<SessionAnswer> {
-    const call = this.running.get(request.tool)?.[0];
+    const call = request.call ?? this.running.get(request.tool)?.[0];
     this.live.notify(`Keen needs your permission to use ${request.tool}`, 'permission_prompt');
     const response = await this.peer.requestPermission({
-      toolCall: { toolCallId: call?.id ?? `${request.tool}-permission`, title: request.summary, kind: toolKind(request.tool), status: 'pending' },
+      toolCall: permissionToolCall(call, `${request.tool}-permission`, request.summary, request.tool, this.cwd),
       options: OPTIONS,
     });
     if (response.outcome.outcome !== 'selected') return 'deny';
@@ -209,6 +213,12 @@ export class AcpSession {
       case 'tool_call_started':
         this.running.set(ev.call.name, [...(this.running.get(ev.call.name) ?? []), ev.call]);
         return this.peer.update(toolCallStarted(ev.call, this.cwd));
+      case 'tool_call_input_changed':
+        this.running.set(
+          ev.call.name,
+          (this.running.get(ev.call.name) ?? []).map((c) => (c.id === ev.call.id ? ev.call : c)),
+        );
+        return this.peer.update(toolCallInputChanged(ev.call, this.cwd));
       case 'tool_call_finished':
         this.running.set(
           ev.call.name,

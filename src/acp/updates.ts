@@ -5,7 +5,7 @@
  */
 import type * as acp from '@agentclientprotocol/sdk';
 import type { ToolCall, ToolMessage } from '../core/message.js';
-import { toolSummary } from '../tools/summary.js';
+import { INPUT_CHANGED_MARK, toolSummary } from '../tools/summary.js';
 import type { ToolActivity } from '../transcript/records.js';
 
 const KINDS: Record<string, acp.ToolKind> = {
@@ -70,7 +70,31 @@ export function toolCallStarted(call: ToolCall, cwd: string): acp.SessionUpdate 
   };
 }
 
-/** The `tool_call_update` ending a call with its result text (after the terminal it ran in, if any). */
+/**
+ * The `tool_call_update` redrawing a started call's card with the input a PreToolUse hook gave it
+ * (what runs): its title says so; its files, diff and rawInput are the new input's.
+ */
+export function toolCallInputChanged(call: ToolCall, cwd: string): acp.SessionUpdate {
+  return {
+    sessionUpdate: 'tool_call_update',
+    toolCallId: call.id,
+    title: `${toolSummary(call)} ${INPUT_CHANGED_MARK}`,
+    locations: toolLocations(call, cwd),
+    content: editDiff(call, cwd),
+    rawInput: parseArgs(call),
+  };
+}
+
+/**
+ * The `toolCall` of a `session/request_permission`: the call the question is about, as it will
+ * run (`call`, a hook's input when it changed one), with its files, diff and rawInput.
+ */
+export function permissionToolCall(call: ToolCall | undefined, fallbackId: string, title: string, tool: string, cwd: string): acp.ToolCallUpdate {
+  const base: acp.ToolCallUpdate = { toolCallId: call?.id ?? fallbackId, title, kind: toolKind(tool), status: 'pending' };
+  return call ? { ...base, locations: toolLocations(call, cwd), content: editDiff(call, cwd), rawInput: parseArgs(call) } : base;
+}
+
+/** The `tool_call_update` ending a call (as it ran) with its result text (after the terminal it ran in, if any). */
 export function toolCallFinished(call: ToolCall, result: ToolMessage, cwd: string, terminalId?: string): acp.SessionUpdate {
   const terminal: acp.ToolCallContent[] = terminalId ? [{ type: 'terminal', terminalId }] : [];
   return {
@@ -87,10 +111,12 @@ export function toolCallTerminal(callId: string, terminalId: string): acp.Sessio
 }
 
 /**
- * A stored tool card (session/load): what the transcript kept of it, and from the call as the
- * model made it (when the turn's messages hold it) the files it touched and an edit's diff.
+ * A stored tool card (session/load): what the transcript kept of it, and from the call as it ran
+ * (the input a hook gave it, else the model's call when the turn's messages hold it) the files it
+ * touched and an edit's diff.
  */
-export function storedToolCall(tool: ToolActivity, call: ToolCall | undefined, cwd: string): acp.SessionUpdate {
+export function storedToolCall(tool: ToolActivity, made: ToolCall | undefined, cwd: string): acp.SessionUpdate {
+  const call = tool.input !== undefined ? { id: tool.id, name: tool.name, args: tool.input } : made;
   return {
     sessionUpdate: 'tool_call',
     toolCallId: tool.id,

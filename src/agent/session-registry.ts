@@ -8,7 +8,8 @@
  *   4. hooks (src/hooks/hooks-registry.ts): the PreToolUse hooks see every call the model made,
  *      before plan mode, checkpoints and the permission gate — as in Claude Code, where they run
  *      before the permission prompt — so a blocked call keeps no checkpoint and asks nobody; their
- *      allow / ask travels with the call to the gate, which weighs it against the rules. The
+ *      allow / ask travels with the call to the gate, which weighs it against the rules, and an
+ *      `updatedInput` replaces the call for every layer below (each judges what will run). The
  *      PostToolUse hooks see each successful result before it is stored.
  *   3. plan mode (src/tools/plan-mode-registry.ts): while planning, a mutating call is refused
  *      here, before anything below runs — no checkpoint is kept, no permission is asked, `--yolo`

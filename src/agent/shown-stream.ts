@@ -4,7 +4,7 @@
  * screen, `keen run`'s stdout or stream-json (src/security/stream-scrubber.ts). A delta may come
  * out shorter (its end held back) or not at all; what was held comes out, scrubbed, before the
  * next event of another kind and when the stream ends, so the order of text and events stays.
- * Text that comes whole (a tool call's arguments and its output on the card, an error, a failed
+ * Text that comes whole (a tool call's arguments — a hook's changed ones too — and its output on the card, an error, a failed
  * compaction's reason) is scrubbed whole.
  */
 import { knownCredentialForms } from '../security/scrubber.js';
@@ -49,6 +49,8 @@ function shownEvent<E extends Event>(ev: E, scrub: (text: string) => string): E 
   switch (ev.type) {
     case 'tool_call_started':
       return { ...ev, call: { ...ev.call, args: scrub(ev.call.args) } };
+    case 'tool_call_input_changed':
+      return { ...ev, call: { ...ev.call, args: scrub(ev.call.args) }, original: { ...ev.original, args: scrub(ev.original.args) } };
     case 'tool_call_finished':
       return { ...ev, call: { ...ev.call, args: scrub(ev.call.args) }, result: { ...ev.result, content: scrub(ev.result.content) } };
     case 'checkpoint':

@@ -2,7 +2,7 @@ import type { StreamEvent } from '../core/events.js';
 import type { Message } from '../core/message.js';
 import { addUsage, emptyUsage, type Usage } from '../core/usage.js';
 import type { AssistantTurnRecord, ToolActivity } from '../transcript/records.js';
-import { toolSummary } from '../tools/summary.js';
+import { INPUT_CHANGED_MARK, toolSummary } from '../tools/summary.js';
 
 /** The payload of an `assistant_turn` record (the record type lives with the store). */
 export type AssistantTurnPayload = Omit<AssistantTurnRecord, 'seq' | 'ts' | 'batch' | 'kind'>;
@@ -26,6 +26,11 @@ export class TurnMemory {
       case 'tool_call_started':
         this.tools.push({ id: ev.call.id, name: ev.call.name, summary: toolSummary(ev.call), is_error: false, offset: this.text.length });
         break;
+      case 'tool_call_input_changed': {
+        const activity = this.tools.find((t) => t.id === ev.call.id);
+        if (activity) Object.assign(activity, { summary: `${toolSummary(ev.call)} ${INPUT_CHANGED_MARK}`, input: ev.call.args });
+        break;
+      }
       case 'tool_call_finished': {
         const activity = this.tools.find((t) => t.id === ev.call.id);
         if (activity) activity.is_error = !!ev.result.is_error;

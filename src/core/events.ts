@@ -31,6 +31,12 @@ export type StreamEvent =
   | { type: 'text_delta'; text: string }
   | { type: 'reasoning_delta'; text: string }
   | { type: 'tool_call_started'; call: ToolCall }
+  /**
+   * A PreToolUse hook changed the input of a started call (`original`, as the model made it):
+   * `call` is what runs. Comes after the call's `tool_call_started`, before its end.
+   */
+  | { type: 'tool_call_input_changed'; call: ToolCall; original: ToolCall }
+  /** `call` is the call as it ran: a hook's input when `tool_call_input_changed` came before. */
   | { type: 'tool_call_finished'; call: ToolCall; result: ToolMessage }
   | { type: 'message'; message: Message }
   | { type: 'usage'; usage: Usage }

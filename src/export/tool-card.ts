@@ -55,7 +55,9 @@ function prettyArgs(args: string): string {
   return a ? JSON.stringify(a, null, 2) : args;
 }
 
-export function toolCardHtml(tool: ToolActivity, detail: ToolCallDetail | undefined): string {
+/** `detail.args` are the model's; a call a hook rewrote is shown with the input it ran with. */
+export function toolCardHtml(tool: ToolActivity, given: ToolCallDetail | undefined): string {
+  const detail = tool.input !== undefined ? { ...given, args: tool.input } : given;
   const diff = editDiff(tool.name, detail?.args);
   const state = tool.is_error ? ' failed' : '';
   const body: string[] = [];

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { ToolCall, ToolMessage } from '../core/message.js';
 import { redactFormats } from '../security/secret-formats.js';
 import type { ExplainingGate } from '../tools/permissions/gates.js';
+import { INPUT_CHANGED_MARK } from '../tools/summary.js';
 import { CANCELLED, type PermissionGate, type PermissionRequest, type ToolRegistry } from '../tools/types.js';
 import type { SessionHooks } from './session-hooks.js';
 
@@ -35,9 +36,11 @@ export function changedInputNote(input: Record<string, unknown>): string {
 
 /**
  * `gate` told of a PreToolUse hook's `allow` or `ask` (src/tools/permissions/decide.ts weighs it
- * against the rules); its refusal is worded for the request it was actually asked about.
+ * against the rules) and, when the hook changed the input, of the call as it will run (`changed`:
+ * the question is about it, and says so); its refusal is worded for the request it was actually
+ * asked about.
  */
-function withHookAnswer(gate: PermissionGate, hook: NonNullable<PermissionRequest['hook']>): ExplainingGate {
+function withHookAnswer(gate: PermissionGate, hook: NonNullable<PermissionRequest['hook']>, changed?: ToolCall): ExplainingGate {
   const inner = gate as ExplainingGate;
   const asked = new WeakMap<PermissionRequest, PermissionRequest>();
   return {
@@ -45,8 +48,9 @@ function withHookAnswer(gate: PermissionGate, hook: NonNullable<PermissionReques
     additionalDirs: inner.additionalDirs,
     check(request) {
       // An `ask` names its reason in the question the user sees.
-      const summary = hook.verdict === 'ask' && hook.reason ? `${request.summary} (PreToolUse hook: ${hook.reason})` : request.summary;
-      const told = { ...request, summary, hook };
+      const reason = hook.verdict === 'ask' && hook.reason ? ` (PreToolUse hook: ${hook.reason})` : '';
+      const summary = `${request.summary}${changed ? ` ${INPUT_CHANGED_MARK}` : ''}${reason}`;
+      const told = { ...request, summary, hook, ...(changed ? { call: changed } : {}) };
       asked.set(request, told);
       return inner.check(told);
     },
@@ -58,9 +62,10 @@ function withHookAnswer(gate: PermissionGate, hook: NonNullable<PermissionReques
  * PreToolUse and PostToolUse as a registry layer. Before the call goes on, the PreToolUse hooks
  * matching the tool run: a block (exit 2, `decision: block`, `permissionDecision: deny`) refuses
  * it with the hook's reason as the tool result, and nothing below runs; `allow` / `ask` travel
- * to the permission gate with the call; an `updatedInput` is what runs, and the result (what the
- * user's card, stream-json, the transcript and the model show) begins with `changedInputNote`,
- * since the call shown is the model's. After a call that succeeded, the PostToolUse hooks see
+ * to the permission gate with the call; an `updatedInput` is what runs: every layer below judges
+ * it, the gate's request carries it (`call`, and the summary says so), `ctx.onInputChanged` hears
+ * of it first (the loop's `tool_call_input_changed`: the card is redrawn), and the result the
+ * model reads begins with `changedInputNote`, since the call in its history is its own. After a call that succeeded, the PostToolUse hooks see
  * its `tool_response`; a block's reason (and any `additionalContext`) is added to the result the
  * model reads (the call has run).
  */
@@ -84,13 +89,16 @@ export function hooksRegistry(inner: ToolRegistry, hooks: SessionHooks): ToolReg
           return { role: 'tool', tool_call_id: call.id, name: call.name, content: `Blocked by a PreToolUse hook: ${verdict.block}`, is_error: true };
         }
         if (verdict.permission === 'allow' || verdict.permission === 'ask') {
-          run = { ...ctx, permissions: withHookAnswer(ctx.permissions, { verdict: verdict.permission, ...(verdict.reason ? { reason: verdict.reason } : {}) }) };
-          // The tool runs with the hook's input; everything below (schema, plan mode, rules, sandbox) judges that input.
+          // The tool runs with the hook's input; everything below (plan mode, checkpoints, schema, rules, the question, the sandbox) judges that input.
           if (verdict.updatedInput) {
             runCall = { ...call, args: JSON.stringify(verdict.updatedInput) };
             if (!isDeepStrictEqual(verdict.updatedInput, fields.tool_input)) changed = verdict.updatedInput;
             fields = { ...fields, tool_input: verdict.updatedInput };
           }
+          const answer = { verdict: verdict.permission, ...(verdict.reason ? { reason: verdict.reason } : {}) };
+          run = { ...ctx, permissions: withHookAnswer(ctx.permissions, answer, changed ? runCall : undefined) };
+          // Told before anything below runs, so the user sees the new input before any question about it.
+          if (changed) ctx.onInputChanged?.(runCall);
         }
       }
       const result = await inner.execute(runCall, run);

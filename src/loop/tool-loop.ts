@@ -3,6 +3,7 @@ import { createAutoCompaction, newAttemptMemory, type AttemptMemory, type LoopCo
 import { NO_TOOLS } from '../compaction/summary-route.js';
 import { denyingRegistry } from '../compaction/denying-registry.js';
 import { callScheduler } from './concurrent-calls.js';
+import { InputChanges } from './input-changes.js';
 import { COMPACTION_MAX_TURNS, thinkingReserve, thresholdWithReserve } from '../compaction/policy.js';
 import { llmError } from '../core/errors.js';
 import type { StreamEvent } from '../core/events.js';
@@ -247,12 +248,26 @@ export async function* runToolLoop(run: LoopRun): AsyncGenerator<StreamEvent> {
     }
 
     const results: ToolMessage[] = [];
-    const runCall = callScheduler(calls, registry, { cwd: env.cwd, signal, permissions: env.permissions });
+    // A hook's changed input is announced while its call runs (before any permission question).
+    const changes = new InputChanges();
+    const runCall = callScheduler(calls, registry, { cwd: env.cwd, signal, permissions: env.permissions, onInputChanged: changes.report });
     for (const [index, call] of calls.entries()) {
       yield { type: 'tool_call_started', call };
-      const result = signal.aborted ? { role: 'tool' as const, tool_call_id: call.id, name: call.name, content: 'cancelled', is_error: true } : await runCall(index);
+      let result: ToolMessage;
+      if (signal.aborted) result = { role: 'tool', tool_call_id: call.id, name: call.name, content: 'cancelled', is_error: true };
+      else {
+        const running = changes.during(call, runCall(index));
+        for (let next = await running.next(); ; next = await running.next()) {
+          if (next.done) {
+            result = next.value;
+            break;
+          }
+          const original = calls.find((c) => c.id === next.value.id) ?? call;
+          yield { type: 'tool_call_input_changed', call: next.value, original };
+        }
+      }
       results.push(result);
-      yield { type: 'tool_call_finished', call, result };
+      yield { type: 'tool_call_finished', call: changes.asRun(call), result };
     }
     conversation.appendToolResults(results);
     for (const result of results) {

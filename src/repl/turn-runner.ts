@@ -82,6 +82,9 @@ export async function runTurn(store: UiStore, handle: TurnHandle, events: AsyncI
         case 'tool_call_started':
           dispatch({ type: 'tool-start', card: cardFor(ev.call) });
           break;
+        case 'tool_call_input_changed':
+          dispatch({ type: 'tool-input', card: cardFor(ev.call) });
+          break;
         case 'tool_call_finished':
           dispatch({ type: 'tool-end', id: ev.call.id, status: ev.result.is_error ? 'error' : 'done', output: clipOutput(ev.result.content) });
           // A "no" to a prompt stops the turn here: the denial is the call's result, the calls after it and the next request are cancelled.

@@ -22,6 +22,9 @@ function lineRange(offset: number | undefined, limit: number | undefined): strin
   return limit === undefined ? `:${from}-` : `:${from}-${from + limit - 1}`;
 }
 
+/** What a call whose input a PreToolUse hook changed says on its card, its question and its stored summary. */
+export const INPUT_CHANGED_MARK = '(input changed by a PreToolUse hook)';
+
 /**
  * One line describing a call's arguments for UI cards, e.g. `read_file src/a.ts:10-40`,
  * `bash npm test`. Never throws: unparsable or unexpected arguments are shown raw and clipped.

@@ -28,6 +28,11 @@ export interface PermissionRequest {
    * rule or a protected path; `ask` asks even where the rules would allow.
    */
   hook?: { verdict: 'allow' | 'ask'; reason?: string };
+  /**
+   * The call as it will run, when a PreToolUse hook changed its input (src/hooks/): a front end
+   * shows this, not the model's call, with the question (an editor's rawInput and diff).
+   */
+  call?: ToolCall;
 }
 
 /** Decides whether a mutating tool call may run. Headless denies unless allowed; the REPL asks. */
@@ -50,6 +55,11 @@ export interface ToolContext {
   files?: FileAccess;
   /** An editor's terminals (ACP): bash may run there when `usable` says so (bash.ts). */
   terminal?: TerminalAccess;
+  /**
+   * A PreToolUse hook changed the call's input: `call` is what runs (the hooks registry reports
+   * it, before anything below it sees the call; the tool loop turns it into an event).
+   */
+  onInputChanged?: (call: ToolCall) => void;
 }
 
 /**

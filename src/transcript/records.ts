@@ -87,6 +87,11 @@ export interface ToolActivity {
   is_error: boolean;
   /** Index into the turn's `text` where the call happened. */
   offset: number;
+  /**
+   * The arguments the call ran with, when a PreToolUse hook changed them (the summary then
+   * describes them and ends with INPUT_CHANGED_MARK); the messages keep the model's call.
+   */
+  input?: string;
 }
 
 export interface AssistantTurnRecord extends Envelope<'assistant_turn'> {
@@ -274,6 +279,7 @@ const assistantTurnSchema = once(() =>
         summary: z.string(),
         is_error: z.boolean(),
         offset: count(),
+        input: z.string().optional(),
       }),
     ),
     usage: z.object({ input: count(), output: count(), cache_read: count(), cache_write: count() }),

@@ -65,4 +65,12 @@ describe('the events the front ends show', () => {
     const out = await shown([{ type: 'done', stopReason: 'refusal', explanation: `declined: the prompt quoted ${KEY}` }]);
     expect(out).toEqual([{ type: 'done', stopReason: 'refusal', explanation: 'declined: the prompt quoted [REDACTED]' }]);
   });
+
+  it("a hook's changed input is shown scrubbed, the model's original too", async () => {
+    addCredentials([KEY]);
+    const original = { id: 't2', name: 'bash', args: JSON.stringify({ command: 'ls' }) };
+    const call = { id: 't2', name: 'bash', args: JSON.stringify({ command: `curl -H 'x-key: ${KEY}' example.test` }) };
+    const [changed] = await shown([{ type: 'tool_call_input_changed', call, original }]);
+    expect(changed).toEqual({ type: 'tool_call_input_changed', call: { ...call, args: JSON.stringify({ command: "curl -H 'x-key: [REDACTED]' example.test" }) }, original });
+  });
 });

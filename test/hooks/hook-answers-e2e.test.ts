@@ -8,6 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { errorLines, filesUnder, toolResults, useCliRig, userTexts } from '../e2e/cli-fixtures.js';
 import type { Workspace } from '../kit/temp-dir.js';
+import { streamEventSchema } from '../../src/cli/headless/stream-schema.js';
 
 const { rig, workspace } = useCliRig();
 
@@ -83,19 +84,39 @@ describe('PreToolUse updatedInput', () => {
     const lines = r.stdout
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as { type: string; input?: unknown; content?: string });
+      .map((l) => streamEventSchema.parse(JSON.parse(l)) as { type: string; id?: string; input?: unknown; content?: string });
+    // The call as the model made it, then the line saying what runs instead, then its result.
+    const kinds = lines.map((l) => l.type).filter((t) => t.startsWith('tool_'));
+    expect(kinds).toEqual(['tool_call', 'tool_input_changed', 'tool_result']);
     expect(lines.find((l) => l.type === 'tool_call')?.input).toEqual({ command: 'rm -rf build' });
+    expect(lines.find((l) => l.type === 'tool_input_changed')).toEqual({
+      type: 'tool_input_changed',
+      id: lines.find((l) => l.type === 'tool_call')?.id,
+      name: 'bash',
+      input: { command: 'echo kept build' },
+    });
     expect(lines.find((l) => l.type === 'tool_result')?.content).toMatch(new RegExp(`^${escaped(note)}\n[^]*kept build`));
     expect(toolResults(rig.fake.requests[second])[0].text).toMatch(new RegExp(`^${escaped(note)}\n[^]*kept build`));
     const transcript = filesUnder(path.join(ws.home, 'sessions')).find((f) => f.endsWith('transcript_events.jsonl')) ?? '';
-    const stored = fs
+    const records = fs
       .readFileSync(transcript, 'utf8')
       .trim()
       .split('\n')
-      .flatMap((l) => (JSON.parse(l) as { messages?: { role: string; content: string; tool_calls?: { args: string }[] }[] }).messages ?? []);
+      .map((l) => JSON.parse(l) as { messages?: { role: string; content: string; tool_calls?: { args: string }[] }[]; tools?: { summary: string; input?: string }[] });
+    // The card kept for a resume or an export: what ran, marked, and the input it ran with.
+    expect(records.flatMap((r) => r.tools ?? [])).toEqual([
+      expect.objectContaining({ summary: 'bash echo kept build (input changed by a PreToolUse hook)', input: '{"command":"echo kept build"}' }),
+    ]);
+    const stored = records.flatMap((r) => r.messages ?? []);
     // The call as the model made it, and the result of what ran.
     expect(stored.flatMap((m) => m.tool_calls ?? []).map((c) => JSON.parse(c.args))).toEqual([{ command: 'rm -rf build' }]);
     expect(stored.find((m) => m.role === 'tool')?.content).toMatch(new RegExp(`^${escaped(note)}\n`));
+    // The exported page shows the call as it ran, marked.
+    const page = await rig.keen(ws, ['export', '--continue', '-o', '-'], { env: { HOME: ws.home } });
+    expect(page.code).toBe(0);
+    expect(page.stdout).toContain('<span class="tool-summary">echo kept build (input changed by a PreToolUse hook)</span>');
+    expect(page.stdout).toContain('&quot;command&quot;: &quot;echo kept build&quot;');
+    expect(page.stdout).not.toContain('rm -rf build');
   });
 });
 

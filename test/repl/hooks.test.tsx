@@ -92,9 +92,29 @@ describe('hooks in the REPL', () => {
     await h.waitFor('ran it');
   });
 
-  it("a PreToolUse hook's updatedInput: the tool card says what ran instead of the model's call", async () => {
+  it("a PreToolUse hook's ask with updatedInput: the question is about the input that will run", async () => {
     const ws = tempWorkspace();
-    const rewrite = `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"echo kept"}}}'`;
+    const ask = `printf '%s' '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","updatedInput":{"command":"echo rewritten"}}}'`;
+    writeFileSync(
+      path.join(ws.home, 'config.json'),
+      JSON.stringify({ sandbox: { mode: 'off' }, hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: ask }] }] } }),
+    );
+    h = await startHarness({
+      workspace: ws,
+      responder: (req) => (afterToolResult(req) ? { steps: [{ text: 'ran it' }] } : { steps: [{ toolCall: { name: 'bash', args: { command: 'echo original' } } }] }),
+    });
+    h.send('say hi');
+    const frame = await h.waitFor('Allow bash?');
+    expect(frame).toContain('echo rewritten (input changed by a PreToolUse hook)');
+    expect(frame).not.toContain('echo original');
+    h.write('1');
+    await h.waitFor('ran it');
+  });
+
+  it("a PreToolUse hook's updatedInput: the tool card is redrawn with what ran, marked, its text sanitised", async () => {
+    const ws = tempWorkspace();
+    // The hook's command carries a window-title sequence: the card shows it escaped, never obeyed.
+    const rewrite = `printf '%s' '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"echo \\"kept \\u001b]0;PWNED\\u0007\\""}}}'`;
     writeFileSync(
       path.join(ws.home, 'config.json'),
       JSON.stringify({ sandbox: { mode: 'off' }, hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: rewrite }] }] } }),
@@ -105,7 +125,8 @@ describe('hooks in the REPL', () => {
     });
     h.send('clean up');
     const frame = await h.waitFor('cleaned');
-    expect(frame).toContain('rm -rf build');
-    expect(frame).toContain('Input changed by a PreToolUse hook; ran with: {"command":"echo kept"}');
+    expect(frame).toMatch(/✓ bash echo "kept \\x1b]0;PWNED\\x07"\n\s+⎿ \(input changed by a PreToolUse hook\)/);
+    expect(frame).not.toContain('rm -rf build');
+    expect(frame).not.toContain('\x1b]0;');
   });
 });

@@ -12,6 +12,8 @@ export type StreamJsonEvent =
   | { type: 'text_delta'; text: string }
   | { type: 'assistant'; text: string; tool_calls: { id: string; name: string; input: unknown }[] }
   | { type: 'tool_call'; id: string; name: string; input: unknown }
+  /** A PreToolUse hook changed a started call's input: `input` is what runs. */
+  | { type: 'tool_input_changed'; id: string; name: string; input: unknown }
   | { type: 'tool_result'; id: string; name: string; is_error: boolean; content: string }
   | { type: 'usage'; input: number; output: number; cache_read: number; cache_write: number }
   | { type: 'retry_wait'; host: string; status: number; wait_ms: number; retry: number; of: number }
@@ -49,6 +51,8 @@ export function toStreamEvent(ev: ControllerEvent): StreamJsonEvent | undefined 
       return { type: 'assistant', text: ev.message.content, tool_calls: (ev.message.tool_calls ?? []).map((c) => ({ id: c.id, name: c.name, input: parseArgs(c.args) })) };
     case 'tool_call_started':
       return { type: 'tool_call', id: ev.call.id, name: ev.call.name, input: parseArgs(ev.call.args) };
+    case 'tool_call_input_changed':
+      return { type: 'tool_input_changed', id: ev.call.id, name: ev.call.name, input: parseArgs(ev.call.args) };
     case 'tool_call_finished':
       return { type: 'tool_result', id: ev.call.id, name: ev.call.name, is_error: ev.result.is_error === true, content: ev.result.content };
     case 'usage':

@@ -25,6 +25,7 @@ export const streamEventSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('text_delta'), text: z.string() }),
   z.strictObject({ type: z.literal('assistant'), text: z.string(), tool_calls: z.array(z.strictObject({ id: z.string(), name: z.string(), input: z.unknown() })) }),
   z.strictObject({ type: z.literal('tool_call'), id: z.string(), name: z.string(), input: z.unknown() }),
+  z.strictObject({ type: z.literal('tool_input_changed'), id: z.string(), name: z.string(), input: z.unknown() }),
   z.strictObject({ type: z.literal('tool_result'), id: z.string(), name: z.string(), is_error: z.boolean(), content: z.string() }),
   z.strictObject({ type: z.literal('usage'), ...usage }),
   z.strictObject({

@@ -7,6 +7,7 @@ import { DiffView } from './diff-view.js';
 import { ErrorCard } from './error-card.js';
 import { LIVE_TAIL_CHARS } from '../../tools/output-cap.js';
 import { liveLines } from '../card-output.js';
+import { INPUT_CHANGED_MARK } from '../../tools/summary.js';
 
 /** Output lines a collapsed card shows. */
 export const PREVIEW_LINES = 3;
@@ -58,6 +59,15 @@ function LiveOutput({ tail }: { tail: string }) {
   );
 }
 
+/** The line under the header of a call a PreToolUse hook rewrote (the header shows what ran). */
+function ChangedLine() {
+  return (
+    <Box flexDirection="row">
+      <Text dimColor>{`  ⎿ ${INPUT_CHANGED_MARK}`}</Text>
+    </Box>
+  );
+}
+
 /** The nested line of a running subagent: its name, requests so far and current tool. */
 function ChildLine({ child }: { child: NonNullable<ToolCardData['child']> }) {
   const turns = `${child.turns} ${child.turns === 1 ? 'request' : 'requests'}`;
@@ -75,11 +85,13 @@ function ChildLine({ child }: { child: NonNullable<ToolCardData['child']> }) {
  */
 export const ToolCard = memo(function ToolCard({ card, expanded }: { card: ToolCardData; expanded: boolean }) {
   if (card.status === 'error') {
-    return <ErrorCard title={`${card.name}${card.args ? ` ${card.args}` : ''}`} message={card.output} maxLines={expanded ? undefined : 6} />;
+    const title = `${card.name}${card.args ? ` ${card.args}` : ''}${card.inputChanged ? ` ${INPUT_CHANGED_MARK}` : ''}`;
+    return <ErrorCard title={title} message={card.output} maxLines={expanded ? undefined : 6} />;
   }
   return (
     <Box flexDirection="column" marginTop={1}>
       <Header card={card} />
+      {card.inputChanged ? <ChangedLine /> : null}
       {card.diff ? (
         <Box paddingLeft={4} flexDirection="column">
           <DiffView diff={card.diff} maxLines={expanded ? undefined : PREVIEW_DIFF_LINES} />

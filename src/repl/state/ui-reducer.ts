@@ -173,6 +173,12 @@ export function uiReducer(s: UiState, a: UiAction): UiState {
       const status = flushed.busy?.kind === 'compact' ? STATUS_COMPACTING : runningStatus(a.card.name);
       return setStatus({ ...flushed, live: { ...flushed.live, tool: a.card } }, status);
     }
+    case 'tool-input': {
+      const tool = s.live?.tool;
+      if (!s.live || tool?.id !== a.card.id) return s;
+      const { diff: _modelDiff, ...kept } = tool;
+      return { ...s, live: { ...s.live, tool: { ...kept, args: a.card.args, ...(a.card.diff ? { diff: a.card.diff } : {}), inputChanged: true } } };
+    }
     case 'tool-diff':
       return s.live?.tool ? { ...s, live: { ...s.live, tool: { ...s.live.tool, diff: a.diff } } } : s;
     case 'tool-end': {

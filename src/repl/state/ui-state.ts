@@ -24,6 +24,8 @@ export interface ToolCardData {
   child?: { agent: string; turns: number; tool?: string };
   /** The tail of what a running call printed so far (bash), kept when it is cancelled. */
   live?: string;
+  /** A PreToolUse hook changed the call's input: `args` and `diff` are what ran (a marker line says so). */
+  inputChanged?: boolean;
 }
 
 export type NoticeTone = 'info' | 'success' | 'warning' | 'error' | 'muted';
@@ -168,6 +170,8 @@ export type UiAction =
   | { type: 'output-usage'; tokens: number }
   | { type: 'tool-start'; card: ToolCardData }
   | { type: 'tool-diff'; diff: string }
+  /** A hook changed the running call's input: its card is redrawn from the call as it runs. */
+  | { type: 'tool-input'; card: ToolCardData }
   | { type: 'tool-end'; id: string; status: ToolStatus; output: string }
   /** A subagent's progress on the running `task` card. */
   | { type: 'tool-progress'; id: string; child: NonNullable<ToolCardData['child']> }
