@@ -115,6 +115,21 @@ describe('bad flags', () => {
     expect(fs.existsSync(path.join(ws.home, 'sessions'))).toBe(false);
   });
 
+  it('--yolo with another --permission-mode is refused, not settled for the less careful one', async () => {
+    const ws = workspace();
+    const from = rig.fake.requests.length;
+    const r = await rig.keen(ws, ['run', '--yolo', '--permission-mode', 'plan', 'hello']);
+    expect(expectOneLineFailure(r)).toMatch(/--yolo and --permission-mode plan contradict/);
+    expect(r.code).toBe(2);
+    expect(rig.since(from)).toHaveLength(0);
+    expect(filesUnder(path.join(ws.home, 'sessions'))).toEqual([]);
+    // The same setting twice is no contradiction.
+    rig.fake.enqueue({ steps: [{ text: 'fine' }] });
+    const same = await rig.keen(ws, ['run', '--yolo', '--permission-mode', 'bypassPermissions', 'hello']);
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stdout).toContain('fine');
+  });
+
   it('an invalid --format is refused before anything runs', async () => {
     const ws = workspace();
     const from = rig.fake.requests.length;

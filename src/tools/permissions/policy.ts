@@ -111,7 +111,13 @@ function realDir(dir: string, cwd: string, home: string, where: string): string 
 }
 
 function resolveMode(input: PolicyInput, trusted: boolean): PermissionMode {
-  if (input.yolo) return 'bypassPermissions';
+  if (input.yolo) {
+    // Two flags for one setting: refuse a contradiction rather than pick the less careful one.
+    if (input.mode && parseMode(input.mode) !== 'bypassPermissions') {
+      throw new KeenError(`--yolo and --permission-mode ${input.mode} contradict each other (--yolo is --permission-mode bypassPermissions): give one`, 2);
+    }
+    return 'bypassPermissions';
+  }
   if (input.mode) return parseMode(input.mode);
   if (input.user?.defaultMode) return parseMode(input.user.defaultMode, 'permissions.defaultMode');
   if (trusted && input.project?.defaultMode) return parseMode(input.project.defaultMode, 'permissions.defaultMode');
