@@ -310,6 +310,9 @@ describe('a hostile line that hides what it runs is unknown: deny denies, ask as
       'x=$(cat f); ((x))',
       'echo $(( $(cat f) ))',
       'for x in $(cat f); do [[ $x -eq 0 ]]; done',
+      'set -- $(cat f); (( $1 ))',
+      'set -- *; echo $(( $1 ))',
+      'f() { (( $1 )); }; f "$(cat f)"',
     ],
     'fc runs history': ['fc -s', 'fc -e - rm', 'fc', 'fc -l -s', 'echo 1 | xargs fc -l'],
   };

@@ -49,8 +49,8 @@ export interface ParsedScript {
    * Why what the line runs is unknown though every command word is written out: a `${x@P}`
    * expansion (prompt expansion runs the command substitutions in the value), or a value only
    * known at run time (`read`, `mapfile`, `printf -v`, `getopts`, a loop over expansions, an
-   * assignment from an expansion, a `$(…)` in arithmetic) where bash evaluates text as
-   * arithmetic (an array subscript in it runs commands).
+   * assignment from an expansion, any `$(…)` or `<(…)`, a glob's file names) in a line where
+   * bash evaluates text as arithmetic (an array subscript in it runs commands).
    */
   unknown: string[];
 }
@@ -127,7 +127,7 @@ export function parseScript(source: string): ParsedScript {
         const call = callOf(sh, node);
         if (call.words[0] == null || NAME_BUILTINS.has(call.words[0])) evaluator = true;
         if (call.words.some((w) => w !== null && READING_BUILTINS.has(w)) || (call.words.includes('printf') && call.words.some((w) => w?.startsWith('-v')))) runtimeValue = true;
-        if (call.assigns.includes(null)) runtimeValue = true;
+        if (call.assigns.includes(null) || (node.Args ?? []).some((w: unknown) => globbed(sh, w))) runtimeValue = true;
         if (call.words.some((w) => w === '-v') && call.words.some((w) => w === 'test' || w === '[')) arithmetic = true;
         commands.push(call);
         break;
@@ -142,6 +142,7 @@ export function parseScript(source: string): ParsedScript {
       case 'WordIter':
         loopNames.push(node.Name?.Value ?? '');
         if ((node.Items ?? []).some((w: unknown) => wordText(sh, w) === null)) runtimeValue = true;
+        if (node.Items === undefined || node.Items === null || node.Items.length === 0) runtimeValue = true;
         break;
       case 'Redirect':
         if (writesFile(sh, node, bytes)) unprovable.push('a redirection that writes a file');
@@ -155,7 +156,11 @@ export function parseScript(source: string): ParsedScript {
       case 'TestClause':
         unprovable.push('arithmetic or a [[ test ]]');
         arithmetic = true;
-        if (hasSubstitution(sh, node)) runtimeValue = true;
+        break;
+      // Their output may be anything, and reach arithmetic through a variable or `set --`.
+      case 'CmdSubst':
+      case 'ProcSubst':
+        runtimeValue = true;
         break;
       case 'ParamExp':
         if (node.Index || node.Slice || node.Excl) {
@@ -177,14 +182,9 @@ export function parseScript(source: string): ParsedScript {
   return { commands, unprovable, evaluatesCode: codeText && evaluator, loopNames, unknown };
 }
 
-/** Does `node` hold a command or process substitution? */
-function hasSubstitution(sh: Syntax, node: unknown): boolean {
-  let found = false;
-  sh.Walk(node, (n) => {
-    if (n && ['CmdSubst', 'ProcSubst'].includes(sh.NodeType(n))) found = true;
-    return !found;
-  });
-  return found;
+/** Is `word` an unquoted glob? The file names it expands to are the workspace's, any text. */
+function globbed(sh: Syntax, word: any): boolean {
+  return (word.Parts ?? []).some((p: any) => sh.NodeType(p) === 'Lit' && EXPANDING.test(String(p.Value).replace(/\\./gs, '')));
 }
 
 function callOf(sh: Syntax, node: any): WrittenCommand {
