@@ -312,6 +312,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
           effective,
           hiddenPaths(home, kh, process.env, effective).map((h) => h.path),
           ctx.planMode,
+          launch.homeRoot,
         );
         if (note) lines.push(note);
       }

@@ -54,6 +54,24 @@ const EVALUATED = [
   "declare -i n='a[$(touch r16)]'",
 ];
 
+/**
+ * Lines that hide the touch they run (each one runs it in plain bash), after the lines that set
+ * them up (`prep`, which run): the command hash and alias table, a variable name only known at run
+ * time, `${x@P}`, a code-running variable or an arithmetic value set by a builtin, and `fc`.
+ */
+const HIDDEN = [
+  { line: 'BASH_CMDS[t]=/usr/bin/touch; t h1' },
+  { line: 'shopt -s expand_aliases; BASH_ALIASES[t]=touch\nt h2' },
+  { line: 'n=BASH_CMDS; declare "$n[t]=/usr/bin/touch"; t h3' },
+  { line: 'n=\'BASH_CMDS[t]\'; printf -v "$n" /usr/bin/touch; t h4' },
+  { line: 'n=\'BASH_CMDS[t]\'; read "$n" <<< /usr/bin/touch; t h5' },
+  { prep: "printf '%s%s' '$' '(touch h6)' > p6", line: 'read -r x < p6; echo ${x@P}' },
+  { prep: "printf '%s%s' '$' '(touch h7)' > p7", line: 'read -r PS4 < p7; set -x; :' },
+  { prep: "printf '%s%s' '$' '(touch h8)' > p8", line: 'for PS4 in "$(cat p8)"; do set -x; :; done' },
+  { prep: "printf 'a[%s%s]' '$' '(touch h9)' > p9", line: 'read -r v < p9; echo $((v))' },
+  { line: 'set -o history\nhistory -s "touch h10"\nfc -s -1' },
+];
+
 /** `keen run --yolo` under deny `bash(touch:*)`, the model sending each line and then a control. */
 async function runUnderDeny(lines: readonly string[]) {
   const ws = workspace();
@@ -108,6 +126,18 @@ describe('keen run --yolo with deny bash(touch:*)', () => {
       expect({ command, denied: results[i].text.startsWith('Permission denied: bash is blocked by the rule "bash(touch:*)"') }).toEqual({ command, denied: true });
     });
     expect(results[EVALUATED.length].isError).toBe(false);
+    expect(fs.readFileSync(path.join(ws.cwd, 'control.txt'), 'utf8')).toBe('control\n');
+  });
+
+  it('refuses lines that hide what they run: BASH_CMDS, aliases, dynamic names, ${x@P}, read/for variables, fc', async () => {
+    const lines = HIDDEN.flatMap((h) => [...(h.prep ? [h.prep] : []), h.line]);
+    const { ws, results } = await runUnderDeny(lines);
+    expect(fs.readdirSync(ws.cwd).filter((f) => /^h\d+$/.test(f))).toEqual([]);
+    lines.forEach((command, i) => {
+      const hidden = HIDDEN.some((h) => h.line === command);
+      expect({ command, denied: results[i].text.startsWith('Permission denied: bash is blocked by the rule "bash(touch:*)"') }).toEqual({ command, denied: hidden });
+    });
+    expect(fs.readFileSync(path.join(ws.cwd, 'p6'), 'utf8')).toBe('$(touch h6)');
     expect(fs.readFileSync(path.join(ws.cwd, 'control.txt'), 'utf8')).toBe('control\n');
   });
 });

@@ -6,6 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { toolResults, useCliRig } from './cli-fixtures.js';
@@ -67,5 +68,24 @@ describeSandbox('protected paths cannot be swapped out from under their mounts',
     expect(fs.readFileSync(path.join(ws.cwd, '.git'), 'utf8')).toBe(gitFile);
     execFileSync('git', ['status', '--short'], { cwd: ws.cwd });
     expect(fs.existsSync(path.join(ws.cwd, 'PWNED'))).toBe(false);
+  });
+
+  it('a command that is root inside the sandbox cannot unmount what hides ~/.ssh', async () => {
+    const ws = workspace();
+    // Outside /tmp, which the sandbox replaces with its own.
+    const home = fs.mkdtempSync(path.join(os.homedir(), '.keen-e2e-user-'));
+    try {
+      fs.mkdirSync(path.join(home, '.ssh'));
+      fs.writeFileSync(path.join(home, '.ssh/id_ed25519'), 'SSH-PRIVATE-KEY-e2e\n');
+      const at = bashOnce('id -u; umount ~/.ssh; umount -l ~/.ssh; cat ~/.ssh/id_ed25519; echo END');
+      expect((await rig.keen(ws, ['run', '--yolo', 'go'], { env: { HOME: home } })).code).toBe(0);
+      const text = toolResults(rig.fake.requests[at])[0].text;
+      expect(text.split('\n')[0]).toBe(String(process.getuid?.()));
+      expect(text).toMatch(/umount: .*(must be superuser|Operation not permitted)/);
+      expect(text).toContain('END');
+      expect(text).not.toContain('SSH-PRIVATE-KEY-e2e');
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+    }
   });
 });

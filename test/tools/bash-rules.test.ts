@@ -253,3 +253,94 @@ describe('analyzeCommand', () => {
     expect(analyzeCommand('echo (').ok).toBe(false);
   });
 });
+
+describe('a hostile line that hides what it runs is unknown: deny denies, ask asks, allow does not allow', () => {
+  const denyRm = { yolo: true, user: { deny: ['bash(rm:*)'] } };
+  const askRm = { yolo: true, user: { ask: ['bash(rm:*)'] } };
+  const allowAll = {
+    user: {
+      allow: [
+        'bash(x:*)',
+        'bash(zz:*)',
+        'bash(echo:*)',
+        'bash(read:*)',
+        'bash(printf:*)',
+        'bash(set:*)',
+        'bash(ls:*)',
+        'bash(fc:*)',
+        'bash(declare:*)',
+        'bash(export:*)',
+        'bash(getopts:*)',
+        'bash(mapfile:*)',
+        'bash(builtin:*)',
+      ],
+    },
+  };
+  const hidden = {
+    'the command hash names the program': [
+      'BASH_CMDS[x]=/bin/rm; x -rf y',
+      'BASH_CMDS=([x]=/bin/rm); x y',
+      'declare -A BASH_CMDS; BASH_CMDS[x]=/bin/rm; x y',
+      "printf -v 'BASH_CMDS[zz]' /bin/rm; zz y",
+    ],
+    'an alias table entry': ['BASH_ALIASES[x]=rm; x y', 'read -a BASH_ALIASES < f; ls'],
+    'a variable name only known at run time': [
+      'declare "$n"=x',
+      'export "$n"=x',
+      'export $n=x',
+      'local "$n"=x',
+      'printf -v "$n" rm',
+      'read "$n" < f',
+      'getopts ab "$n"',
+      'builtin declare "$n=x"',
+      'declare -n r=PS4; r=x',
+      "declare -x 'LD_PRELOAD=./e.so'; ls",
+    ],
+    'prompt expansion runs the substitutions in a value': ["x='$(rm y)'; echo ${x@P}", 'read x < f; echo ${x@P}'],
+    'a variable set by read, printf -v, for, mapfile or getopts': [
+      'read PS4 < f; set -x; ls',
+      'printf -v PS4 %s "$(cat f)"; set -x; ls',
+      'for PS4 in "$(cat f)"; do set -x; ls; done',
+      'mapfile BASH_CMDS < f',
+      'getopts ab PS4',
+      'read x < f; echo $((x))',
+      'read x < f; echo ${y[x]}',
+      'read x < f; test -v "$x"',
+      'mapfile -t a < f; echo $((a))',
+      'x=$(cat f); ((x))',
+      'echo $(( $(cat f) ))',
+      'for x in $(cat f); do [[ $x -eq 0 ]]; done',
+      'set -- $(cat f); (( $1 ))',
+      'set -- *; echo $(( $1 ))',
+      'f() { (( $1 )); }; f "$(cat f)"',
+    ],
+    'fc runs history': ['fc -s', 'fc -e - rm', 'fc', 'fc -l -s', 'echo 1 | xargs fc -l'],
+  };
+  for (const [why, commands] of Object.entries(hidden)) {
+    it.each(commands)(`${why}: %s`, (command) => {
+      expect(verdict(command, denyRm)).toBe('deny');
+      expect(verdict(command, askRm)).toBe('ask');
+      expect(verdict(command, allowAll)).not.toBe('allow');
+    });
+  }
+  it('a variable set by a builtin, used as the command word, is unknown, not empty', () => {
+    for (const c of ['read x < f; $x -rf y', 'printf -v x rm; $x y', 'for x in rm; do $x y; done', 'mapfile a < f; ${a} y', 'getopts x x; $x y'])
+      expect(verdict(c, denyRm)).toBe('deny');
+    const denyExact = { yolo: true, user: { deny: ['bash(rm -rf /)'] } };
+    expect(verdict('read o < f; rm $o /', denyExact)).toBe('deny');
+    expect(verdict('for o in -rf; do rm "$o" /; done', denyExact)).toBe('deny');
+  });
+  it('reading into ordinary variables, listing the history and quoting transforms still run', () => {
+    for (const c of [
+      'git ls-files | while read -r f; do wc -l "$f"; done',
+      'mapfile -t lines < f',
+      'getopts ab opt',
+      'fc -l',
+      'fc -ln -5',
+      'echo ${x@Q} ${x@U}',
+      'x=$(date); echo "$x"',
+      'local x=$(git rev-parse HEAD)',
+    ])
+      expect(verdict(c, denyRm)).toBe('allow');
+  });
+});

@@ -2,14 +2,15 @@
  * The bash sandbox against real bubblewrap (installed by .ci/run): file system, hidden
  * credentials, network, PID namespace and process cleanup.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtemp, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDefaultRegistry, defaultTools, mutatingCalls, planModeRegistry } from '../../src/tools/index.js';
-import { bwrapArgs, seatbeltProfile } from '../../src/tools/sandbox/index.js';
+import { bwrapArgs, planFor, seatbeltProfile } from '../../src/tools/sandbox/index.js';
+import { exposedHostPaths } from '../../src/tools/sandbox/host-sockets.js';
 import { call } from './helpers.js';
 import { tempProject } from '../kit/temp-dir.js';
 import { describeSandbox } from '../kit/sandbox.js';
@@ -124,6 +125,69 @@ describeSandbox('bash in bubblewrap', () => {
     expect(on.content).toBe('hello-from-host\n[exit code 0]');
   });
 
+  it('a command that is root inside the sandbox cannot unmount the empty folder over ~/.ssh', async () => {
+    const dir = tempProject();
+    const msg = await run(dir, 'id -u; umount ~/.ssh; umount -l ~/.ssh; cat ~/.ssh/id_x; mount -t tmpfs none ~/.ssh; true');
+    expect(msg.content.split('\n')[0]).toBe(String(process.getuid?.()));
+    expect(msg.content).not.toContain('PRIVATE-KEY-MATERIAL');
+    expect(msg.content).toMatch(/umount: .*(must be superuser|Operation not permitted)/);
+    await expect(readFile(path.join(fakeHome, '.ssh/id_x'), 'utf8')).resolves.toBe('PRIVATE-KEY-MATERIAL\n');
+  });
+
+  it('the resolver file /etc/resolv.conf links to is bound alone, not the folder with its socket', async () => {
+    expect(exposedHostPaths({})).not.toContain('/run/systemd/resolve');
+    // Stand-ins under the private /tmp for systemd-resolved's /run/systemd/resolve.
+    const resolved = await mkdtemp(path.join(os.tmpdir(), 'keen-resolve-'));
+    await writeFile(path.join(resolved, 'stub-resolv.conf'), 'nameserver 127.0.0.53\n');
+    const varlink = net.createServer(() => {});
+    await new Promise<void>((r) => varlink.listen(path.join(resolved, 'io.systemd.Resolve'), r));
+    const etc = tempProject();
+    await symlink(path.join(resolved, 'stub-resolv.conf'), path.join(etc, 'resolv.conf'));
+    try {
+      const ws = tempProject();
+      const plan = planFor({ mode: 'workspace-write', network: false }, [ws], ws, { home: fakeHome, env: {}, resolvConf: path.join(etc, 'resolv.conf') });
+      const out = execFileSync('bwrap', bwrapArgs(plan, `cat ${resolved}/stub-resolv.conf; ls -A ${resolved}; test -S ${resolved}/io.systemd.Resolve || echo no-socket`), {
+        encoding: 'utf8',
+      });
+      expect(out).toBe('nameserver 127.0.0.53\nstub-resolv.conf\nno-socket\n');
+    } finally {
+      await new Promise((r) => varlink.close(r));
+      await rm(resolved, { recursive: true, force: true });
+    }
+  });
+
+  it('a workspace that holds the home folder is read-only for commands: no dotfile becomes writable', async () => {
+    const parent = tempProject({ 'home/.bashrc': 'original\n' });
+    const saved = process.env.HOME;
+    process.env.HOME = path.join(parent, 'home');
+    try {
+      for (const cwd of [parent, path.join(parent, 'home')]) {
+        const msg = await run(cwd, 'cat ~/.bashrc; echo evil >> ~/.bashrc; touch made');
+        expect(msg.is_error).toBe(true);
+        expect(msg.content).toContain('original');
+        expect(msg.content).toContain('Read-only file system');
+        expect(msg.content.split('\n').at(-1)).toContain('holds the home folder, so it is read-only for commands');
+        await expect(readFile(path.join(parent, 'home/.bashrc'), 'utf8')).resolves.toBe('original\n');
+        await expect(readFile(path.join(cwd, 'made'))).rejects.toThrow();
+      }
+      // Keen run in `/` (the bash tool finds no bwrap outside the workspace there, so the plan is
+      // run directly): nothing is writable, and /tmp and /proc stay the sandbox's own.
+      const marker = path.join(os.tmpdir(), `keen-root-marker-${process.pid}`);
+      await writeFile(marker, 'host\n');
+      const plan = planFor({ mode: 'workspace-write', network: false }, ['/'], '/', { home: path.join(parent, 'home'), env: {} });
+      const probe = `touch /keen-made-by-test; cat ${marker}; ls /proc | grep -cE "^[0-9]+$"; true`;
+      const root = spawnSync('bwrap', bwrapArgs(plan, probe), { encoding: 'utf8' });
+      await rm(marker, { force: true });
+      expect(root.stderr).toContain('Read-only file system');
+      expect(root.stderr).toContain(`${marker}: No such file or directory`);
+      expect(Number(root.stdout.trim())).toBeLessThan(10);
+      await expect(readFile('/keen-made-by-test')).rejects.toThrow();
+    } finally {
+      await rm('/keen-made-by-test', { force: true });
+      process.env.HOME = saved;
+    }
+  });
+
   it('runs in its own PID namespace: no Keen process is visible in /proc', async () => {
     const dir = tempProject();
     const msg = await run(dir, 'echo ppid=$PPID; ls /proc | grep -cE "^[0-9]+$"; cat /proc/1/cmdline | tr "\\0" " "');
@@ -162,7 +226,7 @@ describe('sandbox profiles', () => {
       {
         ...plan,
         privateDirs: ['/tmp', '/var/tmp', '/run'],
-        exposed: ['/run/systemd/resolve'],
+        exposed: ['/run/systemd/resolve/stub-resolv.conf'],
         protected: [
           { path: '/ws/.git/config', dir: false, exists: true },
           { path: '/ws/.vscode', dir: true, exists: false },
@@ -173,10 +237,10 @@ describe('sandbox profiles', () => {
       'ls',
     );
     expect(args.join(' ')).toBe(
-      '--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --tmpfs /var/tmp --tmpfs /run --ro-bind-try /run/systemd/resolve /run/systemd/resolve --bind /ws /ws ' +
+      '--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --tmpfs /var/tmp --tmpfs /run --ro-bind-try /run/systemd/resolve/stub-resolv.conf /run/systemd/resolve/stub-resolv.conf --bind /ws /ws ' +
         '--ro-bind /ws/.git/config /ws/.git/config --tmpfs /ws/.vscode --remount-ro /ws/.vscode --ro-bind /e/empty /ws/.mcp.json ' +
         '--tmpfs /h/.ssh --ro-bind /dev/null /h/.netrc ' +
-        '--unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup-try --die-with-parent --unshare-net --chdir /ws -- bash -c ls',
+        '--unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup-try --die-with-parent --cap-drop ALL --unshare-net --chdir /ws -- bash -c ls',
     );
     expect(bwrapArgs({ ...plan, network: true }, 'ls')).not.toContain('--unshare-net');
   });

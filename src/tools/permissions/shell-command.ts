@@ -1,4 +1,4 @@
-import { parseScript, type ShellWord, ShellSyntaxError, type WrittenCommand } from './shell-parse.js';
+import { type ParsedScript, parseScript, type ShellWord, ShellSyntaxError, type WrittenCommand } from './shell-parse.js';
 import { unwrap } from './shell-wrappers.js';
 
 /**
@@ -19,6 +19,11 @@ export interface RunningCommand {
   words: ShellWord[];
   /** More arguments of unknown value may follow (`xargs`, `find -exec … {} +`). */
   open: boolean;
+  /**
+   * Why this run is unknown when no written word says so (a variable a builtin sets, `fc`, …):
+   * allow rules do not vouch for such a line either.
+   */
+  why?: string;
 }
 
 export type ShellAnalysis =
@@ -36,6 +41,9 @@ const UNKNOWN: RunningCommand = { words: [null], open: true };
 const SHELLS = new Set(['bash', 'sh', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'rbash']);
 /** Variables that make bash, the loader, git or a pager/editor user run a command of their choosing. */
 const CODE_VARIABLES = new Set([
+  // Entries name the program a command word runs (`BASH_CMDS[ls]=/bin/rm`) or an alias.
+  'BASH_CMDS',
+  'BASH_ALIASES',
   'BASH_ENV',
   'ENV',
   'PS4',
@@ -74,19 +82,34 @@ const MAX_DEPTH = 4;
 const codeVariable = (name: string) => CODE_VARIABLES.has(name) || name.startsWith('BASH_FUNC_') || name.startsWith('GIT_CONFIG_KEY_');
 const basename = (w: string) => w.slice(w.lastIndexOf('/') + 1);
 
+const unknownBecause = (why: string): RunningCommand => ({ ...UNKNOWN, why });
+
 function runsOfScript(source: string, depth: number): RunningCommand[] {
   if (depth > MAX_DEPTH) return [UNKNOWN];
   try {
-    const parsed = parseScript(source);
-    return [...(parsed.evaluatesCode ? [UNKNOWN] : []), ...parsed.commands.flatMap((c) => runsOfWritten(c, depth))];
+    return runsOfParsed(parseScript(source), depth);
   } catch (err) {
     if (err instanceof ShellSyntaxError) return [UNKNOWN];
     throw err;
   }
 }
 
+function runsOfParsed(parsed: ParsedScript, depth: number): RunningCommand[] {
+  const loop = parsed.loopNames.find(codeVariable);
+  return [
+    ...(parsed.evaluatesCode ? [UNKNOWN] : []),
+    ...parsed.unknown.map(unknownBecause),
+    ...(loop ? [unknownBecause(`a loop that sets ${loop}`)] : []),
+    ...parsed.commands.flatMap((c) => runsOfWritten(c, depth)),
+  ];
+}
+
 function runsOfWritten(c: WrittenCommand, depth: number): RunningCommand[] {
-  const code = c.assignNames.some(codeVariable) ? [UNKNOWN] : [];
+  const set = c.assignNames.find(codeVariable);
+  const code = set ? [unknownBecause(`an assignment to ${set}`)] : [];
+  if (c.dynamicName) code.push(unknownBecause('a variable whose name is only known at run time'));
+  // A declare clause's words are already judged by name: it runs nothing else.
+  if (c.clause) return [...code, { words: c.words, open: false }];
   return [...code, ...runsOf(c.words, false, depth)];
 }
 
@@ -103,10 +126,16 @@ const staticWords = (args: readonly ShellWord[]): string[] | undefined => (args.
 /** What `name` runs besides itself, from its arguments. */
 function inner(name: string, args: readonly ShellWord[], open: boolean, depth: number): RunningCommand[] {
   if (name === 'command' && commandOnlyLooksUp(args)) return [];
+  const set = variablesSet(name, args);
+  if (set === 'dynamic') return [unknownBecause(`${name} with a variable name only known at run time`)];
+  const code = set.find((v) => codeVariable(v) || v.includes('['));
+  if (code) return [unknownBecause(`${name} sets ${code}`)];
+  if (name === 'fc' && !(fcOnlyLists(args) && !open)) return [unknownBecause('fc runs commands from the history')];
   const wrapped = unwrap(name, args);
   if (wrapped === 'unknown') return [UNKNOWN];
   if (wrapped) {
-    if (wrapped.assignNames.some(codeVariable)) return [UNKNOWN];
+    const set = wrapped.assignNames.find(codeVariable);
+    if (set) return [unknownBecause(`an assignment to ${set}`)];
     const command = wrapped.command;
     // `flock FILE -c STRING` and `watch CMD…` (joined, run by `sh -c` unless -x) run a string.
     if (name === 'flock' && (command[0] === '-c' || command[0] === '--command')) return command[1] == null ? [UNKNOWN] : runsOfScript(command[1], depth + 1);
@@ -131,6 +160,60 @@ function inner(name: string, args: readonly ShellWord[], open: boolean, depth: n
   if (name === '--') return runsOf(args, open, depth);
   if (name === 'git') return gitRuns(args, open);
   return [];
+}
+
+/** Options that take a value, per builtin that sets variables (`read -a NAME`: the value is a name). */
+const SETTER_VALUED: Record<string, string> = { read: 'adinNptu', mapfile: 'dnOsuCc', readarray: 'dnOsuCc', printf: 'v' };
+const DECLARATIONS = new Set(['declare', 'typeset', 'local', 'export', 'readonly']);
+
+/**
+ * The variables `name` sets from its arguments: `read NAME…` / `read -a NAME`, `mapfile NAME`,
+ * `printf -v NAME`, `getopts OPTS NAME`, and (called as a command: `builtin declare …`) the
+ * declaration builtins; `dynamic` when a name is only known at run time (or a nameref).
+ */
+function variablesSet(name: string, args: readonly ShellWord[]): string[] | 'dynamic' {
+  if (name === 'getopts') return args[1] === null ? 'dynamic' : args[1] === undefined ? [] : [args[1]];
+  if (DECLARATIONS.has(name)) {
+    const out: string[] = [];
+    for (const a of args) {
+      if (a === null || (/^-\w*n/.test(a) && name !== 'export')) return 'dynamic';
+      const m = /^([A-Za-z_]\w*)(\[|\+?=|$)/.exec(a);
+      if (m) out.push(m[1]);
+    }
+    return out;
+  }
+  const valued = SETTER_VALUED[name];
+  if (!valued) return [];
+  const out: string[] = [];
+  let i = 0;
+  for (; i < args.length; i++) {
+    const a = args[i];
+    if (a === null) return 'dynamic';
+    if (a === '--') {
+      i++;
+      break;
+    }
+    if (!a.startsWith('-') || a === '-') break;
+    for (let j = 1; j < a.length; j++) {
+      if (!valued.includes(a[j])) continue;
+      const value = a.slice(j + 1) || args[++i];
+      if (value === null) return 'dynamic';
+      if ((name === 'read' && a[j] === 'a') || (name === 'printf' && a[j] === 'v')) out.push(value ?? '');
+      break;
+    }
+  }
+  if (name === 'printf') return out;
+  const operands = args.slice(i);
+  if (operands.includes(null)) return 'dynamic';
+  // mapfile takes one name (the array); read takes every operand as a name.
+  return [...out, ...((name === 'read' ? operands : operands.slice(-1)) as string[])];
+}
+
+/** `fc -l` (with -n, -r and FIRST/LAST): lists the history, runs nothing. */
+function fcOnlyLists(args: readonly ShellWord[]): boolean {
+  if (args.some((a) => a === null)) return false;
+  const options = (args as string[]).filter((a) => /^-\D/.test(a) && a !== '--');
+  return options.length > 0 && options.every((o) => /^-[lnr]+$/.test(o)) && options.some((o) => o.includes('l'));
 }
 
 /** The string after `-C` (or `-Cstring`, or in a group `-xC string`), parsed as a script. */
@@ -237,8 +320,9 @@ export function analyzeCommand(command: string): ShellAnalysis {
   let analysis: ShellAnalysis;
   try {
     const parsed = parseScript(command);
-    const runs = [...(parsed.evaluatesCode ? [UNKNOWN] : []), ...parsed.commands.flatMap((c) => runsOfWritten(c, 0))];
-    analysis = { ok: true, written: parsed.commands, runs, unprovable: parsed.unprovable };
+    const runs = runsOfParsed(parsed, 0);
+    const why = runs.flatMap((r) => (r.why ? [r.why] : []));
+    analysis = { ok: true, written: parsed.commands, runs, unprovable: [...parsed.unprovable, ...why] };
   } catch (err) {
     if (!(err instanceof ShellSyntaxError)) throw err;
     analysis = { ok: false, error: err.message };

@@ -22,6 +22,10 @@ export interface WrittenCommand {
   assignNames: string[];
   /** The command's words: its name, then its arguments. */
   words: ShellWord[];
+  /** A declare clause (`declare`, `export`, `local`, `readonly`, `typeset`), not a call. */
+  clause?: boolean;
+  /** A declare clause that sets a variable whose name is only known at run time, or a nameref (`-n`). */
+  dynamicName?: boolean;
 }
 
 export interface ParsedScript {
@@ -39,11 +43,27 @@ export interface ParsedScript {
    * An array subscript there (`'a[$(cmd)]'`) runs `cmd`, so what the line runs is unknown.
    */
   evaluatesCode: boolean;
+  /** Variables `for NAME in …` / `select NAME in …` set. */
+  loopNames: string[];
+  /**
+   * Why what the line runs is unknown though every command word is written out: a `${x@P}`
+   * expansion (prompt expansion runs the command substitutions in the value), or a value only
+   * known at run time (`read`, `mapfile`, `printf -v`, `getopts`, a loop over expansions, an
+   * assignment from an expansion, any `$(…)` or `<(…)`, a glob's file names) in a line where
+   * bash evaluates text as arithmetic (an array subscript in it runs commands).
+   */
+  unknown: string[];
 }
 
 /** Builtins that take a variable name, whose array subscript bash evaluates as arithmetic. */
 const NAME_BUILTINS = new Set(['test', '[', 'printf', 'read', 'unset', 'wait', 'mapfile', 'readarray', 'getopts', 'let']);
 const CODE_TEXT = /\$\(|`/;
+/** Builtins that set variables from what they read, or from their arguments at run time. */
+const READING_BUILTINS = new Set(['read', 'mapfile', 'readarray', 'getopts']);
+/** `${x@OP}` operators that only quote or change case; any other (`@P`) may run commands. */
+const INERT_TRANSFORMS = new Set(['Q', 'E', 'A', 'K', 'k', 'a', 'U', 'u', 'L']);
+/** mvdan/sh's ExpOperator for `${x@OP}`. */
+const OTHER_PARAM_OPS = 84;
 
 /** A command line the parser rejects; rules treat it as unknown (deny denies, allow does not allow). */
 export class ShellSyntaxError extends Error {}
@@ -91,8 +111,12 @@ export function parseScript(source: string): ParsedScript {
   const bytes = Buffer.from(source, 'utf8');
   const commands: WrittenCommand[] = [];
   const unprovable: string[] = [];
+  const loopNames: string[] = [];
+  const unknown: string[] = [];
   let codeText = false;
   let evaluator = false;
+  let runtimeValue = false;
+  let arithmetic = false;
   sh.Walk(file, (node) => {
     if (!node) return true;
     const type = sh.NodeType(node);
@@ -102,11 +126,23 @@ export function parseScript(source: string): ParsedScript {
       case 'CallExpr': {
         const call = callOf(sh, node);
         if (call.words[0] == null || NAME_BUILTINS.has(call.words[0])) evaluator = true;
+        if (call.words.some((w) => w !== null && READING_BUILTINS.has(w)) || (call.words.includes('printf') && call.words.some((w) => w?.startsWith('-v')))) runtimeValue = true;
+        if (call.assigns.includes(null) || (node.Args ?? []).some((w: unknown) => globbed(sh, w))) runtimeValue = true;
+        if (call.words.some((w) => w === '-v') && call.words.some((w) => w === 'test' || w === '[')) arithmetic = true;
         commands.push(call);
         break;
       }
-      case 'DeclClause':
-        commands.push(declOf(sh, node));
+      case 'DeclClause': {
+        const decl = declOf(sh, node);
+        if (decl.words.includes(null)) runtimeValue = true;
+        if (decl.words.some((w) => w !== null && /^-\w*i/.test(w))) arithmetic = true;
+        commands.push(decl);
+        break;
+      }
+      case 'WordIter':
+        loopNames.push(node.Name?.Value ?? '');
+        if ((node.Items ?? []).some((w: unknown) => wordText(sh, w) === null)) runtimeValue = true;
+        if (node.Items === undefined || node.Items === null || node.Items.length === 0) runtimeValue = true;
         break;
       case 'Redirect':
         if (writesFile(sh, node, bytes)) unprovable.push('a redirection that writes a file');
@@ -119,9 +155,22 @@ export function parseScript(source: string): ParsedScript {
       case 'UnaryArithm':
       case 'TestClause':
         unprovable.push('arithmetic or a [[ test ]]');
+        arithmetic = true;
+        break;
+      // Their output may be anything, and reach arithmetic through a variable or `set --`.
+      case 'CmdSubst':
+      case 'ProcSubst':
+        runtimeValue = true;
         break;
       case 'ParamExp':
-        if (node.Index || node.Slice || node.Excl) unprovable.push('an array subscript, a substring offset or an indirect expansion');
+        if (node.Index || node.Slice || node.Excl) {
+          unprovable.push('an array subscript, a substring offset or an indirect expansion');
+          if (!(node.Index && sh.NodeType(node.Index) === 'Word' && /^[@*]$/.test(wordText(sh, node.Index) ?? ''))) arithmetic = true;
+        }
+        if (node.Exp?.Op === OTHER_PARAM_OPS && !INERT_TRANSFORMS.has(String(wordText(sh, node.Exp.Word)))) {
+          unprovable.push('a ${x@P} expansion');
+          unknown.push('a ${x@P} expansion (it runs the command substitutions in the value)');
+        }
         break;
       case 'Assign':
         if (node.Index || node.Array) unprovable.push('an array assignment');
@@ -129,7 +178,13 @@ export function parseScript(source: string): ParsedScript {
     }
     return true;
   });
-  return { commands, unprovable, evaluatesCode: codeText && evaluator };
+  if (runtimeValue && arithmetic) unknown.push('a value only known at run time, evaluated as arithmetic (an array subscript in it runs commands)');
+  return { commands, unprovable, evaluatesCode: codeText && evaluator, loopNames, unknown };
+}
+
+/** Is `word` an unquoted glob? The file names it expands to are the workspace's, any text. */
+function globbed(sh: Syntax, word: any): boolean {
+  return (word.Parts ?? []).some((p: any) => sh.NodeType(p) === 'Lit' && EXPANDING.test(String(p.Value).replace(/\\./gs, '')));
 }
 
 function callOf(sh: Syntax, node: any): WrittenCommand {
@@ -145,12 +200,21 @@ function callOf(sh: Syntax, node: any): WrittenCommand {
 }
 
 function declOf(sh: Syntax, node: any): WrittenCommand {
-  const words: ShellWord[] = [node.Variant?.Value ?? 'declare'];
+  const variant: string = node.Variant?.Value ?? 'declare';
+  const words: ShellWord[] = [variant];
   const assignNames: string[] = [];
+  let dynamicName = false;
   for (const a of node.Args ?? []) {
     if (a.Naked) {
-      words.push(a.Name ? a.Name.Value : a.Value ? wordText(sh, a.Value) : null);
+      const word = a.Name ? a.Name.Value : a.Value ? wordText(sh, a.Value) : null;
+      words.push(word);
       if (a.Name) assignNames.push(a.Name.Value);
+      // `declare "$n=…"`, `export "$n"=…`: the name is only known at run time.
+      else if (word === null) dynamicName = true;
+      // `declare -n ref=NAME` (a nameref: assigning ref assigns NAME); not `export -n`.
+      else if (/^-\w*n/.test(word) && variant !== 'export') dynamicName = true;
+      // `declare 'PS4=…'`: a quoted assignment still sets PS4.
+      else if (/^[A-Za-z_]\w*(\[|\+?=)/.test(word)) assignNames.push(/^[A-Za-z_]\w*/.exec(word)?.[0] ?? '');
       continue;
     }
     const name = a.Name?.Value ?? '';
@@ -158,7 +222,7 @@ function declOf(sh: Syntax, node: any): WrittenCommand {
     const value = a.Value ? wordText(sh, a.Value) : '';
     words.push(value === null || a.Array ? null : `${name}=${value}`);
   }
-  return { assigns: [], assignNames, words };
+  return { assigns: [], assignNames, words, clause: true, ...(dynamicName ? { dynamicName } : {}) };
 }
 
 /** Does this redirection write a file? Reads the operator from the source at its position. */

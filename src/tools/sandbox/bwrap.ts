@@ -1,4 +1,34 @@
+import { sep } from 'node:path';
 import type { SandboxPlan } from './settings.js';
+
+/**
+ * A command that is root inside the sandbox (Keen run as root) keeps no capability: it cannot
+ * unmount the empty folders over the credential stores, remount a read-only bind or mount its own.
+ */
+const NO_CAPABILITIES = ['--cap-drop', 'ALL'];
+
+const under = (root: string, p: string) => p === root || p.startsWith(root.endsWith(sep) ? root : root + sep);
+
+/**
+ * The workspace roots. One that is read-only (read-only mode, or a root holding the home folder)
+ * is left to the read-only `/` unless a private folder hides it: binding `/` (Keen run in `/`)
+ * again would bring back the host's /tmp, /run, /dev and /proc. A private folder inside a
+ * writable root (`--add-dir /var`) is made private again, with what is exposed in it.
+ */
+function rootBinds(plan: SandboxPlan): string[] {
+  const priv = plan.privateDirs ?? [plan.tmp];
+  const readOnly = [...(plan.readOnly ? plan.writable : []), ...(plan.readOnlyRoots ?? [])];
+  const writable = plan.readOnly ? [] : plan.writable;
+  const out: string[] = [];
+  for (const dir of readOnly) if (priv.some((p) => under(p, dir))) out.push('--ro-bind', dir, dir);
+  for (const dir of writable) out.push('--bind', dir, dir);
+  for (const p of priv.filter((d) => writable.some((w) => w !== d && under(w, d)))) {
+    out.push('--tmpfs', p);
+    for (const e of (plan.exposed ?? []).filter((x) => under(p, x))) out.push('--ro-bind-try', e, e);
+    for (const dir of writable.filter((w) => w !== p && under(p, w))) out.push('--bind', dir, dir);
+  }
+  return out;
+}
 
 /**
  * bubblewrap arguments for `plan`, followed by `bash -c command`. The root file system is bound
@@ -6,16 +36,17 @@ import type { SandboxPlan } from './settings.js';
  * socket there is reachable; the allowed host paths are bound back; then the writable roots
  * (read-only in read-only mode), the protected paths inside them read-only (absent ones get an
  * empty read-only mount point), and last the hidden paths (an empty tmpfs for a directory,
- * /dev/null for a file). Commands get their own PID namespace with a fresh /proc (no Keen
- * process, and no Keen environment, is visible), die with Keen (`--die-with-parent`), and, when
- * their first process ends, every process they started ends with the namespace. Without network
- * they get their own network namespace, which also cuts off the host's abstract unix sockets.
+ * /dev/null for a file). Commands keep no capability (`--cap-drop ALL`), get their own PID
+ * namespace with a fresh /proc (no Keen process, and no Keen environment, is visible), die with
+ * Keen (`--die-with-parent`), and, when their first process ends, every process they started
+ * ends with the namespace. Without network they get their own network namespace, which also
+ * cuts off the host's abstract unix sockets.
  */
 export function bwrapArgs(plan: SandboxPlan, command: string): string[] {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
   for (const dir of plan.privateDirs ?? [plan.tmp]) args.push('--tmpfs', dir);
   for (const p of plan.exposed ?? []) args.push('--ro-bind-try', p, p);
-  for (const dir of plan.writable) args.push(plan.readOnly ? '--ro-bind' : '--bind', dir, dir);
+  args.push(...rootBinds(plan));
   if (!plan.readOnly) {
     for (const m of plan.protected ?? []) {
       if (m.anchor) args.push('--bind', m.path, m.path);
@@ -28,7 +59,7 @@ export function bwrapArgs(plan: SandboxPlan, command: string): string[] {
     if (h.dir) args.push('--tmpfs', h.path);
     else args.push('--ro-bind', '/dev/null', h.path);
   }
-  args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--die-with-parent');
+  args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--die-with-parent', ...NO_CAPABILITIES);
   if (!plan.network) args.push('--unshare-net');
   args.push('--chdir', plan.cwd, '--', 'bash', '-c', command);
   return args;

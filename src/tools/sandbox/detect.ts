@@ -51,7 +51,7 @@ export function probe(avail: SandboxAvailability): Promise<string | undefined> {
   let p = probes.get(avail.program);
   if (!p) {
     p = new Promise((resolve) => {
-      const child = spawn(avail.program!, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--unshare-net', '--', 'true'], {
+      const child = spawn(avail.program!, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--unshare-net', '--cap-drop', 'ALL', '--', 'true'], {
         stdio: ['ignore', 'ignore', 'pipe'],
       });
       let err = '';

@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { isAbsolute, resolve, join } from 'node:path';
 
 /**
@@ -82,13 +83,27 @@ export function hostSocketPaths(env: NodeJS.ProcessEnv, allowed: readonly HostSo
 const DOCKER_SOCKETS = ['/var/run/docker.sock', '/run/docker.sock', '/run/podman/podman.sock', '/run/containerd/containerd.sock'];
 
 /**
+ * The file `/etc/resolv.conf` links to (systemd-resolved's `/run/systemd/resolve/stub-resolv.conf`),
+ * or undefined when it is no link. Only that file is bound back, not its folder: the folder also
+ * holds resolved's varlink socket.
+ */
+export function resolverFile(resolvConf = '/etc/resolv.conf'): string | undefined {
+  try {
+    const target = realpathSync(resolvConf);
+    return target === resolve(resolvConf) ? undefined : target;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Host paths bound back (read-only) over the private /tmp and /run for the allowed kinds: the
  * agent's socket, the X11 socket folder and cookie, the Wayland socket, the D-Bus sockets,
- * docker's, or the whole runtime folder. Always: systemd-resolved's folder, which
- * /etc/resolv.conf often links to.
+ * docker's, or the whole runtime folder. Always: the file /etc/resolv.conf links to (`resolvConf`
+ * names another link, for a test).
  */
-export function exposedHostPaths(env: NodeJS.ProcessEnv, allowed: readonly HostSocketKind[] = []): string[] {
-  const out = ['/run/systemd/resolve'];
+export function exposedHostPaths(env: NodeJS.ProcessEnv, allowed: readonly HostSocketKind[] = [], resolvConf?: string): string[] {
+  const out = [resolverFile(resolvConf)].filter((p): p is string => !!p);
   const v = (name: string) => env[name]?.trim() || undefined;
   const runtime = v('XDG_RUNTIME_DIR');
   for (const kind of allowed) {

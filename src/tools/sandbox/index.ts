@@ -26,6 +26,8 @@ export interface Launch {
   warning?: string;
   /** Why the command may not run at all (plan mode without a sandbox). */
   refused?: string;
+  /** A workspace root commands may not write because it holds the home folder. */
+  homeRoot?: string;
   /**
    * Run when the command has ended: removes the mount points made for absent protected paths and
    * puts back protected symlinks the command replaced; returns a line for each link put back.
@@ -74,21 +76,39 @@ function privateDirs(): string[] {
   return dirs.filter((d) => existsSync(d));
 }
 
+/**
+ * The workspace roots commands may write, and those they may only read: a root that holds the
+ * home folder (Keen run in `/`, `/home` or `~`) would make every dotfile writable (`~/.bashrc`
+ * runs outside the sandbox next time), so it is read-only.
+ */
+function splitRoots(roots: readonly string[], home: string): { writable: string[]; readOnlyRoots: string[] } {
+  const h = real(home) ?? resolve(home);
+  const holdsHome = (r: string) => under(r, h);
+  return { writable: roots.filter((r) => !holdsHome(r)), readOnlyRoots: roots.filter(holdsHome) };
+}
+
 /** The sandbox plan for one command. */
-export function planFor(settings: SandboxSettings, roots: readonly string[], cwd: string, opts: { home: string; keenHome?: string; env?: NodeJS.ProcessEnv }): SandboxPlan {
+export function planFor(
+  settings: SandboxSettings,
+  roots: readonly string[],
+  cwd: string,
+  opts: { home: string; keenHome?: string; env?: NodeJS.ProcessEnv; resolvConf?: string },
+): SandboxPlan {
   const env = opts.env ?? process.env;
   const tmp = real(tmpdir()) ?? tmpdir();
   const readOnly = settings.mode === 'read-only';
-  const writable = [...new Set(roots.map((r) => real(r) ?? r))];
+  const all = [...new Set(roots.map((r) => real(r) ?? r))];
+  const { writable, readOnlyRoots } = splitRoots(all, opts.home);
   const priv = privateDirs();
-  const exposed = exposedHostPaths(env, settings.hostSockets).filter((p) => existsSync(p));
-  const visible = (p: string) => !priv.some((d) => under(d, p)) || writable.some((w) => under(w, p)) || exposed.some((e) => under(e, p));
+  const exposed = exposedHostPaths(env, settings.hostSockets, opts.resolvConf).filter((p) => existsSync(p));
+  const visible = (p: string) => !priv.some((d) => under(d, p)) || all.some((w) => under(w, p)) || exposed.some((e) => under(e, p));
   // A store holding the workspace itself cannot be hidden without hiding the workspace.
-  const hidden = hiddenPaths(opts.home, opts.keenHome, env, settings).filter((h) => visible(h.path) && !writable.some((w) => under(h.path, w)));
+  const hidden = hiddenPaths(opts.home, opts.keenHome, env, settings).filter((h) => visible(h.path) && !all.some((w) => under(h.path, w)));
   const prot = readOnly ? undefined : protectedMounts(writable);
   return {
     cwd: real(cwd) ?? cwd,
     writable,
+    ...(readOnlyRoots.length > 0 ? { readOnlyRoots } : {}),
     hidden,
     network: settings.network,
     tmp,
@@ -154,17 +174,21 @@ export async function launchFor(
           return restoreLinks(links);
         }
       : undefined;
-  if (avail.kind === 'bwrap') return { file: avail.program, args: bwrapArgs(plan, command), sandboxed: true, cleanup };
-  return { file: avail.program, args: ['-p', seatbeltProfile(plan), 'bash', '-c', command], sandboxed: true };
+  const homeRoot = plan.readOnlyRoots?.[0];
+  const held = homeRoot ? { homeRoot } : {};
+  if (avail.kind === 'bwrap') return { file: avail.program, args: bwrapArgs(plan, command), sandboxed: true, cleanup, ...held };
+  return { file: avail.program, args: ['-p', seatbeltProfile(plan), 'bash', '-c', command], sandboxed: true, ...held };
 }
 
 /**
  * One line to add when the sandbox seems to have blocked the command: its own error stays, this
  * says why and how to allow it. Undefined when nothing points at the sandbox.
  */
-export function blockedNote(output: string, settings: SandboxSettings, hidden: readonly string[], planMode = false): string | undefined {
+export function blockedNote(output: string, settings: SandboxSettings, hidden: readonly string[], planMode = false, homeRoot?: string): string | undefined {
   if (/Read-only file system|Operation not permitted/.test(output)) {
     if (planMode) return '[sandbox: plan mode runs commands read-only; the user can switch to build mode with /mode build (or --mode build).]';
+    if (homeRoot && settings.mode !== 'read-only')
+      return `[sandbox: the workspace ${homeRoot} holds the home folder, so it is read-only for commands (its dotfiles would be writable); start Keen in a project folder to let them write.]`;
     return settings.mode === 'read-only'
       ? '[sandbox: the file system is read-only for commands (sandbox.mode "read-only"); set sandbox.mode to "workspace-write" in your config to let them write the workspace.]'
       : '[sandbox: commands may write only inside the workspace and the temp dir, not its protected paths (.git/config, .git/hooks, .keen, .vscode, …); add a directory with --add-dir, or set sandbox.mode to "off" in your config.]';

@@ -23,6 +23,8 @@ export interface SandboxPlan {
   cwd: string;
   /** The workspace roots: writable, except in read-only mode. */
   writable: string[];
+  /** Workspace roots that hold the home folder: read-only in every mode. */
+  readOnlyRoots?: string[];
   /** Existing directories and files to hide (KEEN_HOME, credential stores, host sockets). */
   hidden: { path: string; dir: boolean }[];
   network: boolean;
@@ -31,7 +33,7 @@ export interface SandboxPlan {
   readOnly: boolean;
   /** Replaced by empty private folders (Linux): /tmp, /var/tmp, /run. */
   privateDirs?: string[];
-  /** Host paths bound back over the private folders (allowed sockets, the resolver's folder). */
+  /** Host paths bound back over the private folders (allowed sockets, the resolver's file). */
   exposed?: string[];
   /** Protected paths inside the writable roots, bound read-only; `exists: false` ones get a mount point. */
   protected?: { path: string; dir: boolean; exists: boolean; anchor?: boolean }[];
