@@ -310,6 +310,8 @@ describe('a hostile line that hides what it runs is unknown: deny denies, ask as
       'x=$(cat f); ((x))',
       'echo $(( $(cat f) ))',
       'for x in $(cat f); do [[ $x -eq 0 ]]; done',
+      'read x < f; [[ $x -gt 1 ]]',
+      'read x < f; [[ -v a[$x] ]]',
       'set -- $(cat f); (( $1 ))',
       'set -- *; echo $(( $1 ))',
       'f() { (( $1 )); }; f "$(cat f)"',
@@ -340,6 +342,10 @@ describe('a hostile line that hides what it runs is unknown: deny denies, ask as
       'echo ${x@Q} ${x@U}',
       'x=$(date); echo "$x"',
       'local x=$(git rev-parse HEAD)',
+      // `[[ … ]]` tests that are not arithmetic comparisons evaluate nothing.
+      'git ls-files | while read -r f; do [[ -f $f ]] && wc -l "$f"; done',
+      'for f in *.ts; do [[ $f == *.test.ts ]] || echo "$f"; done',
+      'x=$(git branch --show-current); [[ -n $x && $x != main ]] && echo "$x"',
     ])
       expect(verdict(c, denyRm)).toBe('allow');
   });

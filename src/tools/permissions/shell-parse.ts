@@ -64,6 +64,10 @@ const READING_BUILTINS = new Set(['read', 'mapfile', 'readarray', 'getopts']);
 const INERT_TRANSFORMS = new Set(['Q', 'E', 'A', 'K', 'k', 'a', 'U', 'u', 'L']);
 /** mvdan/sh's ExpOperator for `${x@OP}`. */
 const OTHER_PARAM_OPS = 84;
+/** mvdan/sh's BinTestOperator for `-eq`, `-ne`, `-le`, `-ge`, `-lt`, `-gt`. */
+const ARITHMETIC_TESTS = new Set([116, 117, 118, 119, 120, 121]);
+/** mvdan/sh's UnTestOperator for `-v` (a subscript in its name is arithmetic). */
+const VAR_SET_TEST = 110;
 
 /** A command line the parser rejects; rules treat it as unknown (deny denies, allow does not allow). */
 export class ShellSyntaxError extends Error {}
@@ -153,9 +157,18 @@ export function parseScript(source: string): ParsedScript {
       case 'CStyleLoop':
       case 'BinaryArithm':
       case 'UnaryArithm':
-      case 'TestClause':
         unprovable.push('arithmetic or a [[ test ]]');
         arithmetic = true;
+        break;
+      case 'TestClause':
+        unprovable.push('arithmetic or a [[ test ]]');
+        break;
+      // Inside `[[ … ]]` only these evaluate their operands as arithmetic.
+      case 'BinaryTest':
+        if (ARITHMETIC_TESTS.has(node.Op)) arithmetic = true;
+        break;
+      case 'UnaryTest':
+        if (node.Op === VAR_SET_TEST) arithmetic = true;
         break;
       // Their output may be anything, and reach arithmetic through a variable or `set --`.
       case 'CmdSubst':
