@@ -121,7 +121,8 @@ export function readGitStatus(cwd: string, opts: GitStatusOptions = {}): { done:
   const run = (launch: { file: string; args: string[]; env: NodeJS.ProcessEnv }, resolve: (r: GitStatusRun) => void) => {
     let child: ChildProcessByStdio<null, Readable, null>;
     try {
-      child = spawn(launch.file, launch.args, { cwd, env: launch.env, stdio: ['ignore', 'pipe', 'ignore'] });
+      // A session of its own, sandbox or not: git and what it starts have no controlling terminal.
+      child = spawn(launch.file, launch.args, { cwd, env: launch.env, stdio: ['ignore', 'pipe', 'ignore'], detached: true });
     } catch {
       resolve({});
       return;
@@ -187,6 +188,8 @@ export function gitStatusSync(cwd: string): string | undefined {
       maxBuffer: GIT_STATUS_MAX_BYTES,
       stdio: ['ignore', 'pipe', 'ignore'],
       env: launch.env,
+      // Honoured by Node's sync spawn too, though its type does not name it.
+      ...{ detached: true },
     });
     return formatGitStatus({ output: out, ...(untracked ? {} : { untrackedOff: true }) });
   } catch (err) {

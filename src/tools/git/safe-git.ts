@@ -167,7 +167,8 @@ function confined(avail: SandboxAvailability, cwd: string, args: readonly string
   const plan = planFor(READ_ONLY, repositoryFolders(cwd, env), cwd, { home: userHome(env), keenHome: keenHome(env) });
   // Found again inside, on the trusted PATH: a folder the sandbox hides may hold the git found outside.
   const command = gitCommand(args);
-  const wrapped = avail.kind === 'seatbelt' ? ['-p', seatbeltProfile(plan), 'bash', '-c', command] : bwrapArgs(plan, command);
+  // `--new-session`: no controlling terminal inside, so nothing there can push keys into it (TIOCSTI).
+  const wrapped = avail.kind === 'seatbelt' ? ['-p', seatbeltProfile(plan), 'bash', '-c', command] : ['--new-session', ...bwrapArgs(plan, command)];
   return { file: avail.program!, args: wrapped, env: gitEnv, sandboxed: true };
 }
 
