@@ -235,7 +235,7 @@ describeSandbox('protected paths are protected from bash too', () => {
   });
 });
 
-describeSandbox("the files that point git elsewhere are protected from bash", () => {
+describeSandbox('the files that point git elsewhere are protected from bash', () => {
   it('an absent .git/config.worktree cannot be created; a .git/commondir a command creates is moved aside before git reads it', async () => {
     const ws = workspace({ 'a.txt': 'one\n' });
     gitRepo(ws.cwd);

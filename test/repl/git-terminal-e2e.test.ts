@@ -25,18 +25,22 @@ afterEach(() => {
   shimDir = undefined;
 });
 
-itSandbox('a program inside the sandboxed git status pushes no key into the terminal', async () => {
-  execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: rig.ws.cwd });
-  // Outside /tmp, which the sandbox replaces: the git found inside it is this one.
-  shimDir = fs.mkdtempSync(path.join(os.homedir(), '.keen-git-shim-'));
-  fs.writeFileSync(path.join(shimDir, 'git'), `#!/bin/sh\ncase "$*" in *status*) ${INJECT} ;; esac\nexec '${REAL_GIT}' "$@"\n`, { mode: 0o755 });
-  rig.fake.enqueue({ steps: [{ text: 'hi there' }] });
-  const t = rig.start({ env: { PATH: `${shimDir}${path.delimiter}${process.env.PATH}` } });
-  await t.waitFor('Type a message');
-  t.type('hello');
-  await t.waitFor('hi there');
-  // The shim ran: its git status reached the prompt.
-  expect(systemText(rig.fake.requests.at(-1)!)).toContain('Git status:\n## No commits yet on main');
-  await new Promise((r) => setTimeout(r, 500));
-  expect(t.capture()).not.toContain('INJECTED-KEYS');
-}, 30_000);
+itSandbox(
+  'a program inside the sandboxed git status pushes no key into the terminal',
+  async () => {
+    execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: rig.ws.cwd });
+    // Outside /tmp, which the sandbox replaces: the git found inside it is this one.
+    shimDir = fs.mkdtempSync(path.join(os.homedir(), '.keen-git-shim-'));
+    fs.writeFileSync(path.join(shimDir, 'git'), `#!/bin/sh\ncase "$*" in *status*) ${INJECT} ;; esac\nexec '${REAL_GIT}' "$@"\n`, { mode: 0o755 });
+    rig.fake.enqueue({ steps: [{ text: 'hi there' }] });
+    const t = rig.start({ env: { PATH: `${shimDir}${path.delimiter}${process.env.PATH}` } });
+    await t.waitFor('Type a message');
+    t.type('hello');
+    await t.waitFor('hi there');
+    // The shim ran: its git status reached the prompt.
+    expect(systemText(rig.fake.requests.at(-1)!)).toContain('Git status:\n## No commits yet on main');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(t.capture()).not.toContain('INJECTED-KEYS');
+  },
+  30_000,
+);

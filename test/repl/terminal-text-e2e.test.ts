@@ -236,4 +236,3 @@ describe('lines Keen prints mid-run and from commands', () => {
     }
   });
 });
-
