@@ -75,7 +75,7 @@ export function configListing(cwd: string, env: NodeJS.ProcessEnv, file?: string
 }
 
 /** The git dir of the repository git would find from `cwd`: its `.git`, or where a `.git` file points. */
-export function gitDirOf(cwd: string): string | undefined {
+function gitDirOf(cwd: string): string | undefined {
   const top = repositoryTop(cwd);
   if (!top) return undefined;
   const dotGit = join(top, '.git');
