@@ -4,6 +4,7 @@
  * Nothing is written and no model is reached here.
  */
 import { applyEnvOverrides } from '../config/env-overrides.js';
+import { forStream } from '../security/terminal-text.js';
 import { type ConfigFiles, loadConfig } from '../config/load.js';
 import { keenHome } from '../config/paths.js';
 import type { KeenConfig } from '../config/schema.js';
@@ -39,7 +40,8 @@ export function readSettings(opts: OpenSessionOptions): SessionSettings {
   // Each config file was read and validated once, by loadConfig; the wiring takes it from there.
   const policy = permissionPolicy(home, opts, projectTrusted, loaded.files);
   // "No sandbox" is said once, when bash first runs (a run without bash says nothing).
-  const lateWarning = opts.onWarning ?? ((line: string) => (opts.interactive ? undefined : process.stderr.write(`keen: warning: ${line}\n`)));
+  // Late lines name paths and text from the repository (a protected link's target): sanitised like every other.
+  const lateWarning = opts.onWarning ?? ((line: string) => (opts.interactive ? undefined : process.stderr.write(forStream(process.stderr, `keen: warning: ${line}\n`))));
   return {
     home,
     projectTrusted,

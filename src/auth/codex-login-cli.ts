@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { childEnv, DESKTOP_VARIABLES } from '../security/child-env.js';
 import { keenHome } from '../config/paths.js';
+import { forStream } from '../security/terminal-text.js';
 import { loginCodex } from './codex-login.js';
 
 export interface RunCodexLoginOptions {
@@ -37,7 +38,8 @@ export async function runCodexLogin(opts: RunCodexLoginOptions = {}): Promise<nu
       },
     });
     const who = result.email ? ` as ${result.email}` : '';
-    write(`Signed in to Codex${who}. Credentials saved to ${result.path} (readable only by you).\n`);
+    // The e-mail comes from the sign-in server's token.
+    write(`Signed in to Codex${forStream(process.stderr, who)}. Credentials saved to ${result.path} (readable only by you).\n`);
     return 0;
   } finally {
     process.off('SIGINT', onSigint);

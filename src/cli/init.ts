@@ -1,3 +1,4 @@
+import { forStream } from '../security/terminal-text.js';
 import { existingInstructions, initPrompt } from '../project/init-prompt.js';
 import type { RunFlags } from '../agent/flags.js';
 import { runHeadless } from './run.js';
@@ -10,7 +11,7 @@ import { runHeadless } from './run.js';
 export async function runInitCommand(flags: RunFlags): Promise<number> {
   const existing = existingInstructions(process.cwd());
   if (existing) {
-    process.stderr.write(`keen: ${existing} already exists; edit it, or remove it to draft a new one\n`);
+    process.stderr.write(forStream(process.stderr, `keen: ${existing} already exists; edit it, or remove it to draft a new one\n`));
     return 1;
   }
   return runHeadless([initPrompt(process.cwd())], flags);

@@ -4,6 +4,7 @@ import { loadConfig } from '../config/load.js';
 import { DEFAULT_MODEL, FALLBACK_CAPACITY, MODEL_CATALOG, MODEL_SHORT_NAMES } from '../config/models.js';
 import { keenHome } from '../config/paths.js';
 import { priceOf } from '../config/prices.js';
+import { forStream } from '../security/terminal-text.js';
 import { enterDirectory } from './prompt-input.js';
 
 export interface ModelRow {
@@ -53,9 +54,10 @@ export async function runModelsCommand(opts: { outputFormat?: string; cwd?: stri
   const config = applyEnvOverrides(loadConfig(keenHome(process.env), process.cwd()).config, process.env);
   const rows = modelRows(config);
   if (opts.outputFormat === 'json') {
-    process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    process.stdout.write(forStream(process.stdout, `${JSON.stringify(rows, null, 2)}\n`));
     return 0;
   }
+  // Names come from config files (a project's too): sanitised before they are measured and printed.
   const table = [
     ['MODEL', 'PROVIDER', 'WINDOW', 'OUTPUT', 'PRICE $/M in/out', 'NOTE'],
     ...rows.map((r) => [
@@ -72,7 +74,7 @@ export async function runModelsCommand(opts: { outputFormat?: string; cwd?: stri
         .filter(Boolean)
         .join('; '),
     ]),
-  ];
+  ].map((row) => row.map((cell) => forStream(process.stdout, cell)));
   const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
   for (const row of table)
     process.stdout.write(

@@ -50,7 +50,7 @@ export interface LoadConfigOptions {
  * Loads `$KEEN_HOME/config.json` then `.keen/config.json` (the project wins). A missing file is
  * fine; unreadable JSON or a field that fails validation is a KeenError naming file and field.
  * The project file never sets `baseURL`/`apiKeyEnv`, credential `bash.envPassthrough` entries or
- * a looser sandbox (`stripNeverFromProject`), and its trust-gated keys (permissions, …)
+ * a looser sandbox, nor adds a directory outside the project (`stripNeverFromProject`), and its trust-gated keys (permissions, …)
  * count only when `projectTrusted` is true.
  */
 export function loadConfig(home: string, cwd: string, options: LoadConfigOptions = {}): LoadedConfig {
@@ -58,7 +58,7 @@ export function loadConfig(home: string, cwd: string, options: LoadConfigOptions
   const user = readConfigFile(userConfigPath(home));
   const projectFile = projectConfigPath(cwd);
   const foreign = projectFileProblem(cwd, projectFile);
-  const stripped = stripNeverFromProject(foreign ? {} : readConfigFile(projectFile), user);
+  const stripped = stripNeverFromProject(foreign ? {} : readConfigFile(projectFile), user, cwd);
   const project = stripped.config;
   const filtered = filterProjectConfig(project, projectTrusted);
   return {

@@ -39,6 +39,8 @@ export interface GitStatusRun {
   timedOut?: boolean;
   /** Untracked files were not listed (`--untracked-files=no`). */
   untrackedOff?: boolean;
+  /** git was not run, and why (its config could not be read in full: `safeGit`). */
+  refused?: string;
 }
 
 export interface GitStatusOptions {
@@ -60,6 +62,7 @@ const ARGS = ['--no-pager', 'status', '--short', '--branch', '--ignore-submodule
 
 /** The prompt text of a run: at most GIT_STATUS_MAX_LINES lines, and a line saying what was cut. Pure. */
 export function formatGitStatus(run: GitStatusRun, timeoutMs = GIT_STATUS_TIMEOUT_MS): string | undefined {
+  if (run.refused) return `… git status is not run: ${run.refused}`;
   if (run.output === undefined) return undefined;
   let lines = run.output.replace(/\n$/, '').split('\n');
   // A cut run's last line may be partial: drop it.
@@ -118,7 +121,8 @@ export function readGitStatus(cwd: string, opts: GitStatusOptions = {}): { done:
   const run = (launch: { file: string; args: string[]; env: NodeJS.ProcessEnv }, resolve: (r: GitStatusRun) => void) => {
     let child: ChildProcessByStdio<null, Readable, null>;
     try {
-      child = spawn(launch.file, launch.args, { cwd, env: launch.env, stdio: ['ignore', 'pipe', 'ignore'] });
+      // A session of its own, sandbox or not: git and what it starts have no controlling terminal.
+      child = spawn(launch.file, launch.args, { cwd, env: launch.env, stdio: ['ignore', 'pipe', 'ignore'], detached: true });
     } catch {
       resolve({});
       return;
@@ -161,7 +165,7 @@ export function readGitStatus(cwd: string, opts: GitStatusOptions = {}): { done:
   const done = new Promise<GitStatusRun>((resolve) => {
     const launch = opts.command ? Promise.resolve({ ...opts.command, env: childEnv(process.env) }) : safeGit(cwd, untracked ? ARGS : [...ARGS, '--untracked-files=no']);
     launch.then(
-      (l) => (stopped ? resolve({}) : run(l, resolve)),
+      (l) => (stopped ? resolve({}) : 'refused' in l ? resolve({ refused: l.refused }) : run(l, resolve)),
       () => resolve({}),
     );
   });
@@ -176,6 +180,7 @@ export function gitStatusSync(cwd: string): string | undefined {
   try {
     const untracked = (indexBytes(cwd) ?? 0) < GIT_STATUS_LARGE_INDEX_BYTES;
     const launch = safeGitSync(cwd, untracked ? ARGS : [...ARGS, '--untracked-files=no']);
+    if ('refused' in launch) return formatGitStatus(launch);
     const out = execFileSync(launch.file, launch.args, {
       cwd,
       encoding: 'utf8',
@@ -183,6 +188,8 @@ export function gitStatusSync(cwd: string): string | undefined {
       maxBuffer: GIT_STATUS_MAX_BYTES,
       stdio: ['ignore', 'pipe', 'ignore'],
       env: launch.env,
+      // Honoured by Node's sync spawn too, though its type does not name it.
+      ...{ detached: true },
     });
     return formatGitStatus({ output: out, ...(untracked ? {} : { untrackedOff: true }) });
   } catch (err) {

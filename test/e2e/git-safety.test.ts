@@ -238,3 +238,54 @@ describeSandbox('the sandbox program', () => {
     expect(fs.existsSync(marker)).toBe(false);
   });
 });
+
+describe('a git config Keen cannot read whole', () => {
+  /** A repository whose filter would run from git status; `plant` makes its config unreadable in full. */
+  function filteredRepo(ws: Workspace, plant: (gitDir: string) => void) {
+    const cwd = ws.cwd;
+    const m = markerScript(path.join(path.dirname(cwd), 'markers'));
+    git(cwd, 'init', '-q', '-b', 'main');
+    fs.writeFileSync(path.join(cwd, 'a.txt'), 'a\n');
+    fs.writeFileSync(path.join(cwd, '.gitattributes'), 'a.txt filter=x\n');
+    git(cwd, 'add', '-A');
+    git(cwd, ...ID, 'commit', '-qm', 'init');
+    fs.utimesSync(path.join(cwd, 'a.txt'), 500_000, 500_000);
+    git(cwd, 'update-index', '-q', '--refresh');
+    git(cwd, 'config', 'filter.x.clean', m.mark('filter-clean', true));
+    plant(path.join(cwd, '.git'));
+    return m;
+  }
+
+  const cases: [string, (gitDir: string) => void][] = [
+    // The listing is cut at its output cap: the filter above the padding slipped through.
+    ['a 5 MB .git/config', (d) => fs.appendFileSync(path.join(d, 'config'), `[pad]\n${`\tk = ${'x'.repeat(1000)}\n`.repeat(5000)}`)],
+    // The listing waits on its stdin, git status reads an empty one.
+    ['an include.path of /dev/stdin', (d) => fs.appendFileSync(path.join(d, 'config'), '[include]\n\tpath = /dev/stdin\n')],
+    [
+      'an include.path naming a fifo',
+      (d) => {
+        execFileSync('mkfifo', [path.join(d, 'pipe.cfg')]);
+        fs.appendFileSync(path.join(d, 'config'), '[include]\n\tpath = pipe.cfg\n');
+      },
+    ],
+  ];
+  for (const [name, plant] of cases) {
+    it(`${name}: Keen runs no git status, and says so in the prompt`, async () => {
+      const ws = workspace();
+      const m = filteredRepo(ws, plant);
+      // Without a sandbox (only the neutralising settings stand between the filter and a run).
+      const shim = gitShim(ws, true);
+      staleStats([path.join(ws.cwd, 'a.txt')]);
+      rig.fake.enqueue({ steps: [{ text: 'hi' }] });
+      const from = rig.fake.requests.length;
+      const r = await rig.keen(ws, ['run', 'hello'], { env: { PATH: shim.bin } });
+      expect(r.code, r.stderr).toBe(0);
+      expect(m.marks()).toEqual([]);
+      const system = systemText(rig.since(from)[0]!);
+      expect(system).not.toContain('## main');
+      expect(system).toMatch(/git status is not run: the repository's git config could not be read in full/);
+      // No git ran at all: the config files were looked at first.
+      expect(fs.existsSync(shim.envLog)).toBe(false);
+    }, 20_000);
+  }
+});

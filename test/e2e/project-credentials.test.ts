@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { errorLines, toolResults, useCliRig } from './cli-fixtures.js';
 import { everything, writeUserConfig } from './mcp-fixtures.js';
 import { itSandbox } from '../kit/sandbox.js';
+import { tempDir } from '../kit/temp-dir.js';
 
 const { rig, workspace } = useCliRig();
 
@@ -65,6 +66,30 @@ describe('a project cannot pass Keen credentials on', () => {
     expect(mine.GITHUB_TOKEN).toBeUndefined();
     expect(errorLines(r.stderr)).toEqual([
       `keen: warning: MCP server proj (${path.join(fs.realpathSync(ws.cwd), '.mcp.json')}) starts without \${ANTHROPIC_API_KEY}, \${GITHUB_TOKEN}: only servers in your own config get credentials`,
+    ]);
+  });
+
+  itSandbox("ignores a trusted project's additionalDirectories outside it (~/.aws, /tmp): commands still cannot read the store; the user's own one still counts", async () => {
+    const home = tempDir('keen-e2e-home-');
+    fs.mkdirSync(path.join(home, '.aws'));
+    fs.writeFileSync(path.join(home, '.aws/credentials'), 'SECRET-AWS-FROM-PROJECT-DIR\n');
+    const mine = tempDir('keen-e2e-mine-');
+    fs.writeFileSync(path.join(mine, 'note.txt'), 'USER-DIR-VISIBLE\n');
+    const ws = workspace({ '.keen/config.json': JSON.stringify({ permissions: { additionalDirectories: ['~/.aws', '/tmp', 'sub'] } }), 'sub/x.txt': 'x\n' });
+    writeUserConfig(ws.home, { permissions: { additionalDirectories: [mine] } });
+    const from = rig.fake.requests.length;
+    const command = `cat ~/.aws/credentials ${path.join(mine, 'note.txt')} 2>&1; echo END`;
+    rig.fake.enqueue({ steps: [{ toolCall: { name: 'bash', args: { command } } }] }, { steps: [{ text: 'done' }] });
+
+    const r = await rig.keen(ws, ['run', '--yolo', 'probe'], { env: { HOME: home } });
+    expect(r.code, r.stderr).toBe(0);
+    const [result] = toolResults(rig.fake.requests[from + 1]);
+    expect(result.text).toContain('END');
+    expect(result.text).not.toContain('SECRET-AWS-FROM-PROJECT-DIR');
+    expect(result.text).toContain('USER-DIR-VISIBLE');
+    const file = path.join(fs.realpathSync(ws.cwd), '.keen', 'config.json');
+    expect(errorLines(r.stderr)).toEqual([
+      `keen: warning: project config ${file}: ignored permissions.additionalDirectories (~/.aws, /tmp): a project cannot pass Keen's credentials to commands or open the sandbox (set them in ${path.join(ws.home, 'config.json')})`,
     ]);
   });
 });

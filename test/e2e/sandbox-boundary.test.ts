@@ -234,3 +234,52 @@ describeSandbox('protected paths are protected from bash too', () => {
     expect(fs.readFileSync(path.join(ws.cwd, '.vscode/settings.json'), 'utf8')).toBe('{}\n');
   });
 });
+
+describeSandbox('the files that point git elsewhere are protected from bash', () => {
+  it('an absent .git/config.worktree cannot be created; a .git/commondir a command creates is moved aside before git reads it', async () => {
+    const ws = workspace({ 'a.txt': 'one\n' });
+    gitRepo(ws.cwd);
+    const at = bashOnce(
+      [
+        'printf "[core]\\n\\tfsmonitor = touch PWNED\\n" > .git/config.worktree',
+        'git init -q --bare evil && printf "[core]\\n\\tfsmonitor = touch PWNED\\n" >> evil/config',
+        'echo ../evil > .git/commondir',
+        'echo END',
+      ].join('; '),
+    );
+    const r = await rig.keen(ws, ['run', '--yolo', 'go']);
+    expect(r.code, r.stderr).toBe(0);
+    const text = resultOf(at);
+    expect(text).toContain('END');
+    expect(text).toContain('Read-only file system');
+    expect(fs.existsSync(path.join(ws.cwd, '.git/config.worktree'))).toBe(false);
+    expect(fs.existsSync(path.join(ws.cwd, '.git/commondir'))).toBe(false);
+    const kept = fs.readdirSync(path.join(ws.cwd, '.git')).filter((n) => n.startsWith('commondir.replaced-'));
+    expect(kept).toHaveLength(1);
+    expect(text).toMatch(/\[sandbox: .*\.git\/commondir appeared during the command and was moved aside \(now commondir\.replaced-\d+\)\]/);
+    // git finds its own repository again.
+    expect(execFileSync('git', ['rev-parse', '--git-common-dir'], { cwd: ws.cwd, encoding: 'utf8' }).trim()).toBe('.git');
+  });
+
+  it("a linked worktree's gitdir keeps its commondir and config.worktree read-only", async () => {
+    const ws = workspace({ 'a.txt': 'one\n' });
+    const main = ws.cwd;
+    gitRepo(main);
+    const wt = path.join(path.dirname(main), 'wt');
+    execFileSync('git', ['worktree', 'add', '-q', wt], { cwd: main });
+    const gitDir = fs.realpathSync(path.join(main, '.git/worktrees/wt'));
+    const commondir = fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8');
+    const from = rig.fake.requests.length;
+    rig.fake.enqueue(
+      { steps: [{ toolCall: { name: 'bash', args: { command: `echo /elsewhere > ${gitDir}/commondir; echo "[core]" > ${gitDir}/config.worktree; echo END` } } }] },
+      { steps: [{ text: 'ok' }] },
+    );
+    const r = await rig.keen({ ...ws, cwd: wt }, ['run', '--yolo', '--add-dir', main, 'go']);
+    expect(r.code, r.stderr).toBe(0);
+    const text = toolResults(rig.fake.requests[from + 1])[0].text;
+    expect(text).toContain('END');
+    expect(text).toContain('Read-only file system');
+    expect(fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8')).toBe(commondir);
+    expect(fs.existsSync(path.join(gitDir, 'config.worktree'))).toBe(false);
+  });
+});

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runKeen } from '../e2e/harness.js';
 import { afterToolResult } from './fake-requests.js';
-import { type TmuxKeen, useTmuxRig } from './tmux.js';
+import { TmuxKeen, useTmuxRig } from './tmux.js';
 import { DENIED_STOP_NOTICE } from '../../src/repl/turn-runner.js';
 
 const rig = useTmuxRig();
@@ -185,5 +185,54 @@ describe('keen run', () => {
     const screen = await t.waitFor('[keen exited 0]');
     expect(screen).toContain('fix \\x1b]52;c;');
     expectNothingSent(t, file);
+  });
+});
+
+describe('lines Keen prints mid-run and from commands', () => {
+  it('a late warning naming a protected symlink whose target carries OSC 52 shows escapes', async () => {
+    const target = `cfg-${OSC52}`;
+    fs.mkdirSync(path.join(rig.ws.cwd, target));
+    fs.symlinkSync(target, path.join(rig.ws.cwd, '.vscode'));
+    const file = path.join(rig.ws.home, 'pane.bytes');
+    rig.fake.enqueue({ steps: [{ delayMs: 1500 }, { toolCall: { name: 'bash', args: { command: 'rm .vscode && mkdir .vscode' } } }] }, { steps: [{ text: 'done' }] });
+    const t = rig.start({ args: ['run', '--yolo', 'go'] });
+    watch(t, file);
+    const screen = await t.waitFor('[keen exited');
+    expect(screen).toMatch(/keen: warning: .*\.vscode is a protected path: the link to cfg-\\x1b\]52;c;/);
+    expectNothingSent(t, file);
+  });
+
+  it('`keen models` shows a configured model name carrying OSC 52 as escapes', async () => {
+    fs.mkdirSync(path.join(rig.ws.cwd, '.keen'));
+    fs.writeFileSync(path.join(rig.ws.cwd, '.keen/config.json'), JSON.stringify({ models: { [`evil-${OSC52}-model`]: { provider: 'anthropic' } } }));
+    const file = path.join(rig.ws.home, 'pane.bytes');
+    const t = rig.start({ args: ['models'], before: ['waiting'] });
+    watch(t, file);
+    const screen = await t.waitFor('[keen exited');
+    expect(screen).toContain('evil-\\x1b]52;c;');
+    expectNothingSent(t, file);
+  });
+
+  it('`keen init` names an existing AGENTS.md in a folder whose name carries OSC 52 as escapes', async () => {
+    const dir = path.join(rig.ws.cwd, `repo-${OSC52}`);
+    fs.mkdirSync(dir);
+    execFileSync('git', ['init', '-q'], { cwd: dir });
+    fs.writeFileSync(path.join(dir, 'AGENTS.md'), '# x\n');
+    const file = path.join(rig.ws.home, 'pane.bytes');
+    const t = TmuxKeen.start({
+      cwd: dir,
+      args: ['init'],
+      before: ['waiting'],
+      env: { KEEN_HOME: rig.ws.home, HOME: rig.ws.home, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: rig.fake.url },
+    });
+    try {
+      watch(t, file);
+      const screen = await t.waitFor('[keen exited');
+      expect(screen).toContain('repo-\\x1b]52;c;');
+      expect(screen).toContain('AGENTS.md already exists');
+      expectNothingSent(t, file);
+    } finally {
+      t.kill();
+    }
   });
 });

@@ -68,6 +68,30 @@ interface Attack {
 
 const ATTACKS: Attack[] = [
   {
+    name: 'trailer-cmd',
+    plant(s) {
+      const cwd = repo(s.root, { 'f.txt': 'a\n' });
+      git(cwd, 'config', 'trailer.sign.cmd', s.mark('trailer-cmd'));
+      return { cwd, args: ['interpret-trailers', '--trailer', 'sign=x'] };
+    },
+  },
+  {
+    name: 'trailer-command',
+    plant(s) {
+      const cwd = repo(s.root, { 'f.txt': 'a\n' });
+      git(cwd, 'config', 'trailer.ack.command', s.mark('trailer-command'));
+      return { cwd, args: ['interpret-trailers', '--trailer', 'ack=x'] };
+    },
+  },
+  {
+    name: 'tar-command',
+    plant(s) {
+      const cwd = repo(s.root, { 'f.txt': 'a\n' });
+      git(cwd, 'config', 'tar.tar.gz.command', s.mark('tar-command'));
+      return { cwd, args: ['archive', '--format=tar.gz', 'HEAD'] };
+    },
+  },
+  {
     name: 'filter-clean',
     plant(s) {
       const cwd = repo(s.root, { 'f.txt': 'a\n' }, '* filter=x\n');

@@ -79,6 +79,8 @@ const SIMPLE: Record<string, string> = {
   'sendemail.cccmd': '',
   'sendemail.headercmd': '',
   'interactive.difffilter': '',
+  'imap.tunnel': '',
+  'instaweb.httpd': '',
 };
 
 /** The overrides for one entry (none when it runs no program). */
@@ -112,8 +114,15 @@ function overridesFor(entry: ConfigEntry): GitSetting[] {
     case 'submodule':
       // `update = !command` runs the command on `git submodule update`.
       return name === 'update' && entry.value?.trimStart().startsWith('!') ? [[entry.key, 'checkout']] : [];
+    case 'trailer':
+      // `cmd` / `command` run for each trailer of the token (`git commit --trailer`, interpret-trailers).
+      return name === 'cmd' || name === 'command' ? [[entry.key, '']] : [];
+    case 'tar':
+      // `tar.<format>.command` compresses `git archive --format=<format>`: empty, the archive fails.
+      return name === 'command' ? [[entry.key, '']] : [];
     case 'difftool':
     case 'mergetool':
+    case 'guitool':
     case 'man':
     case 'browser':
       return name === 'cmd' || name === 'path' ? [[entry.key, '']] : [];

@@ -1,11 +1,12 @@
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, statSync, readFileSync } from 'node:fs';
 import { relative, isAbsolute, resolve as pathResolve, delimiter, join, dirname } from 'node:path';
 import { childEnv } from '../../security/child-env.js';
 import { keenHome } from '../../config/paths.js';
 import { bwrapArgs, findSandbox, planFor, seatbeltProfile, type SandboxAvailability, type SandboxSettings, userHome } from '../sandbox/index.js';
 import { onPath, probe } from '../sandbox/detect.js';
-import { type ConfigEntry, type NeutraliseScope, neutralisingSettings, parseConfigList, settingsEnv } from './neutralise.js';
+import { CONFIG_TIMEOUT_MS, type ConfigListing, listConfig, listConfigSync } from './config-listing.js';
+import { type ConfigEntry, type NeutraliseScope, neutralisingSettings, settingsEnv } from './neutralise.js';
 
 /**
  * The one way Keen runs git on its own (the prompt's `git status`): no credential in its
@@ -23,9 +24,15 @@ export interface GitLaunch {
   sandboxed: boolean;
 }
 
-/** Reading config is capped in time like the status itself. */
-const CONFIG_TIMEOUT_MS = 2000;
-const CONFIG_ARGS = ['config', '--null', '--list', '--includes', '--show-scope'];
+/** Why Keen runs no git here: the repository's config could not be listed in full. */
+export interface GitRefusal {
+  refused: string;
+}
+
+function refusal(problem: string): GitRefusal {
+  return { refused: `the repository's git config could not be read in full (${problem}), so nothing in it could be turned off` };
+}
+
 const READ_ONLY: SandboxSettings = { mode: 'read-only', network: false };
 
 function isWithin(p: string, dir: string): boolean {
@@ -54,37 +61,57 @@ export function gitProgram(cwd: string, env: NodeJS.ProcessEnv): string | undefi
 
 /**
  * The config git would read in `cwd`, includes and `includeIf` followed (reading config runs no
- * program). Empty when git fails (no repository and no user config, or git missing).
+ * program), or why it cannot be listed in full (`listConfig`). git missing: an empty listing.
  */
-export function configEntriesSync(cwd: string, env: NodeJS.ProcessEnv, file?: string): ConfigEntry[] {
+export function configListingSync(cwd: string, env: NodeJS.ProcessEnv, file?: string): ConfigListing {
   const git = gitProgram(cwd, env);
-  if (!git) return [];
-  try {
-    const args = file ? [...CONFIG_ARGS, '--file', file] : CONFIG_ARGS;
-    const out = execFileSync(git, args, {
-      cwd,
-      env: { ...env, PATH: trustedPath(cwd, env) },
-      encoding: 'utf8',
-      timeout: CONFIG_TIMEOUT_MS,
-      stdio: ['ignore', 'pipe', 'ignore'],
-      maxBuffer: 4 << 20,
-    });
-    return parseConfigList(out);
-  } catch {
-    return [];
-  }
+  return git ? listConfigSync(git, cwd, { ...env, PATH: trustedPath(cwd, env) }, file ? { file } : { local: repositoryConfigFiles(cwd) }) : { entries: [] };
 }
 
 /** The same, without blocking. */
-export function configEntries(cwd: string, env: NodeJS.ProcessEnv, file?: string): Promise<ConfigEntry[]> {
+export function configListing(cwd: string, env: NodeJS.ProcessEnv, file?: string): Promise<ConfigListing> {
   const git = gitProgram(cwd, env);
-  if (!git) return Promise.resolve([]);
-  const args = file ? [...CONFIG_ARGS, '--file', file] : CONFIG_ARGS;
-  return new Promise((resolve) => {
-    execFile(git, args, { cwd, env: { ...env, PATH: trustedPath(cwd, env) }, encoding: 'utf8', timeout: CONFIG_TIMEOUT_MS, maxBuffer: 4 << 20 }, (err, stdout) =>
-      resolve(err ? [] : parseConfigList(stdout)),
-    );
-  });
+  return git ? listConfig(git, cwd, { ...env, PATH: trustedPath(cwd, env) }, file ? { file } : { local: repositoryConfigFiles(cwd) }) : Promise.resolve({ entries: [] });
+}
+
+/** The git dir of the repository git would find from `cwd`: its `.git`, or where a `.git` file points. */
+function gitDirOf(cwd: string): string | undefined {
+  const top = repositoryTop(cwd);
+  if (!top) return undefined;
+  const dotGit = join(top, '.git');
+  try {
+    if (!statSync(dotGit).isFile()) return dotGit;
+    const target = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
+    return target ? pathResolve(top, target) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The repository's own config files (absent ones included): the git dir's, its common dir's. */
+function repositoryConfigFiles(cwd: string): string[] {
+  const gitDir = gitDirOf(cwd);
+  if (!gitDir) return [];
+  const out = [join(gitDir, 'config'), join(gitDir, 'config.worktree')];
+  try {
+    const common = pathResolve(gitDir, readFileSync(join(gitDir, 'commondir'), 'utf8').trim());
+    out.push(join(common, 'config'), join(common, 'config.worktree'));
+  } catch {
+    // no common dir
+  }
+  return out;
+}
+
+/** The entries of `configListingSync`, empty when the config cannot be listed in full. */
+export function configEntriesSync(cwd: string, env: NodeJS.ProcessEnv, file?: string): ConfigEntry[] {
+  const listing = configListingSync(cwd, env, file);
+  return 'entries' in listing ? listing.entries : [];
+}
+
+/** The entries of `configListing`, empty when the config cannot be listed in full. */
+export async function configEntries(cwd: string, env: NodeJS.ProcessEnv, file?: string): Promise<ConfigEntry[]> {
+  const listing = await configListing(cwd, env, file);
+  return 'entries' in listing ? listing.entries : [];
 }
 
 /** The environment of a git Keen runs on its own, for `entries` (its config): no credential, every program off. */
@@ -140,7 +167,8 @@ function confined(avail: SandboxAvailability, cwd: string, args: readonly string
   const plan = planFor(READ_ONLY, repositoryFolders(cwd, env), cwd, { home: userHome(env), keenHome: keenHome(env) });
   // Found again inside, on the trusted PATH: a folder the sandbox hides may hold the git found outside.
   const command = gitCommand(args);
-  const wrapped = avail.kind === 'seatbelt' ? ['-p', seatbeltProfile(plan), 'bash', '-c', command] : bwrapArgs(plan, command);
+  // `--new-session`: no controlling terminal inside, so nothing there can push keys into it (TIOCSTI).
+  const wrapped = avail.kind === 'seatbelt' ? ['-p', seatbeltProfile(plan), 'bash', '-c', command] : ['--new-session', ...bwrapArgs(plan, command)];
   return { file: avail.program!, args: wrapped, env: gitEnv, sandboxed: true };
 }
 
@@ -148,13 +176,14 @@ function confined(avail: SandboxAvailability, cwd: string, args: readonly string
  * How to start `git args` in `cwd` safely (see the module comment). The sandbox is the one bash
  * uses, in read-only mode; where none works git runs unconfined, still neutralised and scrubbed.
  */
-export async function safeGit(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<GitLaunch> {
+export async function safeGit(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<GitLaunch | GitRefusal> {
   const trusted = { ...env, PATH: trustedPath(cwd, env) };
   const git = gitProgram(cwd, env) ?? 'git';
   const avail = findSandbox(process.platform, trusted);
   // The config read and the sandbox probe (once per process) run at the same time.
-  const [entries, problem] = await Promise.all([configEntries(cwd, childEnv(trusted)), avail.program ? probe(avail) : Promise.resolve(avail.missing)]);
-  const gitEnv = safeGitEnv(entries, 'all', trusted);
+  const [listing, problem] = await Promise.all([configListing(cwd, childEnv(trusted)), avail.program ? probe(avail) : Promise.resolve(avail.missing)]);
+  if ('problem' in listing) return refusal(listing.problem);
+  const gitEnv = safeGitEnv(listing.entries, 'all', trusted);
   if (!avail.program || problem) return { file: git, args: [...args], env: gitEnv, sandboxed: false };
   return confined(avail, cwd, args, gitEnv, trusted);
 }
@@ -177,10 +206,12 @@ function bwrapWorksSync(program: string, env: NodeJS.ProcessEnv): boolean {
 }
 
 /** The same, synchronously (for a caller without a session). */
-export function safeGitSync(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): GitLaunch {
+export function safeGitSync(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): GitLaunch | GitRefusal {
   const trusted = { ...env, PATH: trustedPath(cwd, env) };
   const git = gitProgram(cwd, env) ?? 'git';
-  const gitEnv = safeGitEnv(configEntriesSync(cwd, childEnv(trusted)), 'all', trusted);
+  const listing = configListingSync(cwd, childEnv(trusted));
+  if ('problem' in listing) return refusal(listing.problem);
+  const gitEnv = safeGitEnv(listing.entries, 'all', trusted);
   const avail = findSandbox(process.platform, trusted);
   if (!avail.program || (avail.kind === 'bwrap' && !bwrapWorksSync(avail.program, trusted))) return { file: git, args: [...args], env: gitEnv, sandboxed: false };
   return confined(avail, cwd, args, gitEnv, trusted);

@@ -5,7 +5,7 @@ import { credentialStores } from '../credential-stores.js';
 import { bwrapArgs } from './bwrap.js';
 import { findSandbox, probe, type SandboxAvailability } from './detect.js';
 import { exposedHostPaths, hostSocketPaths, withoutHostSockets } from './host-sockets.js';
-import { emptySource, protectedMounts, removeMountPoints, restoreLinks } from './protected-mounts.js';
+import { emptySource, moveAsideAppeared, protectedMounts, removeMountPoints, restoreLinks } from './protected-mounts.js';
 import { seatbeltProfile } from './seatbelt.js';
 import type { SandboxPlan, SandboxSettings } from './settings.js';
 
@@ -119,6 +119,7 @@ export function planFor(
     emptyFile: prot?.mounts.some((m) => !m.exists && !m.dir) ? emptySource() : undefined,
     created: prot?.created,
     links: prot?.links,
+    mustStayAbsent: prot?.mustStayAbsent,
   };
 }
 
@@ -167,11 +168,12 @@ export async function launchFor(
   const plan = planFor(settings, roots, cwd, opts);
   const created = plan.created ?? [];
   const links = plan.links ?? [];
+  const absent = plan.mustStayAbsent ?? [];
   const cleanup =
-    created.length > 0 || links.length > 0
+    created.length > 0 || links.length > 0 || absent.length > 0
       ? () => {
           removeMountPoints(created);
-          return restoreLinks(links);
+          return [...restoreLinks(links), ...moveAsideAppeared(absent)];
         }
       : undefined;
   const homeRoot = plan.readOnlyRoots?.[0];

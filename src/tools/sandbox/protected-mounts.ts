@@ -53,6 +53,12 @@ export interface ProtectedPlan {
    * command `restoreLinks` puts each back.
    */
   links: ProtectedLink[];
+  /**
+   * Absent files that would point git elsewhere if a command created them (a git dir's
+   * `commondir`). No empty mount point can stand in (git refuses an empty `commondir`), so after
+   * the command `moveAsideAppeared` moves aside any that appeared, before Keen's next git.
+   */
+  mustStayAbsent: string[];
 }
 
 export interface ProtectedLink {
@@ -113,11 +119,18 @@ function gitConfigDirs(gitDir: string, depth = 0): string[] {
   return [...new Set(out)];
 }
 
+/**
+ * In each git dir: `always` ones are bound read-only, absent ones too (a mount point); `config.worktree`
+ * is read once `extensions.worktreeConfig` is set, so it may not be created either. `commondir` (a
+ * linked worktree's pointer to its repository) is bound read-only where it exists, and must stay
+ * absent where it does not.
+ */
 const GIT_PROTECTED: { name: string; dir: boolean; always: boolean }[] = [
   { name: 'config', dir: false, always: true },
   { name: 'hooks', dir: true, always: true },
   { name: 'info', dir: true, always: true },
-  { name: 'config.worktree', dir: false, always: false },
+  { name: 'config.worktree', dir: false, always: true },
+  { name: 'commondir', dir: false, always: false },
 ];
 
 /**
@@ -128,6 +141,7 @@ export function protectedMounts(roots: readonly string[]): ProtectedPlan {
   const mounts = new Map<string, ProtectedMount>();
   const created: string[] = [];
   const links: ProtectedLink[] = [];
+  const mustStayAbsent: string[] = [];
   const inRoots = (p: string) => roots.some((r) => p === r || p.startsWith(r + sep));
   const add = (p: string, dir: boolean, optional = false) => {
     const k = kind(p);
@@ -160,7 +174,10 @@ export function protectedMounts(roots: readonly string[]): ProtectedPlan {
   };
   for (const root of roots) {
     const gitDir = gitDirOf(root);
-    if (gitDir) for (const d of gitConfigDirs(gitDir)) if (inRoots(d)) for (const g of GIT_PROTECTED) add(join(d, g.name), g.dir, !g.always);
+    for (const d of gitDir ? gitConfigDirs(gitDir).filter(inRoots) : []) {
+      for (const g of GIT_PROTECTED) add(join(d, g.name), g.dir, !g.always);
+      if (!kind(join(d, 'commondir'))) mustStayAbsent.push(join(d, 'commondir'));
+    }
     for (const d of PROTECTED_DIRS) if (d !== '.git') add(join(root, ...d.split('/')), true);
     for (const f of PROTECTED_FILES) add(join(root, ...f.split('/')), false);
     // A `.git` file names the repository: rewritten, it would point git at a config of the command's.
@@ -171,7 +188,27 @@ export function protectedMounts(roots: readonly string[]): ProtectedPlan {
   for (const m of [...mounts.values()]) anchor(m.path);
   // Parents before children, so a child's bind lands inside its parent's.
   const sorted = [...mounts.values()].sort((a, b) => a.path.length - b.path.length);
-  return { mounts: sorted, created: [...new Set(created)].sort((a, b) => b.length - a.length), links };
+  return { mounts: sorted, created: [...new Set(created)].sort((a, b) => b.length - a.length), links, mustStayAbsent: [...new Set(mustStayAbsent)] };
+}
+
+/**
+ * Move aside each of `paths` (files that were absent before the command) that the command
+ * created, as `<name>.replaced-<time>`, a name git does not read. Returns one line per file
+ * moved. Never throws.
+ */
+export function moveAsideAppeared(paths: readonly string[], now = Date.now()): string[] {
+  const lines: string[] = [];
+  for (const p of paths) {
+    if (!lstatSync(p, { throwIfNoEntry: false })) continue;
+    const kept = `${p}.replaced-${now}`;
+    try {
+      renameSync(p, kept);
+      lines.push(`${p} appeared during the command and was moved aside (now ${basename(kept)})`);
+    } catch (err) {
+      lines.push(`${p} appeared during the command and could not be moved aside: ${(err as Error).message}`);
+    }
+  }
+  return lines;
 }
 
 /**

@@ -43,4 +43,6 @@ export interface SandboxPlan {
   created?: string[];
   /** Protected paths that are symlinks, put back after the command (`restoreLinks`). */
   links?: { path: string; target: string }[];
+  /** Absent files that must not appear (a git dir's `commondir`): moved aside after the command (`moveAsideAppeared`). */
+  mustStayAbsent?: string[];
 }
