@@ -170,8 +170,8 @@ describeSandbox('bash in bubblewrap', () => {
         await expect(readFile(path.join(parent, 'home/.bashrc'), 'utf8')).resolves.toBe('original\n');
         await expect(readFile(path.join(cwd, 'made'))).rejects.toThrow();
       }
-      // Keen run in `/` (the bash tool finds no bwrap outside the workspace there, so the plan is
-      // run directly): nothing is writable, and /tmp and /proc stay the sandbox's own.
+      // The plan for a workspace of `/`: nothing is writable, and /tmp and /proc stay the
+      // sandbox's own (test/tools/trusted-path.test.ts runs the bash tool itself there).
       const marker = path.join(os.tmpdir(), `keen-root-marker-${process.pid}`);
       await writeFile(marker, 'host\n');
       const plan = planFor({ mode: 'workspace-write', network: false }, ['/'], '/', { home: path.join(parent, 'home'), env: {} });

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, statSync, readFileSync } from 'node:fs';
-import { relative, isAbsolute, resolve as pathResolve, delimiter, join, dirname } from 'node:path';
+import { existsSync, realpathSync, statSync, readFileSync } from 'node:fs';
+import { basename, relative, isAbsolute, resolve as pathResolve, delimiter, join, dirname } from 'node:path';
 import { childEnv } from '../../security/child-env.js';
 import { keenHome } from '../../config/paths.js';
 import { bwrapArgs, findSandbox, planFor, seatbeltProfile, type SandboxAvailability, type SandboxSettings, userHome } from '../sandbox/index.js';
@@ -40,16 +40,55 @@ function isWithin(p: string, dir: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
+/** The system's program folders, which a workspace may hold (Keen started in `/` or `/usr`) but not fill. */
+const SYSTEM_BINS = new Set(['/usr/bin', '/bin', '/usr/sbin', '/sbin', '/usr/local/bin', '/usr/local/sbin']);
+
+/** `p`'s real path: the links of the parts that exist followed, a missing tail kept as written. */
+function realPathOf(p: string): string {
+  const tail: string[] = [];
+  for (let head = pathResolve(p); ; ) {
+    try {
+      return join(realpathSync.native(head), ...tail.reverse());
+    } catch {
+      const up = dirname(head);
+      if (up === head) return pathResolve(p);
+      tail.push(basename(head));
+      head = up;
+    }
+  }
+}
+
+/** `dir` and each folder above it are root's and writable by no group or other user. */
+function rootsOnly(dir: string): boolean {
+  for (let d = dir; ; d = dirname(d)) {
+    try {
+      const st = statSync(d);
+      if (st.uid !== 0 || (st.mode & 0o022) !== 0) return false;
+    } catch {
+      return false;
+    }
+    if (dirname(d) === d) return true;
+  }
+}
+
 /**
  * `env.PATH` without the entries a repository can fill: relative ones (a child resolves them
- * against the repository, so `./node_modules/.bin/git` would be the repository's) and those inside
- * the workspace or its repository.
+ * against the repository, so `./node_modules/.bin/git` would be the repository's) and those whose
+ * real path lies inside the workspace or its repository — except a system program folder
+ * (`/usr/bin`, …) that only root can write and no repository holds, so Keen started in `/` still
+ * finds git and bubblewrap.
  */
 export function trustedPath(cwd: string, env: NodeJS.ProcessEnv): string {
-  const inside = [pathResolve(cwd), repositoryTop(cwd)].filter((d): d is string => d !== undefined);
+  const top = repositoryTop(cwd);
+  const inside = [realPathOf(cwd), top && realPathOf(top)].filter((d): d is string => d !== undefined);
+  const systemBin = (real: string) => SYSTEM_BINS.has(real) && !(top && isWithin(real, realPathOf(top))) && rootsOnly(real);
   return (env.PATH ?? '')
     .split(delimiter)
-    .filter((entry) => entry !== '' && isAbsolute(entry) && !inside.some((d) => isWithin(pathResolve(entry), d)))
+    .filter((entry) => {
+      if (entry === '' || !isAbsolute(entry)) return false;
+      const real = realPathOf(entry);
+      return !inside.some((d) => isWithin(real, d)) || systemBin(real);
+    })
     .join(delimiter);
 }
 
