@@ -11,6 +11,7 @@ import { allowListedGitEnv } from '../../src/tools/git/allow-listed.js';
 import { createHeadlessGate } from '../../src/tools/permissions/index.js';
 import type { PermissionGate, ToolContext } from '../../src/tools/types.js';
 import { tempDir } from '../kit/temp-dir.js';
+import { call } from './helpers.js';
 
 function repo(): string {
   const dir = tempDir('keen-allowgit-');
@@ -53,5 +54,20 @@ describe('git settings for a bash command', () => {
     const cwd = repo();
     expect(await allowListedGitEnv('git commit -m x', ctx(cwd, createHeadlessGate({ cwd, home: os.homedir(), yolo: true })), {})).toEqual({});
     expect(await allowListedGitEnv('git commit -m x', ctx(cwd, createHeadlessGate({ cwd, home: os.homedir(), allow: ['bash(git status*)'] })), {})).toEqual({});
+  });
+});
+
+describe('a repository whose git config cannot be read in full', () => {
+  it('a command an allow rule would let through is refused, and its git runs nothing', async () => {
+    const cwd = repo();
+    fs.writeFileSync(path.join(cwd, '.gitattributes'), '* filter=x\n');
+    fs.writeFileSync(path.join(cwd, 'f.txt'), 'x\n');
+    // Past the listing's limit: the filter below the padding would go unseen.
+    fs.appendFileSync(path.join(cwd, '.git/config'), `[padding]\n${'\tx = y\n'.repeat(200_000)}`);
+    const permissions = createHeadlessGate({ cwd, home: os.homedir(), allow: ['bash(git add*)'] });
+    const msg = await call(cwd, 'bash', { command: 'git add f.txt' }, { permissions });
+    expect(fs.existsSync(path.join(cwd, 'pwned'))).toBe(false);
+    expect(msg.is_error).toBe(true);
+    expect(msg.content).toMatch(/not run on an allow rule: the repository's git config could not be read in full/);
   });
 });
