@@ -147,12 +147,6 @@ export function configEntriesSync(cwd: string, env: NodeJS.ProcessEnv, file?: st
   return 'entries' in listing ? listing.entries : [];
 }
 
-/** The entries of `configListing`, empty when the config cannot be listed in full. */
-export async function configEntries(cwd: string, env: NodeJS.ProcessEnv, file?: string): Promise<ConfigEntry[]> {
-  const listing = await configListing(cwd, env, file);
-  return 'entries' in listing ? listing.entries : [];
-}
-
 /** The environment of a git Keen runs on its own, for `entries` (its config): no credential, every program off. */
 export function safeGitEnv(entries: readonly ConfigEntry[], scope: NeutraliseScope = 'all', env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const base = childEnv(env);
