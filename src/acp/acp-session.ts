@@ -128,8 +128,8 @@ export class AcpSession {
 
   /**
    * Ask the client about a call the policy asks about (the Notification hooks run beside it, as in
-   * the REPL). The question shows the call as it will run: the one the request names when a hook
-   * changed its input, else the oldest running call of that tool.
+   * the REPL). The question shows the call as it will run, the one the request names (a request
+   * built without one: the oldest running call of that tool).
    */
   async ask(request: PermissionRequest): Promise<SessionAnswer> {
     const call = request.call ?? this.running.get(request.tool)?.[0];

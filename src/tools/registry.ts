@@ -151,7 +151,7 @@ async function executeCall(byName: Map<string, Tool>, call: ToolCall, ctx: ToolC
       // Every described call is judged (reads outside the workspace ask); a read-only tool
       // without `describe` runs freely.
       if (tool.mutating || tool.describe) {
-        const denied = await authorize(tool, parsed.args, { ...ctx, permissions: guardCredentials(ctx.permissions) });
+        const denied = await authorize(tool, parsed.args, { ...ctx, permissions: guardCredentials(ctx.permissions) }, call);
         if (denied) return denied;
         if (ctx.signal.aborted) return { content: CANCELLED, is_error: true };
       }

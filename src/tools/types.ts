@@ -29,8 +29,9 @@ export interface PermissionRequest {
    */
   hook?: { verdict: 'allow' | 'ask'; reason?: string };
   /**
-   * The call as it will run, when a PreToolUse hook changed its input (src/hooks/): a front end
-   * shows this, not the model's call, with the question (an editor's rawInput and diff).
+   * The call the question is about, as it will run (the registry sets it; a PreToolUse hook's
+   * input when one changed it, src/hooks/): a front end shows this, not the model's call, with the
+   * question (an editor's rawInput and diff), and names the card by its id.
    */
   call?: ToolCall;
 }

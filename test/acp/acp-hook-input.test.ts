@@ -53,3 +53,31 @@ describe('a hook that rewrites a call, in an editor', () => {
     expect(stored).toMatchObject({ toolCallId: 'call_rw', rawInput: rewritten, content: [diff], title: 'edit_file notes.md (input changed by a PreToolUse hook)' });
   });
 });
+
+describe('permission questions in an editor', () => {
+  it('two calls of one tool asking at once each name their own card', async () => {
+    const ws = tempWorkspace();
+    const outside = path.join(path.dirname(ws.cwd), 'outside');
+    fs.mkdirSync(outside);
+    fs.writeFileSync(path.join(outside, 'a.txt'), 'A\n');
+    fs.writeFileSync(path.join(outside, 'b.txt'), 'B\n');
+    const e = await suite.editor(ws);
+    const { sessionId } = await e.agent.request(acp.methods.agent.session.new, { cwd: ws.cwd, mcpServers: [] });
+    // Reads outside the workspace ask, and read_file calls run side by side.
+    suite.fake.enqueue(
+      {
+        steps: [
+          { toolCall: { id: 'call_a', name: 'read_file', args: { path: path.join(outside, 'a.txt') } } },
+          { toolCall: { id: 'call_b', name: 'read_file', args: { path: path.join(outside, 'b.txt') } } },
+        ],
+      },
+      { steps: [{ text: 'Read both.' }] },
+    );
+    expect((await prompt(e, sessionId, 'read both files')).stopReason).toBe('end_turn');
+    const asked = e.permissions.map((p) => ({ id: p.toolCall.toolCallId, path: (p.toolCall.rawInput as { path?: string } | undefined)?.path }));
+    expect(asked.sort((x, y) => x.id.localeCompare(y.id))).toEqual([
+      { id: 'call_a', path: path.join(outside, 'a.txt') },
+      { id: 'call_b', path: path.join(outside, 'b.txt') },
+    ]);
+  });
+});

@@ -1,4 +1,5 @@
 import type { PermissionGate, PermissionRequest, ToolContext, ToolOutcome } from '../types.js';
+import type { ToolCall } from '../../core/message.js';
 import { askRulesMatching, decide, type Decision, type Policy } from './decide.js';
 import type { PermissionMode } from './modes.js';
 import { buildPolicy, type PolicyInput } from './policy.js';
@@ -150,9 +151,9 @@ export interface AuthorizedTool {
  * Ask `ctx.permissions` about a call. Returns the error outcome to report, or null when the call
  * may run. A `describe` that throws refuses the call before anyone is asked.
  */
-export async function authorize(tool: AuthorizedTool, args: unknown, ctx: ToolContext): Promise<ToolOutcome | null> {
+export async function authorize(tool: AuthorizedTool, args: unknown, ctx: ToolContext, call?: ToolCall): Promise<ToolOutcome | null> {
   const described: PermissionRequest = tool.describe ? await tool.describe(args, ctx) : { tool: tool.name, summary: tool.name, access: tool.mutating ? 'exec' : 'read' };
-  const request: PermissionRequest = { ...described, cwd: described.cwd ?? ctx.cwd };
+  const request: PermissionRequest = { ...described, cwd: described.cwd ?? ctx.cwd, ...(call ? { call } : {}) };
   const decision = await ctx.permissions.check(request);
   if (decision === 'allow') return null;
   const gate = ctx.permissions as ExplainingGate;
