@@ -185,6 +185,8 @@ describe('tool registry', () => {
         access: 'write',
         paths: [path.join(dir, 'a.txt')],
         cwd: dir,
+        // The call the question is about: a front end names its card by the id.
+        call: { id: expect.any(String), name: 'write_file', args: JSON.stringify({ path: 'a.txt', content: 'x\n' }) },
       },
     ]);
   });
