@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDefaultRegistry, defaultTools, mutatingCalls, planModeRegistry } from '../../src/tools/index.js';
 import { bwrapArgs, planFor, seatbeltProfile } from '../../src/tools/sandbox/index.js';
 import { exposedHostPaths } from '../../src/tools/sandbox/host-sockets.js';
+import { capabilityArgs } from '../../src/tools/sandbox/bwrap.js';
 import { call } from './helpers.js';
 import { tempProject } from '../kit/temp-dir.js';
 import { describeSandbox } from '../kit/sandbox.js';
@@ -134,6 +135,18 @@ describeSandbox('bash in bubblewrap', () => {
     await expect(readFile(path.join(fakeHome, '.ssh/id_x'), 'utf8')).resolves.toBe('PRIVATE-KEY-MATERIAL\n');
   });
 
+  it.skipIf(process.getuid?.() !== 0)('root still writes in a workspace another user owns (a mounted folder), and still cannot unmount', async () => {
+    const dir = tempProject({ 'f.txt': 'theirs\n' });
+    execFileSync('chown', ['-R', '1000:1000', dir]);
+    execFileSync('chmod', ['755', dir]);
+    execFileSync('chmod', ['644', path.join(dir, 'f.txt')]);
+    const msg = await run(dir, 'echo ours >> f.txt && touch new.txt && echo wrote; umount ~/.ssh; cat ~/.ssh/id_x; true');
+    expect(msg.content).toContain('wrote');
+    await expect(readFile(path.join(dir, 'f.txt'), 'utf8')).resolves.toBe('theirs\nours\n');
+    expect(msg.content).not.toContain('PRIVATE-KEY-MATERIAL');
+    expect(msg.content).toMatch(/umount: .*(must be superuser|Operation not permitted)/);
+  });
+
   it('the resolver file /etc/resolv.conf links to is bound alone, not the folder with its socket', async () => {
     expect(exposedHostPaths({})).not.toContain('/run/systemd/resolve');
     // Stand-ins under the private /tmp for systemd-resolved's /run/systemd/resolve.
@@ -170,6 +183,10 @@ describeSandbox('bash in bubblewrap', () => {
         await expect(readFile(path.join(parent, 'home/.bashrc'), 'utf8')).resolves.toBe('original\n');
         await expect(readFile(path.join(cwd, 'made'))).rejects.toThrow();
       }
+      // Node (and npm) report it as EROFS, in lower case: the note comes all the same.
+      const fromNode = await run(parent, `${JSON.stringify(process.execPath)} -e "require('fs').writeFileSync('made', 'x')"`);
+      expect(fromNode.content).toContain('EROFS');
+      expect(fromNode.content.split('\n').at(-1)).toContain('holds the home folder, so it is read-only for commands');
       // The plan for a workspace of `/`: nothing is writable, and /tmp and /proc stay the
       // sandbox's own (test/tools/trusted-path.test.ts runs the bash tool itself there).
       const marker = path.join(os.tmpdir(), `keen-root-marker-${process.pid}`);
@@ -240,8 +257,11 @@ describe('sandbox profiles', () => {
       '--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --tmpfs /var/tmp --tmpfs /run --ro-bind-try /run/systemd/resolve/stub-resolv.conf /run/systemd/resolve/stub-resolv.conf --bind /ws /ws ' +
         '--ro-bind /ws/.git/config /ws/.git/config --tmpfs /ws/.vscode --remount-ro /ws/.vscode --ro-bind /e/empty /ws/.mcp.json ' +
         '--tmpfs /h/.ssh --ro-bind /dev/null /h/.netrc ' +
-        '--unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup-try --die-with-parent --cap-drop ALL --unshare-net --chdir /ws -- bash -c ls',
+        `--unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup-try --die-with-parent ${capabilityArgs().join(' ')} --unshare-net --chdir /ws -- bash -c ls`,
     );
+    // Root keeps only the file-permission capabilities; any other user none.
+    expect(capabilityArgs(0)).toEqual(['--cap-drop', 'ALL', '--cap-add', 'CAP_DAC_OVERRIDE', '--cap-add', 'CAP_FOWNER', '--cap-add', 'CAP_CHOWN']);
+    expect(capabilityArgs(1000)).toEqual(['--cap-drop', 'ALL']);
     expect(bwrapArgs({ ...plan, network: true }, 'ls')).not.toContain('--unshare-net');
   });
 

@@ -4,7 +4,7 @@ import { basename, relative, isAbsolute, resolve as pathResolve, delimiter, join
 import { childEnv } from '../../security/child-env.js';
 import { keenHome } from '../../config/paths.js';
 import { bwrapArgs, findSandbox, planFor, seatbeltProfile, type SandboxAvailability, type SandboxSettings, userHome } from '../sandbox/index.js';
-import { onPath, probe } from '../sandbox/detect.js';
+import { onPath, probe, probeArgs } from '../sandbox/detect.js';
 import { CONFIG_TIMEOUT_MS, type ConfigListing, listConfig, listConfigSync } from './config-listing.js';
 import { type ConfigEntry, type NeutraliseScope, neutralisingSettings, settingsEnv } from './neutralise.js';
 
@@ -227,7 +227,7 @@ const syncProbes = new Map<string, boolean>();
 function bwrapWorksSync(program: string, env: NodeJS.ProcessEnv): boolean {
   let works = syncProbes.get(program);
   if (works === undefined) {
-    const r = spawnSync(program, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--unshare-net', '--', 'true'], {
+    const r = spawnSync(program, probeArgs(), {
       stdio: 'ignore',
       env: childEnv(env),
       timeout: CONFIG_TIMEOUT_MS,

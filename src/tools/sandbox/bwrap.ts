@@ -2,10 +2,16 @@ import { sep } from 'node:path';
 import type { SandboxPlan } from './settings.js';
 
 /**
- * A command that is root inside the sandbox (Keen run as root) keeps no capability: it cannot
- * unmount the empty folders over the credential stores, remount a read-only bind or mount its own.
+ * A command that is root inside the sandbox (Keen run as root) keeps no capability that touches
+ * mounts: it cannot unmount the empty folders over the credential stores, remount a read-only
+ * bind or mount its own. Root keeps the file-permission ones its work needs in a folder another
+ * user owns (`docker run -v $PWD:/src`): overriding permission bits, owning and chowning files.
+ * Never CAP_DAC_READ_SEARCH, whose open-by-handle reaches files under the masks.
  */
-const NO_CAPABILITIES = ['--cap-drop', 'ALL'];
+export function capabilityArgs(uid: number | undefined = process.getuid?.()): string[] {
+  const root = uid === 0 ? ['--cap-add', 'CAP_DAC_OVERRIDE', '--cap-add', 'CAP_FOWNER', '--cap-add', 'CAP_CHOWN'] : [];
+  return ['--cap-drop', 'ALL', ...root];
+}
 
 const under = (root: string, p: string) => p === root || p.startsWith(root.endsWith(sep) ? root : root + sep);
 
@@ -36,7 +42,7 @@ function rootBinds(plan: SandboxPlan): string[] {
  * socket there is reachable; the allowed host paths are bound back; then the writable roots
  * (read-only in read-only mode), the protected paths inside them read-only (absent ones get an
  * empty read-only mount point), and last the hidden paths (an empty tmpfs for a directory,
- * /dev/null for a file). Commands keep no capability (`--cap-drop ALL`), get their own PID
+ * /dev/null for a file). Commands keep no capability over mounts (`capabilityArgs`), get their own PID
  * namespace with a fresh /proc (no Keen process, and no Keen environment, is visible), die with
  * Keen (`--die-with-parent`), and, when their first process ends, every process they started
  * ends with the namespace. Without network they get their own network namespace, which also
@@ -59,7 +65,7 @@ export function bwrapArgs(plan: SandboxPlan, command: string): string[] {
     if (h.dir) args.push('--tmpfs', h.path);
     else args.push('--ro-bind', '/dev/null', h.path);
   }
-  args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--die-with-parent', ...NO_CAPABILITIES);
+  args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--die-with-parent', ...capabilityArgs());
   if (!plan.network) args.push('--unshare-net');
   args.push('--chdir', plan.cwd, '--', 'bash', '-c', command);
   return args;

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { capabilityArgs } from './bwrap.js';
 
 export type SandboxKind = 'bwrap' | 'seatbelt';
 
@@ -42,6 +43,11 @@ export function findSandbox(platform: NodeJS.Platform, env: NodeJS.ProcessEnv): 
 
 const probes = new Map<string, Promise<string | undefined>>();
 
+/** The arguments of the probe: the namespaces and capabilities every sandboxed command gets, and `true`. */
+export function probeArgs(): string[] {
+  return ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--unshare-net', ...capabilityArgs(), '--', 'true'];
+}
+
 /**
  * Start bubblewrap once with a trivial command to learn whether it works here (user namespaces may
  * be disabled). Resolves undefined when it works, else its error line. Cached per program.
@@ -51,7 +57,7 @@ export function probe(avail: SandboxAvailability): Promise<string | undefined> {
   let p = probes.get(avail.program);
   if (!p) {
     p = new Promise((resolve) => {
-      const child = spawn(avail.program!, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--unshare-net', '--cap-drop', 'ALL', '--', 'true'], {
+      const child = spawn(avail.program!, probeArgs(), {
         stdio: ['ignore', 'ignore', 'pipe'],
       });
       let err = '';

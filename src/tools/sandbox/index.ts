@@ -187,7 +187,8 @@ export async function launchFor(
  * says why and how to allow it. Undefined when nothing points at the sandbox.
  */
 export function blockedNote(output: string, settings: SandboxSettings, hidden: readonly string[], planMode = false, homeRoot?: string): string | undefined {
-  if (/Read-only file system|Operation not permitted/.test(output)) {
+  // Node and npm say EROFS / EPERM: "read-only file system" in lower case.
+  if (/read-only file system|operation not permitted|\bEROFS\b/i.test(output)) {
     if (planMode) return '[sandbox: plan mode runs commands read-only; the user can switch to build mode with /mode build (or --mode build).]';
     if (homeRoot && settings.mode !== 'read-only')
       return `[sandbox: the workspace ${homeRoot} holds the home folder, so it is read-only for commands (its dotfiles would be writable); start Keen in a project folder to let them write.]`;
