@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { runKeen } from '../e2e/harness.js';
 import { afterToolResult } from './fake-requests.js';
 import { TmuxKeen, useTmuxRig } from './tmux.js';
+import { itSandbox } from '../kit/sandbox.js';
 import { DENIED_STOP_NOTICE } from '../../src/repl/turn-runner.js';
 
 const rig = useTmuxRig();
@@ -189,7 +190,8 @@ describe('keen run', () => {
 });
 
 describe('lines Keen prints mid-run and from commands', () => {
-  it('a late warning naming a protected symlink whose target carries OSC 52 shows escapes', async () => {
+  // The link is restored by the sandbox's protected paths: without one there is no warning to show.
+  itSandbox('a late warning naming a protected symlink whose target carries OSC 52 shows escapes', async () => {
     const target = `cfg-${OSC52}`;
     fs.mkdirSync(path.join(rig.ws.cwd, target));
     fs.symlinkSync(target, path.join(rig.ws.cwd, '.vscode'));
