@@ -315,6 +315,12 @@ describe('a hostile line that hides what it runs is unknown: deny denies, ask as
       'set -- $(cat f); (( $1 ))',
       'set -- *; echo $(( $1 ))',
       'f() { (( $1 )); }; f "$(cat f)"',
+      'n=$(cat f); arr=(); arr[n]=1',
+      'read n < f; arr[$n]=1',
+      'n=$(cat f); arr=([n]=1)',
+      'n=$(cat f); arr+=([n]=1)',
+      'n=$(cat f); a=(1 2); echo "${a[@]:n}"',
+      'read n < f; local a[n]=1',
     ],
     'fc runs history': ['fc -s', 'fc -e - rm', 'fc', 'fc -l -s', 'echo 1 | xargs fc -l'],
   };
@@ -346,6 +352,12 @@ describe('a hostile line that hides what it runs is unknown: deny denies, ask as
       'git ls-files | while read -r f; do [[ -f $f ]] && wc -l "$f"; done',
       'for f in *.ts; do [[ $f == *.test.ts ]] || echo "$f"; done',
       'x=$(git branch --show-current); [[ -n $x && $x != main ]] && echo "$x"',
+      // An associative array's key is a string, and `${a[@]}` evaluates nothing.
+      'declare -A seen; while read -r k; do seen[$k]=1; done < f; echo "${!seen[@]}"',
+      'files=(*.ts); echo "${files[@]}"',
+      // `-v`, `test` and `read` as another program's arguments are only words.
+      'ls src/*.ts | grep -v test',
+      'git grep -n read -- "*.md" | grep -v test',
     ])
       expect(verdict(c, denyRm)).toBe('allow');
   });

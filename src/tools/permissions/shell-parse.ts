@@ -121,6 +121,9 @@ export function parseScript(source: string): ParsedScript {
   let evaluator = false;
   let runtimeValue = false;
   let arithmetic = false;
+  /** Arrays assigned by subscript (`a[i]=…`, `a=([i]=…)`), and those declared associative (`declare -A`). */
+  const subscripted: string[] = [];
+  const associative = new Set<string>();
   sh.Walk(file, (node) => {
     if (!node) return true;
     const type = sh.NodeType(node);
@@ -130,9 +133,10 @@ export function parseScript(source: string): ParsedScript {
       case 'CallExpr': {
         const call = callOf(sh, node);
         if (call.words[0] == null || NAME_BUILTINS.has(call.words[0])) evaluator = true;
-        if (call.words.some((w) => w !== null && READING_BUILTINS.has(w)) || (call.words.includes('printf') && call.words.some((w) => w?.startsWith('-v')))) runtimeValue = true;
+        const name = builtinName(call.words);
+        if ((name !== null && READING_BUILTINS.has(name)) || (name === 'printf' && call.words.some((w) => w?.startsWith('-v')))) runtimeValue = true;
         if (call.assigns.includes(null) || (node.Args ?? []).some((w: unknown) => globbed(sh, w))) runtimeValue = true;
-        if (call.words.some((w) => w === '-v') && call.words.some((w) => w === 'test' || w === '[')) arithmetic = true;
+        if ((name === 'test' || name === '[') && call.words.includes('-v')) arithmetic = true;
         commands.push(call);
         break;
       }
@@ -140,6 +144,7 @@ export function parseScript(source: string): ParsedScript {
         const decl = declOf(sh, node);
         if (decl.words.includes(null)) runtimeValue = true;
         if (decl.words.some((w) => w !== null && /^-\w*i/.test(w))) arithmetic = true;
+        if (decl.words.some((w) => w !== null && /^-\w*A/.test(w))) for (const n of decl.assignNames) associative.add(n);
         commands.push(decl);
         break;
       }
@@ -178,7 +183,8 @@ export function parseScript(source: string): ParsedScript {
       case 'ParamExp':
         if (node.Index || node.Slice || node.Excl) {
           unprovable.push('an array subscript, a substring offset or an indirect expansion');
-          if (!(node.Index && sh.NodeType(node.Index) === 'Word' && /^[@*]$/.test(wordText(sh, node.Index) ?? ''))) arithmetic = true;
+          // `${a[@]}` and `${!a[@]}` evaluate nothing; any other subscript, an offset, a name through `!` does.
+          if (node.Slice || !(node.Index && sh.NodeType(node.Index) === 'Word' && /^[@*]$/.test(wordText(sh, node.Index) ?? ''))) arithmetic = true;
         }
         if (node.Exp?.Op === OTHER_PARAM_OPS && !INERT_TRANSFORMS.has(String(wordText(sh, node.Exp.Word)))) {
           unprovable.push('a ${x@P} expansion');
@@ -187,12 +193,20 @@ export function parseScript(source: string): ParsedScript {
         break;
       case 'Assign':
         if (node.Index || node.Array) unprovable.push('an array assignment');
+        if (node.Index || (node.Array?.Elems ?? []).some((e: any) => e.Index)) subscripted.push(node.Name?.Value ?? '');
         break;
     }
     return true;
   });
+  // An indexed array's subscript is arithmetic; an associative array's key is not.
+  if (subscripted.some((name) => !associative.has(name))) arithmetic = true;
   if (runtimeValue && arithmetic) unknown.push('a value only known at run time, evaluated as arithmetic (an array subscript in it runs commands)');
   return { commands, unprovable, evaluatesCode: codeText && evaluator, loopNames, unknown };
+}
+
+/** The builtin a simple command runs: its first word, or the one after `builtin` / `command`. */
+function builtinName(words: readonly ShellWord[]): ShellWord {
+  return words[0] === 'builtin' || words[0] === 'command' ? (words[1] ?? null) : (words[0] ?? null);
 }
 
 /** Is `word` an unquoted glob? The file names it expands to are the workspace's, any text. */
