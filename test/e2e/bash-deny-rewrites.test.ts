@@ -98,7 +98,7 @@ describe('keen run --yolo with deny bash(touch:*)', () => {
       expect({ command, text: results[i].text }).toEqual({
         command,
         text: unknown.includes(command)
-          ? `${blocked} What the command runs is only known when it runs (an expansion as a command or argument, eval, source, a shell reading its input, or a line that does not parse), so it may be what the rule names. Write the commands with literal words if they are not.`
+          ? `${blocked} What the command runs is only known when it runs (an expansion as a command or argument, eval, source, or a shell reading its input), so it may be what the rule names. Write the commands with literal words if they are not.`
           : `${blocked} Do not retry it.`,
       });
     });
@@ -137,6 +137,9 @@ describe('keen run --yolo with deny bash(touch:*)', () => {
       const hidden = HIDDEN.some((h) => h.line === command);
       expect({ command, denied: results[i].text.startsWith('Permission denied: bash is blocked by the rule "bash(touch:*)"') }).toEqual({ command, denied: hidden });
     });
+    // The refusal says why what the line runs is unknown, so the model can write it plainly.
+    const fc = lines.findIndex((l) => l.includes('fc -s'));
+    expect(results[fc].text).toContain('What the command runs is only known when it runs (fc runs commands from the history)');
     expect(fs.readFileSync(path.join(ws.cwd, 'p6'), 'utf8')).toBe('$(touch h6)');
     expect(fs.readFileSync(path.join(ws.cwd, 'control.txt'), 'utf8')).toBe('control\n');
   });

@@ -37,8 +37,9 @@ export interface Policy {
 }
 
 export type Reason =
-  | { kind: 'deny-rule'; rule: string; source: RuleSource; unknown?: boolean }
-  | { kind: 'ask-rule'; rule: string; unknown?: boolean }
+  /** `unknown`: the rule matched only in doubt, and why what the line runs is unknown. */
+  | { kind: 'deny-rule'; rule: string; source: RuleSource; unknown?: string }
+  | { kind: 'ask-rule'; rule: string; unknown?: string }
   | { kind: 'allow-rule'; rule: string }
   | { kind: 'outside-write'; path: string }
   | { kind: 'outside-read'; path: string }
@@ -71,8 +72,11 @@ function answeredFor(entry: RuleEntry, request: PermissionRequest, policy: Polic
   return (policy.answered ?? []).some((a) => a.ask === entry.rule.text && ruleMatches(a.allow, request, roots, 'every'));
 }
 
-/** `{ unknown: true }` when a bash rule matched only because what the line runs is unknown. */
-const doubt = (rule: Rule, request: PermissionRequest) => (matchesOnlyInDoubt(rule, request) ? { unknown: true } : {});
+/** `{ unknown: why }` when a bash rule matched only because what the line runs is unknown. */
+const doubt = (rule: Rule, request: PermissionRequest) => {
+  const why = matchesOnlyInDoubt(rule, request);
+  return why ? { unknown: why } : {};
+};
 
 /**
  * The allow rule (or, for a bash line of several commands, the rules) that allow `request`:

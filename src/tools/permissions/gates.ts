@@ -21,8 +21,9 @@ function example(request: PermissionRequest): string {
   return command.includes('\n') || command.length > 80 ? '"bash(<command>)"' : `"bash(${command})"`;
 }
 
-const UNKNOWN_RUN =
-  'What the command runs is only known when it runs (an expansion as a command or argument, eval, source, a shell reading its input, or a line that does not parse), so it may be what the rule names. Write the commands with literal words if they are not.';
+/** The refusal's advice when a rule matched only in doubt: why, and what to write instead. */
+const unknownRun = (why: string) =>
+  `What the command runs is only known when it runs (${why}), so it may be what the rule names. Write the commands with literal words if they are not.`;
 
 /** The one-line refusal a headless run sends the model. */
 export function refusal(request: PermissionRequest, decision: Decision, headless: boolean): string {
@@ -31,7 +32,7 @@ export function refusal(request: PermissionRequest, decision: Decision, headless
     case 'deny-rule':
       return (
         `Permission denied: ${request.tool} is blocked by the rule "${r.rule}" (${r.source === 'cli' ? '--disallowed-tools' : `${r.source} config permissions.deny`}). ` +
-        (r.unknown ? UNKNOWN_RUN : 'Do not retry it.')
+        (r.unknown ? unknownRun(r.unknown) : 'Do not retry it.')
       );
     case 'outside-write':
       return `Permission denied: ${r.path} is outside the workspace; only files inside it (or an --add-dir directory) can be changed.`;
@@ -41,7 +42,7 @@ export function refusal(request: PermissionRequest, decision: Decision, headless
         `Allow it explicitly in your own config, e.g. "${request.tool}(${r.segment}/**)".`
       );
     case 'ask-rule':
-      return `Permission denied: ${request.tool} matches the ask rule "${r.rule}", so it needs approval, which a headless run cannot give. ${r.unknown ? UNKNOWN_RUN : 'Do not retry it.'}`;
+      return `Permission denied: ${request.tool} matches the ask rule "${r.rule}", so it needs approval, which a headless run cannot give. ${r.unknown ? unknownRun(r.unknown) : 'Do not retry it.'}`;
     case 'outside-read':
       return (
         `Permission denied: ${r.path} is outside the workspace (or a credential folder) and reading it needs approval` +

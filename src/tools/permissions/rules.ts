@@ -149,16 +149,19 @@ function bashMayMatch(rule: BashRule, command: string): boolean {
 }
 
 /**
- * True when `rule` (a deny or ask rule) matches `request` only because what the line runs cannot
- * be told before it runs (an expansion, `eval`, `source`, a line that does not parse): no
- * command in it provably is one the rule names.
+ * Why `rule` (a deny or ask rule) matches `request` only in doubt — what the line runs cannot be
+ * told before it runs (an expansion, `eval`, `source`, a line that does not parse) and no command
+ * in it provably is one the rule names — or undefined when it matches for certain.
  */
-export function matchesOnlyInDoubt(rule: Rule, request: PermissionRequest): boolean {
-  if (!isBashRule(rule) || request.tool !== 'bash') return false;
+export function matchesOnlyInDoubt(rule: Rule, request: PermissionRequest): string | undefined {
+  if (!isBashRule(rule) || request.tool !== 'bash') return undefined;
   const command = bashCommandOf(request);
-  if (rule.kind === 'exact' && command === rule.command) return false;
+  if (rule.kind === 'exact' && command === rule.command) return undefined;
   const analysis = analyzeCommand(command);
-  return !analysis.ok || !analysis.runs.some((run) => matchRunning(rule.pattern, run) === 'yes');
+  if (!analysis.ok) return 'the line does not parse';
+  if (analysis.runs.some((run) => matchRunning(rule.pattern, run) === 'yes')) return undefined;
+  const doubtful = analysis.runs.find((run) => run.why && matchRunning(rule.pattern, run) !== 'no');
+  return doubtful?.why ?? 'an expansion as a command or argument, eval, source, or a shell reading its input';
 }
 
 /**
