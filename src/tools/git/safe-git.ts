@@ -33,6 +33,9 @@ function refusal(problem: string): GitRefusal {
   return { refused: `the repository's git config could not be read in full (${problem}), so nothing in it could be turned off` };
 }
 
+/** No git outside what the repository can fill: a bare `git` would be looked up in the repository itself. */
+const NO_GIT: GitRefusal = { refused: 'no git on a PATH folder the repository cannot fill' };
+
 const READ_ONLY: SandboxSettings = { mode: 'read-only', network: false };
 
 function isWithin(p: string, dir: string): boolean {
@@ -74,7 +77,7 @@ function rootsOnly(dir: string): boolean {
 /**
  * `env.PATH` without the entries a repository can fill: relative ones (a child resolves them
  * against the repository, so `./node_modules/.bin/git` would be the repository's) and those whose
- * real path lies inside the workspace or its repository — except a system program folder
+ * real path lies inside the workspace or its repository, each kept one as its real path — except a system program folder
  * (`/usr/bin`, …) that only root can write and no repository holds, so Keen started in `/` still
  * finds git and bubblewrap.
  */
@@ -82,13 +85,12 @@ export function trustedPath(cwd: string, env: NodeJS.ProcessEnv): string {
   const top = repositoryTop(cwd);
   const inside = [realPathOf(cwd), top && realPathOf(top)].filter((d): d is string => d !== undefined);
   const systemBin = (real: string) => SYSTEM_BINS.has(real) && !(top && isWithin(real, realPathOf(top))) && rootsOnly(real);
+  // Each kept entry as its real path: a link on the way cannot be re-pointed after it was judged.
   return (env.PATH ?? '')
     .split(delimiter)
-    .filter((entry) => {
-      if (entry === '' || !isAbsolute(entry)) return false;
-      const real = realPathOf(entry);
-      return !inside.some((d) => isWithin(real, d)) || systemBin(real);
-    })
+    .filter((entry) => entry !== '' && isAbsolute(entry))
+    .map(realPathOf)
+    .filter((real) => !inside.some((d) => isWithin(real, d)) || systemBin(real))
     .join(delimiter);
 }
 
@@ -211,7 +213,8 @@ function confined(avail: SandboxAvailability, cwd: string, args: readonly string
  */
 export async function safeGit(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<GitLaunch | GitRefusal> {
   const trusted = { ...env, PATH: trustedPath(cwd, env) };
-  const git = gitProgram(cwd, env) ?? 'git';
+  const git = gitProgram(cwd, env);
+  if (!git) return NO_GIT;
   const avail = findSandbox(process.platform, trusted);
   // The config read and the sandbox probe (once per process) run at the same time.
   const [listing, problem] = await Promise.all([configListing(cwd, childEnv(trusted)), avail.program ? probe(avail) : Promise.resolve(avail.missing)]);
@@ -241,7 +244,8 @@ function bwrapWorksSync(program: string, env: NodeJS.ProcessEnv): boolean {
 /** The same, synchronously (for a caller without a session). */
 export function safeGitSync(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): GitLaunch | GitRefusal {
   const trusted = { ...env, PATH: trustedPath(cwd, env) };
-  const git = gitProgram(cwd, env) ?? 'git';
+  const git = gitProgram(cwd, env);
+  if (!git) return NO_GIT;
   const listing = configListingSync(cwd, childEnv(trusted));
   if ('problem' in listing) return refusal(listing.problem);
   const gitEnv = safeGitEnv(listing.entries, 'all', trusted);
