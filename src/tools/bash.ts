@@ -282,10 +282,13 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
       const effective = ctx.planMode ? planModeSettings(sandbox) : sandbox;
       // The sandbox program is looked up where the repository cannot put one (no relative PATH entries).
       const lookup = { ...process.env, PATH: trustedPath(ctx.cwd, process.env) };
+      const env = commandEnv(process.env, options.env);
+      // A command an allow rule let through runs no repository code through git. Settled (or
+      // refused) before the launch, whose plan makes mount points that only its cleanup removes.
+      const gitEnv = await allowListedGitEnv(args.command, ctx, env);
       const launch = await launchFor(args.command, sandbox, workspaceRoots(ctx), ctx.cwd, { home, keenHome: kh, env: lookup, planMode: ctx.planMode });
       if (launch.refused) throw new ToolError(launch.refused);
       if (launch.warning) options.onNotice?.(launch.warning);
-      const env = commandEnv(process.env, options.env);
       let restored: string[] = [];
       const { callId } = ctx;
       const live = options.onOutput && callId ? new LiveTail((tail) => options.onOutput?.(callId, tail)) : undefined;
@@ -294,8 +297,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
         timeoutMs: timeoutSeconds * 1000,
         signal: ctx.signal,
         launch,
-        // A command an allow rule let through runs no repository code through git.
-        env: { ...(launch.sandboxed ? sandboxEnv(env, effective) : env), ...(await allowListedGitEnv(args.command, ctx, env)) },
+        env: { ...(launch.sandboxed ? sandboxEnv(env, effective) : env), ...gitEnv },
         onOutput: live && ((text) => live.push(text)),
       }).finally(() => {
         live?.stop();

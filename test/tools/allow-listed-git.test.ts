@@ -69,5 +69,7 @@ describe('a repository whose git config cannot be read in full', () => {
     expect(fs.existsSync(path.join(cwd, 'pwned'))).toBe(false);
     expect(msg.is_error).toBe(true);
     expect(msg.content).toMatch(/not run on an allow rule: the repository's git config could not be read in full/);
+    // Refused before the sandbox made its mount points: nothing is left in the workspace.
+    expect(fs.readdirSync(cwd).sort()).toEqual(['.git', '.gitattributes', '.gitmodules', 'f.txt']);
   });
 });
