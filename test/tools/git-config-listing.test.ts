@@ -37,3 +37,27 @@ describe('the git config listing', () => {
     }
   });
 });
+
+describe('the listing, judged as git reads it', () => {
+  it('from a subfolder too: git names the repository files from its top', async () => {
+    const dir = repo();
+    fs.mkdirSync(path.join(dir, 'sub'));
+    fs.writeFileSync(path.join(dir, '.git/inc1'), '[include]\n\tpath = nul\n');
+    fs.symlinkSync('/dev/null', path.join(dir, '.git/nul'));
+    execFileSync('git', ['config', 'include.path', 'inc1'], { cwd: dir });
+    for (const cwd of [dir, path.join(dir, 'sub')]) {
+      const listing = await configListing(cwd, childEnv(process.env));
+      expect({ cwd, listing }).toEqual({ cwd, listing: { problem: `an include names ${path.join(dir, '.git/nul')}, which is not a plain file` } });
+    }
+  });
+
+  it('an include through a file is one git skips, not a refusal; one of /proc is refused', async () => {
+    const dir = repo();
+    execFileSync('git', ['config', 'include.path', '/etc/passwd/x'], { cwd: dir });
+    execFileSync('git', ['config', 'filter.x.clean', 'evil'], { cwd: dir });
+    const listing = configListingSync(dir, childEnv(process.env));
+    expect('entries' in listing && listing.entries.some((e) => e.key === 'filter.x.clean')).toBe(true);
+    execFileSync('git', ['config', '--add', 'include.path', '/proc/self/environ'], { cwd: dir });
+    expect(await configListing(dir, childEnv(process.env))).toEqual({ problem: 'an include names /proc/self/environ, a file the kernel makes up as it is read' });
+  });
+});

@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, realpathSync, type Stats, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve as pathResolve } from 'node:path';
 import type { ConfigEntry } from './neutralise.js';
 
@@ -27,15 +27,15 @@ interface Origin {
   file?: string;
 }
 
-/** Parse `git config --null --list --show-scope --show-origin` (`scope NUL origin NUL key [LF value] NUL`…). */
-function parseListing(out: string, cwd: string): Origin[] {
+/** Parse `git config --null --list --show-scope --show-origin` (`scope NUL origin NUL key [LF value] NUL`…); relative origins are from `base`. */
+function parseListing(out: string, base: string): Origin[] {
   const parts = out.split('\0');
   const entries: Origin[] = [];
   for (let i = 0; i + 2 < parts.length; i += 3) {
     const [scope, origin, kv] = [parts[i]!, parts[i + 1]!, parts[i + 2]!];
     const nl = kv.indexOf('\n');
     const entry: ConfigEntry = nl < 0 ? { scope, key: kv } : { scope, key: kv.slice(0, nl), value: kv.slice(nl + 1) };
-    entries.push({ entry, file: origin.startsWith('file:') ? pathResolve(cwd, origin.slice(5)) : undefined });
+    entries.push({ entry, file: origin.startsWith('file:') ? pathResolve(base, origin.slice(5)) : undefined });
   }
   return entries;
 }
@@ -49,15 +49,30 @@ function includeTarget(value: string, from: string | undefined, env: NodeJS.Proc
   return from ? pathResolve(dirname(from), value) : undefined;
 }
 
+/** /proc and /sys: "plain" files whose text the kernel writes as they are read. */
+const KERNEL_FILES = /^\/(proc|sys)(\/|$)/;
+
+/** `file`'s stat, or undefined where git would find nothing (missing, or a path through a file). */
+function statOf(file: string): Stats | undefined {
+  try {
+    return statSync(file);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw err;
+  }
+}
+
 /** Why `listed` is not a full listing of plain files, or undefined. */
 function inspect(listed: Origin[], env: NodeJS.ProcessEnv): string | undefined {
   for (const { entry, file } of listed) {
     if (!INCLUDE.test(entry.key) || entry.value === undefined) continue;
     const target = includeTarget(entry.value, file, env);
     if (!target) return `an include (${entry.value}) whose file cannot be told`;
-    const st = statSync(target, { throwIfNoEntry: false });
+    const st = statOf(target);
     // git skips an include that does not exist; anything but a plain file may read differently each time.
     if (st && !st.isFile()) return `an include names ${target}, which is not a plain file`;
+    if (st && KERNEL_FILES.test(realpathSync.native(target))) return `an include names ${target}, a file the kernel makes up as it is read`;
   }
   return undefined;
 }
@@ -66,6 +81,7 @@ function problemOf(err: unknown): string {
   const e = err as { code?: string | number; killed?: boolean; signal?: string };
   if (e.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER' || e.code === 'ENOBUFS') return `it is larger than ${CONFIG_MAX_BYTES >> 20} MB`;
   if (e.killed || e.signal || e.code === 'ETIMEDOUT') return `listing it did not finish within ${CONFIG_TIMEOUT_MS / 1000} s`;
+  if (typeof e.code === 'string' && e.code.startsWith('E')) return `Keen could not look at a file it names (${e.code})`;
   return 'git could not list it';
 }
 
@@ -78,7 +94,7 @@ function problemOf(err: unknown): string {
  */
 export function precheck(files: readonly string[], env: NodeJS.ProcessEnv): string | undefined {
   for (const file of files) {
-    const st = statSync(file, { throwIfNoEntry: false });
+    const st = statOf(file);
     if (!st) continue;
     if (!st.isFile()) return `${file} is not a plain file`;
     if (st.size > CONFIG_MAX_BYTES) return `${file} is larger than ${CONFIG_MAX_BYTES >> 20} MB`;
@@ -95,8 +111,8 @@ export function precheck(files: readonly string[], env: NodeJS.ProcessEnv): stri
   return undefined;
 }
 
-function parsed(out: string, cwd: string, env: NodeJS.ProcessEnv): ConfigListing {
-  const listed = parseListing(out, cwd);
+function parsed(out: string, base: string, env: NodeJS.ProcessEnv): ConfigListing {
+  const listed = parseListing(out, base);
   const problem = inspect(listed, env);
   return problem ? { problem } : { entries: listed.map((o) => o.entry) };
 }
@@ -118,6 +134,8 @@ const options = (cwd: string, env: NodeJS.ProcessEnv) => ({
 export interface ListingOptions {
   local?: readonly string[];
   file?: string;
+  /** The repository's top: git names its files relative to it (`file:.git/config`), from any subfolder. */
+  top?: string;
 }
 
 /** `git config --list` of `git` in `cwd` (or of `file`), inspected; never throws. */
@@ -125,7 +143,7 @@ export function listConfigSync(git: string, cwd: string, env: NodeJS.ProcessEnv,
   try {
     const problem = precheck([...(opts.local ?? []), ...(opts.file ? [opts.file] : [])], env);
     if (problem) return { problem };
-    return parsed(execFileSync(git, withFile(CONFIG_ARGS, opts.file), { ...options(cwd, env), stdio: ['ignore', 'pipe', 'ignore'] }), cwd, env);
+    return parsed(execFileSync(git, withFile(CONFIG_ARGS, opts.file), { ...options(cwd, env), stdio: ['ignore', 'pipe', 'ignore'] }), opts.top ?? cwd, env);
   } catch (err) {
     return { problem: problemOf(err) };
   }
@@ -140,7 +158,7 @@ export async function listConfig(git: string, cwd: string, env: NodeJS.ProcessEn
       const child = execFile(git, withFile(CONFIG_ARGS, opts.file), options(cwd, env), (err, stdout) => (err ? reject(err) : resolve(stdout)));
       child.stdin?.end();
     });
-    return parsed(out, cwd, env);
+    return parsed(out, opts.top ?? cwd, env);
   } catch (err) {
     return { problem: problemOf(err) };
   }

@@ -106,13 +106,19 @@ export function gitProgram(cwd: string, env: NodeJS.ProcessEnv): string | undefi
  */
 export function configListingSync(cwd: string, env: NodeJS.ProcessEnv, file?: string): ConfigListing {
   const git = gitProgram(cwd, env);
-  return git ? listConfigSync(git, cwd, { ...env, PATH: trustedPath(cwd, env) }, file ? { file } : { local: repositoryConfigFiles(cwd) }) : { entries: [] };
+  const top = repositoryTop(cwd);
+  return git
+    ? listConfigSync(git, cwd, { ...env, PATH: trustedPath(cwd, env) }, file ? { file } : { local: repositoryConfigFiles(cwd), ...(top ? { top } : {}) })
+    : { entries: [] };
 }
 
 /** The same, without blocking. */
 export function configListing(cwd: string, env: NodeJS.ProcessEnv, file?: string): Promise<ConfigListing> {
   const git = gitProgram(cwd, env);
-  return git ? listConfig(git, cwd, { ...env, PATH: trustedPath(cwd, env) }, file ? { file } : { local: repositoryConfigFiles(cwd) }) : Promise.resolve({ entries: [] });
+  const top = repositoryTop(cwd);
+  return git
+    ? listConfig(git, cwd, { ...env, PATH: trustedPath(cwd, env) }, file ? { file } : { local: repositoryConfigFiles(cwd), ...(top ? { top } : {}) })
+    : Promise.resolve({ entries: [] });
 }
 
 /** The git dir of the repository git would find from `cwd`: its `.git`, or where a `.git` file points. */
