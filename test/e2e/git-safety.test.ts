@@ -127,7 +127,11 @@ describe("Keen's own git status runs no repository code", () => {
       expect(r.code, r.stderr).toBe(0);
       // The git Keen started (at least its config read) saw no credential.
       const seen = fs.readFileSync(shim.envLog, 'utf8');
-      expect(seen).toContain(`PATH=${PATH}`);
+      // The trusted PATH: every folder as its real path (/bin is /usr/bin on a merged /usr).
+      const realPATH = PATH.split(path.delimiter)
+        .map((d) => (fs.existsSync(d) ? fs.realpathSync(d) : d))
+        .join(path.delimiter);
+      expect(seen).toContain(`PATH=${realPATH}`);
       for (const secret of [FAKE_KEY, AWS_SECRET, GITHUB_TOKEN]) expect(seen).not.toContain(secret);
       expect(repo.marks()).toEqual([]);
       const system = systemText(rig.since(from)[0]!);
