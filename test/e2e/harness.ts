@@ -57,6 +57,8 @@ export function runKeen(args: string[], opts: RunOptions): Promise<RunResult> {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
+    // A command that never reads stdin may exit before the write lands: EPIPE is no failure.
+    child.stdin.on('error', () => {});
     child.stdin.end(opts.stdin ?? '');
   });
 }
