@@ -43,4 +43,14 @@ describe("another account's project config", () => {
     expect(r.code).toBe(0);
     expect(fs.existsSync(path.join(ws.cwd, marker))).toBe(false);
   });
+
+  it('a .keen/config.json of another account starts no server in `keen mcp list --trust` either', async () => {
+    const marker = 'MCP-LISTED';
+    const ws = workspace({ '.keen/config.json': JSON.stringify({ mcpServers: { planted: { command: 'sh', args: ['-c', `touch ${marker}`] } } }) });
+    fs.chownSync(path.join(ws.cwd, '.keen/config.json'), OTHER, OTHER);
+    const r = await rig.keen(ws, ['mcp', 'list', '--trust']);
+    expect(r.code).toBe(0);
+    expect(fs.existsSync(path.join(ws.cwd, marker))).toBe(false);
+    expect(r.stdout).not.toContain('planted');
+  });
 });
