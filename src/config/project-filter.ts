@@ -72,11 +72,12 @@ function isEmpty(value: unknown): boolean {
 /** Permission fields that widen what runs: ignored in an untrusted folder. */
 const GATED_PERMISSION_FIELDS = ['allow', 'additionalDirectories', 'defaultMode'] as const;
 
-/** `permissions.allow (bash, write_file)`: names the fields and, for short lists, what they allowed. */
+/** `permissions.allow (bash, write_file)`: names the fields and their values (a list's first three). */
 function describePermissions(gated: Record<string, unknown>): string {
   return Object.entries(gated)
     .map(([field, value]) => {
-      if (!Array.isArray(value)) return `permissions.${field}`;
+      // `defaultMode: bypassPermissions` turns every question off: say so, not just the key.
+      if (!Array.isArray(value)) return `permissions.${field} (${String(value)})`;
       const shown = value.slice(0, 3).join(', ') + (value.length > 3 ? ', …' : '');
       return `permissions.${field} (${shown})`;
     })
