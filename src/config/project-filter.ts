@@ -1,3 +1,4 @@
+import { oneLineText } from '../security/terminal-text.js';
 import type { KeenConfig } from './schema.js';
 import { TRUST_GATED_KEYS } from './trust.js';
 
@@ -104,5 +105,6 @@ export function projectFilterNotice(file: string, result: Pick<ProjectFilterResu
     parts.push(`ignored ${result.never.join(', ')}: a project cannot pass Keen's credentials to commands or open the sandbox (set them in ${userFile})`);
   }
   if (parts.length === 0) return undefined;
-  return `project config ${file}: ${parts.join('; ')}`;
+  // Rules are the repository's text: a line break in one must not start a `keen:` line of its own.
+  return oneLineText(`project config ${file}: ${parts.join('; ')}`);
 }

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { oneLineText } from '../security/terminal-text.js';
 import { projectClaudeSettingsPath, projectConfigPath, projectMcpJsonPath } from './paths.js';
 import { projectFileProblem } from './project-files.js';
 import { trustDecision, trustProject } from './trust.js';
@@ -43,20 +44,11 @@ export async function askTrustIfNeeded(opts: TrustPromptOptions): Promise<boolea
   const claudeHooks = hasClaude ? declaredHookEvents(claude, HOOK_EVENTS) : [];
   if (claudeHooks.length) asks.push(`${claude} declares hooks (${claudeHooks.join(', ')})`);
   if (asks.length === 0) return false;
-  opts.output.write(`${oneLine(asks.join('; '))}.\nTrust this folder? Only trust folders whose files you know. Keen remembers the answer. [y/N] `);
+  opts.output.write(`${oneLineText(asks.join('; '))}.\nTrust this folder? Only trust folders whose files you know. Keen remembers the answer. [y/N] `);
   const answer = await readLine(opts.input);
   const trusted = /^\s*y(es)?\s*$/i.test(answer);
   trustProject(opts.home, opts.cwd, trusted);
   return trusted;
-}
-
-/**
- * `text` on one line: the question quotes file names, rules and event names the repository
- * chose, and a line break in one would let it add lines of its own ("Keen checked this folder").
- * The sanitiser the output goes through shows every other control character.
- */
-function oneLine(text: string): string {
-  return text.replace(/\r?\n/g, '\\n');
 }
 
 /**
