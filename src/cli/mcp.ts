@@ -33,12 +33,17 @@ async function listServers(home: string, flags: McpCommandFlags): Promise<number
   const { loadServerSources } = await import('../tools/mcp/load-sources.js');
   const { resolveServers } = await import('../tools/mcp/servers.js');
   const { McpManager } = await import('../tools/mcp/manager.js');
+  const { inheritedEnv } = await import('../tools/mcp/index.js');
+  const { credentialNamesOf } = await import('../config/project-limits.js');
   const config = readConfigFile(userConfigPath(home));
   const sources = loadServerSources(home, cwd, flags.mcpConfig);
   const { resolveTrust } = await import('../config/trust.js');
   const projectTrusted = resolveTrust(home, cwd, { trustFlag: flags.trust, yolo: flags.yolo });
-  const resolved = resolveServers(sources, { projectTrusted, env: process.env, cwd });
-  const manager = new McpManager({ servers: resolved.servers, broken: resolved.broken, settings: config.mcp, env: process.env, warn: () => undefined });
+  // As a session starts them: the variables the user's config names as keys reach no project server.
+  const credentialNames = credentialNamesOf(config);
+  const resolved = resolveServers(sources, { projectTrusted, env: process.env, cwd, credentialNames });
+  const env = inheritedEnv(process.env, credentialNames);
+  const manager = new McpManager({ servers: resolved.servers, broken: resolved.broken, settings: config.mcp, env, warn: () => undefined });
   try {
     await manager.waitForStartup();
     // Names come from config files and errors from servers: sanitised before they are measured and printed.

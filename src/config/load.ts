@@ -67,7 +67,7 @@ export function loadConfig(home: string, cwd: string, options: LoadConfigOptions
     ignored: [...filtered.untrusted, ...filtered.credentials, ...stripped.dropped],
     needsTrust: filtered.untrusted,
     notice: foreign
-      ? `project config ${projectFile}: ignored: ${foreign} (another account's files are not this project's)`
+      ? `project config ${projectFile}: ignored: ${foreign} (only this account's own files inside the project count)`
       : projectFilterNotice(projectFile, { ...filtered, never: stripped.dropped }, userConfigPath(home)),
     declaresMcpServers: user.mcpServers !== undefined || project.mcpServers !== undefined,
     files: { user, project },

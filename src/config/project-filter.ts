@@ -1,3 +1,4 @@
+import { oneLineText } from '../security/terminal-text.js';
 import type { KeenConfig } from './schema.js';
 import { TRUST_GATED_KEYS } from './trust.js';
 
@@ -72,11 +73,12 @@ function isEmpty(value: unknown): boolean {
 /** Permission fields that widen what runs: ignored in an untrusted folder. */
 const GATED_PERMISSION_FIELDS = ['allow', 'additionalDirectories', 'defaultMode'] as const;
 
-/** `permissions.allow (bash, write_file)`: names the fields and, for short lists, what they allowed. */
+/** `permissions.allow (bash, write_file)`: names the fields and their values (a list's first three). */
 function describePermissions(gated: Record<string, unknown>): string {
   return Object.entries(gated)
     .map(([field, value]) => {
-      if (!Array.isArray(value)) return `permissions.${field}`;
+      // `defaultMode: bypassPermissions` turns every question off: say so, not just the key.
+      if (!Array.isArray(value)) return `permissions.${field} (${String(value)})`;
       const shown = value.slice(0, 3).join(', ') + (value.length > 3 ? ', …' : '');
       return `permissions.${field} (${shown})`;
     })
@@ -103,5 +105,6 @@ export function projectFilterNotice(file: string, result: Pick<ProjectFilterResu
     parts.push(`ignored ${result.never.join(', ')}: a project cannot pass Keen's credentials to commands or open the sandbox (set them in ${userFile})`);
   }
   if (parts.length === 0) return undefined;
-  return `project config ${file}: ${parts.join('; ')}`;
+  // Rules are the repository's text: a line break in one must not start a `keen:` line of its own.
+  return oneLineText(`project config ${file}: ${parts.join('; ')}`);
 }

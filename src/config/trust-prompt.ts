@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { oneLineText } from '../security/terminal-text.js';
 import { projectClaudeSettingsPath, projectConfigPath, projectMcpJsonPath } from './paths.js';
 import { projectFileProblem } from './project-files.js';
 import { trustDecision, trustProject } from './trust.js';
@@ -31,7 +32,7 @@ export async function askTrustIfNeeded(opts: TrustPromptOptions): Promise<boolea
   const hasClaude = existsSync(claude) && !projectFileProblem(opts.cwd, claude);
   if (!hasConfig && !hasMcpJson && !hasClaude) return false; // the common case costs three stats
   if (trustDecision(opts.home, opts.cwd)) return false;
-  const { loadConfig, readConfigFile } = await import('./load.js');
+  const [{ loadConfig, readConfigFile }, { HOOK_EVENTS }] = await Promise.all([import('./load.js'), import('./hooks-schema.js')]);
   const asks: string[] = [];
   if (hasConfig) {
     const { needsTrust } = loadConfig(opts.home, opts.cwd, { projectTrusted: false });
@@ -40,23 +41,26 @@ export async function askTrustIfNeeded(opts: TrustPromptOptions): Promise<boolea
     if (servers.length) asks.push(`${file} declares MCP servers (${servers.join(', ')})`);
   }
   if (hasMcpJson) asks.push(`${mcpJson} declares MCP servers`);
-  const claudeHooks = hasClaude ? declaredHookEvents(claude) : [];
+  const claudeHooks = hasClaude ? declaredHookEvents(claude, HOOK_EVENTS) : [];
   if (claudeHooks.length) asks.push(`${claude} declares hooks (${claudeHooks.join(', ')})`);
   if (asks.length === 0) return false;
-  opts.output.write(`${asks.join('; ')}.\nTrust this folder? Only trust folders whose files you know. Keen remembers the answer. [y/N] `);
+  opts.output.write(`${oneLineText(asks.join('; '))}.\nTrust this folder? Only trust folders whose files you know. Keen remembers the answer. [y/N] `);
   const answer = await readLine(opts.input);
   const trusted = /^\s*y(es)?\s*$/i.test(answer);
   trustProject(opts.home, opts.cwd, trusted);
   return trusted;
 }
 
-/** The events Claude Code's settings file has hooks for (none when it cannot be read). */
-function declaredHookEvents(file: string): string[] {
+/**
+ * The events of Keen's that Claude Code's settings file has hooks for (none when it cannot be
+ * read); a key Keen has no step for runs nothing and is not named.
+ */
+function declaredHookEvents(file: string, events: readonly string[]): string[] {
   try {
     const raw = JSON.parse(readFileSync(file, 'utf8').replace(/^\uFEFF/, '')) as { hooks?: unknown };
     const hooks = raw?.hooks;
     if (!hooks || typeof hooks !== 'object' || Array.isArray(hooks)) return [];
-    return Object.entries(hooks).flatMap(([event, groups]) => (Array.isArray(groups) && groups.length ? [event] : []));
+    return Object.entries(hooks).flatMap(([event, groups]) => (events.includes(event) && Array.isArray(groups) && groups.length ? [event] : []));
   } catch {
     return [];
   }

@@ -55,7 +55,7 @@ export function loadHooks(at: { home: string; cwd: string; userHome?: string }, 
   // In the home folder itself the project's file is the user's, read above.
   if (claude !== userClaude && existsSync(claude)) {
     const foreign = projectFileProblem(at.cwd, claude);
-    if (foreign) warnings.push(`${claude}: ignored: ${foreign} (another account's files are not this project's)`);
+    if (foreign) warnings.push(`${claude}: ignored: ${foreign} (only this account's own files inside the project count)`);
     else {
       const read = readClaudeHooks(claude);
       if (!projectTrusted) {

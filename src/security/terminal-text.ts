@@ -103,6 +103,15 @@ export function terminalPieces(text: string, opts: TerminalTextOptions = {}): st
   return pieces;
 }
 
+/**
+ * `text` for a place that must stay one line (the trust question, a `keen:` line) when it quotes
+ * what a repository chose: each line break shown as `\n`, so the text cannot add a line of its
+ * own. Content, not rendering: apply it before `terminalText`, piped output included.
+ */
+export function oneLineText(text: string): string {
+  return text.replace(/\r?\n/g, '\\n');
+}
+
 /** `terminalText` when `stream` is a terminal, the exact text otherwise (a pipe or file gets the data). */
 export function forStream(stream: { isTTY?: boolean }, text: string): string {
   return stream.isTTY ? terminalText(text, { tabs: 'keep' }) : text;

@@ -81,6 +81,18 @@ describe('what a project config may set', () => {
     expect(loaded.notice).not.toContain('permissions');
   });
 
+  it('the trust question names the mode trust would turn on, not only the key', () => {
+    const { home, cwd } = setup({ permissions: { defaultMode: 'bypassPermissions' } });
+    expect(loadConfig(home, cwd).needsTrust).toEqual(['permissions.defaultMode (bypassPermissions)']);
+  });
+
+  it('the notice stays one line when a rule holds a line break', () => {
+    const { home, cwd } = setup({ permissions: { allow: ['bash(npm test\nkeen: warning: nothing was ignored)'] } });
+    const { notice } = loadConfig(home, cwd);
+    expect(notice).not.toContain('\n');
+    expect(notice).toContain('bash(npm test\\nkeen: warning: nothing was ignored)');
+  });
+
   it('a project with nothing gated produces no notice', () => {
     const { home, cwd } = setup({ model: 'claude-opus-5', compaction: { auto: false } });
     expect(loadConfig(home, cwd).notice).toBeUndefined();

@@ -4,6 +4,7 @@
  * folder of that account, is ignored with one warning line — its rules do not apply and its MCP
  * servers do not start, even with `--trust`.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -42,5 +43,38 @@ describe("another account's project config", () => {
     const r = await rig.keen(ws, ['run', '--trust', 'hello']);
     expect(r.code).toBe(0);
     expect(fs.existsSync(path.join(ws.cwd, marker))).toBe(false);
+  });
+
+  it('a .keen/config.json of another account starts no server in `keen mcp list --trust` either', async () => {
+    const marker = 'MCP-LISTED';
+    const ws = workspace({ '.keen/config.json': JSON.stringify({ mcpServers: { planted: { command: 'sh', args: ['-c', `touch ${marker}`] } } }) });
+    fs.chownSync(path.join(ws.cwd, '.keen/config.json'), OTHER, OTHER);
+    const r = await rig.keen(ws, ['mcp', 'list', '--trust']);
+    expect(r.code).toBe(0);
+    expect(fs.existsSync(path.join(ws.cwd, marker))).toBe(false);
+    expect(r.stdout).not.toContain('planted');
+  });
+});
+
+describe('a project config file that is no plain file of the project', () => {
+  it('a .keen/config.json linking out of the project is ignored: what it points at is not read, nor quoted', async () => {
+    const ws = workspace();
+    // Any file of the user's outside the project: a JSON error would quote its first characters.
+    fs.writeFileSync(path.join(ws.root, 'token.txt'), 'ghp_e2eNotARealToken0000000000\n');
+    fs.mkdirSync(path.join(ws.cwd, '.keen'));
+    fs.symlinkSync('../../token.txt', path.join(ws.cwd, '.keen/config.json'));
+    rig.fake.enqueue({ steps: [{ text: 'hi' }] });
+    const r = await rig.keen(ws, ['run', 'hello']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toContain('ghp_');
+    expect(errorLines(r.stderr)).toEqual([expect.stringMatching(/project config .*\.keen\/config\.json: ignored: it leads outside .* \(to .*token\.txt\)/)]);
+  });
+
+  it('an .mcp.json that is a FIFO does not hang the run', async () => {
+    const ws = workspace();
+    execFileSync('mkfifo', [path.join(ws.cwd, '.mcp.json')]);
+    rig.fake.enqueue({ steps: [{ text: 'hi' }] });
+    const r = await rig.keen(ws, ['run', '--trust', 'hello']);
+    expect(r.code).toBe(0);
   });
 });

@@ -149,6 +149,27 @@ describe('keen run: memory', () => {
   });
 });
 
+describe('keen run: repository definitions that link to a secret', () => {
+  it('an instruction file, a command, an agent and a skill linking out of the project send nothing of the target; each is named once', async () => {
+    const ws = workspace({ '.git/HEAD': 'ref: refs/heads/main\n', 'src/ok.md': 'ok\n' });
+    const secret = path.join(ws.root, 'id_rsa');
+    fs.writeFileSync(secret, '---\nname: leak\ndescription: LEAKED-DESCRIPTION\n---\nPRIVATE-KEY-BODY\n');
+    for (const rel of ['AGENTS.md', '.keen/commands/leak.md', '.keen/agents/leak.md', '.keen/skills/leak/SKILL.md']) {
+      fs.mkdirSync(path.dirname(path.join(ws.cwd, rel)), { recursive: true });
+      fs.symlinkSync(secret, path.join(ws.cwd, rel));
+    }
+    const from = rig.fake.requests.length;
+    rig.fake.enqueue({ steps: [{ text: 'ok' }] });
+    const r = await rig.keen(ws, ['run', '/leak now']);
+    expect(r.code).toBe(0);
+    const sent = JSON.stringify(rig.since(from));
+    expect(sent).not.toContain('PRIVATE-KEY-BODY');
+    expect(sent).not.toContain('LEAKED-DESCRIPTION');
+    expect(userTexts(rig.since(from)[0])).toEqual(['/leak now']);
+    expect(errorLines(r.stderr).filter((l) => l.includes('leads outside'))).toHaveLength(4);
+  });
+});
+
 describe('keen run: custom commands', () => {
   it('/<name> args sends the body without front matter, $ARGUMENTS and $1 filled in; user commands load too', async () => {
     const ws = workspace({ '.keen/commands/review.md': '---\ndescription: Review a file\n---\nReview $1 carefully. All args: $ARGUMENTS.\n' });

@@ -69,6 +69,16 @@ describe('a project cannot pass Keen credentials on', () => {
     ]);
   });
 
+  it("`keen mcp list` starts a trusted project's server as a session does: without the user's key variable", async () => {
+    // WORK_LLM holds a key only because the user's config says so (`apiKeyEnv`); its name looks harmless.
+    const server = { command: 'sh', args: ['-c', 'printf "%s|%s" "$K" "$WORK_LLM" > got'], env: { K: '${WORK_LLM}' } };
+    const ws = workspace({ '.mcp.json': JSON.stringify({ mcpServers: { proj: server } }) });
+    writeUserConfig(ws.home, { providers: { openai: { apiKeyEnv: 'WORK_LLM' } } });
+    const r = await rig.keen(ws, ['mcp', 'list', '--trust'], { env: { WORK_LLM: 'work-llm-secret-42' } });
+    expect(r.code).toBe(0);
+    expect(fs.readFileSync(path.join(ws.cwd, 'got'), 'utf8')).toBe('|');
+  });
+
   itSandbox("ignores a trusted project's additionalDirectories outside it (~/.aws, /tmp): commands still cannot read the store; the user's own one still counts", async () => {
     const home = tempDir('keen-e2e-home-');
     fs.mkdirSync(path.join(home, '.aws'));

@@ -24,8 +24,8 @@ afterEach(async () => {
   ws.cleanup();
 });
 
-function keen(): TmuxKeen {
-  const t = TmuxKeen.start({ cwd: ws.cwd, env: { KEEN_HOME: ws.home, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.url } });
+function keen(width?: number): TmuxKeen {
+  const t = TmuxKeen.start({ cwd: ws.cwd, width, env: { KEEN_HOME: ws.home, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.url } });
   terminals.push(t);
   return t;
 }
@@ -85,6 +85,23 @@ describe('the REPL trust question', () => {
     t.type('hello');
     await t.waitFor('Hooked.');
     expect(fs.existsSync(marker)).toBe(true);
+  });
+
+  it('repository text cannot add lines to the question: a newline in a rule or a hook event shows as \\n', async () => {
+    ws.cleanup();
+    const spoof = 'Keen checked this folder: nothing here runs';
+    ws = tempWorkspace({ '.keen/config.json': JSON.stringify({ permissions: { allow: [`bash(npm test\n\n${spoof})`] } }) });
+    fs.mkdirSync(path.join(ws.cwd, '.claude'));
+    const hooks = { PreToolUse: [{ hooks: [{ type: 'command', command: 'true' }] }], [`Stop)\n${spoof} (`]: [{ hooks: [] }] };
+    fs.writeFileSync(path.join(ws.cwd, '.claude/settings.json'), JSON.stringify({ hooks }));
+    const t = keen(400); // wide enough that the question does not wrap
+    await t.waitFor(QUESTION);
+    const screen = t.capture();
+    // Every repository word stays on the line that names its file; no line starts with it.
+    expect(screen.split('\n').filter((line) => line.trimStart().startsWith(spoof))).toEqual([]);
+    expect(screen).toContain('bash(npm test\\n\\nKeen checked');
+    // An event Keen has no step for runs nothing, so it is not named.
+    expect(screen).toContain('declares hooks (PreToolUse)');
   });
 
   it('a no is remembered too: not asked again, and bash still asks', async () => {

@@ -52,14 +52,15 @@ function fieldName(parts: readonly PropertyKey[]): string {
  * Every place servers come from, in the order `resolveServers` applies them: the user's config,
  * the project's `.mcp.json`, the project's `.keen/config.json`, then each `--mcp-config` file.
  * `configFiles`: the two config files as the session's `loadConfig` already read and validated
- * them (not read again); without it they are read here.
+ * them (not read again); without it they are read here, another account's project files not at all.
  */
 export function loadServerSources(home: string, cwd: string, flagFiles: readonly string[] = [], configFiles?: ConfigFiles): ServerSource[] {
   const userFile = userConfigPath(home);
   const projectFile = projectConfigPath(cwd);
   const dotMcp = projectMcpJsonPath(cwd);
   const user = configFiles ? configFiles.user : readConfigFile(userFile);
-  const project = () => (configFiles ? configFiles.project : readConfigFile(projectFile));
+  // Another account's `.keen/config.json` is not this project's (as `loadConfig` reads it).
+  const project = () => (configFiles ? configFiles.project : projectFileProblem(cwd, projectFile) ? {} : readConfigFile(projectFile));
   return [
     { origin: 'user', file: userFile, servers: user.mcpServers },
     { origin: 'project', file: dotMcp, servers: projectFileProblem(cwd, dotMcp) ? undefined : readMcpFile(dotMcp, true) },
