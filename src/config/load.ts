@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { KeenError } from '../errors.js';
 import { parseRule, warnAboutRule } from '../tools/permissions/rules.js';
-import { projectConfigPath, userConfigPath } from './paths.js';
+import { isUsersOwnFile, projectConfigPath, userConfigPath } from './paths.js';
 import { projectFileProblem } from './project-files.js';
 import { filterProjectConfig, projectFilterNotice } from './project-filter.js';
 import { stripNeverFromProject } from './project-limits.js';
@@ -57,8 +57,10 @@ export function loadConfig(home: string, cwd: string, options: LoadConfigOptions
   const projectTrusted = options.projectTrusted === true;
   const user = readConfigFile(userConfigPath(home));
   const projectFile = projectConfigPath(cwd);
-  const foreign = projectFileProblem(cwd, projectFile);
-  const stripped = stripNeverFromProject(foreign ? {} : readConfigFile(projectFile), user, cwd);
+  // In the home folder the project file is the user's own, read above.
+  const own = isUsersOwnFile(projectFile, userConfigPath(home));
+  const foreign = own ? undefined : projectFileProblem(cwd, projectFile);
+  const stripped = stripNeverFromProject(foreign || own ? {} : readConfigFile(projectFile), user, cwd);
   const project = stripped.config;
   const filtered = filterProjectConfig(project, projectTrusted);
   return {

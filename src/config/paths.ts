@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve, join } from 'node:path';
 
@@ -12,6 +13,19 @@ export function keenHome(env: NodeJS.ProcessEnv = process.env): string {
 
 export function userConfigPath(home: string): string {
   return join(home, 'config.json');
+}
+
+/**
+ * Whether a project file is one of the user's own (Keen started in the home folder, where
+ * `.keen/config.json` is `$KEEN_HOME/config.json` and `.claude/settings.json` Claude Code's): the
+ * same real path. Then it is read once, as the user's.
+ */
+export function isUsersOwnFile(projectFile: string, userFile: string): boolean {
+  try {
+    return realpathSync.native(projectFile) === realpathSync.native(userFile);
+  } catch {
+    return false;
+  }
 }
 
 /** The project config: `.keen/config.json` in the working directory. It wins over the user's. */

@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { oneLineText } from '../security/terminal-text.js';
-import { projectClaudeSettingsPath, projectConfigPath, projectMcpJsonPath } from './paths.js';
+import { isUsersOwnFile, projectClaudeSettingsPath, projectConfigPath, projectMcpJsonPath, userConfigPath } from './paths.js';
 import { projectFileProblem } from './project-files.js';
 import { trustDecision, trustProject } from './trust.js';
 
@@ -26,10 +28,11 @@ export async function askTrustIfNeeded(opts: TrustPromptOptions): Promise<boolea
   const file = projectConfigPath(opts.cwd);
   const mcpJson = projectMcpJsonPath(opts.cwd);
   // Another account's files are never offered for trust (they are ignored altogether).
-  const hasConfig = existsSync(file) && !projectFileProblem(opts.cwd, file);
+  // Nor the user's own files, which are the project's in the home folder.
+  const hasConfig = existsSync(file) && !isUsersOwnFile(file, userConfigPath(opts.home)) && !projectFileProblem(opts.cwd, file);
   const hasMcpJson = existsSync(mcpJson) && !projectFileProblem(opts.cwd, mcpJson);
   const claude = projectClaudeSettingsPath(opts.cwd);
-  const hasClaude = existsSync(claude) && !projectFileProblem(opts.cwd, claude);
+  const hasClaude = existsSync(claude) && !isUsersOwnFile(claude, join(homedir(), '.claude', 'settings.json')) && !projectFileProblem(opts.cwd, claude);
   if (!hasConfig && !hasMcpJson && !hasClaude) return false; // the common case costs three stats
   if (trustDecision(opts.home, opts.cwd)) return false;
   const [{ loadConfig, readConfigFile }, { HOOK_EVENTS }] = await Promise.all([import('./load.js'), import('./hooks-schema.js')]);

@@ -96,3 +96,20 @@ describe('workspace trust', () => {
     expect(attacker.requests).toHaveLength(0);
   });
 });
+
+describe('Keen started in the home folder', () => {
+  it('reads $KEEN_HOME/config.json once, as the user’s: its own settings apply and no "ignored" notice', async () => {
+    const ws = workspace();
+    const keenHome = path.join(ws.cwd, '.keen');
+    fs.mkdirSync(keenHome);
+    // The user's own endpoint and rule: honoured (the request reaches it), never reported as a project's.
+    fs.writeFileSync(path.join(keenHome, 'config.json'), JSON.stringify({ providers: { anthropic: { baseURL: rig.fake.url } }, permissions: { allow: ['bash(touch:*)'] } }));
+    const from = rig.fake.requests.length;
+    rig.fake.enqueue({ steps: [{ text: 'hello from home' }] });
+    const r = await rig.keen({ ...ws, home: keenHome }, ['run', 'hi'], { env: { HOME: ws.cwd, ANTHROPIC_BASE_URL: undefined } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(errorLines(r.stderr)).toEqual([]);
+    expect(r.stdout).toContain('hello from home');
+    expect(rig.since(from)).toHaveLength(1);
+  });
+});
