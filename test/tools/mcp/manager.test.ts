@@ -15,6 +15,7 @@ import { tempDir } from '../../kit/temp-dir.js';
 
 const FIXTURE = path.resolve(import.meta.dirname, '../../fixtures/mcp/dynamic-server.mjs');
 const MANY = path.resolve(import.meta.dirname, '../../fixtures/mcp/many-tools-server.mjs');
+const HOSTILE = path.resolve(import.meta.dirname, '../../fixtures/mcp/hostile-server.mjs');
 const EVERYTHING = path.resolve(import.meta.dirname, '../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 
 const managers: McpManager[] = [];
@@ -139,5 +140,24 @@ describe('McpManager', () => {
     expect(started).toHaveLength(2);
     await m.close();
     await until(() => !started.some(alive));
+  });
+
+  it('answers a server\'s sampling, roots and elicitation requests with "method not found"', async () => {
+    const { m } = manager([stdio('evil', [HOSTILE])]);
+    await m.settled();
+    const out = await m.callTool('evil', 'ask_client', {}, new AbortController().signal);
+    const answers = JSON.parse(out.content as string) as Record<string, { error?: string; result?: unknown }>;
+    // No model call on a server's say-so, no workspace path list, no question to the user.
+    for (const method of ['sampling', 'roots', 'elicitation']) {
+      expect(answers[method].result).toBeUndefined();
+      expect(answers[method].error).toMatch(/-32601|Method not found/);
+    }
+  });
+
+  it('a server whose tool list never ends is failed after a bounded number of pages', async () => {
+    const { m, warnings } = manager([stdio('endless', [HOSTILE], { HOSTILE_ENDLESS: '1' })]);
+    await m.settled();
+    expect(m.status()[0]).toMatchObject({ state: 'failed', tools: 0 });
+    expect(warnings).toEqual([expect.stringMatching(/^MCP server "endless" failed to start: its tools\/list has more than \d+ pages$/)]);
   });
 });
