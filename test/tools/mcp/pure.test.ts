@@ -130,20 +130,33 @@ describe('adaptInputSchema', () => {
 });
 
 describe('mapCallResult', () => {
+  // A PNG header is enough for its size: signature, then the IHDR chunk (width, height).
+  const png = (width: number, height: number, padTo = 0) => {
+    const head = Buffer.alloc(33);
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(head, 0);
+    head.writeUInt32BE(13, 8);
+    head.write('IHDR', 12, 'latin1');
+    head.writeUInt32BE(width, 16);
+    head.writeUInt32BE(height, 20);
+    head.writeUInt8(8, 24);
+    head.writeUInt8(6, 25);
+    return Buffer.concat([head, Buffer.alloc(Math.max(0, padTo - head.length))]).toString('base64');
+  };
+
   it('joins text, names images, links and resources, and maps isError', () => {
     const out = mapCallResult({
       content: [
         { type: 'text', text: 'one' },
-        { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+        { type: 'image', data: png(2, 2), mimeType: 'image/png' },
         { type: 'resource_link', uri: 'file:///a.txt', name: 'a.txt', mimeType: 'text/plain' },
         { type: 'resource', resource: { uri: 'mem://note', text: 'inline text' } },
         { type: 'resource', resource: { uri: 'mem://bin', blob: 'AAAA', mimeType: 'application/zip' } },
       ],
     });
     expect(out.content).toBe(
-      'one\n[image: image/png, 3 B]\n[resource link: a.txt <file:///a.txt> (text/plain)]\n[resource mem://note]\ninline text\n[resource mem://bin: application/zip, 3 B — not shown]',
+      'one\n[image: image/png, 33 B]\n[resource link: a.txt <file:///a.txt> (text/plain)]\n[resource mem://note]\ninline text\n[resource mem://bin: application/zip, 3 B — not shown]',
     );
-    expect(out.images).toEqual([{ mimeType: 'image/png', data: 'AAAA' }]);
+    expect(out.images).toEqual([{ mimeType: 'image/png', data: png(2, 2) }]);
     expect(out.is_error).toBeUndefined();
     expect(mapCallResult({ content: [{ type: 'text', text: 'boom' }], isError: true })).toEqual({ content: 'boom', is_error: true });
     expect(mapCallResult({ content: [], structuredContent: { n: 1 } }).content).toBe('{"n":1}');
@@ -155,31 +168,19 @@ describe('mapCallResult', () => {
     const out = mapCallResult({
       content: [
         { type: 'image', data: big, mimeType: 'image/png' },
-        { type: 'image', data: 'AAAA', mimeType: 'image/jpeg' },
+        { type: 'image', data: png(2, 2), mimeType: 'image/png' },
         { type: 'image', data: justOver, mimeType: 'image/webp' },
       ],
     });
-    expect(out.images).toEqual([{ mimeType: 'image/jpeg', data: 'AAAA' }]);
+    expect(out.images).toEqual([{ mimeType: 'image/png', data: png(2, 2) }]);
     expect(out.content.split('\n')).toEqual([
       '[image: image/png, 5 MB — larger than the 3.75 MB the model APIs accept; not shown]',
-      '[image: image/jpeg, 3 B]',
+      '[image: image/png, 33 B]',
       expect.stringMatching(/^\[image: image\/webp, 3\.75 MB — larger than the 3\.75 MB the model APIs accept; not shown\]$/),
     ]);
   });
 
   it('an image too long on a side, or past the bytes one result may carry, is named, not kept', () => {
-    // A PNG header is enough for its size: signature, then the IHDR chunk (width, height).
-    const png = (width: number, height: number, padTo = 0) => {
-      const head = Buffer.alloc(33);
-      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(head, 0);
-      head.writeUInt32BE(13, 8);
-      head.write('IHDR', 12, 'latin1');
-      head.writeUInt32BE(width, 16);
-      head.writeUInt32BE(height, 20);
-      head.writeUInt8(8, 24);
-      head.writeUInt8(6, 25);
-      return Buffer.concat([head, Buffer.alloc(Math.max(0, padTo - head.length))]).toString('base64');
-    };
     const tall = mapCallResult({ content: [{ type: 'image', data: png(1200, 9000), mimeType: 'image/png' }] });
     expect(tall.images).toBeUndefined();
     expect(tall.content).toMatch(/^\[image: image\/png, \d+ B — 1200×9000 px, longer than the 8000 px a side the model APIs accept; not shown\]$/);
@@ -187,6 +188,24 @@ describe('mapCallResult', () => {
     expect(three.images).toHaveLength(2);
     expect(three.content.split('\n')[2]).toBe('[image: image/png, 3 MB — over the 8 MB of images one result may carry; not shown]');
     expect(mapCallResult({ content: [{ type: 'image', data: png(800, 600), mimeType: 'image/png' }] }).images).toHaveLength(1);
+  });
+
+  it('an image whose bytes are no image, or another type than declared, is not sent as declared', () => {
+    // A server's word on its image is not taken: a provider refuses bytes that do not match their
+    // media type, and would refuse every later request of the session with them in its history.
+    const out = mapCallResult({
+      content: [
+        { type: 'image', data: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>').toString('base64'), mimeType: 'image/png' },
+        { type: 'image', data: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]).toString('base64'), mimeType: 'image/png' },
+        { type: 'image', data: png(800, 600), mimeType: 'image/jpeg' },
+      ],
+    });
+    expect(out.images).toEqual([{ mimeType: 'image/png', data: png(800, 600) }]);
+    expect(out.content.split('\n')).toEqual([
+      '[image: image/png, 41 B — its bytes are no PNG, JPEG, GIF or WebP image; not shown]',
+      '[image: image/png, 10 B — its bytes could not be read as image/png (damaged?); not shown]',
+      '[image: image/png, 33 B]',
+    ]);
   });
 
   it('caps long output, keeping head and tail', () => {
