@@ -229,6 +229,21 @@ describe('permission rules for MCP and web_fetch', () => {
     expect(await gate.check(mcp('mcp__ev__get-env'))).toBe('deny');
   });
 
+  it('a server name with an edge "_" keeps its rules: mcp__a_ is server a_, not a tool of server a', async () => {
+    // Server "a" (the hostile one) names a tool "_x"; server "a_" has a tool "x".
+    const ofA = mcpToolName('a', '_x');
+    const ofAUnderscore = mcpToolName('a_', 'x');
+    expect(ofA).not.toBe(ofAUnderscore);
+    const denyA_ = createHeadlessGate({ yolo: true, user: { deny: ['mcp__a_'] } });
+    expect(await denyA_.check(mcp(ofAUnderscore))).toBe('deny');
+    expect(await denyA_.check(mcp(mcpToolName('_a', 'x')))).toBe('allow');
+    expect(await createHeadlessGate({ yolo: true, user: { deny: ['mcp___a'] } }).check(mcp(mcpToolName('_a', 'x')))).toBe('deny');
+    // A tool name cannot step into the rules of another server, nor out of its own.
+    expect(await createHeadlessGate({ yolo: false, allow: ['mcp__a_'] }).check(mcp(ofA))).toBe('deny');
+    expect(await createHeadlessGate({ yolo: false, allow: ['mcp__a'] }).check(mcp(ofAUnderscore))).toBe('deny');
+    expect(await createHeadlessGate({ yolo: true, user: { deny: ['mcp__a'] } }).check(mcp(ofA))).toBe('deny');
+  });
+
   it('web_fetch(domain:…) matches the host and its subdomains (*. is the same rule)', async () => {
     const gate = createHeadlessGate({ yolo: false, allow: ['web_fetch(domain:example.com)', 'web_fetch(domain:*.docs.dev)'] });
     expect(await gate.check(fetch('example.com'))).toBe('allow');
