@@ -6,6 +6,7 @@ import { expandVars } from '../../../src/tools/mcp/expand.js';
 import { mcpToolName } from '../../../src/tools/mcp/names.js';
 import { MCP_IMAGE_MAX_BYTES, mapCallResult } from '../../../src/tools/mcp/result-map.js';
 import { adaptInputSchema } from '../../../src/tools/mcp/schema-adapt.js';
+import { adaptMcpTool } from '../../../src/tools/mcp/tool-adapter.js';
 import { resolveServers, type ServerSource } from '../../../src/tools/mcp/servers.js';
 import { configSchema } from '../../../src/config/schema.js';
 
@@ -100,6 +101,22 @@ describe('mcpToolName', () => {
     const other = mcpToolName('s', `${'x'.repeat(99)}y`);
     expect(long).toMatch(/^[A-Za-z0-9_-]{64}$/);
     expect(long).not.toBe(other);
+  });
+});
+
+describe('adaptMcpTool', () => {
+  it('a huge description or input schema is cut, so one tool cannot fill every request', async () => {
+    // Loaded once, a definition goes with every later request of the session.
+    const call = async () => ({ content: '' });
+    const properties = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`field_${i}`, { type: 'string', description: 'x'.repeat(40) }]));
+    const tool = adaptMcpTool('evil', { name: 'big', description: 'Does things. '.repeat(100_000), inputSchema: { type: 'object', properties } }, call);
+    expect(tool.description.length).toBeLessThan(5_000);
+    expect(tool.description).toContain('description cut at 4,000 characters');
+    expect(JSON.stringify(tool.inputSchema).length).toBeLessThan(1_000);
+    expect(tool.description).toContain('input schema');
+    const small = adaptMcpTool('ok', { name: 't', description: 'Short.', inputSchema: { type: 'object', properties: { a: { type: 'string' } } } }, call);
+    expect(small.description).toBe('Short.\n(MCP server "ok", tool "t")');
+    expect(small.inputSchema).toEqual({ type: 'object', properties: { a: { type: 'string' } } });
   });
 });
 
