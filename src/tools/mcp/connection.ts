@@ -108,7 +108,7 @@ export class McpConnection {
   private onClosed(client: Client): void {
     if (client !== this.client || this.state !== 'ready') return;
     this.state = 'crashed';
-    const how = this.transport instanceof ProcessGroupStdioTransport ? this.transport.exitStatus : undefined;
+    const how = this.transport instanceof ProcessGroupStdioTransport ? (this.transport.closedBecause ?? this.transport.exitStatus) : undefined;
     this.error = `the server stopped${how ? ` (${how})` : ''}`;
     const next = this.spec.transport === 'stdio' && this.restarts === 0 ? '; it is restarted on its next call' : '';
     this.hooks.warn(`MCP server "${this.name}" stopped${how ? ` (${how})` : ''}${next}`);

@@ -160,4 +160,12 @@ describe('McpManager', () => {
     expect(m.status()[0]).toMatchObject({ state: 'failed', tools: 0 });
     expect(warnings).toEqual([expect.stringMatching(/^MCP server "endless" failed to start: its tools\/list has more than \d+ pages$/)]);
   });
+
+  it('a server that sends a message without end is stopped once it passes the limit, and Keen goes on', async () => {
+    const { m, warnings } = manager([stdio('flood', [HOSTILE], { HOSTILE_FLOOD: '1' })]);
+    await m.settled();
+    const out = await m.callTool('flood', 'ask_client', {}, new AbortController().signal).catch((e: Error) => e.message);
+    expect(out).toBe('MCP server "flood" stopped during the call: the server stopped (it sent a message over 10 MB).');
+    expect(warnings).toEqual(['MCP server "flood" stopped (it sent a message over 10 MB); it is restarted on its next call']);
+  });
 });
