@@ -39,8 +39,9 @@ export function mcpStatusLines(mcp: McpManager | undefined): string[] {
 }
 
 /**
- * The text of a prompt command, or an error line. Arguments are `name=value` words; text without
- * `=` goes to the prompt's first argument.
+ * The text of a prompt command (cut at `ATTACHMENT_MAX_BYTES` characters, and then said so), or
+ * an error line. Arguments are `name=value` words; text without `=` goes to the prompt's first
+ * argument.
  */
 export async function mcpPromptMessage(mcp: McpManager | undefined, command: string, argText: string): Promise<{ text: string } | { error: string } | undefined> {
   const found = mcp?.promptCommands().find((p) => p.command === command);
@@ -63,7 +64,12 @@ export async function mcpPromptMessage(mcp: McpManager | undefined, command: str
       if (c.type === 'resource' && 'text' in c.resource && typeof c.resource.text === 'string') return c.resource.text;
       return `[${c.type} content from the prompt — not shown]`;
     });
-    return { text: parts.join('\n\n') };
+    const full = parts.join('\n\n');
+    // Capped like a file mention: the message goes with every later request of the session.
+    if (full.length <= ATTACHMENT_MAX_BYTES) return { text: full };
+    return {
+      text: `${full.slice(0, ATTACHMENT_MAX_BYTES)}\n[truncated: the prompt has ${full.length.toLocaleString('en-US')} characters; only the first ${ATTACHMENT_MAX_BYTES.toLocaleString('en-US')} are sent]`,
+    };
   } catch (err) {
     return { error: `/${command} failed: ${(err as Error).message}` };
   }
