@@ -168,4 +168,13 @@ describe('McpManager', () => {
     expect(out).toBe('MCP server "flood" stopped during the call: the server stopped (it sent a message over 10 MB).');
     expect(warnings).toEqual(['MCP server "flood" stopped (it sent a message over 10 MB); it is restarted on its next call']);
   });
+
+  it('tools whose names collide once cleaned all get distinct names providers accept', async () => {
+    const { m } = manager([stdio('twins', [HOSTILE], { HOSTILE_TWINS: '1200' })]);
+    await m.settled();
+    const names = m.tools().map((t) => t.name);
+    expect(names).toHaveLength(1201);
+    expect(new Set(names).size).toBe(1201);
+    expect(names.filter((n) => !/^[A-Za-z0-9_-]{1,64}$/.test(n))).toEqual([]);
+  });
 });
