@@ -3,6 +3,7 @@
  * prompt sent as the message) and `@<server>:<uri>` (a server's resource attached to the message).
  */
 import type { McpManager } from '../tools/mcp/manager.js';
+import { ATTACHMENT_MAX_BYTES } from './input/mentions.js';
 import type { SlashCommand } from './slash-commands.js';
 
 /** The session's prompt commands, for Tab completion. */
@@ -38,8 +39,9 @@ export function mcpStatusLines(mcp: McpManager | undefined): string[] {
 }
 
 /**
- * The text of a prompt command, or an error line. Arguments are `name=value` words; text without
- * `=` goes to the prompt's first argument.
+ * The text of a prompt command (cut at `ATTACHMENT_MAX_BYTES` characters, and then said so), or
+ * an error line. Arguments are `name=value` words; text without `=` goes to the prompt's first
+ * argument.
  */
 export async function mcpPromptMessage(mcp: McpManager | undefined, command: string, argText: string): Promise<{ text: string } | { error: string } | undefined> {
   const found = mcp?.promptCommands().find((p) => p.command === command);
@@ -62,7 +64,12 @@ export async function mcpPromptMessage(mcp: McpManager | undefined, command: str
       if (c.type === 'resource' && 'text' in c.resource && typeof c.resource.text === 'string') return c.resource.text;
       return `[${c.type} content from the prompt — not shown]`;
     });
-    return { text: parts.join('\n\n') };
+    const full = parts.join('\n\n');
+    // Capped like a file mention: the message goes with every later request of the session.
+    if (full.length <= ATTACHMENT_MAX_BYTES) return { text: full };
+    return {
+      text: `${full.slice(0, ATTACHMENT_MAX_BYTES)}\n[truncated: the prompt has ${full.length.toLocaleString('en-US')} characters; only the first ${ATTACHMENT_MAX_BYTES.toLocaleString('en-US')} are sent]`,
+    };
   } catch (err) {
     return { error: `/${command} failed: ${(err as Error).message}` };
   }
@@ -72,7 +79,8 @@ const RESOURCE_MENTION = /(^|\s)@([A-Za-z0-9_-]+):(\S+)/g;
 
 /**
  * Attach the `@server:uri` resources `text` mentions (servers known to `mcp` only; anything else is
- * left as typed). Text contents are attached in `<attached_resource>` blocks.
+ * left as typed). Text contents are attached in `<attached_resource>` blocks, each cut at
+ * `ATTACHMENT_MAX_BYTES` characters (and then said so), as a file mention is.
  */
 export async function expandMcpResources(text: string, mcp: McpManager | undefined): Promise<{ text: string; attached: string[]; problems: string[] }> {
   const out = { text, attached: [] as string[], problems: [] as string[] };
@@ -84,8 +92,13 @@ export async function expandMcpResources(text: string, mcp: McpManager | undefin
     if (!servers.has(server)) continue;
     try {
       const result = await mcp.readResource(server, uri);
-      const body = result.contents.map((c) => ('text' in c && typeof c.text === 'string' ? c.text : `[binary ${c.mimeType ?? 'content'} — not attached]`)).join('\n');
-      blocks.push(`<attached_resource server="${server}" uri="${uri}">\n${body.replace(/\n$/, '')}\n</attached_resource>`);
+      const full = result.contents.map((c) => ('text' in c && typeof c.text === 'string' ? c.text : `[binary ${c.mimeType ?? 'content'} — not attached]`)).join('\n');
+      // Capped like a file mention: the message goes with every later request of the session.
+      const body =
+        full.length > ATTACHMENT_MAX_BYTES
+          ? `${full.slice(0, ATTACHMENT_MAX_BYTES)}\n[truncated: the resource has ${full.length.toLocaleString('en-US')} characters; only the first ${ATTACHMENT_MAX_BYTES.toLocaleString('en-US')} are attached]`
+          : full.replace(/\n$/, '');
+      blocks.push(`<attached_resource server="${server}" uri="${uri}">\n${body}\n</attached_resource>`);
       out.attached.push(`${server}:${uri}`);
     } catch (err) {
       out.problems.push(`@${server}:${uri} could not be read: ${(err as Error).message}`);

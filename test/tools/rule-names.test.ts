@@ -40,6 +40,9 @@ describe('tool names', () => {
     expect(unknownToolReason('mcp__*', known)).toBeUndefined();
     expect(unknownToolReason('*_file', known)).toBeUndefined();
     expect(unknownToolReason('mcp__gh__x', known)).toBe('no MCP server "gh" is configured (configured: github)');
+    // A server name ending in "_": its tools' part never starts with "_" (src/tools/mcp/names.ts).
+    expect(unknownToolReason('mcp__gh___x', { mcpServers: ['gh_'] })).toBeUndefined();
+    expect(unknownToolReason('mcp__gh___x', { mcpServers: ['gh'] })).toBe('no MCP server "gh_" is configured (configured: gh) (did you mean gh?)');
     expect(() => parseRule('WebSearch', '/h', known)).toThrow(/no tool is named "WebSearch"/);
   });
 });

@@ -92,11 +92,13 @@ export class McpConnection {
     client.onclose = () => this.onClosed(client);
     await client.connect(transport);
     this.tools = await allPages(
+      'tools/list',
       (params) => client.listTools(params),
       (page) => page.tools,
     );
     this.prompts = client.getServerCapabilities()?.prompts
       ? await allPages(
+          'prompts/list',
           (params) => client.listPrompts(params),
           (page) => page.prompts,
         )
@@ -106,7 +108,7 @@ export class McpConnection {
   private onClosed(client: Client): void {
     if (client !== this.client || this.state !== 'ready') return;
     this.state = 'crashed';
-    const how = this.transport instanceof ProcessGroupStdioTransport ? this.transport.exitStatus : undefined;
+    const how = this.transport instanceof ProcessGroupStdioTransport ? (this.transport.closedBecause ?? this.transport.exitStatus) : undefined;
     this.error = `the server stopped${how ? ` (${how})` : ''}`;
     const next = this.spec.transport === 'stdio' && this.restarts === 0 ? '; it is restarted on its next call' : '';
     this.hooks.warn(`MCP server "${this.name}" stopped${how ? ` (${how})` : ''}${next}`);
@@ -188,11 +190,19 @@ function lastLine(text: string): string {
   return last.length > 200 ? `${last.slice(0, 200)}…` : last;
 }
 
-/** Every item of a paginated MCP list (`tools/list`, `prompts/list`), page after page. */
-async function allPages<P extends { nextCursor?: string }, T>(list: (params: { cursor: string } | undefined) => Promise<P>, items: (page: P) => T[]): Promise<T[]> {
+/** The most pages one list may take: a server whose cursor never ends must not keep Keen listing. */
+const MAX_LIST_PAGES = 1000;
+
+/**
+ * Every item of a paginated MCP list (`tools/list`, `prompts/list`), page after page. Throws after
+ * `MAX_LIST_PAGES` pages (the server then fails to start, named).
+ */
+async function allPages<P extends { nextCursor?: string }, T>(method: string, list: (params: { cursor: string } | undefined) => Promise<P>, items: (page: P) => T[]): Promise<T[]> {
   const out: T[] = [];
   let cursor: string | undefined;
+  let pages = 0;
   do {
+    if (++pages > MAX_LIST_PAGES) throw new Error(`its ${method} has more than ${MAX_LIST_PAGES} pages`);
     const page = await list(cursor ? { cursor } : undefined);
     out.push(...items(page));
     cursor = page.nextCursor;

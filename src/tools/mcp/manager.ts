@@ -5,7 +5,7 @@ import { DEFAULT_DEFER_TOOLS_SHARE, DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TOOL_TIM
 import { addCredentials, scrubText } from '../../security/scrubber.js';
 import { McpConnection, type ServerState } from './connection.js';
 import { mcpCredentialValues } from './credentials.js';
-import { mcpPromptCommand } from './names.js';
+import { MAX_TOOL_NAME, mcpPromptCommand, mcpToolName } from './names.js';
 import { mapCallResult } from './result-map.js';
 import type { BrokenServer, ServerSpec } from './servers.js';
 import { adaptMcpTool } from './tool-adapter.js';
@@ -101,16 +101,22 @@ export class McpManager {
   tools(): Tool[] {
     if (this.cachedTools) return this.cachedTools;
     const taken = new Set<string>();
+    /** The next suffix to try for each name already taken (so many twins cost no more than one each). */
+    const next = new Map<string, number>();
     const out: Tool[] = [];
     for (const c of this.connections) {
       if (c.state !== 'ready' && c.state !== 'crashed') continue;
       for (const t of c.tools) {
-        let tool = adaptMcpTool(c.name, t, (s, n, a, sig) => this.callTool(s, n, a, sig));
-        for (let k = 2; taken.has(tool.name); k++) {
-          tool = adaptMcpTool(c.name, t, (s, n, a, sig) => this.callTool(s, n, a, sig), `${tool.name.slice(0, 60)}_${k}`);
+        const base = mcpToolName(c.name, t.name);
+        let name = base;
+        for (let k = next.get(base) ?? 2; taken.has(name); k++) {
+          // Cut so the suffix fits the 64 characters providers accept.
+          const suffix = `_${k}`;
+          name = `${base.slice(0, MAX_TOOL_NAME - suffix.length)}${suffix}`;
+          next.set(base, k + 1);
         }
-        taken.add(tool.name);
-        out.push(tool);
+        taken.add(name);
+        out.push(adaptMcpTool(c.name, t, (s, n, a, sig) => this.callTool(s, n, a, sig), name));
       }
     }
     this.cachedTools = out;

@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { measureImage } from '../../tokens/image-measure.js';
 import { scrubText } from '../../security/scrubber.js';
+import { sniffImageType } from '../image-file.js';
 import { HeadTailBuffer } from '../output-cap.js';
 import type { ToolImage, ToolOutcome } from '../types.js';
 
@@ -20,7 +21,8 @@ export const MCP_IMAGES_MAX_BYTES = 8 * 1024 * 1024;
 export const MCP_IMAGE_MAX_SIDE = 8000;
 
 function bytesOf(base64: string): number {
-  return Math.floor((base64.length * 3) / 4);
+  const padding = base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0;
+  return Math.floor((base64.length * 3) / 4) - padding;
 }
 
 function formatBytes(bytes: number): string {
@@ -33,21 +35,28 @@ function sizeOf(base64: string): string {
 }
 
 /**
- * Why an image cannot go to the model, or undefined: too many bytes, too many for this result
- * after `kept`, or a side longer than the APIs take (from its header, by image-size). Kept, it
- * would fail every later request of the session until compaction pruned it.
+ * The image type to send `base64` as, or why it cannot go to the model: too many bytes, too many
+ * for this result after `kept`, bytes that are no PNG, JPEG, GIF or WebP (by their magic numbers;
+ * the declared type is the server's word and is not used) or that do not parse, or a side longer
+ * than the APIs take (from its header, by image-size). Kept, such an image would fail every later
+ * request of the session until compaction pruned it.
  */
-function refusal(base64: string, kept: number): string | undefined {
+function checkImage(base64: string, kept: number): { type: string } | { refused: string } {
   const bytes = bytesOf(base64);
-  if (bytes > MCP_IMAGE_MAX_BYTES) return `larger than the ${formatBytes(MCP_IMAGE_MAX_BYTES)} the model APIs accept`;
-  if (kept + bytes > MCP_IMAGES_MAX_BYTES) return `over the ${formatBytes(MCP_IMAGES_MAX_BYTES)} of images one result may carry`;
+  if (bytes > MCP_IMAGE_MAX_BYTES) return { refused: `larger than the ${formatBytes(MCP_IMAGE_MAX_BYTES)} the model APIs accept` };
+  if (kept + bytes > MCP_IMAGES_MAX_BYTES) return { refused: `over the ${formatBytes(MCP_IMAGES_MAX_BYTES)} of images one result may carry` };
+  const data = Buffer.from(base64, 'base64');
+  const type = sniffImageType(data);
+  if (!type) return { refused: 'its bytes are no PNG, JPEG, GIF or WebP image' };
+  let width = 0;
+  let height = 0;
   try {
-    const { width = 0, height = 0 } = measureImage(Buffer.from(base64, 'base64'));
-    if (width > MCP_IMAGE_MAX_SIDE || height > MCP_IMAGE_MAX_SIDE) return `${width}×${height} px, longer than the ${MCP_IMAGE_MAX_SIDE} px a side the model APIs accept`;
+    ({ width = 0, height = 0 } = measureImage(data));
   } catch {
-    // A type image-size does not read: the providers' encoders decide what they send.
+    return { refused: `its bytes could not be read as ${type} (damaged?)` };
   }
-  return undefined;
+  if (width > MCP_IMAGE_MAX_SIDE || height > MCP_IMAGE_MAX_SIDE) return { refused: `${width}×${height} px, longer than the ${MCP_IMAGE_MAX_SIDE} px a side the model APIs accept` };
+  return { type };
 }
 
 /**
@@ -69,14 +78,14 @@ export function mapCallResult(result: CallToolResult): ToolOutcome {
         parts.push(block.text);
         break;
       case 'image': {
-        const refused = refusal(block.data, kept);
-        if (refused) {
-          parts.push(`[image: ${block.mimeType}, ${sizeOf(block.data)} — ${refused}; not shown]`);
+        const checked = checkImage(block.data, kept);
+        if ('refused' in checked) {
+          parts.push(`[image: ${block.mimeType}, ${sizeOf(block.data)} — ${checked.refused}; not shown]`);
           break;
         }
         kept += bytesOf(block.data);
-        images.push({ mimeType: block.mimeType, data: block.data });
-        parts.push(`[image: ${block.mimeType}, ${sizeOf(block.data)}]`);
+        images.push({ mimeType: checked.type, data: block.data });
+        parts.push(`[image: ${checked.type}, ${sizeOf(block.data)}]`);
         break;
       }
       case 'audio':

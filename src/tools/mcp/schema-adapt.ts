@@ -14,9 +14,22 @@ type Json = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/**
+ * The longest input schema (as JSON) offered: a definition goes with every request once the tool
+ * is offered, so one server's schema must not fill the window. A longer one becomes an open object.
+ */
+const MAX_SCHEMA_CHARS = 40_000;
+
 export function adaptInputSchema(input: unknown): AdaptedSchema {
   const changes: string[] = [];
   if (!isObject(input)) return { schema: { type: 'object', properties: {} }, changes: ['the server sent no input schema'] };
+  const chars = JSON.stringify(input).length;
+  if (chars > MAX_SCHEMA_CHARS) {
+    changes.push(
+      `the server's input schema has ${chars.toLocaleString('en-US')} characters, over the ${MAX_SCHEMA_CHARS.toLocaleString('en-US')} Keen offers; its arguments are not described`,
+    );
+    return { schema: { type: 'object', properties: {}, additionalProperties: true }, changes };
+  }
   const schema: Json = structuredClone(input);
   delete schema.$schema;
   if (schema.type === undefined) schema.type = 'object';

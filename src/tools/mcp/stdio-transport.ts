@@ -68,6 +68,8 @@ export class ProcessGroupStdioTransport implements Transport {
   private exited = false;
   /** How the process ended ("exit code 1", "signal SIGTERM"), once it has. */
   exitStatus: string | undefined;
+  /** Why Keen stopped the server itself ("it sent a message over 10 MB"), if it did. */
+  closedBecause: string | undefined;
 
   constructor(private readonly params: StdioServerParams) {}
 
@@ -83,7 +85,7 @@ export class ProcessGroupStdioTransport implements Transport {
   async start(): Promise<void> {
     installExitHook();
     // The SDK's framing, loaded here so that merely configuring servers costs no startup time.
-    const { ReadBuffer, serializeMessage } = await import('@modelcontextprotocol/sdk/shared/stdio.js');
+    const { ReadBuffer, serializeMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE } = await import('@modelcontextprotocol/sdk/shared/stdio.js');
     const buffer = new ReadBuffer();
     this.buffer = buffer;
     this.serialize = serializeMessage;
@@ -117,7 +119,16 @@ export class ProcessGroupStdioTransport implements Transport {
         this.onclose?.();
       });
       child.stdout?.on('data', (chunk: Buffer) => {
-        buffer.append(chunk);
+        if (this.closedBecause) return;
+        try {
+          buffer.append(chunk);
+        } catch {
+          // A message past the SDK's buffer limit: thrown here it would end Keen, so the server goes.
+          this.closedBecause = `it sent a message over ${STDIO_DEFAULT_MAX_BUFFER_SIZE / 1024 / 1024} MB`;
+          this.onerror?.(new Error(`the server ${this.closedBecause}`));
+          void this.close();
+          return;
+        }
         for (;;) {
           let message: JSONRPCMessage | null;
           try {

@@ -6,6 +6,9 @@ import type { ToolOutcome } from '../types.js';
 import { mcpToolName } from './names.js';
 import { adaptInputSchema } from './schema-adapt.js';
 
+/** The longest description offered (a definition goes with every request once the tool is offered). */
+const MAX_DESCRIPTION_CHARS = 4_000;
+
 /** Any JSON object: the server validates its own arguments against its own schema. */
 const anyObject = z.record(z.string(), z.unknown());
 
@@ -19,8 +22,10 @@ export type McpToolCaller = (server: string, tool: string, args: Record<string, 
  */
 export function adaptMcpTool(server: string, tool: McpTool, call: McpToolCaller, name = mcpToolName(server, tool.name)): Tool {
   const { schema, changes } = adaptInputSchema(tool.inputSchema);
-  const base = tool.description?.trim() || tool.annotations?.title || tool.title || `MCP tool ${tool.name}`;
-  const description = [`${base}`, `(MCP server "${server}", tool "${tool.name}")`, ...changes.map((c) => `Note: ${c}.`)].join('\n');
+  const full = tool.description?.trim() || tool.annotations?.title || tool.title || `MCP tool ${tool.name}`;
+  const base =
+    full.length > MAX_DESCRIPTION_CHARS ? `${full.slice(0, MAX_DESCRIPTION_CHARS)}… (description cut at ${MAX_DESCRIPTION_CHARS.toLocaleString('en-US')} characters)` : full;
+  const description = [`${base}`, `(MCP server "${server}", tool "${clipLine(tool.name, 200)}")`, ...changes.map((c) => `Note: ${c}.`)].join('\n');
   return {
     name,
     description,

@@ -91,8 +91,9 @@ export function parseRule(entry: string, home: string, known?: KnownTools): Rule
 function toolMatches(ruleTool: string, tool: string): boolean {
   if (ruleTool === tool) return true;
   if (ruleTool.includes('*')) return compileGlob(ruleTool)(tool);
-  // `mcp__server` covers every `mcp__server__tool`.
-  return /^mcp__[^_]+(?:_[^_]+)*$/.test(ruleTool) && !ruleTool.slice(5).includes('__') && tool.startsWith(`${ruleTool}__`);
+  // `mcp__server` covers every `mcp__server__tool`. A server name may end in `_`, a tool part
+  // never starts with one (src/tools/mcp/names.ts): `mcp__a___x` is server `a_`'s, not `a`'s.
+  return /^mcp__[A-Za-z0-9_-]+$/.test(ruleTool) && !ruleTool.slice(5).includes('__') && tool.startsWith(`${ruleTool}__`) && tool[ruleTool.length + 2] !== '_';
 }
 
 function parseBashRule(text: string, spec: string, entry: string): Rule {

@@ -47,7 +47,9 @@ const didYouMean = (close: string[]) => (close.length ? ` (did you mean ${close.
  */
 export function unknownToolReason(tool: string, known: KnownTools): string | undefined {
   if (tool.startsWith('mcp__')) {
-    const server = tool.slice(5).split('__')[0];
+    // Up to the `__` before the tool part, which never starts with `_` (src/tools/mcp/names.ts).
+    const rest = tool.slice(5);
+    const server = /^(.+?)__(?!_)/.exec(rest)?.[1] ?? rest;
     if (known.mcpServers === 'any' || server.includes('*') || known.mcpServers.includes(server)) return undefined;
     const configured = known.mcpServers.length ? `configured: ${known.mcpServers.join(', ')}` : 'none is configured';
     return `no MCP server "${server}" is configured (${configured})${didYouMean(closeNames(server, known.mcpServers))}`;

@@ -15,6 +15,7 @@ import { tempDir } from '../../kit/temp-dir.js';
 
 const FIXTURE = path.resolve(import.meta.dirname, '../../fixtures/mcp/dynamic-server.mjs');
 const MANY = path.resolve(import.meta.dirname, '../../fixtures/mcp/many-tools-server.mjs');
+const HOSTILE = path.resolve(import.meta.dirname, '../../fixtures/mcp/hostile-server.mjs');
 const EVERYTHING = path.resolve(import.meta.dirname, '../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 
 const managers: McpManager[] = [];
@@ -139,5 +140,41 @@ describe('McpManager', () => {
     expect(started).toHaveLength(2);
     await m.close();
     await until(() => !started.some(alive));
+  });
+
+  it('answers a server\'s sampling, roots and elicitation requests with "method not found"', async () => {
+    const { m } = manager([stdio('evil', [HOSTILE])]);
+    await m.settled();
+    const out = await m.callTool('evil', 'ask_client', {}, new AbortController().signal);
+    const answers = JSON.parse(out.content as string) as Record<string, { error?: string; result?: unknown }>;
+    // No model call on a server's say-so, no workspace path list, no question to the user.
+    for (const method of ['sampling', 'roots', 'elicitation']) {
+      expect(answers[method].result).toBeUndefined();
+      expect(answers[method].error).toMatch(/-32601|Method not found/);
+    }
+  });
+
+  it('a server whose tool list never ends is failed after a bounded number of pages', async () => {
+    const { m, warnings } = manager([stdio('endless', [HOSTILE], { HOSTILE_ENDLESS: '1' })]);
+    await m.settled();
+    expect(m.status()[0]).toMatchObject({ state: 'failed', tools: 0 });
+    expect(warnings).toEqual([expect.stringMatching(/^MCP server "endless" failed to start: its tools\/list has more than \d+ pages$/)]);
+  });
+
+  it('a server that sends a message without end is stopped once it passes the limit, and Keen goes on', async () => {
+    const { m, warnings } = manager([stdio('flood', [HOSTILE], { HOSTILE_FLOOD: '1' })]);
+    await m.settled();
+    const out = await m.callTool('flood', 'ask_client', {}, new AbortController().signal).catch((e: Error) => e.message);
+    expect(out).toBe('MCP server "flood" stopped during the call: the server stopped (it sent a message over 10 MB).');
+    expect(warnings).toEqual(['MCP server "flood" stopped (it sent a message over 10 MB); it is restarted on its next call']);
+  });
+
+  it('tools whose names collide once cleaned all get distinct names providers accept', async () => {
+    const { m } = manager([stdio('twins', [HOSTILE], { HOSTILE_TWINS: '1200' })]);
+    await m.settled();
+    const names = m.tools().map((t) => t.name);
+    expect(names).toHaveLength(1201);
+    expect(new Set(names).size).toBe(1201);
+    expect(names.filter((n) => !/^[A-Za-z0-9_-]{1,64}$/.test(n))).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@ import { expandVars } from '../../../src/tools/mcp/expand.js';
 import { mcpToolName } from '../../../src/tools/mcp/names.js';
 import { MCP_IMAGE_MAX_BYTES, mapCallResult } from '../../../src/tools/mcp/result-map.js';
 import { adaptInputSchema } from '../../../src/tools/mcp/schema-adapt.js';
+import { adaptMcpTool } from '../../../src/tools/mcp/tool-adapter.js';
 import { resolveServers, type ServerSource } from '../../../src/tools/mcp/servers.js';
 import { configSchema } from '../../../src/config/schema.js';
 
@@ -103,6 +104,22 @@ describe('mcpToolName', () => {
   });
 });
 
+describe('adaptMcpTool', () => {
+  it('a huge description or input schema is cut, so one tool cannot fill every request', async () => {
+    // Loaded once, a definition goes with every later request of the session.
+    const call = async () => ({ content: '' });
+    const properties = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`field_${i}`, { type: 'string', description: 'x'.repeat(40) }]));
+    const tool = adaptMcpTool('evil', { name: 'big', description: 'Does things. '.repeat(100_000), inputSchema: { type: 'object', properties } }, call);
+    expect(tool.description.length).toBeLessThan(5_000);
+    expect(tool.description).toContain('description cut at 4,000 characters');
+    expect(JSON.stringify(tool.inputSchema).length).toBeLessThan(1_000);
+    expect(tool.description).toContain('input schema');
+    const small = adaptMcpTool('ok', { name: 't', description: 'Short.', inputSchema: { type: 'object', properties: { a: { type: 'string' } } } }, call);
+    expect(small.description).toBe('Short.\n(MCP server "ok", tool "t")');
+    expect(small.inputSchema).toEqual({ type: 'object', properties: { a: { type: 'string' } } });
+  });
+});
+
 describe('adaptInputSchema', () => {
   it('keeps an object schema, dropping only $schema', () => {
     const input = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { a: { type: 'string' } }, required: ['a'] };
@@ -130,20 +147,33 @@ describe('adaptInputSchema', () => {
 });
 
 describe('mapCallResult', () => {
+  // A PNG header is enough for its size: signature, then the IHDR chunk (width, height).
+  const png = (width: number, height: number, padTo = 0) => {
+    const head = Buffer.alloc(33);
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(head, 0);
+    head.writeUInt32BE(13, 8);
+    head.write('IHDR', 12, 'latin1');
+    head.writeUInt32BE(width, 16);
+    head.writeUInt32BE(height, 20);
+    head.writeUInt8(8, 24);
+    head.writeUInt8(6, 25);
+    return Buffer.concat([head, Buffer.alloc(Math.max(0, padTo - head.length))]).toString('base64');
+  };
+
   it('joins text, names images, links and resources, and maps isError', () => {
     const out = mapCallResult({
       content: [
         { type: 'text', text: 'one' },
-        { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+        { type: 'image', data: png(2, 2), mimeType: 'image/png' },
         { type: 'resource_link', uri: 'file:///a.txt', name: 'a.txt', mimeType: 'text/plain' },
         { type: 'resource', resource: { uri: 'mem://note', text: 'inline text' } },
         { type: 'resource', resource: { uri: 'mem://bin', blob: 'AAAA', mimeType: 'application/zip' } },
       ],
     });
     expect(out.content).toBe(
-      'one\n[image: image/png, 3 B]\n[resource link: a.txt <file:///a.txt> (text/plain)]\n[resource mem://note]\ninline text\n[resource mem://bin: application/zip, 3 B — not shown]',
+      'one\n[image: image/png, 33 B]\n[resource link: a.txt <file:///a.txt> (text/plain)]\n[resource mem://note]\ninline text\n[resource mem://bin: application/zip, 3 B — not shown]',
     );
-    expect(out.images).toEqual([{ mimeType: 'image/png', data: 'AAAA' }]);
+    expect(out.images).toEqual([{ mimeType: 'image/png', data: png(2, 2) }]);
     expect(out.is_error).toBeUndefined();
     expect(mapCallResult({ content: [{ type: 'text', text: 'boom' }], isError: true })).toEqual({ content: 'boom', is_error: true });
     expect(mapCallResult({ content: [], structuredContent: { n: 1 } }).content).toBe('{"n":1}');
@@ -155,31 +185,19 @@ describe('mapCallResult', () => {
     const out = mapCallResult({
       content: [
         { type: 'image', data: big, mimeType: 'image/png' },
-        { type: 'image', data: 'AAAA', mimeType: 'image/jpeg' },
+        { type: 'image', data: png(2, 2), mimeType: 'image/png' },
         { type: 'image', data: justOver, mimeType: 'image/webp' },
       ],
     });
-    expect(out.images).toEqual([{ mimeType: 'image/jpeg', data: 'AAAA' }]);
+    expect(out.images).toEqual([{ mimeType: 'image/png', data: png(2, 2) }]);
     expect(out.content.split('\n')).toEqual([
       '[image: image/png, 5 MB — larger than the 3.75 MB the model APIs accept; not shown]',
-      '[image: image/jpeg, 3 B]',
+      '[image: image/png, 33 B]',
       expect.stringMatching(/^\[image: image\/webp, 3\.75 MB — larger than the 3\.75 MB the model APIs accept; not shown\]$/),
     ]);
   });
 
   it('an image too long on a side, or past the bytes one result may carry, is named, not kept', () => {
-    // A PNG header is enough for its size: signature, then the IHDR chunk (width, height).
-    const png = (width: number, height: number, padTo = 0) => {
-      const head = Buffer.alloc(33);
-      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(head, 0);
-      head.writeUInt32BE(13, 8);
-      head.write('IHDR', 12, 'latin1');
-      head.writeUInt32BE(width, 16);
-      head.writeUInt32BE(height, 20);
-      head.writeUInt8(8, 24);
-      head.writeUInt8(6, 25);
-      return Buffer.concat([head, Buffer.alloc(Math.max(0, padTo - head.length))]).toString('base64');
-    };
     const tall = mapCallResult({ content: [{ type: 'image', data: png(1200, 9000), mimeType: 'image/png' }] });
     expect(tall.images).toBeUndefined();
     expect(tall.content).toMatch(/^\[image: image\/png, \d+ B — 1200×9000 px, longer than the 8000 px a side the model APIs accept; not shown\]$/);
@@ -187,6 +205,24 @@ describe('mapCallResult', () => {
     expect(three.images).toHaveLength(2);
     expect(three.content.split('\n')[2]).toBe('[image: image/png, 3 MB — over the 8 MB of images one result may carry; not shown]');
     expect(mapCallResult({ content: [{ type: 'image', data: png(800, 600), mimeType: 'image/png' }] }).images).toHaveLength(1);
+  });
+
+  it('an image whose bytes are no image, or another type than declared, is not sent as declared', () => {
+    // A server's word on its image is not taken: a provider refuses bytes that do not match their
+    // media type, and would refuse every later request of the session with them in its history.
+    const out = mapCallResult({
+      content: [
+        { type: 'image', data: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>').toString('base64'), mimeType: 'image/png' },
+        { type: 'image', data: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]).toString('base64'), mimeType: 'image/png' },
+        { type: 'image', data: png(800, 600), mimeType: 'image/jpeg' },
+      ],
+    });
+    expect(out.images).toEqual([{ mimeType: 'image/png', data: png(800, 600) }]);
+    expect(out.content.split('\n')).toEqual([
+      '[image: image/png, 41 B — its bytes are no PNG, JPEG, GIF or WebP image; not shown]',
+      '[image: image/png, 10 B — its bytes could not be read as image/png (damaged?); not shown]',
+      '[image: image/png, 33 B]',
+    ]);
   });
 
   it('caps long output, keeping head and tail', () => {
@@ -208,6 +244,21 @@ describe('permission rules for MCP and web_fetch', () => {
     expect(await gate.check(mcp('mcp__fsx__write_file'))).toBe('deny');
     expect(await gate.check(mcp('mcp__ev__echo'))).toBe('allow');
     expect(await gate.check(mcp('mcp__ev__get-env'))).toBe('deny');
+  });
+
+  it('a server name with an edge "_" keeps its rules: mcp__a_ is server a_, not a tool of server a', async () => {
+    // Server "a" (the hostile one) names a tool "_x"; server "a_" has a tool "x".
+    const ofA = mcpToolName('a', '_x');
+    const ofAUnderscore = mcpToolName('a_', 'x');
+    expect(ofA).not.toBe(ofAUnderscore);
+    const denyA_ = createHeadlessGate({ yolo: true, user: { deny: ['mcp__a_'] } });
+    expect(await denyA_.check(mcp(ofAUnderscore))).toBe('deny');
+    expect(await denyA_.check(mcp(mcpToolName('_a', 'x')))).toBe('allow');
+    expect(await createHeadlessGate({ yolo: true, user: { deny: ['mcp___a'] } }).check(mcp(mcpToolName('_a', 'x')))).toBe('deny');
+    // A tool name cannot step into the rules of another server, nor out of its own.
+    expect(await createHeadlessGate({ yolo: false, allow: ['mcp__a_'] }).check(mcp(ofA))).toBe('deny');
+    expect(await createHeadlessGate({ yolo: false, allow: ['mcp__a'] }).check(mcp(ofAUnderscore))).toBe('deny');
+    expect(await createHeadlessGate({ yolo: true, user: { deny: ['mcp__a'] } }).check(mcp(ofA))).toBe('deny');
   });
 
   it('web_fetch(domain:…) matches the host and its subdomains (*. is the same rule)', async () => {
