@@ -3,7 +3,7 @@
  * prompt sent as the message) and `@<server>:<uri>` (a server's resource attached to the message).
  */
 import type { McpManager } from '../tools/mcp/manager.js';
-import { ATTACHMENT_MAX_BYTES } from './input/mentions.js';
+import { ATTACHMENT_MAX_BYTES } from './input/attachment-limit.js';
 import type { SlashCommand } from './slash-commands.js';
 
 /** The session's prompt commands, for Tab completion. */

@@ -5,7 +5,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ATTACHMENT_MAX_BYTES } from '../../src/repl/input/mentions.js';
+import { ATTACHMENT_MAX_BYTES } from '../../src/repl/input/attachment-limit.js';
 import { expandMcpResources, mcpPromptMessage } from '../../src/repl/mcp-commands.js';
 import { McpManager } from '../../src/tools/mcp/manager.js';
 

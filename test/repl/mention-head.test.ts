@@ -5,7 +5,8 @@
 import { truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ATTACHMENT_MAX_BYTES, expandMentions } from '../../src/repl/input/mentions.js';
+import { ATTACHMENT_MAX_BYTES } from '../../src/repl/input/attachment-limit.js';
+import { expandMentions } from '../../src/repl/input/mentions.js';
 import { tempDir } from '../kit/temp-dir.js';
 
 describe('@ mention of a huge file', () => {

@@ -14,9 +14,7 @@ import { resolve, relative, isAbsolute, sep } from 'node:path';
 import { storeHolding } from '../../tools/credential-stores.js';
 import { realStores } from '../../tools/permissions/credential-guard.js';
 import { expandUserPath, IMAGE_NAME, loadImageFile, readCapped, sniffImageType, type LoadedImage } from '../../tools/image-file.js';
-
-/** Bytes of one file attached at most; the rest is cut with a note. */
-export const ATTACHMENT_MAX_BYTES = 200_000;
+import { ATTACHMENT_MAX_BYTES } from './attachment-limit.js';
 
 export interface Attachment {
   path: string;
