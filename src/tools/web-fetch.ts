@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { once } from '../core/lazy.js';
 import { HeadTailBuffer } from './output-cap.js';
+import { canonicalHost } from './permissions/fetch-host.js';
 import { defineTool, ToolError } from './registry.js';
 
 /** Bytes read from one response at most; the rest is not downloaded. */
@@ -54,7 +55,7 @@ export const webFetchTool = defineTool({
   mutating: true,
   describe: ({ url }) => {
     const parsed = parseFetchUrl(url);
-    return { tool: 'web_fetch', summary: `fetch ${parsed.href}`, detail: parsed.href, domain: parsed.hostname.toLowerCase() };
+    return { tool: 'web_fetch', summary: `fetch ${parsed.href}`, detail: parsed.href, domain: canonicalHost(parsed.hostname) };
   },
   async run({ url, prompt }, ctx) {
     const start = parseFetchUrl(url);
