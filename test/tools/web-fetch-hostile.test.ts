@@ -108,3 +108,32 @@ describe('web_fetch: a domain rule holds whatever the URL spells', () => {
     expect(denied.content).toContain('Permission denied: web_fetch is blocked by the rule');
   });
 });
+
+describe('web_fetch: a redirect to the www twin is checked against the rules', () => {
+  it('is reported, not followed, when a deny rule names the twin', async () => {
+    const r = await fetchWith(`http://site.test:${port}/to-www`, { yolo: true, user: { deny: ['web_fetch(domain:www.site.test)'] } });
+    expect(r.content).toContain(`redirects to another host: http://www.site.test:${port}/page`);
+    expect(hits).toEqual([`site.test:${port}/to-www`]);
+  });
+
+  it('is reported when only the www host is allowed and it redirects to the bare one', async () => {
+    const r = await fetchWith(`http://www.site.test:${port}/to-bare`, { user: { allow: ['web_fetch(domain:www.site.test)'] } });
+    expect(r.content).toContain(`redirects to another host: http://site.test:${port}/page`);
+    expect(hits).toEqual([`www.site.test:${port}/to-bare`]);
+  });
+
+  it('is followed when the rules allow the twin', async () => {
+    const r = await fetchWith(`http://site.test:${port}/to-www`, { user: { allow: ['web_fetch(domain:site.test)'] } });
+    expect(r.content).toContain('page of www.site.test');
+  });
+});
+
+describe('web_fetch: a redirect to another scheme', () => {
+  it('to ftp: on the same host, or to file:, ends with one line naming the scheme', async () => {
+    const ftp = await fetchWith(`http://pages.test:${port}/to-ftp`, { yolo: true });
+    expect(ftp.content).toBe(`web_fetch: http://pages.test:${port}/to-ftp redirects to ftp: (ftp://pages.test:${port}/page); only http and https URLs are fetched.`);
+    const file = await fetchWith(`http://pages.test:${port}/to-file`, { yolo: true });
+    expect(file.content).toBe(`web_fetch: http://pages.test:${port}/to-file redirects to file: (file:///etc/passwd); only http and https URLs are fetched.`);
+    expect(hits).toEqual([`pages.test:${port}/to-file`]);
+  });
+});
