@@ -34,7 +34,16 @@ export function parseFetchUrl(raw: string): URL {
     throw new ToolError(`web_fetch: "${raw}" is not a valid URL.`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ToolError(`web_fetch: only http and https URLs are fetched, not ${url.protocol}`);
+  // Named without its userinfo: the password is not repeated into results and cards.
+  if (url.username || url.password) throw new ToolError(`web_fetch: a URL with a user name or password is not fetched (${url.origin}).`);
   return url;
+}
+
+/** `fetch failed (Parse Error: Header overflow)`: fetch's message with the cause that says why, on one line. */
+function failure(err: unknown): string {
+  const { message, cause } = err as Error;
+  const why = cause instanceof Error && cause.message ? ` (${cause.message})` : '';
+  return `${message}${why}`.replace(/\s+/g, ' ');
 }
 
 /** `text/html; charset=utf-8` → `text/html`; no type at all counts as binary. */
@@ -80,7 +89,7 @@ export const webFetchTool = defineTool({
       const res = await fetchText(current, signal, WEB_FETCH_MAX_BYTES, (t) => TEXTUAL.test(mediaType(t))).catch((err: unknown) => {
         if (ctx.signal.aborted) throw err;
         if (signal.aborted) throw new ToolError(`web_fetch: ${current.href} did not answer within ${WEB_FETCH_TIMEOUT_MS / 1000} s.`);
-        throw new ToolError(`web_fetch: could not fetch ${current.href}: ${(err as Error).message}`);
+        throw new ToolError(`web_fetch: could not fetch ${current.href}: ${failure(err)}`);
       });
       if (res.kind === 'redirect') {
         let next: URL;

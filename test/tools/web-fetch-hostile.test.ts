@@ -109,6 +109,33 @@ describe('web_fetch: a domain rule holds whatever the URL spells', () => {
   });
 });
 
+describe('web_fetch: credentials in a URL', () => {
+  it('a URL with a user name and password is refused without repeating the password', async () => {
+    const r = await fetchWith(`http://user:s3cret-pw@pages.test:${port}/page`, { yolo: true });
+    expect(r.is_error).toBe(true);
+    expect(r.content).toBe(`web_fetch: a URL with a user name or password is not fetched (http://pages.test:${port}).`);
+    expect(hits).toEqual([]);
+  });
+});
+
+describe('web_fetch: proxy credentials', () => {
+  it('a refused tunnel is one line naming the proxy, never its user name or password', async () => {
+    const refusing = await startConnectProxy({ answer: '407 Proxy Authentication Required' });
+    const before = process.env.HTTP_PROXY;
+    process.env.HTTP_PROXY = refusing.url.replace('http://', 'http://proxy-user:pr0xy-s3cret@');
+    try {
+      const r = await fetchWith(`http://pages.test:${port}/page`, { yolo: true });
+      expect(r.is_error).toBe(true);
+      expect(r.content).toContain(`proxy ${refusing.url} refused the tunnel to pages.test:${port}: 407`);
+      expect(r.content).not.toMatch(/pr0xy-s3cret|proxy-user/);
+      expect(refusing.authorizations).toEqual([`Basic ${Buffer.from('proxy-user:pr0xy-s3cret').toString('base64')}`]);
+    } finally {
+      process.env.HTTP_PROXY = before;
+      await refusing.close();
+    }
+  });
+});
+
 describe('web_fetch: a redirect to the www twin is checked against the rules', () => {
   it('is reported, not followed, when a deny rule names the twin', async () => {
     const r = await fetchWith(`http://site.test:${port}/to-www`, { yolo: true, user: { deny: ['web_fetch(domain:www.site.test)'] } });
@@ -135,5 +162,13 @@ describe('web_fetch: a redirect to another scheme', () => {
     const file = await fetchWith(`http://pages.test:${port}/to-file`, { yolo: true });
     expect(file.content).toBe(`web_fetch: http://pages.test:${port}/to-file redirects to file: (file:///etc/passwd); only http and https URLs are fetched.`);
     expect(hits).toEqual([`pages.test:${port}/to-file`]);
+  });
+});
+
+describe('web_fetch: hostile pages end with one clear result', () => {
+  it('a response with a huge header block says why it failed', async () => {
+    const r = await fetchWith(`http://pages.test:${port}/headers`, { yolo: true });
+    expect(r.is_error).toBe(true);
+    expect(r.content).toMatch(/^web_fetch: could not fetch http:\/\/pages\.test:\d+\/headers: .*header.*overflow/i);
   });
 });
