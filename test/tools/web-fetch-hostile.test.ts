@@ -166,6 +166,18 @@ describe('web_fetch: a redirect to another scheme', () => {
 });
 
 describe('web_fetch: hostile pages end with one clear result', () => {
+  it('a page nested 90,000 deep comes back as text, quickly, instead of overflowing the stack', async () => {
+    const started = Date.now();
+    const r = await fetchWith(`http://pages.test:${port}/deep`, { yolo: true });
+    expect(r.is_error).toBeFalsy();
+    expect(r.content).toContain('nests elements more than');
+    expect(r.content).toContain('before');
+    expect(r.content).toContain('deepest');
+    expect(r.content).toContain('after & done');
+    expect(r.content).not.toContain('<div>');
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
   it('a response with a huge header block says why it failed', async () => {
     const r = await fetchWith(`http://pages.test:${port}/headers`, { yolo: true });
     expect(r.is_error).toBe(true);
