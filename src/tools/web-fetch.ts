@@ -1,7 +1,11 @@
 import * as z from 'zod';
 import { once } from '../core/lazy.js';
 import { HeadTailBuffer } from './output-cap.js';
+import { canonicalHost } from './permissions/fetch-host.js';
+import { decide } from './permissions/decide.js';
+import type { ExplainingGate } from './permissions/gates.js';
 import { defineTool, ToolError } from './registry.js';
+import type { PermissionRequest, ToolContext } from './types.js';
 
 /** Bytes read from one response at most; the rest is not downloaded. */
 export const WEB_FETCH_MAX_BYTES = 1_000_000;
@@ -30,7 +34,16 @@ export function parseFetchUrl(raw: string): URL {
     throw new ToolError(`web_fetch: "${raw}" is not a valid URL.`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ToolError(`web_fetch: only http and https URLs are fetched, not ${url.protocol}`);
+  // Named without its userinfo: the password is not repeated into results and cards.
+  if (url.username || url.password) throw new ToolError(`web_fetch: a URL with a user name or password is not fetched (${url.origin}).`);
   return url;
+}
+
+/** `fetch failed (Parse Error: Header overflow)`: fetch's message with the cause that says why, on one line. */
+function failure(err: unknown): string {
+  const { message, cause } = err as Error;
+  const why = cause instanceof Error && cause.message ? ` (${cause.message})` : '';
+  return `${message}${why}`.replace(/\s+/g, ' ');
 }
 
 /** `text/html; charset=utf-8` → `text/html`; no type at all counts as binary. */
@@ -38,10 +51,21 @@ function mediaType(contentType: string): string {
   return contentType.split(';')[0].trim().toLowerCase() || 'application/octet-stream';
 }
 
-/** Same site for a redirect: the same host, or the host with/without `www.`. */
-function sameSite(a: URL, b: URL): boolean {
-  const strip = (h: string) => h.toLowerCase().replace(/^www\./, '');
-  return strip(a.hostname) === strip(b.hostname);
+/**
+ * Whether a redirect from `from` to `to` is followed: the same host (any port or scheme: domain
+ * rules name hosts), or its `www.` twin when the rules allow the twin without asking (a deny or
+ * ask rule may name one twin and not the other). Anything else is reported to the model, whose
+ * next call is then asked about.
+ */
+function follows(from: URL, to: URL, ctx: Pick<ToolContext, 'permissions' | 'cwd'>): boolean {
+  const a = canonicalHost(from.hostname);
+  const b = canonicalHost(to.hostname);
+  if (a === b) return true;
+  const strip = (h: string) => h.replace(/^www\./, '');
+  if (strip(a) !== strip(b)) return false;
+  const policy = (ctx.permissions as ExplainingGate).policy;
+  const request: PermissionRequest = { tool: 'web_fetch', summary: `fetch ${to.href}`, detail: to.href, domain: b, cwd: ctx.cwd };
+  return policy !== undefined && decide(request, policy).verdict === 'allow';
 }
 
 export const webFetchTool = defineTool({
@@ -54,7 +78,7 @@ export const webFetchTool = defineTool({
   mutating: true,
   describe: ({ url }) => {
     const parsed = parseFetchUrl(url);
-    return { tool: 'web_fetch', summary: `fetch ${parsed.href}`, detail: parsed.href, domain: parsed.hostname.toLowerCase() };
+    return { tool: 'web_fetch', summary: `fetch ${parsed.href}`, detail: parsed.href, domain: canonicalHost(parsed.hostname) };
   },
   async run({ url, prompt }, ctx) {
     const start = parseFetchUrl(url);
@@ -65,11 +89,19 @@ export const webFetchTool = defineTool({
       const res = await fetchText(current, signal, WEB_FETCH_MAX_BYTES, (t) => TEXTUAL.test(mediaType(t))).catch((err: unknown) => {
         if (ctx.signal.aborted) throw err;
         if (signal.aborted) throw new ToolError(`web_fetch: ${current.href} did not answer within ${WEB_FETCH_TIMEOUT_MS / 1000} s.`);
-        throw new ToolError(`web_fetch: could not fetch ${current.href}: ${(err as Error).message}`);
+        throw new ToolError(`web_fetch: could not fetch ${current.href}: ${failure(err)}`);
       });
       if (res.kind === 'redirect') {
-        const next = new URL(res.location, current);
-        if (!sameSite(start, next)) {
+        let next: URL;
+        try {
+          next = new URL(res.location, current);
+        } catch {
+          throw new ToolError(`web_fetch: ${current.href} redirects to "${res.location}", which is not a URL.`);
+        }
+        if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+          throw new ToolError(`web_fetch: ${current.href} redirects to ${next.protocol} (${next.href}); only http and https URLs are fetched.`);
+        }
+        if (!follows(current, next, ctx)) {
           return `${current.href} redirects to another host: ${next.href}\nCall web_fetch with that URL to fetch it.`;
         }
         if (hop + 1 >= WEB_FETCH_MAX_REDIRECTS) throw new ToolError(`web_fetch: more than ${WEB_FETCH_MAX_REDIRECTS} redirects from ${start.href}.`);

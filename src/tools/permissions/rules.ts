@@ -7,6 +7,7 @@ import { accessOf, bashCommandOf, FILE_READ_TOOLS, FILE_WRITE_TOOLS, isInside, p
 import { analyzeCommand } from './shell-command.js';
 import { forStream } from '../../security/terminal-text.js';
 import { canonicalTool, type KnownTools, unknownToolReason } from './tool-names.js';
+import { canonicalHost, canonicalRuleHost, domainCovers } from './fetch-host.js';
 
 /**
  * Permission rules: one syntax for every tool, used by `permissions.allow` / `ask` / `deny`, by
@@ -29,7 +30,8 @@ import { canonicalTool, type KnownTools, unknownToolReason } from './tool-names.
  *   glob without `/` matches a file name at any depth (`.env`, `*.pem`). `read_file(…)` covers
  *   every reading file tool (read_file, grep, glob, list_dir) and `edit_file(…)` every writing one
  *   (edit_file, write_file). Rules see real paths: symlinks and `..` are resolved first.
- * - `web_fetch(domain:example.com)`: that host and its subdomains.
+ * - `web_fetch(domain:example.com)`: that host and its subdomains; `domain:10.0.0.1`,
+ *   `domain:[::1]`: that address only. Hosts compare in one spelling (fetch-host.ts).
  * - Claude Code's tool names are aliases (`Bash(git:*)` is `bash(git:*)`, `Read(./src/**)` is
  *   `read_file(src/**)`; tool-names.ts); the rule's `text` is Keen's spelling.
  */
@@ -63,12 +65,14 @@ export function parseRule(entry: string, home: string, known?: KnownTools): Rule
   if (tool === 'bash') return parseBashRule(text, spec, entry);
   if (tool === 'web_fetch') {
     // `domain:*.example.com` is accepted as a synonym: a domain rule covers its subdomains anyway.
-    const d = /^domain:(?:\*\.)?([A-Za-z0-9.-]+)$/.exec(spec);
-    if (!d) {
+    // IPv6 in brackets; every spelling is compared in the URL parser's form (fetch-host.ts).
+    const d = /^domain:(?:\*\.)?([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])$/.exec(spec);
+    const domain = d ? canonicalRuleHost(d[1]) : undefined;
+    if (!domain) {
       const host = /^[A-Za-z0-9.-]+$/.test(spec) ? spec : 'docs.python.org';
       throw new KeenError(`invalid permission rule "${entry}": web_fetch takes "domain:<host>", e.g. "web_fetch(domain:${host})"`, 2);
     }
-    return { text, tool, kind: 'domain', domain: d[1].toLowerCase() };
+    return { text, tool, kind: 'domain', domain };
   }
   if (!PATH_RULE_TOOLS.has(tool)) {
     throw new KeenError(`invalid permission rule "${entry}": only bash (a command), the file tools (a path glob) and web_fetch (a domain) take a pattern; use "${tool}"`, 2);
@@ -201,8 +205,8 @@ export function ruleMatches(rule: Rule, request: PermissionRequest, roots: reado
     return how === 'every' ? bashRulesCovering([rule], command) !== undefined : bashMayMatch(rule, command);
   }
   if (rule.kind === 'domain') {
-    const host = request.domain?.toLowerCase();
-    return toolMatches(rule.tool, request.tool) && host !== undefined && (host === rule.domain || host.endsWith(`.${rule.domain}`));
+    const host = request.domain === undefined ? undefined : canonicalHost(request.domain);
+    return toolMatches(rule.tool, request.tool) && host !== undefined && domainCovers(rule.domain, host);
   }
   if (!pathRuleCovers(rule.tool, request)) return false;
   const paths = request.paths ?? [];
