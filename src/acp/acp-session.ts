@@ -51,8 +51,6 @@ export class TurnFailed extends Error {}
 
 export class AcpSession {
   private turn?: AbortController;
-  /** Started calls not yet finished, per tool name (a permission question names the oldest). */
-  private readonly running = new Map<string, ToolCall[]>();
   private compactions = 0;
   /** A `/compact` runs and the client takes compaction updates: its summary streams into the card. */
   private summaryCard = false;
@@ -128,11 +126,11 @@ export class AcpSession {
 
   /**
    * Ask the client about a call the policy asks about (the Notification hooks run beside it, as in
-   * the REPL). The question shows the call as it will run, the one the request names (a request
-   * built without one: the oldest running call of that tool).
+   * the REPL). The question shows the call as it will run: the one the request names (the
+   * registry puts it on every request).
    */
   async ask(request: PermissionRequest): Promise<SessionAnswer> {
-    const call = request.call ?? this.running.get(request.tool)?.[0];
+    const { call } = request;
     this.live.notify(`Keen needs your permission to use ${request.tool}`, 'permission_prompt');
     const response = await this.peer.requestPermission({
       toolCall: permissionToolCall(call, `${request.tool}-permission`, request.summary, request.tool, this.cwd),
@@ -177,7 +175,6 @@ export class AcpSession {
     } finally {
       this.turn = undefined;
       this.summaryCard = false;
-      this.running.clear();
     }
   }
 
@@ -211,19 +208,10 @@ export class AcpSession {
         return text ? this.peer.update(textChunk('agent_thought_chunk', text)) : undefined;
       }
       case 'tool_call_started':
-        this.running.set(ev.call.name, [...(this.running.get(ev.call.name) ?? []), ev.call]);
         return this.peer.update(toolCallStarted(ev.call, this.cwd));
       case 'tool_call_input_changed':
-        this.running.set(
-          ev.call.name,
-          (this.running.get(ev.call.name) ?? []).map((c) => (c.id === ev.call.id ? ev.call : c)),
-        );
         return this.peer.update(toolCallInputChanged(ev.call, this.cwd));
       case 'tool_call_finished':
-        this.running.set(
-          ev.call.name,
-          (this.running.get(ev.call.name) ?? []).filter((c) => c.id !== ev.call.id),
-        );
         return this.peer.update(toolCallFinished(ev.call, ev.result, this.cwd, this.terminals.get(ev.call.id)));
       case 'retry_wait':
         return this.peer.update(textChunk('agent_thought_chunk', `${describeRetryWait(ev.wait)}\n`));

@@ -5,7 +5,7 @@ import { childEnv } from '../../security/child-env.js';
 import { keenHome } from '../../config/paths.js';
 import { bwrapArgs, findSandbox, planFor, seatbeltProfile, type SandboxAvailability, type SandboxSettings, userHome } from '../sandbox/index.js';
 import { onPath, probe, probeArgs } from '../sandbox/detect.js';
-import { CONFIG_TIMEOUT_MS, type ConfigListing, listConfig, listConfigSync } from './config-listing.js';
+import { CONFIG_TIMEOUT_MS, type ConfigListing, type ListingOptions, listConfig, listConfigSync } from './config-listing.js';
 import { type ConfigEntry, type NeutraliseScope, neutralisingSettings, settingsEnv } from './neutralise.js';
 
 /**
@@ -83,8 +83,9 @@ function rootsOnly(dir: string): boolean {
  */
 export function trustedPath(cwd: string, env: NodeJS.ProcessEnv): string {
   const top = repositoryTop(cwd);
-  const inside = [realPathOf(cwd), top && realPathOf(top)].filter((d): d is string => d !== undefined);
-  const systemBin = (real: string) => SYSTEM_BINS.has(real) && !(top && isWithin(real, realPathOf(top))) && rootsOnly(real);
+  const realTop = top === undefined ? undefined : realPathOf(top);
+  const inside = realTop === undefined ? [realPathOf(cwd)] : [realPathOf(cwd), realTop];
+  const systemBin = (real: string) => SYSTEM_BINS.has(real) && !(realTop && isWithin(real, realTop)) && rootsOnly(real);
   // Each kept entry as its real path: a link on the way cannot be re-pointed after it was judged.
   return (env.PATH ?? '')
     .split(delimiter)
@@ -106,19 +107,20 @@ export function gitProgram(cwd: string, env: NodeJS.ProcessEnv): string | undefi
  */
 export function configListingSync(cwd: string, env: NodeJS.ProcessEnv, file?: string): ConfigListing {
   const git = gitProgram(cwd, env);
-  const top = repositoryTop(cwd);
-  return git
-    ? listConfigSync(git, cwd, { ...env, PATH: trustedPath(cwd, env) }, file ? { file } : { local: repositoryConfigFiles(cwd), ...(top ? { top } : {}) })
-    : { entries: [] };
+  return git ? listConfigSync(git, cwd, { ...env, PATH: trustedPath(cwd, env) }, listingOptions(cwd, file)) : { entries: [] };
 }
 
 /** The same, without blocking. */
 export function configListing(cwd: string, env: NodeJS.ProcessEnv, file?: string): Promise<ConfigListing> {
   const git = gitProgram(cwd, env);
+  return git ? listConfig(git, cwd, { ...env, PATH: trustedPath(cwd, env) }, listingOptions(cwd, file)) : Promise.resolve({ entries: [] });
+}
+
+/** What to list: `file` alone, or the repository's config with its own files looked at first. */
+function listingOptions(cwd: string, file?: string): ListingOptions {
+  if (file) return { file };
   const top = repositoryTop(cwd);
-  return git
-    ? listConfig(git, cwd, { ...env, PATH: trustedPath(cwd, env) }, file ? { file } : { local: repositoryConfigFiles(cwd), ...(top ? { top } : {}) })
-    : Promise.resolve({ entries: [] });
+  return { local: repositoryConfigFiles(cwd), ...(top ? { top } : {}) };
 }
 
 /** The git dir of the repository git would find from `cwd`: its `.git`, or where a `.git` file points. */
